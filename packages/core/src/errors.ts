@@ -35,6 +35,7 @@ export const ErrorCode = {
   BUDGET_EXCEEDED: 'BUDGET_EXCEEDED',
   SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
   SESSION_CLOSED: 'SESSION_CLOSED',
+  SESSION_PAUSED: 'SESSION_PAUSED',
   MODEL_UNAVAILABLE: 'MODEL_UNAVAILABLE',
   MODEL_FAILED: 'MODEL_FAILED',
   // --- transports and CLI ---
@@ -67,6 +68,7 @@ export interface ErrorDetailsByCode {
   STORE_VERSION: { found: unknown; supported: number };
   SESSION_NOT_FOUND: { session: string };
   SESSION_CLOSED: { session: string; status: string };
+  SESSION_PAUSED: { session: string };
 }
 
 /** The details type for a given code. */
