@@ -1,0 +1,377 @@
+/**
+ * Ladder session lifecycle, recorded in the store (seeds/ladr-stateful-sessions.txt
+ * "A session has a lifecycle", "Sessions guarantee single-writer per call", "Cross-user isolation").
+ *
+ * Every lifecycle event (created, used, paused, resumed, closed, expired, purged) is one
+ * transition on the session's meta stream `ladder-session:<id>`, with transition meta
+ * `{ kind: 'session', event, user }`, so sessions get history and audit from the store.
+ */
+import { randomBytes } from 'node:crypto';
+import { StateflowError } from '@stateflow/core';
+import type { JsonObject } from '@stateflow/core';
+import type { Store } from '@stateflow/store';
+import {
+  SESSION_META_PREFIX,
+  agentSessionStream,
+  isEnded,
+  sessionMetaStream,
+  sessionSlateStream,
+} from './session-record.js';
+import type { SessionRecord } from './session-record.js';
+import { SerialQueue } from './session-queue.js';
+
+/** One day in milliseconds. */
+export const DAY_MS = 86_400_000;
+
+/** Options of {@link SessionManager}. */
+export interface SessionManagerOptions {
+  /** The store holding session records and slates. */
+  store: Store;
+  /** Clock for lifecycle times (tests inject one). Default: `() => new Date()`. */
+  clock?: () => Date;
+  /**
+   * Idle period in ms after which an unused session expires (checked on access and by
+   * {@link SessionManager.sweep}). Default 30 days; must be > 0.
+   */
+  idleMs?: number;
+  /**
+   * How long in ms a closed or expired session keeps its slates and agent state (readable for
+   * audit, never callable) before they are deleted. `0` deletes at close/expiry;
+   * `Infinity` keeps forever. Default 30 days.
+   */
+  retentionMs?: number;
+}
+
+/** Input of {@link SessionManager.create}. */
+export interface CreateSessionInput {
+  /** Ladder id `@author/name`. */
+  ladder: string;
+  /** Creator's user id; the only user who can see the session. */
+  owner: string;
+  /** Display name. Default `''`. */
+  name?: string;
+  /**
+   * Initial slate state with every declared file initialised per its `init:`, written in the
+   * same transition as the record. Omit or `{}` for a ladder without slates.
+   */
+  initialSlate?: JsonObject;
+}
+
+/** Result of {@link SessionManager.sweep}: ids that changed. */
+export interface SweepReport {
+  expired: string[];
+  purged: string[];
+}
+
+/** Result of {@link SessionManager.resume}. */
+export interface ResumeResult {
+  record: SessionRecord;
+  /** Execution state recorded by the pause, to continue from; `undefined` if paused between calls. */
+  execution: JsonObject | undefined;
+}
+
+type Loaded = { record: SessionRecord; rev: number };
+
+/**
+ * Creates, finds, calls and ends ladder sessions on one store.
+ *
+ * Guarantees:
+ * - Isolation: a session another user owns is reported exactly like one that does not exist
+ *   (`SESSION_NOT_FOUND`), so ids leak nothing.
+ * - Serial calls: {@link call} and every lifecycle change of one session run one at a time, in
+ *   arrival order (a per-session queue). No acknowledged write is lost — stronger than the
+ *   seed's last-write-wins. The queue is per process; the store's directory lock keeps a store
+ *   to one process.
+ * - Expiry and retention are evaluated lazily on every access and eagerly by {@link sweep}.
+ */
+export class SessionManager {
+  readonly store: Store;
+  readonly idleMs: number;
+  readonly retentionMs: number;
+  readonly #clock: () => Date;
+  readonly #queue = new SerialQueue();
+
+  /**
+   * @throws USAGE when `idleMs` is not a positive number or `retentionMs` is negative.
+   */
+  constructor(options: SessionManagerOptions) {
+    this.store = options.store;
+    this.#clock = options.clock ?? (() => new Date());
+    this.idleMs = options.idleMs ?? 30 * DAY_MS;
+    this.retentionMs = options.retentionMs ?? 30 * DAY_MS;
+    if (!(this.idleMs > 0)) {
+      throw new StateflowError('USAGE', `Session idle period must be > 0 ms, got ${this.idleMs}`);
+    }
+    if (!(this.retentionMs >= 0)) {
+      throw new StateflowError('USAGE', `Session retention must be ≥ 0 ms, got ${this.retentionMs}`);
+    }
+  }
+
+  /** Current time of the injected clock. */
+  now(): Date {
+    return this.#clock();
+  }
+
+  /**
+   * Create a session (status `created`): its record and initial slate in one transition.
+   * @returns the new record.
+   */
+  async create(input: CreateSessionInput): Promise<SessionRecord> {
+    const id = `sess_${randomBytes(16).toString('hex')}`;
+    const at = this.now().toISOString();
+    const record: SessionRecord = {
+      id,
+      ladder: input.ladder,
+      owner: input.owner,
+      name: input.name ?? '',
+      status: 'created',
+      createdAt: at,
+      lastUsedAt: at,
+    };
+    const meta = sessionMetaStream(id);
+    const changes: Record<string, JsonObject> = { [meta]: record as unknown as JsonObject };
+    const expected: Record<string, 'none'> = { [meta]: 'none' };
+    if (input.initialSlate !== undefined && Object.keys(input.initialSlate).length > 0) {
+      const slate = sessionSlateStream(input.ladder, id);
+      changes[slate] = input.initialSlate;
+      expected[slate] = 'none';
+    }
+    await this.store.publish({ changes, expected, meta: eventMeta('created', input.owner) });
+    return record;
+  }
+
+  /**
+   * The caller's session, after applying any expiry or retention that is due.
+   * @throws SESSION_NOT_FOUND when the id is unknown or owned by another user.
+   */
+  async get(id: string, owner: string): Promise<SessionRecord> {
+    const loaded = await this.#load(id, owner);
+    if (!this.#due(loaded.record)) return loaded.record;
+    return this.#queue.run(id, async () => (await this.#refresh(await this.#load(id, owner))).record);
+  }
+
+  /**
+   * The caller's sessions, oldest first, optionally of one ladder (expiry/retention applied).
+   */
+  async list(owner: string, ladder?: string): Promise<SessionRecord[]> {
+    const out: SessionRecord[] = [];
+    for (const id of await this.#ids()) {
+      const record = await this.#read(id);
+      if (record === undefined || record.owner !== owner) continue;
+      if (ladder !== undefined && record.ladder !== ladder) continue;
+      out.push(await this.get(id, owner));
+    }
+    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  /**
+   * Run one call in the session, serialised with every other call and lifecycle change of it.
+   * Marks the session `active` and records `lastUsedAt` before `fn` runs.
+   * @throws SESSION_NOT_FOUND unknown or foreign session; SESSION_CLOSED closed or expired
+   *   (details.status says which); SESSION_PAUSED paused (resume it first).
+   */
+  call<T>(id: string, owner: string, fn: (record: SessionRecord) => Promise<T>): Promise<T> {
+    return this.#queue.run(id, async () => {
+      const loaded = await this.#refresh(await this.#load(id, owner));
+      assertCallable(loaded.record);
+      const at = this.now().toISOString();
+      const record = await this.#update(loaded, { status: 'active', lastUsedAt: at }, 'used');
+      return fn(record);
+    });
+  }
+
+  /**
+   * Run `fn` serialised under an arbitrary key (used for `local/` ladders, which have no session
+   * lifecycle but share the same single-writer guarantee).
+   */
+  serial<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    return this.#queue.run(key, fn);
+  }
+
+  /**
+   * Pause the session (after any call in flight finishes), recording `execution` when the
+   * runner reported one. Pausing a paused session returns it unchanged.
+   * @throws SESSION_NOT_FOUND; SESSION_CLOSED when closed or expired.
+   */
+  pause(id: string, owner: string, execution?: JsonObject): Promise<SessionRecord> {
+    return this.#queue.run(id, async () => {
+      const loaded = await this.#refresh(await this.#load(id, owner));
+      assertNotEnded(loaded.record);
+      if (loaded.record.status === 'paused' && execution === undefined) return loaded.record;
+      const patch: JsonObject = { status: 'paused' };
+      if (execution !== undefined) patch.execution = execution;
+      return this.#update(loaded, patch, 'paused');
+    });
+  }
+
+  /**
+   * Resume a paused session: status `active` again; the recorded execution state is returned
+   * (and cleared from the record — it stays in the history) so the caller can continue from it.
+   * Resuming a session that is not paused returns it unchanged.
+   * @throws SESSION_NOT_FOUND; SESSION_CLOSED when closed or expired.
+   */
+  resume(id: string, owner: string): Promise<ResumeResult> {
+    return this.#queue.run(id, async () => {
+      const loaded = await this.#refresh(await this.#load(id, owner));
+      assertNotEnded(loaded.record);
+      if (loaded.record.status !== 'paused') return { record: loaded.record, execution: undefined };
+      const execution = loaded.record.execution;
+      const patch: JsonObject = { status: 'active', lastUsedAt: this.now().toISOString() };
+      if (execution !== undefined) patch.execution = null as unknown as JsonObject;
+      const record = await this.#update(loaded, patch, 'resumed');
+      return { record, execution };
+    });
+  }
+
+  /**
+   * Close the session: no further calls; state kept for the retention period, then deleted.
+   * Closing an ended session returns it unchanged.
+   * @throws SESSION_NOT_FOUND unknown or foreign session.
+   */
+  close(id: string, owner: string): Promise<SessionRecord> {
+    return this.#queue.run(id, async () => {
+      const loaded = await this.#refresh(await this.#load(id, owner));
+      if (isEnded(loaded.record.status)) return loaded.record;
+      const closed = await this.#update(
+        loaded,
+        { status: 'closed', closedAt: this.now().toISOString() },
+        'closed',
+      );
+      return (await this.#refresh({ record: closed, rev: loaded.rev + 1 })).record;
+    });
+  }
+
+  /** Expire idle sessions and delete state past retention, for every session of every user. */
+  async sweep(): Promise<SweepReport> {
+    const report: SweepReport = { expired: [], purged: [] };
+    for (const id of await this.#ids()) {
+      const before = await this.#read(id);
+      if (before === undefined || !this.#due(before)) continue;
+      const after = await this.#queue.run(id, async () => {
+        const record = await this.#read(id);
+        return record === undefined ? undefined : (await this.#refresh(await this.#load(id, record.owner))).record;
+      });
+      if (after === undefined) continue;
+      if (after.status === 'expired' && before.status !== 'expired') report.expired.push(id);
+      if (after.purgedAt !== undefined && before.purgedAt === undefined) report.purged.push(id);
+    }
+    return report;
+  }
+
+  /** Resolves when every queued call and lifecycle change has settled. */
+  idle(): Promise<void> {
+    return this.#queue.idle();
+  }
+
+  async #ids(): Promise<string[]> {
+    const heads = await this.store.streams();
+    return heads
+      .filter((h) => h.stream.startsWith(SESSION_META_PREFIX))
+      .map((h) => h.stream.slice(SESSION_META_PREFIX.length));
+  }
+
+  async #read(id: string): Promise<SessionRecord | undefined> {
+    const state = await this.store.state(sessionMetaStream(id));
+    return typeof state.id === 'string' ? (state as unknown as SessionRecord) : undefined;
+  }
+
+  async #load(id: string, owner: string): Promise<Loaded> {
+    const meta = sessionMetaStream(id);
+    const view = await this.store.view([meta]);
+    const entry = view.streams[meta];
+    const record = entry?.state as unknown as SessionRecord | undefined;
+    if (entry === undefined || record?.id !== id || record.owner !== owner) {
+      throw new StateflowError('SESSION_NOT_FOUND', `Session "${id}" not found`, { session: id });
+    }
+    return { record, rev: entry.rev };
+  }
+
+  /** True when expiry or retention deletion is due for the record at the current time. */
+  #due(record: SessionRecord): boolean {
+    const now = this.now().getTime();
+    if (!isEnded(record.status)) return now >= Date.parse(record.lastUsedAt) + this.idleMs;
+    return record.purgedAt === undefined && now >= endedAt(record) + this.retentionMs;
+  }
+
+  /** Apply expiry and retention that are due; must run inside the session's queue. */
+  async #refresh(loaded: Loaded): Promise<Loaded> {
+    let current = loaded;
+    const now = this.now().getTime();
+    const { record } = current;
+    if (!isEnded(record.status) && now >= Date.parse(record.lastUsedAt) + this.idleMs) {
+      const expiredAt = new Date(Date.parse(record.lastUsedAt) + this.idleMs).toISOString();
+      const next = await this.#update(current, { status: 'expired', expiredAt }, 'expired', record.owner);
+      current = { record: next, rev: current.rev + 1 };
+    }
+    if (this.#due(current.record)) current = await this.#purge(current);
+    return current;
+  }
+
+  /** Delete the session's slates and agent state (one transition), then compact their history away. */
+  async #purge(loaded: Loaded): Promise<Loaded> {
+    const { record } = loaded;
+    const targets = [sessionSlateStream(record.ladder, record.id), agentSessionStream(record.id)];
+    const meta = sessionMetaStream(record.id);
+    const changes: Record<string, JsonObject> = { [meta]: { purgedAt: this.now().toISOString() } };
+    const expected: Record<string, number> = { [meta]: loaded.rev };
+    const toCompact: string[] = [];
+    for (const stream of targets) {
+      const head = await this.store.head(stream);
+      if (head.rev === 0) continue;
+      toCompact.push(stream);
+      const state = await this.store.state(stream);
+      const keys = Object.keys(state);
+      if (keys.length === 0) continue;
+      changes[stream] = Object.fromEntries(keys.map((k) => [k, null])) as unknown as JsonObject;
+      expected[stream] = head.rev;
+    }
+    await this.store.publish({ changes, expected, meta: eventMeta('purged', record.owner) });
+    for (const stream of toCompact) await this.store.compact(stream, { keepRevisions: 1 });
+    const next = await this.#load(record.id, record.owner);
+    return next;
+  }
+
+  async #update(loaded: Loaded, patch: JsonObject, event: string, user?: string): Promise<SessionRecord> {
+    const meta = sessionMetaStream(loaded.record.id);
+    await this.store.publish({
+      changes: { [meta]: patch },
+      expected: { [meta]: loaded.rev },
+      meta: eventMeta(event, user ?? loaded.record.owner),
+    });
+    const next = { ...loaded.record, ...(patch as Partial<SessionRecord>) };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === null) delete (next as Record<string, unknown>)[key];
+    }
+    return next;
+  }
+}
+
+function eventMeta(event: string, user: string): JsonObject {
+  return { kind: 'session', event, user };
+}
+
+function endedAt(record: SessionRecord): number {
+  return Date.parse(record.closedAt ?? record.expiredAt ?? record.lastUsedAt);
+}
+
+function assertNotEnded(record: SessionRecord): void {
+  if (isEnded(record.status)) {
+    const verb = record.status === 'closed' ? 'was closed' : 'expired after being idle';
+    throw new StateflowError(
+      'SESSION_CLOSED',
+      `Session "${record.id}" ${verb}; it can be read during retention but not called. Create a new session.`,
+      { session: record.id, status: record.status },
+    );
+  }
+}
+
+function assertCallable(record: SessionRecord): void {
+  assertNotEnded(record);
+  if (record.status === 'paused') {
+    throw new StateflowError(
+      'SESSION_PAUSED',
+      `Session "${record.id}" is paused; resume it (POST …/sessions/${record.id}/resume) before calling it.`,
+      { session: record.id },
+    );
+  }
+}

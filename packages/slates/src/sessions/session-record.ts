@@ -1,0 +1,87 @@
+/**
+ * The session record and the store streams a session owns
+ * (seeds/ladr-stateful-sessions.txt "A session has a lifecycle"; DESIGN.md "Store model").
+ */
+import type { JsonObject } from '@stateflow/core';
+
+/**
+ * Lifecycle status of a ladder session.
+ *
+ * `created` (declared files initialised, never called) → `active` (called at least once) ⇄
+ * `paused` → `closed` (by its owner) or `expired` (idle longer than the configured period).
+ * `closed` and `expired` are final: the session is readable during retention, never callable.
+ */
+export type SessionStatus = 'created' | 'active' | 'paused' | 'closed' | 'expired';
+
+/** Every {@link SessionStatus}, in lifecycle order. */
+export const SESSION_STATUSES: readonly SessionStatus[] = ['created', 'active', 'paused', 'closed', 'expired'];
+
+/**
+ * One ladder session, as stored in its meta stream ({@link sessionMetaStream}).
+ * Times are ISO 8601 UTC strings.
+ */
+export interface SessionRecord {
+  /** `sess_` followed by 32 lowercase hex characters (128 random bits). */
+  id: string;
+  /** The ladder the session is bound to, `@author/name`. */
+  ladder: string;
+  /** User id of the creator; only this user can see or use the session. */
+  owner: string;
+  /** Caller-chosen display name (may be empty). */
+  name: string;
+  status: SessionStatus;
+  createdAt: string;
+  /** Time of the last call (equals `createdAt` until the first call). */
+  lastUsedAt: string;
+  /** When the owner closed it (status `closed`). */
+  closedAt?: string;
+  /** When it passed its idle period: `lastUsedAt` + idle period (status `expired`). */
+  expiredAt?: string;
+  /** When retention deleted its slates and agent state; the record itself stays for audit. */
+  purgedAt?: string;
+  /**
+   * Execution state recorded by a pause (step reached, node outputs), as the ladder runner
+   * reported it; `undefined` when the session was paused between calls.
+   */
+  execution?: JsonObject;
+}
+
+/** Prefix of every session meta stream. */
+export const SESSION_META_PREFIX = 'ladder-session:';
+
+/** The stream holding one session's record and its lifecycle history: `ladder-session:<id>`. */
+export function sessionMetaStream(id: string): string {
+  return `${SESSION_META_PREFIX}${id}`;
+}
+
+/** The slate stream of a ladder session (DESIGN.md "Ladder slates"): `slate:<ladder>:<session>`. */
+export function sessionSlateStream(ladder: string, session: string): string {
+  return `slate:${ladder}:${session}`;
+}
+
+/** The agent-state stream the tools use for a session scope: `session:<id>`. */
+export function agentSessionStream(id: string): string {
+  return `session:${id}`;
+}
+
+/** Shape of a session id: `sess_` + 32 lowercase hex characters. */
+export const SESSION_ID_PATTERN = /^sess_[0-9a-f]{32}$/;
+
+/** True for the final statuses `closed` and `expired`: readable during retention, never callable. */
+export function isEnded(status: SessionStatus): boolean {
+  return status === 'closed' || status === 'expired';
+}
+
+/** The ladder namespace whose slates persist in the local store without any session lifecycle. */
+export const LOCAL_NAMESPACE = 'local';
+
+/** Session key under which a `local/` ladder keeps its one slate stream. */
+export const LOCAL_SESSION = 'local';
+
+/**
+ * True for a ladder in the `local/` namespace (`@local/name` or `local/name`), which has no
+ * platform session API (seeds/ladr-stateful-sessions.txt "local ladders don't have sessions").
+ */
+export function isLocalLadder(ladder: string): boolean {
+  return ladder.replace(/^@/, '').startsWith(`${LOCAL_NAMESPACE}/`);
+}
