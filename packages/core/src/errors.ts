@@ -55,8 +55,8 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 export interface ErrorDetailsByCode {
   PATH_SYNTAX: { path: string; column: number };
   PATH_NOT_FOUND: { path: string; at?: string };
-  PATH_KIND: { path: string; expected: string; actual: string };
-  INDEX_OUT_OF_RANGE: { path: string; index: number | string; length: number };
+  PATH_KIND: { path: string; expected: string; actual: string; at?: string };
+  INDEX_OUT_OF_RANGE: { path: string; index: number | string; length: number; at?: string };
   OWNER_NOT_SELECTED: { path?: string; owner: string };
   PATCH_INVALID: { reason: string; at?: string; index?: string; length?: number };
   INPUT_INVALID: { field?: string; reason?: string };
