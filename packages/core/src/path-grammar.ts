@@ -150,7 +150,7 @@ function assertUint(text: string, n: number, what: string): void {
 
 function syntaxError(path: string, offset: number, what: string): StateflowError<'PATH_SYNTAX'> {
   const column = offset + 1;
-  return new StateflowError('PATH_SYNTAX', `Invalid path ${JSON.stringify(path)}: ${what} at column ${column}.`, {
+  return new StateflowError('PATH_SYNTAX', `Invalid path ${JSON.stringify(path)} at column ${column}: ${what}.`, {
     path,
     column,
   });
