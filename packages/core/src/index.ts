@@ -11,3 +11,13 @@ export { projectKeys, keyKinds, readBatch, isProjection, PROJECTIONS } from './p
 export type { Projection, KeysMeta, KeyKinds, KeysResult, ProjectionResults, BatchResults } from './projections.js';
 export { lazyNavigation, LAZY_HINT_MAX_KEYS, LAZY_HINT_MAX_CHARS } from './lazy-navigation.js';
 export type { LazyNavigation } from './lazy-navigation.js';
+export { validatePatch } from './patch-validate.js';
+export type { PatchInvalidReason, PatchInvalidDetails } from './patch-validate.js';
+export { applyPatch } from './patch-apply.js';
+export { netPatch } from './net-patch.js';
+export { diff } from './diff.js';
+export { narrowPatch } from './narrow-patch.js';
+export type { PatchPathStep } from './narrow-patch.js';
+export { overlay } from './overlay.js';
+export { structuredRef, findStructuredRefs, parseRefPath, isAnchorableRef, anchorRefs, relativizeRefs } from './references.js';
+export type { OwnerScope, RefKind, FoundRef } from './references.js';
