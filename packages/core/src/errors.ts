@@ -22,6 +22,7 @@ export const ErrorCode = {
   // --- store ---
   CONFLICT: 'CONFLICT',
   REVISION_NOT_FOUND: 'REVISION_NOT_FOUND',
+  TRANSITION_NOT_FOUND: 'TRANSITION_NOT_FOUND',
   HISTORY_NOT_RETAINED: 'HISTORY_NOT_RETAINED',
   STREAM_INVALID: 'STREAM_INVALID',
   STORE_CORRUPT: 'STORE_CORRUPT',
@@ -62,6 +63,7 @@ export interface ErrorDetailsByCode {
   INPUT_INVALID: { field?: string; reason?: string };
   CONFLICT: { stream: string; expected: number | 'none' | 'any'; actual: number };
   REVISION_NOT_FOUND: { stream: string; rev: number; head: number };
+  TRANSITION_NOT_FOUND: { seq: number; lastSeq: number };
   HISTORY_NOT_RETAINED: { stream: string; rev: number; origin: number };
   STORE_CORRUPT: { stream?: string; key?: string; detail?: string };
   STORE_LOCKED: { dir: string };
