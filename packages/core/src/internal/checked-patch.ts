@@ -1,0 +1,30 @@
+import type { JsonObject } from '../json.js';
+import { isJsonObject } from '../json.js';
+import { snapshotJson } from './json-snapshot.js';
+import { mergeValue } from './merge.js';
+import { patchInvalid } from './patch-error.js';
+
+/** A validated patch: its frozen JSON snapshot and the (unfrozen) result of applying it. */
+export interface CheckedPatch {
+  patch: JsonObject;
+  result: JsonObject;
+}
+
+/**
+ * Snapshots `patch`, checks the top-level rules and applies it to `state` with the checking
+ * walker. Shared by `validatePatch`, `applyPatch` and `netPatch` so that "valid" means exactly
+ * "applies".
+ *
+ * @throws StateflowError `PATCH_INVALID` (every reason).
+ */
+export function checkPatch(state: JsonObject, patch: unknown): CheckedPatch {
+  if (!isJsonObject(patch)) {
+    const what = patch === null ? 'null' : Array.isArray(patch) ? 'an array' : `a ${typeof patch}`;
+    throw patchInvalid(`a patch must be a JSON object, got ${what}`, { reason: 'not-object', at: '' });
+  }
+  const snapshot = snapshotJson(patch, '') as JsonObject;
+  if (Object.keys(snapshot).length === 0) {
+    throw patchInvalid('the empty patch {} is an invalid no-op; send at least one key', { reason: 'empty', at: '' });
+  }
+  return { patch: snapshot, result: mergeValue(state, snapshot, '') as JsonObject };
+}

@@ -1,0 +1,70 @@
+import { freeze } from 'immer';
+import type { JsonObject, JsonValue } from '../json.js';
+import { defineData } from './define-data.js';
+import { patchInvalid } from './patch-error.js';
+import { childPointer } from './pointer.js';
+
+/**
+ * A deep, deeply frozen copy of a caller's value as pure JSON, read exactly once.
+ *
+ * Patches are snapshotted before validation so that validation and application see the same
+ * data (getters run once), later mutation of the caller's object cannot change stored state
+ * (immer's rule: patch values are cloned and frozen when applied), and `-0` becomes `0`.
+ *
+ * @throws StateflowError `PATCH_INVALID` with `reason: 'not-json'` and the pointer `at` of the
+ *   first value that is not JSON: `undefined`, NaN, ±Infinity, a function, symbol or bigint, a
+ *   class instance (any prototype other than `Object.prototype`, `null` or `Array.prototype`),
+ *   a sparse array, or a cycle.
+ */
+export function snapshotJson(value: unknown, at: string): JsonValue {
+  return freeze(copy(value, at, new Set()), true);
+}
+
+function copy(value: unknown, at: string, ancestors: Set<object>): JsonValue {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      if (!Number.isFinite(value)) throw notJson(at, `${String(value)} is not a JSON number`);
+      return value === 0 ? 0 : value;
+    case 'object':
+      if (value === null) return null;
+      break;
+    default:
+      throw notJson(at, `a ${typeof value} is not a JSON value`);
+  }
+  if (ancestors.has(value)) throw notJson(at, 'the value contains a cycle');
+  ancestors.add(value);
+  const result = Array.isArray(value) ? copyArray(value, at, ancestors) : copyObject(value, at, ancestors);
+  ancestors.delete(value);
+  return result;
+}
+
+function copyArray(value: unknown[], at: string, ancestors: Set<object>): JsonValue[] {
+  if (Object.getPrototypeOf(value) !== Array.prototype) throw notJson(at, 'an array subclass is not a JSON array');
+  const result: JsonValue[] = [];
+  for (let i = 0; i < value.length; i++) {
+    const elementAt = childPointer(at, String(i));
+    if (!(i in value)) throw notJson(elementAt, 'a sparse array (hole) is not JSON');
+    result.push(copy(value[i], elementAt, ancestors));
+  }
+  return result;
+}
+
+function copyObject(value: object, at: string, ancestors: Set<object>): JsonObject {
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) {
+    const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+    throw notJson(at, `an instance of ${typeof name === 'string' ? name : 'a class'} is not a plain JSON object`);
+  }
+  const result: JsonObject = {};
+  for (const key of Object.keys(value)) {
+    defineData(result, key, copy((value as Record<string, unknown>)[key], childPointer(at, key), ancestors));
+  }
+  return result;
+}
+
+function notJson(at: string, message: string): Error {
+  return patchInvalid(message, { reason: 'not-json', at });
+}

@@ -1,0 +1,83 @@
+import type { JsonArray, JsonObject, JsonValue } from '../json.js';
+import { isJsonObject, kindOf } from '../json.js';
+import { classifyKey } from './index-key.js';
+import { defineData } from './define-data.js';
+import { copyObject, ownValue } from './own-property.js';
+import { patchInvalid } from './patch-error.js';
+import { assertWritableValue, patchObjectShape } from './patch-shape.js';
+import { childPointer } from './pointer.js';
+
+const EMPTY: JsonObject = Object.freeze({});
+
+/**
+ * The one walker that defines patch semantics (DESIGN.md "Patches"): applies the patch value
+ * `patch` (already a frozen JSON snapshot) to `target` (`undefined` = absent) by copy-on-write.
+ * Nothing is mutated: unchanged subtrees are returned by reference, changed ones are fresh
+ * unfrozen containers whose new leaves are the snapshot's frozen values. Because it is pure, a
+ * throw half-way produces nothing, so it doubles as the complete validator.
+ *
+ * - scalar or array: replaces (arrays are checked by {@link assertWritableValue});
+ * - ordinary object patch: merges into an object target, or into `{}` when the target is absent
+ *   or not an object (RFC 7396); `null` members delete keys (absent keys: no-op);
+ * - index patch (`"[N]"` keys only): addresses existing elements of an array target.
+ *
+ * @throws StateflowError `PATCH_INVALID` (any reason except `not-object`, `empty`, `not-json`).
+ */
+export function mergeValue(target: JsonValue | undefined, patch: JsonValue, at: string): JsonValue {
+  if (!isJsonObject(patch)) {
+    assertWritableValue(patch, at);
+    return patch;
+  }
+  if (patchObjectShape(patch, at) === 'index') {
+    if (!Array.isArray(target)) {
+      const kind = target === undefined ? undefined : kindOf(target);
+      const what = kind === undefined ? 'absent' : `${kind === 'object' ? 'an' : 'a'} ${kind}, not an array`;
+      throw patchInvalid(`"[N]" selectors address elements of an existing array, but the value here is ${what}`, {
+        reason: 'index-on-non-array',
+        at,
+      });
+    }
+    return mergeArray(target, patch, at);
+  }
+  return mergeObject(isJsonObject(target) ? target : EMPTY, patch, at);
+}
+
+function mergeObject(target: JsonObject, patch: JsonObject, at: string): JsonObject {
+  let result = target;
+  const writable = (): JsonObject => (result === target ? (result = copyObject(target)) : result);
+  for (const key of Object.keys(patch)) {
+    const member = patch[key] as JsonValue;
+    const current = ownValue(target, key);
+    if (member === null) {
+      if (current !== undefined) delete writable()[key];
+      continue;
+    }
+    const next = mergeValue(current, member, childPointer(at, key));
+    if (next !== current) defineData(writable(), key, next);
+  }
+  return result;
+}
+
+function mergeArray(target: JsonArray, patch: JsonObject, at: string): JsonArray {
+  let result = target;
+  for (const key of Object.keys(patch)) {
+    const selector = classifyKey(key);
+    if (selector.kind !== 'index') throw new Error(`unreachable: "${key}" in an index patch`);
+    const elementAt = childPointer(at, key);
+    if (selector.index >= target.length) {
+      throw patchInvalid(
+        `"${key}" addresses no element: the array has length ${target.length}` +
+          (target.length === 0 ? '' : ` (valid selectors "[0]".."[${target.length - 1}]")`) +
+          '; to insert or remove elements, replace the whole array',
+        { reason: 'index-out-of-range', at: elementAt, index: key, length: target.length },
+      );
+    }
+    const current = target[selector.index] as JsonValue;
+    const next = mergeValue(current, patch[key] as JsonValue, elementAt);
+    if (next !== current) {
+      if (result === target) result = target.slice();
+      result[selector.index] = next;
+    }
+  }
+  return result;
+}

@@ -1,0 +1,39 @@
+import { StateflowError } from '../errors.js';
+
+/**
+ * Stable slugs for `PATCH_INVALID` `details.reason` (DESIGN.md "Patches", "Decisions").
+ * Callers may switch on these; they are never renamed.
+ */
+export type PatchInvalidReason =
+  /** The top-level patch is not a JSON object (array, scalar, `null`, `undefined`). */
+  | 'not-object'
+  /** The top-level patch is `{}`: an invalid no-op. */
+  | 'empty'
+  /** Not representable as JSON: `undefined`, NaN, ±Infinity, functions, symbols, bigints, class instances, sparse arrays, cycles. */
+  | 'not-json'
+  /** `null` inside a value being written (an array, or an indexed element), where it is not a deletion marker. */
+  | 'null-in-value'
+  /** A key of the form `[…]` that is not a canonical non-negative decimal index (`[01]`, `[+1]`, `[ 1]`, `[1.0]`, `[]`). */
+  | 'bad-index-syntax'
+  /** An `[N]` key inside an object that is written as a value (inside an array), where it would be stored as data. */
+  | 'index-key-in-value'
+  /** One patch object mixes `"[N]"` keys with ordinary keys. */
+  | 'mixed-index-and-keys'
+  /** `"[N]"` keys addressed at a value that is not an array (an object, a scalar, or an absent key). */
+  | 'index-on-non-array'
+  /** `"[N]"` addresses an element that does not exist (N ≥ length). */
+  | 'index-out-of-range';
+
+/** Details of a `PATCH_INVALID` error: `at` is an RFC 6901 pointer into the patch (`""` = the whole patch). */
+export interface PatchInvalidDetails {
+  reason: PatchInvalidReason;
+  at?: string;
+  index?: string;
+  length?: number;
+}
+
+/** Builds the `PATCH_INVALID` error; the message always names the location. */
+export function patchInvalid(message: string, details: PatchInvalidDetails): StateflowError<'PATCH_INVALID'> {
+  const where = details.at === undefined ? '' : ` (at "${details.at === '' ? '/' : details.at}")`;
+  return new StateflowError('PATCH_INVALID', `Invalid patch${where}: ${message}`, details);
+}

@@ -1,0 +1,29 @@
+import { freeze } from 'immer';
+import type { JsonObject } from './json.js';
+import { checkPatch } from './internal/checked-patch.js';
+
+/**
+ * Applies a patch (DESIGN.md "Patches"; seed "patch_state and arrays") and returns the new
+ * state: deeply frozen and structurally shared with `state` (unchanged subtrees are the same
+ * references; if nothing changes, `state` itself is returned, frozen).
+ *
+ * The patch is validated completely first ({@link validatePatch}); a failing patch produces
+ * nothing and leaves both arguments as they were. `state` is never mutated (subtrees shared
+ * with the result are frozen, as immer's auto-freeze does). Patch values are copied before use,
+ * so later mutation of the caller's patch cannot change the result.
+ *
+ * Semantics: objects merge recursively (into `{}` where the target is absent or not an object,
+ * RFC 7396); scalars and arrays replace whole; `null` deletes an object key (absent key: no-op);
+ * `"[N]"` replaces an existing array element with a scalar/array, or applies an object patch to it
+ * (an object element merges, a non-object element is replaced); nested `{}` creates an empty
+ * object where the key is absent and changes nothing where an object exists.
+ *
+ * Implementation note: a copy-on-write walker rather than immer's `produce`, because immer
+ * drafts cannot take an own `__proto__` key (assignment hits the prototype setter and immer
+ * throws); immer's deep `freeze` is used for the result.
+ *
+ * @throws StateflowError `PATCH_INVALID` — see {@link validatePatch} for `details`.
+ */
+export function applyPatch(state: JsonObject, patch: JsonObject): JsonObject {
+  return freeze(checkPatch(state, patch).result, true);
+}

@@ -1,0 +1,29 @@
+import type { JsonObject } from './json.js';
+import { checkPatch } from './internal/checked-patch.js';
+
+/**
+ * Checks that `patch` is a valid patch for `state` (DESIGN.md "Patches", "Decisions"; seed
+ * "patch_state and arrays"), completely and without producing anything: either the whole patch
+ * applies or this throws for the first problem found (object keys in insertion order, depth first).
+ *
+ * A valid patch is a non-empty JSON object whose
+ * - object members merge recursively; scalars and arrays replace; `null` deletes an object key;
+ * - `"[N]"` keys (canonical non-negative decimal only) address existing elements of an existing
+ *   array, and are never mixed with ordinary keys in one object;
+ * - arrays and indexed element values contain no `null` and no `[…]` keys;
+ * - keys `__proto__`, `constructor`, `prototype` are ordinary data.
+ *
+ * Neither argument is mutated or frozen.
+ *
+ * @param state the JSON object the patch will be applied to (the captured basis).
+ * @param patch the caller's value; any JavaScript value is accepted and checked.
+ * @throws StateflowError `PATCH_INVALID` with `details` `{ reason, at?, index?, length? }`:
+ *   `reason` is a {@link PatchInvalidReason} slug, `at` the RFC 6901 pointer into the patch
+ *   (`""` = the whole patch; index selectors appear verbatim, `/memory/[4]`), `index` the
+ *   offending `"[N]"` key text, `length` the addressed array's length (for `index-out-of-range`).
+ */
+export function validatePatch(state: JsonObject, patch: unknown): asserts patch is JsonObject {
+  checkPatch(state, patch);
+}
+
+export type { PatchInvalidReason, PatchInvalidDetails } from './internal/patch-error.js';
