@@ -1,0 +1,24 @@
+/**
+ * `stateflow export [--stream S]`: JSON Lines of transitions, oldest first, each with `prevHash`
+ * and `hash`, so `stateflow replay` can rebuild and verify the store elsewhere.
+ */
+import type { Command } from 'commander';
+import type { CommandContext } from '../internal/context.js';
+import { withStore } from '../internal/store-access.js';
+import { writeLine } from '../internal/stream-output.js';
+
+/** Register `export`. */
+export function registerExportCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('export')
+    .description('write every transition as JSON Lines to stdout (a full export can be replayed)')
+    .option('--stream <stream>', 'only transitions that changed this stream (for reading; replay needs a full export)')
+    .action(async (local: { stream?: string }, command: Command) => {
+      const options = ctx.options(command);
+      await withStore(options.dir, 'existing', async (store) => {
+        for await (const transition of store.transitions(local.stream === undefined ? {} : { stream: local.stream })) {
+          await writeLine(ctx.io.stdout, JSON.stringify(transition));
+        }
+      });
+    });
+}

@@ -1,0 +1,64 @@
+/**
+ * `stateflow log [--stream S] [--from SEQ] [--to SEQ] [--limit N]`: the transition log as a
+ * table, or JSON Lines of transitions under `--json` (DESIGN.md "Store model").
+ */
+import type { Command } from 'commander';
+import type { Transition } from '@stateflow/store';
+import { nonNegativeInt, positiveInt } from '../internal/arguments.js';
+import type { CommandContext } from '../internal/context.js';
+import { clip, table } from '../internal/output.js';
+import { withStore } from '../internal/store-access.js';
+import { writeLine } from '../internal/stream-output.js';
+
+/** Widest patch summary shown in the table, in characters. */
+const PATCH_COLUMN = 72;
+
+interface LogOptions {
+  stream?: string;
+  from?: number;
+  to?: number;
+  limit?: number;
+}
+
+/** Register `log`. */
+export function registerLogCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('log')
+    .description('list transitions, oldest first (one table row per changed stream)')
+    .option('--stream <stream>', 'only transitions that changed this stream, e.g. cwd:/home/me/proj')
+    .option('--from <seq>', 'first seq to list (inclusive)', nonNegativeInt)
+    .option('--to <seq>', 'last seq to list (inclusive)', nonNegativeInt)
+    .option('--limit <n>', 'list at most n transitions', positiveInt)
+    .action(async (local: LogOptions, command: Command) => {
+      const options = ctx.options(command);
+      await withStore(options.dir, 'existing', async (store) => {
+        const range: { from?: number; to?: number; stream?: string } = {};
+        if (local.from !== undefined) range.from = local.from;
+        if (local.to !== undefined) range.to = local.to;
+        if (local.stream !== undefined) range.stream = local.stream;
+        const rows: string[][] = [];
+        let count = 0;
+        for await (const transition of store.transitions(range)) {
+          if (local.limit !== undefined && count >= local.limit) break;
+          count++;
+          if (options.json) await writeLine(ctx.io.stdout, JSON.stringify(transition));
+          else rows.push(...tableRows(transition));
+        }
+        if (!options.json) {
+          ctx.io.stdout.write(
+            count === 0 ? 'No transitions match.\n' : `${table(['SEQ', 'TIME', 'STREAM', 'REV', 'PATCH'], rows)}\n`,
+          );
+        }
+      });
+    });
+}
+
+function tableRows(transition: Transition): string[][] {
+  return transition.changes.map((change, i) => [
+    i === 0 ? String(transition.seq) : '',
+    i === 0 ? transition.time : '',
+    change.stream,
+    String(change.rev),
+    clip(JSON.stringify(change.patch), PATCH_COLUMN),
+  ]);
+}

@@ -1,0 +1,23 @@
+/**
+ * `stateflow read <path>... [--projection value|keys|patch]`: one `read_state` call; prints
+ * exactly its response (seed "Progressive read_state").
+ */
+import { Option, type Command } from 'commander';
+import type { CommandContext } from '../internal/context.js';
+import { emit } from '../internal/output.js';
+import { withRuntime } from '../internal/runtime.js';
+
+/** Register `read`. */
+export function registerReadCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('read')
+    .description('read one path, or several as one batch, with read_state and print the response')
+    .argument('<paths...>', "read_state paths, e.g. 'cwd.lazy.plan' or 'cwd[3].lazy.memory[0:2]'")
+    .addOption(new Option('--projection <projection>', 'what to return').choices(['value', 'keys', 'patch']).default('value'))
+    .action(async (paths: string[], local: { projection: 'value' | 'keys' | 'patch' }, command: Command) => {
+      const options = ctx.options(command);
+      const input = paths.length === 1 ? { path: paths[0], projection: local.projection } : { paths, projection: local.projection };
+      const response = await withRuntime(options, 'existing', async (runtime) => runtime.readState(input));
+      emit(ctx.io, options.json, response);
+    });
+}

@@ -1,0 +1,26 @@
+/**
+ * `stateflow revert <stream> <rev>`: publish a new transition that restores the stream's state
+ * at `rev`; history is never rewritten (store `revert`).
+ */
+import type { Command } from 'commander';
+import { nonNegativeInt } from '../internal/arguments.js';
+import type { CommandContext } from '../internal/context.js';
+import { emit } from '../internal/output.js';
+import { describePublish } from '../internal/publish-summary.js';
+import { withStore } from '../internal/store-access.js';
+
+/** Register `revert`. */
+export function registerRevertCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('revert')
+    .description("restore a stream's state at an earlier revision as a new transition")
+    .argument('<stream>', 'stream id, e.g. cwd:/home/me/proj')
+    .argument('<rev>', 'revision whose state to restore', nonNegativeInt)
+    .action(async (stream: string, rev: number, _local: unknown, command: Command) => {
+      const options = ctx.options(command);
+      const result = await withStore(options.dir, 'existing', async (store) => store.revert(stream, rev));
+      emit(ctx.io, options.json, result, () =>
+        `reverted ${stream} to rev ${rev}: ${describePublish(result, 'already in that state; nothing published')}`,
+      );
+    });
+}

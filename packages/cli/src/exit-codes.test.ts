@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { ErrorCode } from '@stateflow/core';
+import { ExitCode, exitCodeFor } from './exit-codes.js';
+
+describe('exit code table', () => {
+  it('maps the classes the CLI promises: usage 2, not found 3, conflict 4, corrupt 5, other 1', () => {
+    expect(exitCodeFor('USAGE')).toBe(2);
+    expect(exitCodeFor('PATH_SYNTAX')).toBe(2);
+    expect(exitCodeFor('PATCH_INVALID')).toBe(2);
+    expect(exitCodeFor('NOT_FOUND')).toBe(3);
+    expect(exitCodeFor('PATH_NOT_FOUND')).toBe(3);
+    expect(exitCodeFor('HISTORY_NOT_RETAINED')).toBe(3);
+    expect(exitCodeFor('CONFLICT')).toBe(4);
+    expect(exitCodeFor('STORE_LOCKED')).toBe(4);
+    expect(exitCodeFor('STORE_CORRUPT')).toBe(5);
+    expect(exitCodeFor('INTERNAL')).toBe(1);
+  });
+
+  it('gives every declared error code an exit code from the table', () => {
+    const allowed = new Set<number>(Object.values(ExitCode).filter((code) => code !== 0));
+    for (const code of Object.values(ErrorCode)) expect(allowed.has(exitCodeFor(code))).toBe(true);
+  });
+});

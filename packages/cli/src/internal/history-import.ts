@@ -1,0 +1,165 @@
+/**
+ * Turning a document history into transitions (issue 7 "import", "import-git"): each distinct
+ * document becomes one transition that places it at a path of one stream, as the net patch from
+ * the previous document (core `diff`); a document equal to the previous one (key order ignored)
+ * is skipped, so revision k of the import is the k-th distinct document.
+ *
+ * The whole history is checked before anything is published (every patch is computed and
+ * applied to a simulated state, which must then hold exactly the document), so bad input
+ * publishes nothing. Only the patches are kept in memory, never every document.
+ */
+import {
+  StateflowError,
+  applyPatch,
+  diff,
+  hasOwn,
+  isJsonObject,
+  jsonEqual,
+  parsePath,
+  type JsonObject,
+  type JsonValue,
+} from '@stateflow/core';
+import type { Store, StreamId } from '@stateflow/store';
+import type { Progress } from './progress.js';
+
+/** One document of a history, or the reason it cannot be one. */
+export interface HistoryEntry {
+  /** Where it came from, for messages and skip reports: "line 23", "commit 1a2b3c4". */
+  source: string;
+  /** The document; absent when `unusable` says why the entry is skipped. */
+  doc?: JsonObject;
+  /** Why the entry has no usable document (e.g. the file is absent at that commit). */
+  unusable?: string;
+  /** Stored with the transition as its `meta` (e.g. `{ import: { line, rev } }`). */
+  meta: JsonObject;
+}
+
+/** A skipped history entry. */
+export interface SkippedEntry {
+  source: string;
+  reason: string;
+}
+
+/** What an import created. */
+export interface ImportReport {
+  stream: StreamId;
+  /** The path the documents were placed at. */
+  at: string;
+  /** First and last revision created, or `null` when nothing was imported. */
+  from: number | null;
+  to: number | null;
+  /** Transitions created. */
+  imported: number;
+  skipped: SkippedEntry[];
+}
+
+/**
+ * Parse `--at`: one or more keys inside the stream's state (`lazy.history`), no scope root, no
+ * historical selector, no index.
+ *
+ * @throws USAGE when `text` is not such a path (PATH_SYNTAX details are kept in `cause`).
+ */
+export function parsePlacement(text: string): string[] {
+  let parsed;
+  try {
+    parsed = parsePath(text);
+  } catch (err) {
+    throw new StateflowError('USAGE', `--at ${JSON.stringify(text)} is not a path: ${(err as Error).message}`, { at: text }, { cause: err });
+  }
+  const keys = parsed.steps.flatMap((step) => (step.kind === 'key' ? [step.key] : []));
+  if (parsed.root !== null || parsed.at !== null || keys.length !== parsed.steps.length || keys.length === 0) {
+    throw new StateflowError(
+      'USAGE',
+      `--at ${JSON.stringify(text)} must be dotted keys inside the stream's state, without a scope root or index, e.g. --at lazy.history.`,
+      { at: text },
+    );
+  }
+  return keys;
+}
+
+/**
+ * Import `entries` into `stream` at `keys` after checking all of them.
+ *
+ * @param entries - the history, oldest first.
+ * @param progress - advanced once per entry while publishing.
+ * @throws INPUT_INVALID (naming the entry) when a document cannot be stored exactly as it is.
+ * @throws CONFLICT when another writer changes the stream during the import.
+ */
+export async function importHistory(
+  store: Store,
+  stream: StreamId,
+  keys: string[],
+  entries: AsyncIterable<HistoryEntry>,
+  progress: (total: number) => Progress,
+): Promise<ImportReport> {
+  const head = await store.head(stream);
+  let state = await store.state(stream);
+  let previous = valueAt(state, keys);
+  const planned: { patch: JsonObject; meta: JsonObject }[] = [];
+  const skipped: SkippedEntry[] = [];
+  for await (const entry of entries) {
+    if (entry.doc === undefined) {
+      skipped.push({ source: entry.source, reason: entry.unusable ?? 'no document' });
+      continue;
+    }
+    if (previous !== undefined && jsonEqual(previous, entry.doc)) {
+      skipped.push({ source: entry.source, reason: 'equal to the previous document' });
+      continue;
+    }
+    const patch = placeAt(keys, isJsonObject(previous) ? diff(previous, entry.doc) : entry.doc);
+    state = checked(state, patch, keys, entry);
+    planned.push({ patch, meta: entry.meta });
+    previous = entry.doc;
+  }
+  const bar = progress(planned.length);
+  let rev = head.rev;
+  try {
+    for (const [i, step] of planned.entries()) {
+      const result = await store.publish({ changes: { [stream]: step.patch }, expected: { [stream]: rev }, meta: step.meta });
+      rev = result.transition?.changes.find((change) => change.stream === stream)?.rev ?? rev;
+      bar.update(i + 1);
+    }
+  } finally {
+    bar.stop();
+  }
+  return {
+    stream,
+    at: keys.join('.'),
+    from: planned.length === 0 ? null : head.rev + 1,
+    to: planned.length === 0 ? null : rev,
+    imported: planned.length,
+    skipped,
+  };
+}
+
+function checked(state: JsonObject, patch: JsonObject, keys: string[], entry: HistoryEntry): JsonObject {
+  let next: JsonObject;
+  try {
+    next = applyPatch(state, patch);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new StateflowError('INPUT_INVALID', `${entry.source}: the document cannot be stored: ${reason}`, { field: entry.source, reason }, { cause: err });
+  }
+  const stored = valueAt(next, keys);
+  if (stored === undefined || entry.doc === undefined || !jsonEqual(stored, entry.doc)) {
+    throw new StateflowError(
+      'INPUT_INVALID',
+      `${entry.source}: the document would not read back as written (stored values cannot hold null, and keys like "[0]" address array elements): fix the document or leave it out.`,
+      { field: entry.source, reason: 'not storable' },
+    );
+  }
+  return next;
+}
+
+function valueAt(state: JsonObject, keys: string[]): JsonValue | undefined {
+  let value: JsonValue | undefined = state;
+  for (const key of keys) {
+    if (!isJsonObject(value) || !hasOwn(value, key)) return undefined;
+    value = value[key];
+  }
+  return value;
+}
+
+function placeAt(keys: string[], value: JsonObject): JsonObject {
+  return keys.reduceRight<JsonObject>((inner, key) => ({ [key]: inner }), value);
+}

@@ -1,0 +1,54 @@
+/**
+ * Streaming JSON Lines files (histories, exports) line by line, so a 40 MB file never sits in
+ * memory as one string.
+ */
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { StateflowError, isStateflowError } from '@stateflow/core';
+
+/** One parsed line: its 1-based line number and value. */
+export interface JsonLine {
+  line: number;
+  value: unknown;
+}
+
+/**
+ * Yield each non-blank line of `file` parsed as JSON.
+ *
+ * @throws INPUT_INVALID naming the file and line when a line is not JSON; NOT_FOUND when the
+ *   file does not exist (translated at the CLI boundary).
+ */
+export async function* readJsonLines(file: string): AsyncGenerator<JsonLine> {
+  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  let line = 0;
+  for await (const text of lines) {
+    line++;
+    if (text.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      throw new StateflowError(
+        'INPUT_INVALID',
+        `Line ${line} of ${file} is not JSON (${(err as Error).message}): fix or remove that line.`,
+        { field: `line ${line}`, reason: 'json' },
+        { cause: err },
+      );
+    }
+    yield { line, value };
+  }
+}
+
+/** Count the non-blank lines of a JSON Lines file (for progress totals). */
+export async function countJsonLines(file: string): Promise<number> {
+  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  let count = 0;
+  for await (const text of lines) if (text.trim() !== '') count++;
+  return count;
+}
+
+/** Re-throw `err` with "line N of FILE: " in front of its message, keeping its code and details. */
+export function atLine(err: unknown, file: string, line: number): unknown {
+  if (!isStateflowError(err)) return err;
+  return new StateflowError(err.code, `Line ${line} of ${file}: ${err.message}`, err.details, { cause: err });
+}

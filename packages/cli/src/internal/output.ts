@@ -1,0 +1,23 @@
+/**
+ * Writing results: compact JSON under `--json`, readable text otherwise.
+ */
+import type { CliIo } from './io.js';
+
+/** Write one result: `value` as one JSON line under `--json`, else `text()` (default: indented JSON). */
+export function emit(io: CliIo, json: boolean, value: unknown, text?: () => string): void {
+  io.stdout.write(json || text === undefined ? `${JSON.stringify(value, null, json ? undefined : 2)}\n` : `${text()}\n`);
+}
+
+/** Format rows as a left-aligned text table with a header row; the last column is not padded. */
+export function table(header: string[], rows: string[][]): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)));
+  return all
+    .map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '))
+    .join('\n');
+}
+
+/** Shorten `text` to at most `max` characters, marking the cut with "…". */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

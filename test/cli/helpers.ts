@@ -1,0 +1,107 @@
+/**
+ * Helpers for the CLI end-to-end tests: spawn the BUILT `stateflow` bin against temporary
+ * directories on disk, and locate the shared real histories.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (two levels above this file). */
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The built CLI entry point. */
+export const BIN = path.join(REPO_ROOT, 'packages/cli/dist/bin.js');
+/** The shared real histories (never copied into the repo). */
+export const HISTORIES = path.resolve(REPO_ROOT, '../shared/data/histories');
+
+/** What one run of the bin produced. */
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options of {@link stateflow}. */
+export interface RunOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  /** Text written to the child's stdin (stdin is closed either way). */
+  input?: string;
+  /** Write stdout to this file instead of collecting it (for large exports). */
+  stdoutFile?: string;
+}
+
+/** Run `node packages/cli/dist/bin.js ...args` and collect its exit code and output. */
+export function stateflow(args: string[], options: RunOptions = {}): Promise<RunResult> {
+  return runProcess(process.execPath, [BIN, ...args], options);
+}
+
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  if (extra['STATEFLOW_DIR'] === undefined) delete env['STATEFLOW_DIR'];
+  return env;
+}
+
+/** Run any command; resolves with its exit code and output (never rejects on a non-zero exit). */
+export async function runProcess(command: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
+  const { createWriteStream } = await import('node:fs');
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: childEnv(options.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const sink = options.stdoutFile === undefined ? null : createWriteStream(options.stdoutFile);
+    if (sink !== null) child.stdout.pipe(sink);
+    else child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const done = () => resolve({ code: code ?? -1, stdout, stderr });
+      if (sink === null) done();
+      else sink.close(done);
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** A fresh temporary directory; remove it with {@link removeDir}. */
+export function tempDir(prefix = 'stateflow-cli-'): Promise<string> {
+  return mkdtemp(path.join(os.tmpdir(), prefix));
+}
+
+/** Remove a temporary directory. */
+export function removeDir(dir: string): Promise<void> {
+  return rm(dir, { recursive: true, force: true });
+}
+
+/** Parse stdout of a `--json` run. */
+export function json(result: RunResult): unknown {
+  return JSON.parse(result.stdout) as unknown;
+}
+
+/** Parse JSON Lines. */
+export function jsonLines(text: string): unknown[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as unknown);
+}
+
+/**
+ * Whether the shared histories are present. Absent: the caller skips with a visible warning;
+ * absent under CI=true: this throws, so the suite fails instead of silently skipping.
+ */
+export function historiesAvailable(files: string[]): boolean {
+  const missing = files.map((file) => path.join(HISTORIES, file)).filter((file) => !existsSync(file));
+  if (missing.length === 0) return true;
+  if (process.env['CI'] === 'true') {
+    throw new Error(`Real histories are missing under CI: ${missing.join(', ')}`);
+  }
+  console.warn(`SKIPPED: real histories not found: ${missing.join(', ')} (expected beside the checkout in ../shared/data/histories)`);
+  return false;
+}
