@@ -1,0 +1,158 @@
+/**
+ * The OpenAPI 3.1 document served at `GET /openapi.json` (issue 6), built from the same schemas
+ * the routes validate with.
+ */
+import { patchStateInputSchema, readStateInputSchema } from '@stateflow/tools';
+import {
+  chatCompletionBodySchema,
+  chatCompletionSchema,
+  createSessionBodySchema,
+  createdSessionSchema,
+  errorSchema,
+  selectionSchema,
+  sessionSchema,
+  slatesResponseSchema,
+} from './schemas.js';
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: unknown) => ({ 'application/json': { schema } });
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [String(s), { description: ERROR_TEXT[s] ?? 'Error', content: json(ref('Error')) }]));
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Bad input (INPUT_INVALID, PATH_*, PATCH_INVALID, …)',
+  401: 'Missing or unknown API key (UNAUTHORIZED)',
+  404: 'Unknown ladder, or unknown or foreign session (NOT_FOUND, SESSION_NOT_FOUND, REVISION_NOT_FOUND)',
+  409: 'Stale If-Match revision (CONFLICT) or paused session (SESSION_PAUSED)',
+  410: 'Session closed or expired (SESSION_CLOSED), or history no longer retained',
+  502: 'The model upstream failed (MODEL_FAILED)',
+  503: 'No model configured (MODEL_UNAVAILABLE)',
+};
+
+const ladderParams = [
+  { name: 'author', in: 'path', required: true, schema: { type: 'string' }, description: 'Ladder author (`alice` or `@alice`)' },
+  { name: 'ladder', in: 'path', required: true, schema: { type: 'string' }, description: 'Ladder name' },
+];
+const sessionParams = [...ladderParams, { name: 'id', in: 'path', required: true, schema: { type: 'string' } }];
+
+/** A tool's input schema with the `selection` member the HTTP state API adds. */
+function withSelection(schema: { properties: object; required?: readonly string[] }): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = schema as { $schema?: string; properties: object; required?: readonly string[] };
+  return { ...rest, properties: { ...rest.properties, selection: ref('Selection') }, required: [...(rest.required ?? []), 'selection'] };
+}
+
+function lifecycleOp(verb: string, summary: string) {
+  return {
+    post: {
+      operationId: `${verb}Session`,
+      summary,
+      parameters: sessionParams,
+      responses: { '200': { description: 'The session after the change', content: json(ref('Session')) }, ...errors(401, 404, 410) },
+    },
+  };
+}
+
+/**
+ * Build the OpenAPI document.
+ * @param serverUrl base URL the server listens on, listed under `servers`.
+ */
+export function openApiDocument(serverUrl: string): Record<string, unknown> {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Stateflow HTTP API',
+      version: '0.1.0',
+      description:
+        'Ladder sessions, OpenAI-compatible chat/completions over a ladder, time-travel slate reads, and the read_state/patch_state state API.',
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ bearer: [] }],
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key from --keys / STATEFLOW_API_KEYS' } },
+      schemas: {
+        CreateSession: createSessionBodySchema,
+        CreatedSession: createdSessionSchema,
+        Session: sessionSchema,
+        ChatCompletionRequest: chatCompletionBodySchema,
+        ChatCompletion: chatCompletionSchema,
+        Slates: slatesResponseSchema,
+        Selection: selectionSchema,
+        Error: errorSchema,
+      },
+    },
+    paths: {
+      '/v1/{author}/{ladder}/sessions': {
+        post: {
+          operationId: 'createSession',
+          summary: 'Create a session of the ladder (declared slate files initialised)',
+          parameters: ladderParams,
+          requestBody: { required: false, content: json(ref('CreateSession')) },
+          responses: { '200': { description: 'Created', content: json(ref('CreatedSession')) }, ...errors(400, 401, 404) },
+        },
+        get: {
+          operationId: 'listSessions',
+          summary: "The caller's sessions of the ladder",
+          parameters: ladderParams,
+          responses: {
+            '200': { description: 'Sessions', content: json({ type: 'object', properties: { data: { type: 'array', items: ref('Session') } } }) },
+            ...errors(401, 404),
+          },
+        },
+      },
+      '/v1/{author}/{ladder}/sessions/{id}': {
+        get: {
+          operationId: 'getSession',
+          summary: 'One of your sessions',
+          parameters: sessionParams,
+          responses: { '200': { description: 'The session', content: json(ref('Session')) }, ...errors(401, 404) },
+        },
+      },
+      '/v1/{author}/{ladder}/sessions/{id}/close': lifecycleOp('close', 'Close the session (calls then answer 410)'),
+      '/v1/{author}/{ladder}/sessions/{id}/pause': lifecycleOp('pause', 'Pause the session after the call in flight'),
+      '/v1/{author}/{ladder}/sessions/{id}/resume': lifecycleOp('resume', 'Resume a paused session'),
+      '/v1/{author}/{ladder}/sessions/{id}/slates': {
+        get: {
+          operationId: 'readSlates',
+          summary: "The session's slate projection, now or at a past revision",
+          parameters: [...sessionParams, { name: 'at', in: 'query', required: false, schema: { type: 'integer', minimum: 0 } }],
+          responses: { '200': { description: 'Slates', content: json(ref('Slates')) }, ...errors(400, 401, 404, 410) },
+        },
+      },
+      '/v1/{author}/{ladder}/chat/completions': {
+        post: {
+          operationId: 'chatCompletion',
+          summary: 'Run the ladder; the last user message is input.context',
+          parameters: [
+            ...ladderParams,
+            { name: 'X-Session-Id', in: 'header', required: false, schema: { type: 'string' }, description: 'Run on this session (omit: a fresh slate, nothing persisted)' },
+            { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'Expected slate revision; stale → 409' },
+          ],
+          requestBody: { required: true, content: json(ref('ChatCompletionRequest')) },
+          responses: { '200': { description: 'Completion', content: json(ref('ChatCompletion')) }, ...errors(400, 401, 404, 409, 410, 502, 503) },
+        },
+      },
+      '/v1/state/read': {
+        post: {
+          operationId: 'readState',
+          summary: 'read_state: the tool input plus a `selection`; answers exactly the tool output',
+          requestBody: {
+            required: true,
+            content: json(withSelection(readStateInputSchema)),
+          },
+          responses: { '200': { description: 'The read_state output' }, ...errors(400, 401, 404) },
+        },
+      },
+      '/v1/state/patch': {
+        post: {
+          operationId: 'patchState',
+          summary: 'patch_state: the tool input plus a `selection`; answers exactly the tool output',
+          requestBody: {
+            required: true,
+            content: json(withSelection(patchStateInputSchema)),
+          },
+          responses: { '200': { description: 'The patch_state output' }, ...errors(400, 401, 404, 409, 410) },
+        },
+      },
+    },
+  };
+}

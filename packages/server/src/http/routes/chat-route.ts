@@ -1,0 +1,166 @@
+/**
+ * `POST /v1/{author}/{ladder}/chat/completions` (seeds/ladr-stateful-sessions.txt "Subsequent
+ * ladder invocations reference the session id"; issue 6): an OpenAI-compatible request runs the
+ * ladder with the last user message as `input.context`.
+ *
+ * - `X-Session-Id`: run on that session's slates (serialised per session); writes persist.
+ * - No header: a fresh slate in a memory store; nothing persists.
+ * - `local/` ladders: one slate stream in the local store, no session lifecycle.
+ * - `If-Match: <rev>`: fail with 409 CONFLICT unless the slate stream is at `rev` when the call
+ *   starts (checked inside the session's queue, so no other call can slip in between).
+ */
+import { randomBytes } from 'node:crypto';
+import { StateflowError } from '@stateflow/core';
+import { openMemoryStore } from '@stateflow/store';
+import type { Store } from '@stateflow/store';
+import { LOCAL_SESSION, isLocalLadder, sessionSlateStream } from '@stateflow/slates';
+import type { FastifyInstance } from 'fastify';
+import { initialSlateState, runLadderCall } from '../ladder-runtime.js';
+import type { LadderCallResult, ModelProvider } from '../ladder-runtime.js';
+import type { LadderEntry } from '../ladder-catalog.js';
+import { chatCompletionBodySchema, ladderParamsSchema } from '../schemas.js';
+import type { ServerContext } from '../server-context.js';
+import { assertSessionOfLadder, servedLadder } from './ladder-target.js';
+import type { LadderParams } from './ladder-target.js';
+
+/** The subset of an OpenAI chat completion request the server reads. */
+interface ChatBody {
+  model: string;
+  messages: Array<{ role: string; content?: string | Array<{ type?: string; text?: string }> | null }>;
+  stream?: boolean;
+}
+
+/** Session id used for calls without `X-Session-Id` (their memory store is discarded). */
+const EPHEMERAL_SESSION = 'ephemeral';
+
+/** Register the chat/completions route on `app`. */
+export function registerChatRoute(app: FastifyInstance, context: ServerContext): void {
+  app.post<{ Params: LadderParams; Body: ChatBody }>(
+    '/v1/:author/:ladder/chat/completions',
+    { schema: { params: ladderParamsSchema, body: chatCompletionBodySchema } },
+    async (request, reply) => {
+      const entry = servedLadder(context, request.params);
+      const body = request.body;
+      if (body.stream === true) {
+        throw new StateflowError('INPUT_INVALID', 'stream: true is not supported; omit stream for one chat.completion response', { field: 'stream' });
+      }
+      const question = lastUserMessage(body);
+      const model = requireModel(context.model);
+      const sessionId = headerValue(request.headers['x-session-id']);
+      const ifMatch = parseIfMatch(headerValue(request.headers['if-match']));
+      const user = request.user;
+
+      const call = async (store: Store, session: string): Promise<LadderCallResult> => {
+        if (ifMatch !== undefined) await assertRevision(store, sessionSlateStream(entry.id, session), ifMatch);
+        return runLadderCall({ store, entry, session, context: question, model, modelName: body.model });
+      };
+
+      let result: LadderCallResult;
+      let session: string | null = null;
+      if (isLocalLadder(entry.id)) {
+        if (sessionId !== undefined) {
+          throw new StateflowError('INPUT_INVALID', `${entry.id} is a local ladder: local ladders have no sessions; omit X-Session-Id`, {
+            field: 'X-Session-Id',
+          });
+        }
+        result = await context.sessions.serial(sessionSlateStream(entry.id, LOCAL_SESSION), () => call(context.store, LOCAL_SESSION));
+      } else if (sessionId !== undefined) {
+        session = sessionId;
+        result = await context.sessions.call(sessionId, user, (record) => {
+          assertSessionOfLadder(record, entry.id);
+          return call(context.store, sessionId);
+        });
+      } else {
+        if (ifMatch !== undefined) {
+          throw new StateflowError('INPUT_INVALID', 'If-Match needs X-Session-Id: a call without a session has no revision to match', {
+            field: 'If-Match',
+          });
+        }
+        result = await runEphemeral(entry, (store) => call(store, EPHEMERAL_SESSION));
+      }
+      if (result.rev !== null) void reply.header('etag', `"${result.rev}"`);
+      return {
+        id: `chatcmpl-${randomBytes(12).toString('hex')}`,
+        object: 'chat.completion',
+        created: Math.floor(context.clock().getTime() / 1000),
+        model: body.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: result.output }, finish_reason: 'stop', logprobs: null }],
+        usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+        stateflow: {
+          session,
+          ladder: entry.id,
+          rev: result.rev,
+          transition: result.transition,
+          evicted: result.evicted,
+          refused: result.refused,
+        },
+      };
+    },
+  );
+}
+
+/** Run a call on a fresh slate in a memory store that is discarded afterwards. */
+async function runEphemeral(entry: LadderEntry, fn: (store: Store) => Promise<LadderCallResult>): Promise<LadderCallResult> {
+  const store = await openMemoryStore();
+  try {
+    const initial = initialSlateState(entry);
+    if (Object.keys(initial).length > 0) {
+      await store.publish({ changes: { [sessionSlateStream(entry.id, EPHEMERAL_SESSION)]: initial } });
+    }
+    const result = await fn(store);
+    return { ...result, rev: null, transition: null };
+  } finally {
+    await store.close();
+  }
+}
+
+function lastUserMessage(body: ChatBody): string {
+  for (let i = body.messages.length - 1; i >= 0; i--) {
+    const message = body.messages[i];
+    if (message?.role !== 'user') continue;
+    const content = message.content;
+    if (typeof content === 'string') return content;
+    if (Array.isArray(content)) return content.map((part) => (part.type === 'text' || part.type === undefined ? (part.text ?? '') : '')).join('');
+    return '';
+  }
+  throw new StateflowError('INPUT_INVALID', 'messages has no user message; the last user message is the ladder input (input.context)', {
+    field: 'messages',
+  });
+}
+
+function requireModel(model: ModelProvider | null): ModelProvider {
+  if (model === null) {
+    throw new StateflowError(
+      'MODEL_UNAVAILABLE',
+      'No model upstream configured: set OPENAI_BASE_URL (an OpenAI-compatible endpoint, e.g. http://localhost:11434/v1) and OPENAI_API_KEY, ' +
+        'or start the server with --model scripted:<file.jsonl>',
+    );
+  }
+  return model;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+/** Parse `If-Match: 3`, `"3"` or `W/"3"` into a revision. */
+function parseIfMatch(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(?:W\/)?"?(\d+)"?$/.exec(value);
+  if (match?.[1] === undefined) {
+    throw new StateflowError('INPUT_INVALID', `If-Match must be a slate revision such as "3", got ${JSON.stringify(value)}`, { field: 'If-Match' });
+  }
+  return Number(match[1]);
+}
+
+async function assertRevision(store: Store, stream: string, expected: number): Promise<void> {
+  const head = await store.head(stream);
+  if (head.rev !== expected) {
+    throw new StateflowError(
+      'CONFLICT',
+      `If-Match revision ${expected} is stale: the session's slates are at revision ${head.rev}; read them and retry`,
+      { stream, expected, actual: head.rev },
+    );
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Resolving the `{author}/{ladder}` of a route to a served ladder, and a session id to one of
+ * the caller's sessions of that ladder.
+ */
+import { StateflowError } from '@stateflow/core';
+import type { SessionRecord } from '@stateflow/slates';
+import type { LadderEntry } from '../ladder-catalog.js';
+import type { ServerContext } from '../server-context.js';
+
+/** Route parameters naming a ladder. */
+export interface LadderParams {
+  author: string;
+  ladder: string;
+}
+
+/** Route parameters naming a session of a ladder. */
+export interface SessionParams extends LadderParams {
+  id: string;
+}
+
+/**
+ * The served ladder `@author/name` of the route (`author` may carry its `@`).
+ * @throws NOT_FOUND when no such ladder is served (absent, or rejected at start).
+ */
+export function servedLadder(context: ServerContext, params: LadderParams): LadderEntry {
+  const id = `@${params.author.replace(/^@/, '')}/${params.ladder}`;
+  const entry = context.catalog.ladders.get(id);
+  if (entry === undefined) {
+    throw new StateflowError('NOT_FOUND', `Ladder ${id} is not served (no valid ${id.slice(1)}.yaml in the ladders directory)`);
+  }
+  return entry;
+}
+
+/**
+ * Check that `record` belongs to `ladder`; a session of another ladder is reported exactly like
+ * an unknown one.
+ * @throws SESSION_NOT_FOUND
+ */
+export function assertSessionOfLadder(record: SessionRecord, ladder: string): SessionRecord {
+  if (record.ladder !== ladder) {
+    throw new StateflowError('SESSION_NOT_FOUND', `Session "${record.id}" not found`, { session: record.id });
+  }
+  return record;
+}
+
+/**
+ * The caller's session `params.id` of the route's ladder (expiry and retention applied).
+ * @throws NOT_FOUND unknown ladder; SESSION_NOT_FOUND unknown, foreign or other-ladder session.
+ */
+export async function ownedSession(
+  context: ServerContext,
+  user: string,
+  params: SessionParams,
+): Promise<{ entry: LadderEntry; record: SessionRecord }> {
+  const entry = servedLadder(context, params);
+  const record = assertSessionOfLadder(await context.sessions.get(params.id, user), entry.id);
+  return { entry, record };
+}

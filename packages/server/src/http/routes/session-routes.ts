@@ -1,0 +1,100 @@
+/**
+ * Session routes (seeds/ladr-stateful-sessions.txt "A session is created via the platform API",
+ * "A session has a lifecycle"; issue 6 "Endpoints"): create, list, get, close, pause, resume,
+ * and the time-travel slate read.
+ */
+import { StateflowError } from '@stateflow/core';
+import type { JsonObject } from '@stateflow/core';
+import { isLocalLadder, sessionSlateStream } from '@stateflow/slates';
+import type { SessionRecord } from '@stateflow/slates';
+import type { FastifyInstance } from 'fastify';
+import { initialSlateState, projectSlates } from '../ladder-runtime.js';
+import { createSessionBodySchema, ladderParamsSchema, sessionParamsSchema, slatesQuerySchema } from '../schemas.js';
+import type { ServerContext } from '../server-context.js';
+import { assertSessionOfLadder, ownedSession, servedLadder } from './ladder-target.js';
+import type { LadderParams, SessionParams } from './ladder-target.js';
+
+/** A session as the API shows it: the record (without the owner) plus its slate revision. */
+export type SessionView = Omit<SessionRecord, 'owner'> & { rev: number };
+
+/** Register the session routes on `app`. */
+export function registerSessionRoutes(app: FastifyInstance, context: ServerContext): void {
+  const view = async (record: SessionRecord): Promise<SessionView> => {
+    const { owner: _owner, ...rest } = record;
+    const head = await context.store.head(sessionSlateStream(record.ladder, record.id));
+    return { ...rest, rev: head.rev };
+  };
+
+  app.post<{ Params: LadderParams; Body: { name?: string } | undefined }>(
+    '/v1/:author/:ladder/sessions',
+    { schema: { params: ladderParamsSchema, body: createSessionBodySchema } },
+    async (request) => {
+      const entry = servedLadder(context, request.params);
+      if (isLocalLadder(entry.id)) {
+        throw new StateflowError(
+          'INPUT_INVALID',
+          `${entry.id} is a local ladder: local ladders have no sessions; call chat/completions without X-Session-Id and its slates persist in the local store`,
+          { field: 'ladder' },
+        );
+      }
+      const record = await context.sessions.create({
+        ladder: entry.id,
+        owner: request.user,
+        name: request.body?.name ?? '',
+        initialSlate: initialSlateState(entry),
+      });
+      return { id: record.id, ladder: record.ladder, createdAt: record.createdAt };
+    },
+  );
+
+  app.get<{ Params: LadderParams }>('/v1/:author/:ladder/sessions', { schema: { params: ladderParamsSchema } }, async (request) => {
+    const entry = servedLadder(context, request.params);
+    const records = await context.sessions.list(request.user, entry.id);
+    return { object: 'list', data: await Promise.all(records.map(view)) };
+  });
+
+  app.get<{ Params: SessionParams }>('/v1/:author/:ladder/sessions/:id', { schema: { params: sessionParamsSchema } }, async (request) => {
+    const { record } = await ownedSession(context, request.user, request.params);
+    return view(record);
+  });
+
+  const lifecycle = (verb: 'close' | 'pause' | 'resume', change: (id: string, user: string) => Promise<SessionRecord>) =>
+    app.post<{ Params: SessionParams }>(
+      `/v1/:author/:ladder/sessions/:id/${verb}`,
+      { schema: { params: sessionParamsSchema } },
+      async (request) => {
+        const { entry } = await ownedSession(context, request.user, request.params);
+        return view(assertSessionOfLadder(await change(request.params.id, request.user), entry.id));
+      },
+    );
+  lifecycle('close', (id, user) => context.sessions.close(id, user));
+  lifecycle('pause', (id, user) => context.sessions.pause(id, user));
+  lifecycle('resume', async (id, user) => (await context.sessions.resume(id, user)).record);
+
+  app.get<{ Params: SessionParams; Querystring: { at?: number } }>(
+    '/v1/:author/:ladder/sessions/:id/slates',
+    { schema: { params: sessionParamsSchema, querystring: slatesQuerySchema } },
+    async (request) => {
+      const { entry, record } = await ownedSession(context, request.user, request.params);
+      if (record.purgedAt !== undefined) {
+        throw new StateflowError(
+          'SESSION_CLOSED',
+          `Session "${record.id}" is ${record.status} and its slates were deleted by the retention policy at ${record.purgedAt}`,
+          { session: record.id, status: record.status },
+        );
+      }
+      const stream = sessionSlateStream(entry.id, record.id);
+      const head = await context.store.head(stream);
+      const at = request.query.at ?? head.rev;
+      if (at > head.rev) {
+        throw new StateflowError('REVISION_NOT_FOUND', `Slate revision ${at} does not exist; the session's slates are at revision ${head.rev}`, {
+          stream,
+          rev: at,
+          head: head.rev,
+        });
+      }
+      const state: JsonObject = at === head.rev ? await context.store.state(stream) : await context.store.stateAt(stream, at);
+      return { session: record.id, ladder: entry.id, rev: at, head: head.rev, slates: projectSlates(entry, state) };
+    },
+  );
+}

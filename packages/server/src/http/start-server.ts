@@ -1,0 +1,180 @@
+/**
+ * `startServer`: the Stateflow HTTP server (issue 6; seeds/ladr-stateful-sessions.txt) — ladder
+ * sessions, OpenAI-compatible chat/completions over a ladder, time-travel slate reads and the
+ * read_state / patch_state state API, on fastify.
+ */
+import { isIP } from 'node:net';
+import Fastify from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { StateflowError } from '@stateflow/core';
+import { openStore } from '@stateflow/store';
+import type { Store } from '@stateflow/store';
+import { SessionManager } from '@stateflow/slates';
+import { loadApiKeys, authenticate } from './api-keys.js';
+import { toHttpError } from './error-status.js';
+import { loadLadderCatalog } from './ladder-catalog.js';
+import type { RejectedLadder } from './ladder-catalog.js';
+import { resolveModel } from './ladder-runtime.js';
+import { openApiDocument } from './openapi.js';
+import { registerSessionRoutes } from './routes/session-routes.js';
+import { registerChatRoute } from './routes/chat-route.js';
+import { registerStateRoutes } from './routes/state-routes.js';
+import type { ServerContext } from './server-context.js';
+
+/** Default port of `stateflow serve`. */
+export const DEFAULT_PORT = 7411;
+
+/** Options of {@link startServer}. */
+export interface ServerOptions {
+  /** Store directory (classic-level). Required unless `store` is given. */
+  dir?: string;
+  /** An open store to serve instead of opening `dir`; the server does not close it. */
+  store?: Store;
+  /** Ladders directory: every `<author>/<name>.yaml` (or `.yml`) is loaded as `@author/name`. */
+  ladders?: string;
+  /** Interface to bind. Default `127.0.0.1`. Non-loopback hosts require API keys. */
+  host?: string;
+  /** TCP port; `0` picks a free one. Default {@link DEFAULT_PORT} (7411). */
+  port?: number;
+  /** API keys `{ key: userId }` given directly (tests); else `keysFile`, else `STATEFLOW_API_KEYS`. */
+  keys?: Record<string, string>;
+  /** Path of a JSON file `{ "<key>": "<user id>" }` (`--keys FILE`). */
+  keysFile?: string;
+  /**
+   * Model provider: `scripted:<file.jsonl>` for demos and tests. Omitted: the OpenAI-compatible
+   * upstream from `OPENAI_BASE_URL` / `OPENAI_API_KEY`; with neither, chat/completions answers 503.
+   */
+  model?: string;
+  /** Environment read for `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `STATEFLOW_API_KEYS`. Default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Clock for session lifecycle times (tests inject one). Default `() => new Date()`. */
+  clock?: () => Date;
+  /** Session idle period before expiry, in ms. Default 30 days. */
+  sessionIdleMs?: number;
+  /** Retention of a closed/expired session's state, in ms (`0` deletes at once). Default 30 days. */
+  sessionRetentionMs?: number;
+  /** Interval of the expiry/retention sweep, in ms; `0` disables the timer. Default 1 hour. */
+  sweepIntervalMs?: number;
+  /** Receives start-up warnings (rejected ladders). Default: write to stderr. */
+  onWarning?: (message: string) => void;
+}
+
+/** A running server. */
+export interface ServerHandle {
+  /** Base URL, e.g. `http://127.0.0.1:7411`. */
+  url: string;
+  /** The session manager (lifecycle, sweep) serving this server. */
+  sessions: SessionManager;
+  /** The store served. */
+  store: Store;
+  /** Ladder ids served (`@author/name`), sorted. */
+  ladders: string[];
+  /** Ladder files rejected at start, with the reason. */
+  rejected: RejectedLadder[];
+  /** Stop listening, wait for calls in flight, close the store if the server opened it. */
+  close(): Promise<void>;
+}
+
+/**
+ * Start the HTTP server.
+ * @throws USAGE on bad options (no `dir`/`store`, bad keys, a non-loopback host without keys,
+ *   an unreadable scripted model file); the store's errors (e.g. STORE_LOCKED) when `dir`
+ *   cannot be opened.
+ */
+export async function startServer(options: ServerOptions): Promise<ServerHandle> {
+  const env = options.env ?? process.env;
+  const keys = loadApiKeys({ keys: options.keys, keysFile: options.keysFile, env: env.STATEFLOW_API_KEYS });
+  const host = options.host ?? '127.0.0.1';
+  if (keys === null && !isLoopback(host)) {
+    throw new StateflowError(
+      'USAGE',
+      `Refusing to bind ${host} without API keys: with no keys the server serves one local user on loopback only. ` +
+        'Give --keys FILE or STATEFLOW_API_KEYS, or bind 127.0.0.1.',
+    );
+  }
+  const model = resolveModel(options.model, env);
+  const catalog = await loadLadderCatalog(options.ladders);
+  const warn = options.onWarning ?? ((message: string) => process.stderr.write(`${message}\n`));
+  for (const r of catalog.rejected) warn(`stateflow: ladder ${r.file} not served: ${r.message}`);
+
+  let store = options.store;
+  const ownsStore = store === undefined;
+  if (store === undefined) {
+    if (options.dir === undefined) throw new StateflowError('USAGE', 'startServer needs a store directory (dir) or a store');
+    store = await openStore(options.dir);
+  }
+  const sessions = new SessionManager({
+    store,
+    clock: options.clock,
+    idleMs: options.sessionIdleMs,
+    retentionMs: options.sessionRetentionMs,
+  });
+  const context: ServerContext = { store, sessions, catalog, model, keys, clock: options.clock ?? (() => new Date()) };
+
+  const app = buildApp(context);
+  let url: string;
+  try {
+    url = await app.listen({ host, port: options.port ?? DEFAULT_PORT });
+  } catch (cause) {
+    await app.close();
+    if (ownsStore) await store.close();
+    throw new StateflowError('USAGE', `Cannot listen on ${host}:${options.port ?? DEFAULT_PORT}`, {}, { cause });
+  }
+  const baseUrl = url;
+  context.baseUrl = baseUrl;
+
+  const interval = options.sweepIntervalMs ?? 3_600_000;
+  const timer = interval > 0 ? setInterval(() => void sessions.sweep().catch(() => undefined), interval) : undefined;
+  timer?.unref();
+
+  const served = [...catalog.ladders.keys()].sort();
+  const openStoreRef = store;
+  return {
+    url: baseUrl,
+    sessions,
+    store,
+    ladders: served,
+    rejected: catalog.rejected,
+    async close() {
+      if (timer !== undefined) clearInterval(timer);
+      await app.close();
+      await sessions.idle();
+      if (ownsStore) await openStoreRef.close();
+    },
+  };
+}
+
+/** The fastify app: auth hook, routes, one error handler. */
+function buildApp(context: ServerContext): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });
+  app.decorateRequest('user', '');
+  app.addHook('onRequest', async (request) => {
+    if (request.url.startsWith('/v1/')) request.user = authenticate(context.keys, request.headers.authorization);
+  });
+  app.setErrorHandler(async (err, _request, reply) => {
+    const { status, body } = toHttpError(err);
+    return reply.status(status).send(body);
+  });
+  app.setNotFoundHandler(async (request, reply) => {
+    const { status, body } = toHttpError(new StateflowError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`));
+    return reply.status(status).send(body);
+  });
+  app.get('/openapi.json', async () => openApiDocument(context.baseUrl ?? ''));
+  registerSessionRoutes(app, context);
+  registerChatRoute(app, context);
+  registerStateRoutes(app, context);
+  return app;
+}
+
+function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1';
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated user id (`local` when no keys are configured). */
+    user: string;
+  }
+}
