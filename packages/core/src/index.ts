@@ -21,3 +21,5 @@ export type { PatchPathStep } from './narrow-patch.js';
 export { overlay } from './overlay.js';
 export { structuredRef, findStructuredRefs, parseRefPath, isAnchorableRef, anchorRefs, relativizeRefs } from './references.js';
 export type { OwnerScope, RefKind, FoundRef } from './references.js';
+export { applyWithIntentOwnership } from './intent-ownership.js';
+export type { OwnershipResult } from './intent-ownership.js';

@@ -1,0 +1,224 @@
+/**
+ * The `patch_state` handler (seed "patch_state and arrays", "Intent ownership", "Publication
+ * and storage", "Failure semantics").
+ *
+ * One call = one captured basis, the ownership cascade per scope, and at most one accepted
+ * transition across every changed scope (one revision per changed scope), published with CAS
+ * against the captured revisions. Any failure publishes nothing.
+ */
+import {
+  HOT_PLANES,
+  StateflowError,
+  anchorRefs,
+  applyWithIntentOwnership,
+  diff,
+  hasOwn,
+  isJsonObject,
+  isPathKey,
+  isPlane,
+  isStateflowError,
+} from '@stateflow/core';
+import type { JsonObject, JsonValue, OwnerScope } from '@stateflow/core';
+import type { StoreView } from '@stateflow/store';
+import { captureView, capturedStream, display, requireOwner, soleOwner } from './context.js';
+import type { RuntimeContext } from './context.js';
+import { checkToolInput } from './input-validation.js';
+import { effectiveView } from './views.js';
+import type { SelectedOwner } from '../selection.js';
+
+/**
+ * How many times a call is evaluated against a freshly captured basis when a concurrent writer
+ * moved a changed stream's head in between (CAS `CONFLICT`). After the last attempt the
+ * `CONFLICT` is returned to the caller.
+ */
+export const MAX_PUBLISH_ATTEMPTS = 3;
+
+/** One `state_updates.effective` entry: the final effective value of a changed hot path, or its deletion. */
+export type EffectiveUpdate = { path: string; value: JsonValue } | { path: string; deleted: true };
+
+/**
+ * The receipt of an accepted `patch_state`.
+ * - `cascaded`: targets the ownership phase cleared (paths only), absent when none.
+ * - `effective`: one entry per changed hot path (`plane.key`, or `plane` when the plane itself
+ *   was replaced or deleted): its final effective value, or `deleted: true` when nothing
+ *   remains in the effective view. Lazy paths never appear.
+ */
+export interface PatchStateResult {
+  state_updates: { cascaded?: string[]; effective: EffectiveUpdate[] };
+}
+
+const SCOPES: readonly OwnerScope[] = ['global', 'cwd', 'session'];
+
+/**
+ * Handles one `patch_state` call.
+ * @throws StateflowError `INPUT_INVALID`, `PATCH_INVALID`, `OWNER_NOT_SELECTED`, `CONFLICT`
+ *   (after {@link MAX_PUBLISH_ATTEMPTS}), and store errors; nothing is published then.
+ */
+export async function patchState(ctx: RuntimeContext, input: unknown): Promise<PatchStateResult> {
+  const request = checkToolInput('patch_state', input);
+  const patches = scopePatches(ctx, request.patch as JsonObject);
+  for (let attempt = 1; ; attempt++) {
+    const view = await captureView(ctx);
+    const staged = stage(ctx, view, patches);
+    if (staged.changes.size === 0) return receipt(ctx, view, staged);
+    const changes: Record<string, JsonObject> = {};
+    const expected: Record<string, number | 'none'> = {};
+    for (const [owner, change] of staged.changes) {
+      changes[owner.stream] = change.net;
+      const rev = capturedStream(view, owner).rev;
+      expected[owner.stream] = rev === 0 ? 'none' : rev;
+    }
+    try {
+      await ctx.store.publish({ changes, expected });
+    } catch (err) {
+      if (isStateflowError(err, 'CONFLICT') && attempt < MAX_PUBLISH_ATTEMPTS) continue;
+      throw err;
+    }
+    return receipt(ctx, view, staged);
+  }
+}
+
+/**
+ * Splits the model's patch into canonical per-scope patches (global, cwd, session order):
+ * scoped (`{cwd: {...}}`), or unscoped planes with exactly one selected owner. With one owner,
+ * eligible flat `$ref`s are anchored to it.
+ */
+function scopePatches(ctx: RuntimeContext, patch: JsonObject): Map<SelectedOwner, JsonObject> {
+  const keys = Object.keys(patch);
+  const scoped = keys.filter((key) => (SCOPES as readonly string[]).includes(key));
+  const out = new Map<SelectedOwner, JsonObject>();
+  if (scoped.length === 0) {
+    const sole = soleOwner(ctx);
+    if (sole === null) {
+      throw invalid(
+        `An unscoped patch needs exactly one selected owner, but ${ctx.owners.map((o) => o.scope).join(', ')} are selected; name the scope, as in {"${(ctx.owners[ctx.owners.length - 1] as SelectedOwner).scope}": {"tactics": {...}}}.`,
+        'unscoped-ambiguous',
+      );
+    }
+    out.set(requireOwner(ctx, sole), checkScopePatch(ctx, sole, patch));
+  } else {
+    if (scoped.length !== keys.length) {
+      const plane = keys.find((key) => !scoped.includes(key));
+      throw invalid(`A patch is either scoped or unscoped: "${String(plane)}" sits beside scope "${String(scoped[0])}"; move it under a scope.`, 'mixed-scoped-and-unscoped');
+    }
+    for (const scope of SCOPES) {
+      if (!hasOwn(patch, scope)) continue;
+      const owner = requireOwner(ctx, scope);
+      const scopePatch = patch[scope];
+      if (!isJsonObject(scopePatch)) {
+        throw invalid(`The ${scope} patch must be an object of planes, got ${JSON.stringify(scopePatch)}.`, 'not-object', scope);
+      }
+      out.set(owner, checkScopePatch(ctx, scope, scopePatch));
+    }
+  }
+  const sole = soleOwner(ctx);
+  if (sole !== null) for (const [owner, scopePatch] of out) out.set(owner, anchorRefs(scopePatch, sole));
+  return out;
+}
+
+/** Plane rules of one scope's patch that hold whatever the basis. */
+function checkScopePatch(ctx: RuntimeContext, scope: OwnerScope, patch: JsonObject): JsonObject {
+  const keys = Object.keys(patch);
+  if (keys.length === 0) throw invalid(`The ${scope} patch is empty; an empty patch is an invalid no-op.`, 'empty', scope);
+  for (const key of keys) {
+    if (!isPlane(key)) {
+      throw invalid(
+        `"${key}" is not a plane of ${scope}; patch_state writes intents, strategy, tactics, artifacts, response or lazy.`,
+        'unknown-plane',
+        `${scope}.${key}`,
+      );
+    }
+  }
+  if (hasOwn(patch, 'lazy') && patch.lazy !== null && !isJsonObject(patch.lazy)) {
+    throw invalid(`The ${scope} lazy root must be an object, got ${kindName(patch.lazy as JsonValue)}; put the value under a key, as in {"lazy": {"notes": ...}}.`, 'lazy-root', `${scope}.lazy`);
+  }
+  if (hasOwn(patch, 'response')) {
+    if (scope !== 'session') {
+      throw invalid(`New answers are written only to the session; ${scope}.response is not writable.`, 'response-owner', `${scope}.response`);
+    }
+    if (ctx.mode === 'passive') {
+      throw invalid('Passive mode writes no response; session.response is writable only in Active mode.', 'response-passive', 'session.response');
+    }
+  }
+  return patch;
+}
+
+interface Staged {
+  /** Changed owners in global, cwd, session order with their final state and net patch. */
+  changes: Map<SelectedOwner, { after: JsonObject; net: JsonObject }>;
+  /** Cleared targets as canonical scoped key steps, in receipt order. */
+  cascaded: { scope: OwnerScope; keys: string[] }[];
+}
+
+/** Applies every scope patch with the ownership cascade against one captured basis. */
+function stage(ctx: RuntimeContext, view: StoreView, patches: Map<SelectedOwner, JsonObject>): Staged {
+  const staged: Staged = { changes: new Map(), cascaded: [] };
+  for (const [owner, patch] of patches) {
+    const before = capturedStream(view, owner).state;
+    const { after, cascaded } = applyWithIntentOwnership(owner.scope, before, patch);
+    if (hasOwn(after, 'lazy') && !isJsonObject(after.lazy)) {
+      throw invalid(`The ${owner.scope} lazy root must stay an object.`, 'lazy-root', `${owner.scope}.lazy`);
+    }
+    for (const keys of cascaded) staged.cascaded.push({ scope: owner.scope, keys });
+    const net = diff(before, after);
+    if (Object.keys(net).length > 0) staged.changes.set(owner, { after, net });
+  }
+  return staged;
+}
+
+/** Builds the receipt from the captured basis plus the staged final states. */
+function receipt(ctx: RuntimeContext, view: StoreView, staged: Staged): PatchStateResult {
+  const sole = soleOwner(ctx);
+  const finalStates = ctx.owners.map((owner) => staged.changes.get(owner)?.after ?? capturedStream(view, owner).state);
+  const effective = effectiveView(finalStates, ctx.mode);
+  const updates: PatchStateResult['state_updates'] = { effective: [] };
+  if (staged.cascaded.length > 0) {
+    updates.cascaded = staged.cascaded.map(({ scope, keys }) => (sole === null ? [scope, ...keys] : keys).join('.'));
+  }
+  for (const [plane, key] of changedHotPaths([...staged.changes.values()].map((c) => c.net))) {
+    const planeValue = effective[plane];
+    const value = key === null ? planeValue : isJsonObject(planeValue) && hasOwn(planeValue, key) ? planeValue[key] : undefined;
+    const path = key === null ? plane : `${plane}.${key}`;
+    updates.effective.push(value === undefined ? { path, deleted: true } : { path, value: display(ctx, value as JsonValue) });
+  }
+  return { state_updates: updates };
+}
+
+/**
+ * The changed hot paths of net patches: `[plane, key]` for each member of an object plane
+ * patch (keys that cannot be written as a path fall back to the plane), `[plane, null]` when a
+ * plane is replaced or deleted whole. Hot plane order, then first appearance; no duplicates.
+ */
+function changedHotPaths(nets: JsonObject[]): [string, string | null][] {
+  const out: [string, string | null][] = [];
+  const seen = new Set<string>();
+  const add = (plane: string, key: string | null): void => {
+    const id = JSON.stringify([plane, key]);
+    if (seen.has(id) || seen.has(JSON.stringify([plane, null]))) return;
+    seen.add(id);
+    out.push([plane, key]);
+  };
+  for (const plane of HOT_PLANES) {
+    for (const net of nets) {
+      if (!hasOwn(net, plane)) continue;
+      const planePatch = net[plane] as JsonValue;
+      const keys = isJsonObject(planePatch) ? Object.keys(planePatch) : null;
+      if (keys === null || keys.some((key) => !isPathKey(key))) {
+        // the whole plane is reported; drop any finer entries already listed for it
+        for (let i = out.length - 1; i >= 0; i--) if ((out[i] as [string, string | null])[0] === plane) out.splice(i, 1);
+        add(plane, null);
+      } else {
+        for (const key of keys) add(plane, key);
+      }
+    }
+  }
+  return out;
+}
+
+function kindName(value: JsonValue): string {
+  return Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;
+}
+
+function invalid(message: string, reason: string, at?: string): StateflowError<'PATCH_INVALID'> {
+  return new StateflowError('PATCH_INVALID', message, { reason, ...(at === undefined ? {} : { at }) });
+}

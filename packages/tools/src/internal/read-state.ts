@@ -1,0 +1,190 @@
+/**
+ * The `read_state` handler (seed "Progressive read_state", "Projections", "Semantic
+ * references" → dangling-reference sentinel).
+ */
+import {
+  StateflowError,
+  applyPatch,
+  diff,
+  isStateflowError,
+  narrowPatch,
+  parsePath,
+  projectKeys,
+  readBatch,
+  readPlaneAware,
+} from '@stateflow/core';
+import type { JsonObject, JsonValue, ParsedPath, PatchPathStep, Projection, ProjectionResults } from '@stateflow/core';
+import type { StoreView } from '@stateflow/store';
+import { captureView, capturedStream, display, requireOwner, soleOwner } from './context.js';
+import type { RuntimeContext } from './context.js';
+import { danglingReferenceSentinel } from './dangling-reference.js';
+import type { DanglingReferenceResult } from './dangling-reference.js';
+import { checkToolInput } from './input-validation.js';
+import { effectiveView, scopeView } from './views.js';
+import type { SelectedOwner } from '../selection.js';
+
+/** A `read_state` response: one projection's single or positional result, or the sentinel. */
+export type ReadStateResult =
+  | ProjectionResults[Projection]
+  | { value: JsonValue[] }
+  | { meta: unknown[]; keys: unknown[] }
+  | { patch: JsonValue[] }
+  | DanglingReferenceResult;
+
+/** What a path addresses once owner binding is done. */
+type Target = { kind: 'effective'; at: number | null } | { kind: 'scope'; owner: SelectedOwner; at: number | null };
+
+/**
+ * Handles one `read_state` call against one captured view.
+ * @throws StateflowError `INPUT_INVALID`, `PATH_SYNTAX`, `PATH_NOT_FOUND`, `PATH_KIND`,
+ *   `INDEX_OUT_OF_RANGE`, `OWNER_NOT_SELECTED`, `REVISION_NOT_FOUND`, `HISTORY_NOT_RETAINED`.
+ */
+export async function readState(ctx: RuntimeContext, input: unknown): Promise<ReadStateResult> {
+  const request = checkToolInput('read_state', input);
+  const projection = (request.projection ?? 'value') as Projection;
+  const view = await captureView(ctx);
+  if (typeof request.path === 'string') {
+    const path = request.path;
+    try {
+      return await readOne(ctx, view, path, projection);
+    } catch (err) {
+      if (projection !== 'value' || !isStateflowError(err, 'PATH_NOT_FOUND')) throw err;
+      const sentinel = danglingReferenceSentinel(ctx, view, parsePath(path));
+      if (sentinel === null) throw err;
+      return sentinel;
+    }
+  }
+  const paths = request.paths as string[];
+  const results: ProjectionResults[Projection][] = [];
+  // Sequential on purpose: the first failing path in request order is the error reported.
+  for (const path of paths) results.push(await readOne(ctx, view, path, projection));
+  let next = 0;
+  return readBatch(paths, projection, () => results[next++] as ProjectionResults[Projection]);
+}
+
+async function readOne(ctx: RuntimeContext, view: StoreView, path: string, projection: Projection): Promise<ProjectionResults[Projection]> {
+  const parsed = parsePath(path);
+  const target = bind(ctx, parsed);
+  if (projection === 'patch') return { patch: display(ctx, await readPatch(ctx, view, target, parsed)) };
+  const value = readPlaneAware(await rootAt(ctx, view, target), parsed.steps, path);
+  return projection === 'keys' ? projectKeys(value) : { value: display(ctx, value) };
+}
+
+/**
+ * Owner binding: an explicit scope must be selected; an unscoped path binds to the sole
+ * selected owner, or aliases the current effective state when several owners are selected.
+ */
+function bind(ctx: RuntimeContext, parsed: ParsedPath): Target {
+  if (parsed.root === 'effective') return { kind: 'effective', at: parsed.at };
+  if (parsed.root !== null) return { kind: 'scope', owner: requireOwner(ctx, parsed.root, parsed.text), at: parsed.at };
+  const sole = soleOwner(ctx);
+  return sole === null ? { kind: 'effective', at: null } : { kind: 'scope', owner: requireOwner(ctx, sole), at: null };
+}
+
+/** The root view a value/keys read starts from. */
+async function rootAt(ctx: RuntimeContext, view: StoreView, target: Target): Promise<JsonObject> {
+  if (target.kind === 'scope') {
+    const current = capturedStream(view, target.owner);
+    if (target.at === null) return scopeView(current.state);
+    checkRevision(target.owner.scope, target.at, current.rev);
+    return scopeView(await ctx.store.stateAt(target.owner.stream, target.at));
+  }
+  if (target.at === null) return effectiveView(ctx.owners.map((owner) => capturedStream(view, owner).state), ctx.mode);
+  checkTransition(target.at, view.seq);
+  return effectiveAt(ctx, target.at);
+}
+
+async function effectiveAt(ctx: RuntimeContext, seq: number): Promise<JsonObject> {
+  const streams = ctx.owners.map((owner) => owner.stream);
+  const states = await ctx.store.statesAt(streams, seq);
+  return effectiveView(streams.map((stream) => states[stream] ?? {}), ctx.mode);
+}
+
+/**
+ * The `patch` projection: the semantic patch of the selected boundary narrowed to the path —
+ * a scope's revision (`cwd[3]`, or the current revision), or for `effective` the change of the
+ * effective view made by global transition N (`effective[N]`, or the last transition that
+ * changed a selected owner). `{}` = no change there, `null` = deleted there.
+ */
+async function readPatch(ctx: RuntimeContext, view: StoreView, target: Target, parsed: ParsedPath): Promise<JsonValue> {
+  rejectRange(parsed);
+  let before: JsonObject;
+  let after: JsonObject;
+  let patch: JsonObject;
+  if (target.kind === 'scope') {
+    const current = capturedStream(view, target.owner);
+    const rev = target.at ?? current.rev;
+    if (target.at !== null) checkRevision(target.owner.scope, rev, current.rev);
+    if (rev === 0) throw noPatch(`${target.owner.scope} has no transition at revision 0 (its empty initial state)`, target.owner.stream, current.rev);
+    [patch, before] = await Promise.all([ctx.store.patchAt(target.owner.stream, rev), ctx.store.stateAt(target.owner.stream, rev - 1)]);
+    after = applyPatch(before, patch);
+  } else {
+    const seq = target.at ?? (await lastChangeSeq(ctx, view));
+    if (target.at !== null) checkTransition(seq, view.seq);
+    if (seq === 0) throw noPatch('the selected owners have no transition yet', 'effective', view.seq);
+    [before, after] = await Promise.all([effectiveAt(ctx, seq - 1), effectiveAt(ctx, seq)]);
+    patch = diff(before, after);
+  }
+  const beforeValue = existing(before, parsed);
+  // The path must exist on one side of the boundary; otherwise report it like a value read.
+  if (beforeValue === undefined) readPlaneAware(target.kind === 'scope' ? scopeView(after) : after, parsed.steps, parsed.text);
+  return narrowPatch(patch, parsed.steps as PatchPathStep[], beforeValue);
+}
+
+/** The patch projection addresses one value: a range step is a kind error. */
+function rejectRange(parsed: ParsedPath): void {
+  const range = parsed.steps.find((step) => step.kind === 'range');
+  if (range === undefined) return;
+  throw new StateflowError(
+    'PATH_KIND',
+    `Path ${JSON.stringify(parsed.text)}: the patch projection addresses one value, but a range [start:end] at column ${range.column} selects several; read the patch of the whole array.`,
+    { path: parsed.text, expected: 'member or index', actual: 'range' },
+  );
+}
+
+/** The value at the path before the boundary, or `undefined` when it does not resolve there. */
+function existing(state: JsonObject, parsed: ParsedPath): JsonValue | undefined {
+  try {
+    // `null` is an absent plane: nothing existed there.
+    return readPlaneAware(scopeView(state), parsed.steps, parsed.text) ?? undefined;
+  } catch (err) {
+    if (isStateflowError(err, 'PATH_NOT_FOUND', 'PATH_KIND', 'INDEX_OUT_OF_RANGE')) return undefined;
+    throw err;
+  }
+}
+
+/** The global seq of the last transition (≤ view.seq) that changed any selected owner. */
+async function lastChangeSeq(ctx: RuntimeContext, view: StoreView): Promise<number> {
+  let last = 0;
+  for (const owner of ctx.owners) {
+    const { rev } = capturedStream(view, owner);
+    if (rev === 0) continue;
+    const head = await ctx.store.head(owner.stream);
+    if (head.rev === rev) {
+      last = Math.max(last, head.seq);
+      continue;
+    }
+    for await (const transition of ctx.store.transitions({ stream: owner.stream, to: view.seq })) last = Math.max(last, transition.seq);
+  }
+  return last;
+}
+
+function checkRevision(scope: string, rev: number, head: number): void {
+  if (rev > head) {
+    throw new StateflowError('REVISION_NOT_FOUND', `${scope}[${rev}] does not exist: ${scope} is at revision ${head}.`, { stream: scope, rev, head });
+  }
+}
+
+function checkTransition(seq: number, last: number): void {
+  if (seq > last) {
+    throw new StateflowError('REVISION_NOT_FOUND', `effective[${seq}] does not exist: the last transition is ${last}.`, {
+      stream: 'effective',
+      rev: seq,
+      head: last,
+    });
+  }
+}
+
+function noPatch(why: string, stream: string, head: number): StateflowError<'REVISION_NOT_FOUND'> {
+  return new StateflowError('REVISION_NOT_FOUND', `No patch to show: ${why}.`, { stream, rev: 0, head });
+}
