@@ -6,8 +6,8 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { isStateflowError } from '@stateflow/core';
-import { loadLadder } from '@stateflow/slates';
-import type { LadderConfig } from '@stateflow/slates';
+import { loadLadderFile } from '@stateflow/slates';
+import type { Ladder } from '@stateflow/slates';
 
 /** One served ladder. */
 export interface LadderEntry {
@@ -15,8 +15,8 @@ export interface LadderEntry {
   id: string;
   /** The YAML file it was loaded from. */
   file: string;
-  /** The validated config. */
-  config: LadderConfig;
+  /** The loaded, validated ladder (config, slate catalog, compiled schemas). */
+  ladder: Ladder;
 }
 
 /** A ladder file that was not served, and why. */
@@ -67,7 +67,7 @@ export async function loadLadderCatalog(dir: string | undefined): Promise<Ladder
         continue;
       }
       try {
-        ladders.set(id, { id, file, config: await loadLadder(file) });
+        ladders.set(id, { id, file, ladder: await loadLadderFile(file) });
       } catch (err) {
         if (!isStateflowError(err)) throw err;
         rejected.push({ file, code: err.code, message: err.message });

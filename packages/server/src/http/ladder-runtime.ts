@@ -34,12 +34,12 @@ export function resolveModel(option: string | undefined, env: Record<string, str
 
 /** Every declared file of the ladder's slates initialised per its `init:`, as slate stream state. */
 export function initialSlateState(entry: LadderEntry): JsonObject {
-  return initialSlateStateOf(entry.config);
+  return initialSlateStateOf(entry.ladder);
 }
 
 /** The slate projection (with system metatags) of a slate stream state. */
 export function projectSlates(entry: LadderEntry, state: JsonObject): JsonValue {
-  return projectSlateState(entry.config, state);
+  return projectSlateState(entry.ladder, state);
 }
 
 /** Input of {@link runLadderCall}. */
@@ -73,7 +73,7 @@ export async function runLadderCall(input: LadderCallInput): Promise<LadderCallR
   const { store, entry, session, model, modelName } = input;
   const result = await runLadder({
     store,
-    config: entry.config,
+    config: entry.ladder,
     ladder: entry.id,
     input: { context: input.context },
     session,
