@@ -16,7 +16,7 @@ export type { PatchInvalidReason, PatchInvalidDetails } from './patch-validate.j
 export { applyPatch } from './patch-apply.js';
 export { netPatch } from './net-patch.js';
 export { diff } from './diff.js';
-export { narrowPatch } from './narrow-patch.js';
+export { narrowPatch, applyNarrowedPatch } from './narrow-patch.js';
 export type { PatchPathStep } from './narrow-patch.js';
 export { overlay } from './overlay.js';
 export { structuredRef, findStructuredRefs, parseRefPath, isAnchorableRef, anchorRefs, relativizeRefs } from './references.js';

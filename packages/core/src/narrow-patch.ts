@@ -4,6 +4,7 @@ import type { JsonObject, JsonValue } from './json.js';
 import { isJsonObject, jsonEqual } from './json.js';
 import { diffValue } from './internal/diff-value.js';
 import { indexKey } from './internal/index-key.js';
+import { snapshotJson } from './internal/json-snapshot.js';
 import { mergeValue } from './internal/merge.js';
 import { ownValue } from './internal/own-property.js';
 import { patchObjectShape } from './internal/patch-shape.js';
@@ -30,12 +31,15 @@ export type PatchPathStep = { kind: 'key'; key: string } | { kind: 'index'; inde
  * - an object — a recursive object patch of the object at `path`, or, where the value was
  *   created or replaced a non-object, the new object itself.
  *
+ * {@link applyNarrowedPatch} is the exact reading: `null` deletes, `{}` keeps the old value,
+ * another object patches it (RFC 7396: a non-object counts as `{}`), anything else replaces it.
+ *
  * When `path` descends into a value the patch wrote whole (a replacement or creation above
  * `path`), the result is computed from `before` and the new value at `path` with `diff`'s rules
  * (equal → `{}`, absent after → `null`, absent before → the new value, objects → recursive patch,
  * same-length arrays → index patch, otherwise the new value). One corner is inherent to the
- * shape language: creating `{}` where nothing was, or replacing a non-object with `{}`, also
- * narrows to `{}`, which read as a patch creates `{}`.
+ * seed's shape language: an empty object created where nothing was, or replacing a scalar or
+ * array, also narrows to `{}` and so reads as "no change"; the `value` projection tells them apart.
  *
  * @param patch a valid patch (normally the stored net patch of one transition).
  * @param path key and index steps from the patch's root (the stream state); `[]` is the root.
@@ -93,4 +97,19 @@ function compare(before: JsonValue | undefined, after: JsonValue | undefined): J
   if (after === undefined) return before === undefined ? {} : null;
   if (before === undefined) return after;
   return diffValue(before, after) ?? {};
+}
+
+/**
+ * Reads a {@link narrowPatch} result against the old value at its path and returns the new
+ * value there (`undefined` = absent): `null` → absent; `{}` → `old` unchanged; another object →
+ * applied as a patch (`"[N]"` keys to an array; ordinary keys merged into `old`, or into `{}`
+ * when `old` is not an object); a scalar or array → replaces `old`. The result is deeply frozen.
+ *
+ * @throws StateflowError `PATCH_INVALID` when `narrowed` does not fit `old` (for example an
+ *   index patch for a value that is not an array), as {@link applyPatch} would.
+ */
+export function applyNarrowedPatch(old: JsonValue | undefined, narrowed: JsonValue): JsonValue | undefined {
+  if (narrowed === null) return undefined;
+  if (isJsonObject(narrowed) && Object.keys(narrowed).length === 0) return old;
+  return freeze(mergeValue(old, snapshotJson(narrowed, ''), ''), true);
 }
