@@ -1,0 +1,183 @@
+/**
+ * Loading and validating a ladder config (seeds/ladr-reads-and-writes.txt "At config load time,
+ * every slateRead is validated", "Write-related rules checked at config load time").
+ *
+ * Loading = parse (YAML 1.2 or JSON) → structural check against {@link ladderConfigSchema} →
+ * cross-reference rules → compile every author schema (ajv strict). All problems are collected
+ * and reported together.
+ */
+import { readFile } from 'node:fs/promises';
+import { Ajv } from 'ajv';
+import type { ErrorObject } from 'ajv';
+import { LineCounter, parseDocument } from 'yaml';
+import { StateflowError } from '@stateflow/core';
+import type { LadderConfig } from './config-types.js';
+import { ladderConfigSchema } from './config-schema.js';
+import type { Catalog } from './internal/catalog.js';
+import { buildCatalog } from './internal/catalog.js';
+import type { CompiledChecks } from './internal/config-rules.js';
+import { checkConfigRules } from './internal/config-rules.js';
+import { createSchemaCompiler } from './internal/user-schemas.js';
+
+/**
+ * A loaded, valid ladder: its config plus what the runtime needs (declared slates indexed,
+ * author schemas compiled). Produced only by {@link loadLadder} / {@link loadLadderFile}.
+ */
+export interface Ladder {
+  /** The config as written (after YAML/JSON parsing), deeply frozen. */
+  readonly config: LadderConfig;
+  /** Declared slates by title, with defaults applied and write-target files added. */
+  readonly catalog: Catalog;
+  /** Compiled `slateWrite.match`, `if.jsonMatches` and `retrieve.requestMatch` by step id. */
+  readonly checks: CompiledChecks;
+}
+
+const structure = new Ajv({ strict: true, allowUnionTypes: true, allErrors: true }).compile(ladderConfigSchema);
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/** Parse YAML or JSON text; problems are `YAML: <message>` with line and column. */
+function parseText(text: string): { value: unknown } | { problems: string[] } {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, lineCounter });
+  if (doc.errors.length > 0) {
+    return {
+      problems: doc.errors.map((e) => {
+        const pos = lineCounter.linePos(e.pos[0]);
+        return `YAML: ${e.message} at line ${pos.line}, column ${pos.col}`;
+      }),
+    };
+  }
+  return { value: doc.toJS({ maxAliasCount: 100 }) as unknown };
+}
+
+function locate(config: Record<string, unknown>, pointer: string): { head: string; rest: string } {
+  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const rest = (from: number): string =>
+    parts
+      .slice(from)
+      .map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`))
+      .join('');
+  if (parts[0] === 'steps' && parts[1] !== undefined) {
+    const step = (config.steps as unknown[])[Number(parts[1])] as { id?: unknown } | undefined;
+    const head = typeof step?.id === 'string' ? `Step "${step.id}"` : `Step #${Number(parts[1]) + 1}`;
+    return { head, rest: rest(2) };
+  }
+  if (parts[0] === 'slates' && parts[1] !== undefined) {
+    const slate = (config.slates as unknown[])[Number(parts[1])] as { title?: unknown } | undefined;
+    const head = typeof slate?.title === 'string' ? `Slate "${slate.title}"` : `Slate #${Number(parts[1]) + 1}`;
+    return { head, rest: rest(2) };
+  }
+  return { head: 'Config', rest: rest(0) };
+}
+
+function describe(config: Record<string, unknown>, e: ErrorObject): string | undefined {
+  if (e.keyword === 'if') return undefined; // the failing then/else branch is reported itself
+  const { head, rest } = locate(config, e.instancePath);
+  const at = rest === '' ? '' : ` ${rest}`;
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return `${head}:${at} has unknown key "${String(e.params.additionalProperty)}"`;
+    case 'required':
+      return `${head}:${at} is missing required key "${String(e.params.missingProperty)}"`;
+    case 'enum':
+      return `${head}:${at} must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    default:
+      return `${head}:${at} ${e.message ?? 'is invalid'}`;
+  }
+}
+
+/** Structural problems, and which parts are safe for the cross-reference rules. */
+function checkStructure(value: object): { problems: string[]; validSteps: Set<number>; slatesValid: boolean } {
+  const config = value as Record<string, unknown>;
+  const steps = Array.isArray(config.steps) ? config.steps : [];
+  const validSteps = new Set<number>(steps.map((_, i) => i));
+  let slatesValid = true;
+  const problems: string[] = [];
+  if (!structure(value)) {
+    for (const e of structure.errors ?? []) {
+      const step = /^\/steps\/(\d+)/.exec(e.instancePath);
+      if (step) validSteps.delete(Number(step[1]));
+      if (e.instancePath.startsWith('/slates') || (e.instancePath === '' && e.params.missingProperty === 'slates')) {
+        slatesValid = false;
+      }
+      const text = describe(config, e);
+      if (text !== undefined && !problems.includes(text)) problems.push(text);
+    }
+  }
+  if (!Array.isArray(config.steps)) validSteps.clear();
+  if (config.slates !== undefined && !Array.isArray(config.slates)) slatesValid = false;
+  return { problems, validSteps, slatesValid };
+}
+
+function analyse(input: string | object): { problems: string[]; ladder?: Ladder } {
+  let value: unknown = input;
+  if (typeof input === 'string') {
+    const parsed = parseText(input);
+    if ('problems' in parsed) return { problems: parsed.problems };
+    value = parsed.value;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { problems: ['Config: must be a mapping (YAML) or an object (JSON)'] };
+  }
+  const { problems, validSteps, slatesValid } = checkStructure(value);
+  const config = value as LadderConfig;
+  const steps = (Array.isArray(config.steps) ? config.steps : []).filter((_, i) => validSteps.has(i));
+  const catalog = buildCatalog({ slates: slatesValid ? config.slates : [], steps });
+  const rules = checkConfigRules(config, catalog, validSteps, slatesValid, createSchemaCompiler());
+  problems.push(...rules.problems);
+  if (problems.length > 0) return { problems };
+  return { problems, ladder: { config: deepFreeze(structuredClone(config)), catalog, checks: rules.checks } };
+}
+
+/**
+ * Every problem of a ladder config, in order (structure, slates, steps, exit); `[]` when valid.
+ * @param input YAML or JSON text, or an already parsed config object
+ */
+export function validateLadder(input: string | object): string[] {
+  return analyse(input).problems;
+}
+
+/**
+ * Load a ladder config.
+ * @param input YAML or JSON text, or an already parsed config object
+ * @throws CONFIG_INVALID with `details.problems: string[]` listing every problem at once
+ */
+export function loadLadder(input: string | object): Ladder {
+  const { problems, ladder } = analyse(input);
+  if (ladder === undefined) {
+    throw new StateflowError(
+      'CONFIG_INVALID',
+      `Ladder config has ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n${problems.join('\n')}`,
+      { problems },
+    );
+  }
+  return ladder;
+}
+
+/**
+ * Read and load a ladder config file (YAML or JSON).
+ * @throws CONFIG_INVALID as {@link loadLadder}; NOT_FOUND when the file cannot be read
+ */
+export async function loadLadderFile(file: string): Promise<Ladder> {
+  return loadLadder(await readLadderText(file));
+}
+
+/** Read and validate a ladder config file; see {@link validateLadder}. @throws NOT_FOUND */
+export async function validateLadderFile(file: string): Promise<string[]> {
+  return validateLadder(await readLadderText(file));
+}
+
+async function readLadderText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    throw new StateflowError('NOT_FOUND', `Cannot read ladder config "${file}": ${(err as Error).message}`, { file }, { cause: err });
+  }
+}
