@@ -1,1 +1,21 @@
-export {};
+export { runConformance, conformanceGroups } from './run-conformance.js';
+export { publishGroup } from './groups/publish.js';
+export { readGroup } from './groups/read.js';
+export { historyGroup } from './groups/history.js';
+export { patchAtGroup } from './groups/patch-at.js';
+export { effectiveAtGroup } from './groups/effective-at.js';
+export { compactionGroup } from './groups/compaction.js';
+export { forkRevertGroup } from './groups/fork-revert.js';
+export { auditGroup } from './groups/audit.js';
+export { watchGroup } from './groups/watch.js';
+export { persistenceGroup } from './groups/persistence.js';
+export { modelBasedGroup } from './groups/model-based.js';
+export { memoryInitializer, classicLevelInitializer } from './backends.js';
+export type {
+  ConformanceGroup,
+  ConformanceOptions,
+  SkipRecord,
+  StoreInitializer,
+  TestApi,
+  TestFn,
+} from './initializer.js';

@@ -1,0 +1,53 @@
+/**
+ * Conformance: `patchAt` (DESIGN.md "Store model": the net patch of each revision, such that
+ * `apply(stateAt(rev - 1), patchAt(rev))` equals `stateAt(rev)`; seed "patch projection":
+ * distinguishes no-change from deletion).
+ */
+import { applyPatch } from '@stateflow/core';
+import type { ConformanceOptions, StoreInitializer, TestApi } from '../initializer.js';
+import { assert, assertJsonEqual, rejectsWithCode } from '../internal/assert.js';
+import { defineGroup } from '../internal/group.js';
+import { accept, counterSeries, publishSeries } from '../internal/publish.js';
+
+/**
+ * Register the `patchAt` group: each revision's patch equals the transition's change, replays
+ * onto the previous state across checkpoints, keeps deletions as `null`, and rev 0 / past the
+ * head are `REVISION_NOT_FOUND`.
+ */
+export function patchAtGroup(init: StoreInitializer, api: TestApi, options: ConformanceOptions = {}): void {
+  defineGroup('patchAt', 'patchAt', init, api, options, ({ test }) => {
+    test('patchAt(rev) is the net patch of the transition that produced rev', async ({ store }) => {
+      const { patches } = counterSeries(10);
+      const transitions = await publishSeries(store, 'global', patches);
+      for (const t of transitions) {
+        const change = t.changes[0]!;
+        assertJsonEqual(await store.patchAt('global', change.rev), change.patch, `patchAt ${change.rev}`);
+      }
+    }, { options: { checkpointInterval: 3 } });
+
+    test('apply(stateAt(rev - 1), patchAt(rev)) equals stateAt(rev) for every revision', async ({ store }) => {
+      const { patches, states } = counterSeries(14);
+      await publishSeries(store, 'global', patches);
+      for (let r = 1; r < states.length; r++) {
+        const patch = await store.patchAt('global', r);
+        assertJsonEqual(applyPatch(states[r - 1]!, patch), states[r]!, `replay of rev ${r}`);
+      }
+    }, { options: { checkpointInterval: 3 } });
+
+    test('a deletion is recorded as null and a multi-stream transition gives each stream its own patch', async ({ store }) => {
+      await accept(store, { global: { a: 1, b: 2 }, 'session:s': { c: 3 } });
+      await accept(store, { global: { a: null }, 'session:s': { c: 4, d: { e: 'f' } } });
+      assertJsonEqual(await store.patchAt('global', 2), { a: null }, 'deletion');
+      assertJsonEqual(await store.patchAt('session:s', 2), { c: 4, d: { e: 'f' } }, 'other stream');
+      assertJsonEqual(await store.patchAt('session:s', 1), { c: 3 }, 'first revision');
+    });
+
+    test('patchAt of rev 0 or past the head is REVISION_NOT_FOUND', async ({ store }) => {
+      await accept(store, { global: { a: 1 } });
+      await rejectsWithCode(store.patchAt('global', 0), 'REVISION_NOT_FOUND', 'rev 0');
+      const err = await rejectsWithCode(store.patchAt('global', 2), 'REVISION_NOT_FOUND', 'past head');
+      assert.equal(err.details.head, 1);
+      await rejectsWithCode(store.patchAt('session:none', 1), 'REVISION_NOT_FOUND', 'empty stream');
+    });
+  });
+}

@@ -1,0 +1,61 @@
+/**
+ * The whole conformance suite in one call.
+ */
+import type { ConformanceGroup, ConformanceOptions, SkipRecord, StoreInitializer, TestApi } from './initializer.js';
+import { auditGroup } from './groups/audit.js';
+import { compactionGroup } from './groups/compaction.js';
+import { effectiveAtGroup } from './groups/effective-at.js';
+import { forkRevertGroup } from './groups/fork-revert.js';
+import { historyGroup } from './groups/history.js';
+import { modelBasedGroup } from './groups/model-based.js';
+import { patchAtGroup } from './groups/patch-at.js';
+import { persistenceGroup } from './groups/persistence.js';
+import { publishGroup } from './groups/publish.js';
+import { readGroup } from './groups/read.js';
+import { watchGroup } from './groups/watch.js';
+import { warnSkip } from './internal/group.js';
+
+type GroupFunction = (init: StoreInitializer, api: TestApi, options?: ConformanceOptions) => void;
+
+/** Every group, in the order the suite registers them. */
+export const conformanceGroups: Readonly<Record<ConformanceGroup, GroupFunction>> = {
+  publish: publishGroup,
+  read: readGroup,
+  history: historyGroup,
+  patchAt: patchAtGroup,
+  effectiveAt: effectiveAtGroup,
+  compaction: compactionGroup,
+  forkRevert: forkRevertGroup,
+  audit: auditGroup,
+  watch: watchGroup,
+  persistence: persistenceGroup,
+  modelBased: modelBasedGroup,
+};
+
+/**
+ * Register every conformance group for the backend `init` with the test runner `api`
+ * (e.g. vitest's `{ describe, it }`). Returns the list of skips, filled as the runner
+ * collects the groups (each is also passed to `options.onSkip`, by default printed with
+ * `console.warn`).
+ *
+ * @example
+ * import { describe, it } from 'vitest';
+ * import { runConformance, classicLevelInitializer } from '@stateflow/conformance';
+ * runConformance(classicLevelInitializer(), { describe, it });
+ */
+export function runConformance(
+  init: StoreInitializer,
+  api: TestApi,
+  options: ConformanceOptions = {},
+): { skipped: SkipRecord[] } {
+  const skipped: SkipRecord[] = [];
+  const recording: ConformanceOptions = {
+    ...options,
+    onSkip: (skip) => {
+      skipped.push(skip);
+      (options.onSkip ?? warnSkip)(skip);
+    },
+  };
+  for (const group of Object.values(conformanceGroups)) group(init, api, recording);
+  return { skipped };
+}

@@ -1,0 +1,4 @@
+import { describe, it } from 'vitest';
+import { classicLevelInitializer, runConformance } from '@stateflow/conformance';
+
+runConformance(classicLevelInitializer(), { describe, it });
