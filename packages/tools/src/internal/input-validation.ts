@@ -8,7 +8,8 @@ import { StateflowError, isJsonObject } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import { patchStateInputSchema, readStateInputSchema } from '../schemas.js';
 
-const ajv = new Ajv2020({ allErrors: false, strict: true, useDefaults: false });
+// strictRequired is off: the oneOf branches name members declared in `properties` beside them.
+const ajv = new Ajv2020({ strict: true, strictRequired: false });
 const validators = {
   read_state: ajv.compile(readStateInputSchema),
   patch_state: ajv.compile(patchStateInputSchema),

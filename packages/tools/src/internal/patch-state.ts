@@ -171,17 +171,18 @@ function receipt(ctx: RuntimeContext, view: StoreView, staged: Staged): PatchSta
   const sole = soleOwner(ctx);
   const finalStates = ctx.owners.map((owner) => staged.changes.get(owner)?.after ?? capturedStream(view, owner).state);
   const effective = effectiveView(finalStates, ctx.mode);
-  const updates: PatchStateResult['state_updates'] = { effective: [] };
+  const updates: { cascaded?: string[] } = {};
   if (staged.cascaded.length > 0) {
     updates.cascaded = staged.cascaded.map(({ scope, keys }) => (sole === null ? [scope, ...keys] : keys).join('.'));
   }
+  const effectiveUpdates: EffectiveUpdate[] = [];
   for (const [plane, key] of changedHotPaths([...staged.changes.values()].map((c) => c.net))) {
     const planeValue = effective[plane];
     const value = key === null ? planeValue : isJsonObject(planeValue) && hasOwn(planeValue, key) ? planeValue[key] : undefined;
     const path = key === null ? plane : `${plane}.${key}`;
-    updates.effective.push(value === undefined ? { path, deleted: true } : { path, value: display(ctx, value as JsonValue) });
+    effectiveUpdates.push(value === undefined ? { path, deleted: true } : { path, value: display(ctx, value as JsonValue) });
   }
-  return { state_updates: updates };
+  return { state_updates: { ...updates, effective: effectiveUpdates } };
 }
 
 /**

@@ -1,0 +1,143 @@
+/**
+ * The MCP transport of the agent surface (issue 4 "packages/server: MCP over stdio"): the tools
+ * `read_state` and `patch_state` with their JSON Schemas, and the baseline snapshot as the
+ * resource `stateflow://baseline`.
+ *
+ * A successful call returns one text content item holding exactly the tool's response JSON, and
+ * the same object as `structuredContent`. A failure returns `isError: true` with the text
+ * `{"code": ..., "message": ...}` — never a success carrying an error field.
+ */
+import { createRequire } from 'node:module';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode as McpErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isStateflowError } from '@stateflow/core';
+import type { Store } from '@stateflow/store';
+import {
+  PATCH_STATE_DESCRIPTION,
+  PATCH_STATE_TOOL,
+  READ_STATE_DESCRIPTION,
+  READ_STATE_TOOL,
+  createRuntime,
+  patchStateInputSchema,
+  readStateInputSchema,
+} from '@stateflow/tools';
+import type { Selection } from '@stateflow/tools';
+
+/** URI of the baseline resource. */
+export const BASELINE_RESOURCE_URI = 'stateflow://baseline';
+
+/** Options of {@link createMcpServer} and {@link runMcpServer}. */
+export interface McpServerOptions {
+  /** The open store. The MCP server never closes it; the caller owns it. */
+  store: Store;
+  /** The owners served and the mode. */
+  selection: Selection;
+  /** How many recent transitions the baseline resource considers (default 10). */
+  recentTransitions?: number;
+}
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+/**
+ * Creates an MCP server (not yet connected) serving `read_state`, `patch_state` and the
+ * baseline resource for `selection` over `store`.
+ * @throws StateflowError `INPUT_INVALID` for an invalid selection.
+ */
+export function createMcpServer(options: McpServerOptions): Server {
+  const runtime = createRuntime({
+    store: options.store,
+    selection: options.selection,
+    ...(options.recentTransitions === undefined ? {} : { recentTransitions: options.recentTransitions }),
+  });
+  const server = new Server(
+    { name: 'stateflow', version },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions:
+        `Stateflow memory. Read the baseline resource ${BASELINE_RESOURCE_URI} for hot state and lazy_navigation; ` +
+        'read deeper with read_state and change memory with patch_state.',
+    },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [
+      { name: READ_STATE_TOOL, description: READ_STATE_DESCRIPTION, inputSchema: readStateInputSchema },
+      { name: PATCH_STATE_TOOL, description: PATCH_STATE_DESCRIPTION, inputSchema: patchStateInputSchema },
+    ],
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const input = request.params.arguments ?? {};
+    switch (request.params.name) {
+      case READ_STATE_TOOL:
+        return toolResult(() => runtime.readState(input));
+      case PATCH_STATE_TOOL:
+        return toolResult(() => runtime.patchState(input));
+      default:
+        throw new McpError(McpErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; tools: ${READ_STATE_TOOL}, ${PATCH_STATE_TOOL}.`);
+    }
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [
+      {
+        uri: BASELINE_RESOURCE_URI,
+        name: 'baseline',
+        title: 'Stateflow baseline',
+        description: 'Hot effective state (intents, strategy, tactics, artifacts, response), lazy_navigation and recent transitions.',
+        mimeType: 'application/json',
+      },
+    ],
+  }));
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    if (request.params.uri !== BASELINE_RESOURCE_URI) {
+      throw new McpError(McpErrorCode.InvalidParams, `Unknown resource "${request.params.uri}"; resources: ${BASELINE_RESOURCE_URI}.`);
+    }
+    const baseline = await runtime.baseline();
+    return { contents: [{ uri: BASELINE_RESOURCE_URI, mimeType: 'application/json', text: JSON.stringify(baseline) }] };
+  });
+
+  return server;
+}
+
+/** Runs one tool call and maps its outcome to an MCP tool result. */
+async function toolResult(call: () => Promise<object>): Promise<CallToolResult> {
+  try {
+    const result = await call();
+    return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
+  } catch (err) {
+    const body = isStateflowError(err)
+      ? { code: err.code, message: err.message }
+      : { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) };
+    return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+  }
+}
+
+/** A running MCP server. */
+export interface RunningMcpServer {
+  server: Server;
+  /** Closes the MCP connection (not the store). */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the MCP server and connects it to `transport` (default: this process's stdio).
+ * Resolves once connected; the server then runs until the transport closes.
+ * @throws StateflowError `INPUT_INVALID` for an invalid selection.
+ */
+export async function runMcpServer(options: McpServerOptions & { transport?: Transport }): Promise<RunningMcpServer> {
+  const server = createMcpServer(options);
+  await server.connect(options.transport ?? new StdioServerTransport());
+  return { server, close: () => server.close() };
+}
