@@ -1,1 +1,21 @@
-export {};
+export { openStore, openMemoryStore } from './open-store.js';
+export { AuditCode } from './audit-code.js';
+export type {
+  StreamId,
+  ExpectedRevision,
+  StreamChange,
+  Transition,
+  PublishInput,
+  PublishResult,
+  Durability,
+  StreamHead,
+  StoreView,
+  AuditProblem,
+  AuditReport,
+  StoreOptions,
+  ForkOptions,
+  WatchOptions,
+  Store,
+  JsonObject,
+  JsonValue,
+} from './types.js';

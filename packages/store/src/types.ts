@@ -5,6 +5,7 @@
  * code against. Implementation lives beside it.
  */
 import type { JsonObject, JsonValue } from '@stateflow/core';
+import type { AuditCode } from './audit-code.js';
 
 /**
  * A stream id: `global`, `cwd:<absolute directory>`, `session:<id>`, `slate:<ladder>:<session>`,
@@ -84,6 +85,7 @@ export interface StoreView {
 
 /** Problem found by {@link Store.audit}. */
 export interface AuditProblem {
+  /** One of {@link AuditCode} (`HASH_MISMATCH`, `CHAIN_BROKEN`, `CHECKPOINT_MISMATCH`, …). */
   code: string;
   stream?: StreamId;
   key?: string;
@@ -106,10 +108,29 @@ export interface StoreOptions {
   durability?: Durability;
   /** Reconstructed historical states kept in the LRU cache. Default 256. */
   cacheSize?: number;
-  /** Retention applied on publish: keep at most this many revisions per stream. */
+  /**
+   * Retention applied on publish: after a transition, each changed stream whose retained
+   * history exceeds `keepRevisions` is compacted, with its origin moved to the highest
+   * checkpoint revision that still keeps at least `keepRevisions` revisions (so retention never
+   * writes an extra checkpoint; a stream keeps between `keepRevisions` and
+   * `keepRevisions + K − 1` revisions). Best effort: a failure is retried on the next publish.
+   */
   retention?: { keepRevisions: number };
   /** Clock for transition times (tests inject one). */
   clock?: () => Date;
+}
+
+/** Options of {@link Store.fork}. */
+export interface ForkOptions {
+  /** Revision of `from` to fork (default: its head). */
+  at?: number;
+  /**
+   * Expected revision of `to` (default `'none'`: `to` must have no revision). With `'any'` or a
+   * number, `to` keeps its history and the fork's transition sets its state to `from`@`at`.
+   */
+  expected?: ExpectedRevision;
+  /** Idempotency id of the fork's transition. */
+  id?: string;
 }
 
 /** Options for a catch-up subscription. */
@@ -148,7 +169,7 @@ export interface Store {
   transitions(range?: { from?: number; to?: number; stream?: StreamId }): AsyncIterable<Transition>;
   diff(stream: StreamId, revA: number, revB: number): Promise<JsonObject>;
   compact(stream: StreamId, options: { keepRevisions: number }): Promise<{ origin: number; deleted: number }>;
-  fork(from: StreamId, to: StreamId, options?: { at?: number }): Promise<PublishResult>;
+  fork(from: StreamId, to: StreamId, options?: ForkOptions): Promise<PublishResult>;
   revert(stream: StreamId, toRev: number): Promise<PublishResult>;
   /** Append an exported transition verbatim (same seq, time and hash) after verifying it. */
   append(transition: Transition): Promise<void>;

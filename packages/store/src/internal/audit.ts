@@ -1,0 +1,291 @@
+/**
+ * The audit (DESIGN.md "Tamper evidence"): reads every stored record once, replays every stream
+ * from its origin checkpoint, and checks the hash chain link by link, every checkpoint, every
+ * head, the revision and seq indexes and the idempotency records. It never writes and never
+ * stops at the first problem.
+ */
+import { applyPatch, isJsonObject, isStateflowError } from '@stateflow/core';
+import type { JsonObject } from '@stateflow/core';
+import { AuditCode } from '../audit-code.js';
+import type { AuditProblem, AuditReport } from '../types.js';
+import { decodeValue } from './codec.js';
+import { GENESIS_HASH, stateHash, transitionHash } from './hash.js';
+import { Family, describeKey, familyRange, parseKey } from './keys.js';
+import { FORMAT, decodeCheckpoint, decodeCount, decodeHead, decodeLog } from './records.js';
+import type { HeadRecord, LogRecord } from './records.js';
+import type { Storage } from './storage.js';
+import { stateProblem } from './validate.js';
+
+/** Per-stream replay progress. */
+interface Replay {
+  rev: number;
+  state: JsonObject;
+  /** False once a problem makes further replay of this stream meaningless. */
+  ok: boolean;
+}
+
+/**
+ * Audit everything in `storage`. `onProgress(done, total)` counts log records (total = the
+ * highest stored seq).
+ */
+export async function runAudit(storage: Storage, onProgress?: (done: number, total: number) => void): Promise<AuditReport> {
+  const problems: AuditProblem[] = [];
+  const report = (code: AuditCode, key: Uint8Array | string, detail: string, stream?: string): void => {
+    const problem: AuditProblem = { code, key: typeof key === 'string' ? key : describeKey(key), detail };
+    if (stream !== undefined) problem.stream = stream;
+    problems.push(problem);
+  };
+
+  // Format record.
+  const formatProblem = await checkFormatRecord(storage);
+  if (formatProblem !== null) report(AuditCode.RECORD_INVALID, 'M/format', formatProblem);
+
+  // Heads.
+  const heads = new Map<string, HeadRecord>();
+  for await (const [key, value] of storage.iterate(familyRange(Family.head))) {
+    const k = parseKey(key);
+    if (k.family !== 'head') continue;
+    try {
+      heads.set(k.stream, decodeHead(key, value, k.stream));
+    } catch (err) {
+      report(codeOf(value), key, messageOf(err), k.stream);
+    }
+  }
+
+  // Checkpoints: verify each one, keep the hashes and the origin states.
+  const checkpoints = new Map<string, Map<number, { stateHash: string; seq: number }>>();
+  const replays = new Map<string, Replay>();
+  let checkpointCount = 0;
+  for await (const [key, value] of storage.iterate(familyRange(Family.checkpoint))) {
+    const k = parseKey(key);
+    if (k.family !== 'checkpoint') continue;
+    checkpointCount++;
+    try {
+      const cp = decodeCheckpoint(key, value, k.stream, k.n);
+      const perStream = checkpoints.get(k.stream) ?? new Map<number, { stateHash: string; seq: number }>();
+      perStream.set(k.n, { stateHash: cp.stateHash, seq: cp.seq });
+      checkpoints.set(k.stream, perStream);
+      const origin = heads.get(k.stream)?.origin;
+      if (origin !== undefined && origin > 0 && k.n === origin) replays.set(k.stream, { rev: origin, state: cp.state, ok: true });
+      if (origin !== undefined && k.n < origin) report(AuditCode.RECORD_INVALID, key, `checkpoint below the origin ${origin} should have been deleted by compaction`, k.stream);
+    } catch (err) {
+      report(codeOf(value, AuditCode.CHECKPOINT_MISMATCH), key, messageOf(err), k.stream);
+    }
+  }
+  for (const [stream, head] of heads) {
+    if (head.origin > 0 && !replays.has(stream)) {
+      report(AuditCode.CHECKPOINT_MISSING, `C/${stream}/${head.origin}`, `no valid checkpoint at the origin ${head.origin}`, stream);
+      replays.set(stream, { rev: head.origin, state: {}, ok: false });
+    }
+  }
+  const replayOf = (stream: string): Replay => {
+    let r = replays.get(stream);
+    if (r === undefined) {
+      r = { rev: 0, state: {}, ok: true };
+      replays.set(stream, r);
+    }
+    return r;
+  };
+  const originOf = (stream: string): number => heads.get(stream)?.origin ?? 0;
+
+  // The log, in seq order: chain, hashes, replay.
+  let total = 0;
+  for await (const [key] of storage.iterate({ ...familyRange(Family.log), reverse: true, limit: 1 })) {
+    const k = parseKey(key);
+    if (k.family === 'log') total = k.seq;
+  }
+  const revSeqs = new Map<string, Map<number, number>>();
+  const seqRevs = new Map<number, Map<string, number>>();
+  const ids = new Map<string, number>();
+  let prevHash = GENESIS_HASH;
+  let expectedSeq = 1;
+  let transitions = 0;
+  let done = 0;
+  for await (const [key, value] of storage.iterate(familyRange(Family.log))) {
+    const k = parseKey(key);
+    if (k.family !== 'log') {
+      report(AuditCode.UNKNOWN_RECORD, key, 'key in the log family with a malformed seq');
+      continue;
+    }
+    if (k.seq !== expectedSeq) report(AuditCode.SEQ_GAP, key, `transitions ${expectedSeq}..${k.seq - 1} are missing`);
+    expectedSeq = k.seq + 1;
+    onProgress?.(++done, total);
+    let record: LogRecord;
+    try {
+      record = decodeLog(key, value, k.seq, undefined, false);
+    } catch (err) {
+      report(codeOf(value), key, messageOf(err));
+      prevHash = '';
+      continue;
+    }
+    const stream = record.changes[0]?.stream;
+    if (prevHash !== '' && record.prevHash !== prevHash) {
+      report(AuditCode.CHAIN_BROKEN, key, `prevHash ${record.prevHash.slice(0, 12)}… does not match the previous transition's hash ${prevHash.slice(0, 12)}…`, stream);
+    }
+    prevHash = record.hash;
+    if (record.pruned) {
+      for (const c of record.changes) {
+        if (c.rev > originOf(c.stream)) report(AuditCode.HISTORY_MISSING, key, `revision ${c.rev} is retained (origin ${originOf(c.stream)}) but its transition was pruned`, c.stream);
+      }
+      continue;
+    }
+    transitions++;
+    if (transitionHash(record.prevHash, record) !== record.hash) {
+      report(AuditCode.HASH_MISMATCH, key, 'the stored hash differs from sha256(prevHash ‖ canonical(body))', stream);
+    }
+    if (record.id !== undefined) ids.set(record.id, record.seq);
+    const atSeq = new Map<string, number>();
+    seqRevs.set(record.seq, atSeq);
+    for (const c of record.changes) {
+      atSeq.set(c.stream, c.rev);
+      if (c.rev <= originOf(c.stream)) continue;
+      const perStream = revSeqs.get(c.stream) ?? new Map<number, number>();
+      perStream.set(c.rev, record.seq);
+      revSeqs.set(c.stream, perStream);
+      const r = replayOf(c.stream);
+      if (!r.ok) continue;
+      if (c.rev !== r.rev + 1) {
+        report(AuditCode.REVISION_GAP, key, `stream revision ${c.rev} follows revision ${r.rev}`, c.stream);
+        r.ok = false;
+        continue;
+      }
+      try {
+        r.state = applyPatch(r.state, c.patch);
+      } catch (err) {
+        report(AuditCode.PATCH_FAILED, key, `the patch of revision ${c.rev} does not apply: ${messageOf(err)}`, c.stream);
+        r.ok = false;
+        continue;
+      }
+      r.rev = c.rev;
+      const invalid = stateProblem(c.stream, r.state);
+      if (invalid !== null) {
+        report(AuditCode.STATE_INVALID, key, `revision ${c.rev}: ${invalid}`, c.stream);
+        r.ok = false;
+        continue;
+      }
+      const cp = checkpoints.get(c.stream)?.get(c.rev);
+      if (cp !== undefined && (cp.stateHash !== stateHash(r.state) || cp.seq !== record.seq)) {
+        report(AuditCode.CHECKPOINT_MISMATCH, `C/${c.stream}/${c.rev}`, 'the checkpoint differs from the replayed state at its revision', c.stream);
+      }
+    }
+  }
+
+  // Heads against the replay.
+  for (const [stream, head] of heads) {
+    const r = replays.get(stream) ?? { rev: 0, state: {}, ok: true };
+    if (!r.ok) continue;
+    const seq = head.rev === head.origin ? undefined : revSeqs.get(stream)?.get(head.rev);
+    if (r.rev !== head.rev || (seq !== undefined && seq !== head.seq)) {
+      report(AuditCode.HEAD_MISMATCH, `H/${stream}`, `head says revision ${head.rev} at seq ${head.seq}; the log replays to revision ${r.rev}`, stream);
+    }
+    for (const rev of checkpoints.get(stream)?.keys() ?? []) {
+      if (rev > head.rev) report(AuditCode.CHECKPOINT_MISMATCH, `C/${stream}/${rev}`, `checkpoint beyond the head revision ${head.rev}`, stream);
+    }
+  }
+  for (const stream of revSeqs.keys()) {
+    if (!heads.has(stream)) report(AuditCode.HEAD_MISMATCH, `H/${stream}`, 'stream has transitions but no head', stream);
+  }
+
+  // Revision index.
+  const seenRevs = new Set<string>();
+  for await (const [key, value] of storage.iterate(familyRange(Family.rev))) {
+    const k = parseKey(key);
+    if (k.family !== 'rev') {
+      report(AuditCode.UNKNOWN_RECORD, key, 'malformed revision-index key');
+      continue;
+    }
+    const expected = revSeqs.get(k.stream)?.get(k.n);
+    const actual = decodeIndex(key, value, k.stream, report);
+    if (actual === undefined) continue;
+    if (k.n <= originOf(k.stream)) report(AuditCode.INDEX_MISMATCH, key, `entry below the origin ${originOf(k.stream)} should have been deleted`, k.stream);
+    else if (expected !== actual) report(AuditCode.INDEX_MISMATCH, key, `points at seq ${actual}; the log has this revision at seq ${String(expected)}`, k.stream);
+    seenRevs.add(`${k.stream}\u0000${k.n}`);
+  }
+  for (const [stream, perStream] of revSeqs) {
+    for (const rev of perStream.keys()) {
+      if (!seenRevs.has(`${stream}\u0000${rev}`)) report(AuditCode.INDEX_MISMATCH, `R/${stream}/${rev}`, 'revision-index entry is missing', stream);
+    }
+  }
+
+  // Seq index (kept below the origin too, so effectiveAt can name the revision a seq had).
+  const seenSeqs = new Set<string>();
+  for await (const [key, value] of storage.iterate(familyRange(Family.seq))) {
+    const k = parseKey(key);
+    if (k.family !== 'seq') {
+      report(AuditCode.UNKNOWN_RECORD, key, 'malformed seq-index key');
+      continue;
+    }
+    const actual = decodeIndex(key, value, k.stream, report);
+    const expected = seqRevs.get(k.n)?.get(k.stream);
+    if (actual !== undefined && expected !== undefined && actual !== expected) {
+      report(AuditCode.INDEX_MISMATCH, key, `says revision ${actual}; the log has revision ${expected} at this seq`, k.stream);
+    }
+    seenSeqs.add(`${k.stream}\u0000${k.n}`);
+  }
+  for (const [seq, perSeq] of seqRevs) {
+    for (const stream of perSeq.keys()) {
+      if (!seenSeqs.has(`${stream}\u0000${seq}`)) report(AuditCode.INDEX_MISMATCH, `S/${stream}/${seq}`, 'seq-index entry is missing', stream);
+    }
+  }
+
+  // Idempotency records.
+  for await (const [key, value] of storage.iterate(familyRange(Family.id))) {
+    const k = parseKey(key);
+    if (k.family !== 'id') continue;
+    const seq = decodeIndex(key, value, undefined, report);
+    if (seq !== undefined && ids.get(k.id) !== seq) report(AuditCode.ID_MISMATCH, key, `points at seq ${seq}, which does not carry this id`);
+    ids.delete(k.id);
+  }
+  for (const [id, seq] of ids) report(AuditCode.ID_MISMATCH, `I/${id}`, `transition ${seq} carries this id but the idempotency record is missing`);
+
+  // Anything else.
+  for await (const [key] of storage.iterate({})) {
+    if (parseKey(key).family === 'unknown') report(AuditCode.UNKNOWN_RECORD, key, 'key outside every known family');
+  }
+
+  const streams = [...heads.values()].filter((h) => h.rev > 0).length;
+  return { transitions, streams, checkpoints: checkpointCount, problems };
+}
+
+function decodeIndex(
+  key: Uint8Array,
+  value: Uint8Array,
+  stream: string | undefined,
+  report: (code: AuditCode, key: Uint8Array, detail: string, stream?: string) => void,
+): number | undefined {
+  try {
+    return decodeCount(key, value, stream);
+  } catch (err) {
+    report(codeOf(value), key, messageOf(err), stream);
+    return undefined;
+  }
+}
+
+async function checkFormatRecord(storage: Storage): Promise<string | null> {
+  for await (const [key, value] of storage.iterate(familyRange(Family.meta))) {
+    const k = parseKey(key);
+    if (k.family !== 'meta' || k.name !== 'format') return `unknown meta record ${describeKey(key)}`;
+    try {
+      const v = decodeValue(value);
+      return isJsonObject(v) && v.format === FORMAT.format && v.version === FORMAT.version ? null : 'format record names another format';
+    } catch {
+      return 'format record does not decode';
+    }
+  }
+  return 'format record is missing';
+}
+
+/** RECORD_UNDECODABLE when the bytes are not MessagePack at all, else `fallback`. */
+function codeOf(value: Uint8Array, fallback: AuditCode = AuditCode.RECORD_INVALID): AuditCode {
+  try {
+    decodeValue(value);
+    return fallback;
+  } catch {
+    return AuditCode.RECORD_UNDECODABLE;
+  }
+}
+
+function messageOf(err: unknown): string {
+  if (isStateflowError(err, 'STORE_CORRUPT')) return err.details.detail ?? err.message;
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,134 @@
+/**
+ * Binary key layout (README "Storage layout"). Every key starts with one ASCII family byte;
+ * numbers are 8-byte big-endian (the top 2 bytes are zero: seq/rev < 2^48) so byte order is
+ * numeric order; stream ids are UTF-8 followed by a 0x00 terminator (stream ids never contain
+ * control characters), so one stream's keys form a contiguous range.
+ */
+
+/** Key families. */
+export const Family = {
+  /** `M` + name → meta record (format version). */
+  meta: 0x4d,
+  /** `L` + seq → transition (or pruned stub). */
+  log: 0x4c,
+  /** `R` + stream + 0x00 + rev → seq of the transition that produced rev. */
+  rev: 0x52,
+  /** `S` + stream + 0x00 + seq → rev produced at seq (the seq → rev index). */
+  seq: 0x53,
+  /** `H` + stream → head {rev, seq, origin}. */
+  head: 0x48,
+  /** `C` + stream + 0x00 + rev → checkpoint {rev, seq, state, stateHash}. */
+  checkpoint: 0x43,
+  /** `I` + id → seq of the transition accepted with that idempotency id. */
+  id: 0x49,
+} as const;
+
+const FORMAT_NAME = 'format';
+
+function num(n: number): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeUIntBE(n, 2, 6);
+  return b;
+}
+
+function streamPart(stream: string): Buffer {
+  return Buffer.concat([Buffer.from(stream, 'utf8'), Buffer.from([0])]);
+}
+
+const fam = (f: number): Buffer => Buffer.from([f]);
+
+/** Key of the format-version record. */
+export const formatKey = (): Buffer => Buffer.concat([fam(Family.meta), Buffer.from(FORMAT_NAME, 'utf8')]);
+/** Key of the transition with global `seq`. */
+export const logKey = (seq: number): Buffer => Buffer.concat([fam(Family.log), num(seq)]);
+/** Key of `stream`'s revision-index entry for `rev`. */
+export const revKey = (stream: string, rev: number): Buffer => Buffer.concat([fam(Family.rev), streamPart(stream), num(rev)]);
+/** Key of `stream`'s seq-index entry for `seq`. */
+export const seqKey = (stream: string, seq: number): Buffer => Buffer.concat([fam(Family.seq), streamPart(stream), num(seq)]);
+/** Key of `stream`'s head. */
+export const headKey = (stream: string): Buffer => Buffer.concat([fam(Family.head), Buffer.from(stream, 'utf8')]);
+/** Key of `stream`'s checkpoint at `rev`. */
+export const checkpointKey = (stream: string, rev: number): Buffer =>
+  Buffer.concat([fam(Family.checkpoint), streamPart(stream), num(rev)]);
+/** Key of the idempotency record for `id`. */
+export const idKey = (id: string): Buffer => Buffer.concat([fam(Family.id), Buffer.from(id, 'utf8')]);
+
+/** Half-open key range `[gte, lt)`. */
+export interface KeyRange {
+  gte: Buffer;
+  lt: Buffer;
+}
+
+/** Every key of one family. */
+export function familyRange(family: number): KeyRange {
+  return { gte: fam(family), lt: fam(family + 1) };
+}
+
+/** Keys of a per-stream numbered family (`rev`, `seq`, `checkpoint`) with number in `[from, to]`. */
+export function streamRange(family: number, stream: string, from: number, to: number): KeyRange {
+  const prefix = Buffer.concat([fam(family), streamPart(stream)]);
+  return { gte: Buffer.concat([prefix, num(from)]), lt: Buffer.concat([prefix, num(to + 1)]) };
+}
+
+/** Log keys with seq in `[from, to]`. */
+export function logRange(from: number, to: number): KeyRange {
+  return { gte: logKey(from), lt: logKey(to + 1) };
+}
+
+/** Parsed key, for audit, dumps and error details. */
+export type ParsedKey =
+  | { family: 'meta'; name: string }
+  | { family: 'log'; seq: number }
+  | { family: 'rev' | 'seq' | 'checkpoint'; stream: string; n: number }
+  | { family: 'head'; stream: string }
+  | { family: 'id'; id: string }
+  | { family: 'unknown' };
+
+/** Parse a stored key (total: unknown shapes give `{family: 'unknown'}`). */
+export function parseKey(key: Uint8Array): ParsedKey {
+  const b = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+  const rest = b.subarray(1);
+  switch (b[0]) {
+    case Family.meta:
+      return { family: 'meta', name: rest.toString('utf8') };
+    case Family.log:
+      return rest.length === 8 ? { family: 'log', seq: rest.readUIntBE(2, 6) } : { family: 'unknown' };
+    case Family.head:
+      return { family: 'head', stream: rest.toString('utf8') };
+    case Family.id:
+      return { family: 'id', id: rest.toString('utf8') };
+    case Family.rev:
+    case Family.seq:
+    case Family.checkpoint: {
+      const zero = rest.length - 9;
+      if (zero < 1 || rest[zero] !== 0) return { family: 'unknown' };
+      const family = b[0] === Family.rev ? 'rev' : b[0] === Family.seq ? 'seq' : 'checkpoint';
+      return { family, stream: rest.subarray(0, zero).toString('utf8'), n: rest.readUIntBE(zero + 3, 6) };
+    }
+    default:
+      return { family: 'unknown' };
+  }
+}
+
+/** Human-readable key text used in error details and audit problems, e.g. `L/42`, `R/global/7`. */
+export function describeKey(key: Uint8Array): string {
+  const k = parseKey(key);
+  switch (k.family) {
+    case 'meta':
+      return `M/${k.name}`;
+    case 'log':
+      return `L/${k.seq}`;
+    case 'rev':
+      return `R/${k.stream}/${k.n}`;
+    case 'seq':
+      return `S/${k.stream}/${k.n}`;
+    case 'checkpoint':
+      return `C/${k.stream}/${k.n}`;
+    case 'head':
+      return `H/${k.stream}`;
+    case 'id':
+      return `I/${k.id}`;
+    case 'unknown':
+      return `?/${Buffer.from(key).toString('hex')}`;
+  }
+}

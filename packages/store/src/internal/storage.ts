@@ -1,0 +1,154 @@
+/**
+ * The storage seam (CONVENTIONS.md "Backend seam"): the store validates, enforces expected
+ * revisions and encodes, then calls this small interface. One adapter over `abstract-level`
+ * serves both `classic-level` (on disk) and `memory-level`; what differs is data
+ * ({@link StorageCapabilities}), never `if (backend === …)`.
+ *
+ * This file is also the one boundary where Level errors become {@link StateflowError}s.
+ */
+import { ClassicLevel } from 'classic-level';
+import { MemoryLevel } from 'memory-level';
+import type { AbstractLevel } from 'abstract-level';
+import { StateflowError } from '@stateflow/core';
+import type { KeyRange } from './keys.js';
+
+/** What a storage backend can promise. */
+export interface StorageCapabilities {
+  /** Data survives process exit. */
+  persistent: boolean;
+  /** `sync: true` writes reach stable storage before the write resolves. */
+  fsync: boolean;
+}
+
+/** One operation of an atomic batch. */
+export type StorageOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
+
+/** Iteration options: a half-open key range, optionally reversed and limited. */
+export interface IterateOptions extends Partial<KeyRange> {
+  lte?: Uint8Array;
+  reverse?: boolean;
+  limit?: number;
+}
+
+/** The storage interface every store backend implements. Keys and values are bytes. */
+export interface Storage {
+  /** Directory on disk, or `null` in memory. */
+  readonly location: string | null;
+  readonly capabilities: StorageCapabilities;
+  get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
+  /** Apply every operation atomically; `sync` waits for stable storage where supported. */
+  write(ops: StorageOp[], options: { sync: boolean }): Promise<void>;
+  /** Entries in key order (or reverse) within the range. */
+  iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]>;
+  close(): Promise<void>;
+}
+
+type BufferLevel = AbstractLevel<Uint8Array, Uint8Array, Uint8Array>;
+
+const LEVEL_OPTIONS = { keyEncoding: 'view', valueEncoding: 'view' } as const;
+
+/**
+ * Translate a foreign (Level / fs) error into a StateflowError. The one translation boundary of
+ * this package.
+ */
+export function translateStorageError(err: unknown, location: string | null): StateflowError {
+  if (err instanceof StateflowError) return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  const causeCode = (err as { cause?: { code?: unknown } } | null)?.cause?.code;
+  if (code === 'LEVEL_LOCKED' || causeCode === 'LEVEL_LOCKED') {
+    const dir = location ?? '(memory)';
+    return new StateflowError('STORE_LOCKED', `Store directory ${dir} is in use by another process (or another open store); close it first`, { dir }, { cause: err });
+  }
+  if (code === 'LEVEL_DATABASE_NOT_OPEN' && causeCode === undefined) {
+    return new StateflowError('STORE_CLOSED', 'The store is closed', {}, { cause: err });
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new StateflowError('STORE_IO', `Storage failure at ${location ?? '(memory)'}: ${message}`, { location, code: code ?? causeCode ?? null }, { cause: err });
+}
+
+class LevelStorage implements Storage {
+  readonly location: string | null;
+  readonly capabilities: StorageCapabilities;
+  readonly #db: BufferLevel;
+
+  constructor(db: BufferLevel, location: string | null, capabilities: StorageCapabilities) {
+    this.#db = db;
+    this.location = location;
+    this.capabilities = capabilities;
+  }
+
+  async open(): Promise<void> {
+    await this.#guard(() => this.#db.open());
+  }
+
+  get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    return this.#guard(() => this.#db.get(key));
+  }
+
+  getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    return this.#guard(() => this.#db.getMany(keys));
+  }
+
+  write(ops: StorageOp[], options: { sync: boolean }): Promise<void> {
+    if (ops.length === 0) return Promise.resolve();
+    return this.#guard(() => this.#db.batch(ops, { sync: options.sync } as never));
+  }
+
+  async *iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+    const range: Record<string, unknown> = {};
+    if (options.gte) range.gte = options.gte;
+    if (options.lt) range.lt = options.lt;
+    if (options.lte) range.lte = options.lte;
+    if (options.reverse) range.reverse = true;
+    if (options.limit !== undefined) range.limit = options.limit;
+    let it;
+    try {
+      it = this.#db.iterator(range);
+    } catch (err) {
+      throw translateStorageError(err, this.location);
+    }
+    try {
+      for (;;) {
+        const batch = await this.#guard(() => it.nextv(256));
+        if (batch.length === 0) return;
+        for (const entry of batch) yield entry as [Uint8Array, Uint8Array];
+      }
+    } finally {
+      await it.close().catch(() => undefined);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.#guard(() => this.#db.close());
+  }
+
+  async #guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw translateStorageError(err, this.location);
+    }
+  }
+}
+
+/**
+ * Open LevelDB (classic-level) at `dir`, creating it when missing.
+ * @throws STORE_LOCKED when another process (or store) holds the directory; STORE_IO otherwise.
+ */
+export async function openDiskStorage(dir: string): Promise<Storage> {
+  const storage = new LevelStorage(new ClassicLevel<Uint8Array, Uint8Array>(dir, LEVEL_OPTIONS) as unknown as BufferLevel, dir, {
+    persistent: true,
+    fsync: true,
+  });
+  await storage.open();
+  return storage;
+}
+
+/** Open storage over a `memory-level` database (a fresh one unless `db` is given, e.g. to reopen it in tests). */
+export async function openMemoryStorage(db?: MemoryLevel<Uint8Array, Uint8Array>): Promise<Storage> {
+  const level = db ?? new MemoryLevel<Uint8Array, Uint8Array>(LEVEL_OPTIONS);
+  const storage = new LevelStorage(level as unknown as BufferLevel, null, { persistent: false, fsync: false });
+  await storage.open();
+  return storage;
+}

@@ -1,0 +1,36 @@
+/**
+ * Opening a store (DESIGN.md "Store model"; README "Storage layout", "Durability").
+ */
+import type { Store, StoreOptions } from './types.js';
+import { openEventStore } from './internal/event-store.js';
+import { openDiskStorage, openMemoryStorage } from './internal/storage.js';
+
+/**
+ * Open (or create) the store in directory `dir` on disk (LevelDB through `classic-level`).
+ *
+ * A new directory gets a format-version record; an existing one must carry a supported version.
+ * Opening loads every stream's head and the hash-chain tip only: stream states are loaded on
+ * first use (latest checkpoint + tail replay), never by replaying the whole log.
+ *
+ * @param dir directory path; created when missing.
+ * @param options checkpoint interval K (default 64), durability (default `'buffered'`),
+ *   historical-state cache size (default 256 states), retention, clock.
+ * @throws StateflowError `STORE_LOCKED` (details `{ dir }`) when another process or another open
+ *   store holds `dir`; `STORE_VERSION` (`{ found, supported }`) when `dir` holds an unknown
+ *   format or non-Stateflow data (nothing is rewritten); `STORE_CORRUPT` when the format record
+ *   does not decode; `INPUT_INVALID` for bad options; `STORE_IO` for other storage failures.
+ */
+export async function openStore(dir: string, options?: StoreOptions): Promise<Store> {
+  return openEventStore(await openDiskStorage(dir), options);
+}
+
+/**
+ * Open a fresh, empty in-memory store (`memory-level`): the same implementation as
+ * {@link openStore}, for tests and ephemeral sessions. `location` is `null`; `'fsync'`
+ * durability has nothing to sync and behaves as `'buffered'`.
+ *
+ * @throws StateflowError `INPUT_INVALID` for bad options.
+ */
+export async function openMemoryStore(options?: StoreOptions): Promise<Store> {
+  return openEventStore(await openMemoryStorage(), options);
+}
