@@ -8,3 +8,8 @@ export { loadApiKeys, authenticate, LOCAL_USER } from './http/api-keys.js';
 export type { ApiKeySources } from './http/api-keys.js';
 export type { RejectedLadder, LadderEntry, LadderCatalog } from './http/ladder-catalog.js';
 export { openApiDocument } from './http/openapi.js';
+// --- MCP over stdio (read_state, patch_state, baseline resource) ---
+export { createMcpServer, runMcpServer, BASELINE_RESOURCE_URI } from './mcp/mcp-server.js';
+export type { McpServerOptions, RunningMcpServer } from './mcp/mcp-server.js';
+export { runMcpStdio, parseMcpArgs } from './mcp/stdio-main.js';
+export type { McpStdioArgs } from './mcp/stdio-main.js';

@@ -153,6 +153,8 @@ function buildApp(context: ServerContext): FastifyInstance {
   });
   app.setErrorHandler(async (err, _request, reply) => {
     const { status, body } = toHttpError(err);
+    // OpenAI clients retry 409 and 5xx by default; a stale revision or a missing model will not heal.
+    if (status === 409 || body.error.code === 'MODEL_UNAVAILABLE') void reply.header('x-should-retry', 'false');
     return reply.status(status).send(body);
   });
   app.setNotFoundHandler(async (request, reply) => {

@@ -1,0 +1,120 @@
+/**
+ * Shared fixtures of the HTTP server tests: a ladders directory, a temp store directory, a fake
+ * OpenAI-compatible upstream, and a manual clock.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import OpenAI from 'openai';
+import { startFakeUpstream } from './fake-upstream.js';
+import type { FakeUpstream } from './fake-upstream.js';
+
+/** The seed's conversational ladder ("Conversational agent"): each call appends one exchange. */
+export const RESEARCHER_YAML = `
+name: Research Assistant
+exit: answer
+slates:
+  - title: Conversation Memory
+    folders:
+      - name: history
+        tokenLimit: 5000
+        access: readWrite
+        evictionPolicy: FIFO
+        files:
+          - { name: messages.md, init: blank }
+steps:
+  - id: answer
+    fields:
+      - { name: Question, type: text, from: input.context }
+      - { name: History, type: slateRead, from: { slate: "Conversation Memory", folder: history, file: messages.md } }
+    systemPrompt: "Answer the question, using History as context. Then emit {\\"exchange\\": \\"...\\"}."
+    slateWrite:
+      to: { slate: "Conversation Memory", folder: history, file: messages.md }
+      on: append
+      match: { type: object, required: [exchange], properties: { exchange: { type: string } } }
+`;
+
+/** A ladder that fails validation (a slateRead of an undeclared slate). */
+export const BROKEN_YAML = `
+name: Broken
+steps:
+  - id: answer
+    fields:
+      - { name: X, type: slateRead, from: { slate: "Nowhere", folder: nope, file: x.md } }
+    systemPrompt: "x"
+`;
+
+/** Temp directories for one test file: `dir` (store), `ladders`, and cleanup. */
+export interface Dirs {
+  root: string;
+  dir: string;
+  ladders: string;
+  cleanup(): Promise<void>;
+}
+
+/** Create a temp root with a ladders directory: `@alice/researcher`, `@alice/broken`, `@local/notes`. */
+export async function makeDirs(): Promise<Dirs> {
+  const root = await mkdtemp(path.join(tmpdir(), 'stateflow-http-'));
+  const ladders = path.join(root, 'ladders');
+  await mkdir(path.join(ladders, 'alice'), { recursive: true });
+  await mkdir(path.join(ladders, 'local'), { recursive: true });
+  await writeFile(path.join(ladders, 'alice', 'researcher.yaml'), RESEARCHER_YAML);
+  await writeFile(path.join(ladders, 'alice', 'broken.yaml'), BROKEN_YAML);
+  await writeFile(path.join(ladders, 'local', 'notes.yaml'), RESEARCHER_YAML);
+  return { root, dir: path.join(root, 'store'), ladders, cleanup: () => rm(root, { recursive: true, force: true }) };
+}
+
+/**
+ * A fake upstream whose n-th answer is `Answer n. {"exchange": "answer #n"}`, so a slate write
+ * names the call that made it.
+ */
+export function startCountingUpstream(): Promise<FakeUpstream> {
+  let n = 0;
+  return startFakeUpstream(() => {
+    n += 1;
+    return `Answer ${n}. {"exchange": "answer #${n}"}`;
+  });
+}
+
+/** The environment pointing the server's model provider at `upstream`. */
+export function upstreamEnv(upstream: FakeUpstream): Record<string, string> {
+  return { OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'upstream-secret' };
+}
+
+/** The official OpenAI client pointed at one ladder of the server (no retries: tests see every status). */
+export function ladderClient(serverUrl: string, ladder: string, apiKey = 'local'): OpenAI {
+  return new OpenAI({ baseURL: `${serverUrl}/v1/${ladder}`, apiKey, maxRetries: 0 });
+}
+
+/** A clock tests move by hand. */
+export function manualClock(start = '2026-07-21T10:00:00.000Z'): { clock: () => Date; advance(ms: number): void } {
+  let now = Date.parse(start);
+  return {
+    clock: () => new Date(now),
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
+}
+
+/** `fetch` returning `{ status, body }` with a JSON body. */
+export async function http(
+  url: string,
+  init: { method?: string; body?: unknown; key?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  if (init.key !== undefined) headers.authorization = `Bearer ${init.key}`;
+  const response = await fetch(url, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? undefined : JSON.parse(text), headers: response.headers };
+}
+
+/** A chat/completions request body with one user message. */
+export function ask(content: string): { model: string; messages: Array<{ role: 'user'; content: string }> } {
+  return { model: 'gpt-4o', messages: [{ role: 'user', content }] };
+}
