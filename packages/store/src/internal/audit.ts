@@ -69,7 +69,7 @@ export async function runAudit(storage: Storage, onProgress?: (done: number, tot
       if (origin !== undefined && origin > 0 && k.n === origin) replays.set(k.stream, { rev: origin, state: cp.state, ok: true });
       if (origin !== undefined && k.n < origin) report(AuditCode.RECORD_INVALID, key, `checkpoint below the origin ${origin} should have been deleted by compaction`, k.stream);
     } catch (err) {
-      report(codeOf(value, AuditCode.CHECKPOINT_MISMATCH), key, messageOf(err), k.stream);
+      report(checkpointCode(value, k.stream), key, messageOf(err), k.stream);
     }
   }
   for (const [stream, head] of heads) {
@@ -275,11 +275,23 @@ async function checkFormatRecord(storage: Storage): Promise<string | null> {
   return 'format record is missing';
 }
 
-/** RECORD_UNDECODABLE when the bytes are not MessagePack at all, else `fallback`. */
-function codeOf(value: Uint8Array, fallback: AuditCode = AuditCode.RECORD_INVALID): AuditCode {
+/** Classify a checkpoint that failed verification. */
+function checkpointCode(value: Uint8Array, stream: string): AuditCode {
+  let v;
+  try {
+    v = decodeValue(value);
+  } catch {
+    return AuditCode.RECORD_UNDECODABLE;
+  }
+  if (!isJsonObject(v)) return AuditCode.RECORD_INVALID;
+  return stateProblem(stream, v.state) !== null ? AuditCode.STATE_INVALID : AuditCode.CHECKPOINT_MISMATCH;
+}
+
+/** RECORD_UNDECODABLE when the bytes are not MessagePack at all, else RECORD_INVALID. */
+function codeOf(value: Uint8Array): AuditCode {
   try {
     decodeValue(value);
-    return fallback;
+    return AuditCode.RECORD_INVALID;
   } catch {
     return AuditCode.RECORD_UNDECODABLE;
   }

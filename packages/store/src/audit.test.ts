@@ -1,0 +1,176 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isStateflowError } from '@stateflow/core';
+import type { JsonObject } from '@stateflow/core';
+import type { Harness } from './test-support/backends.js';
+import { backends, dump, hashDir } from './test-support/backends.js';
+import { decodeValue, encodeValue } from './internal/codec.js';
+import { stateHash, transitionHash } from './internal/hash.js';
+import { checkpointKey, headKey, logKey } from './internal/keys.js';
+import type { Storage } from './internal/storage.js';
+import type { Transition } from './types.js';
+
+async function failure(p: Promise<unknown>): Promise<{ code: string; details: Record<string, unknown> }> {
+  try {
+    await p;
+  } catch (err) {
+    if (isStateflowError(err)) return { code: err.code, details: err.details as Record<string, unknown> };
+    throw err;
+  }
+  throw new Error('expected a StateflowError');
+}
+
+const put = (s: Storage, key: Uint8Array, value: Uint8Array): Promise<void> => s.write([{ type: 'put', key, value }], { sync: false });
+const read = async (s: Storage, key: Uint8Array): Promise<JsonObject> => {
+  const bytes = await s.get(key);
+  if (bytes === undefined) throw new Error('missing key');
+  return structuredClone(decodeValue(bytes)) as JsonObject;
+};
+
+/** Layout built by `seed`: seq 1..8 change global (revs 1..8); session:ok changes at seqs 2, 5, 8 (last). */
+const globalSeq = (rev: number): number => rev;
+
+describe.each(backends)('audit and fail-closed on $name', (backend) => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await backend.create({ checkpointInterval: 3 });
+    for (let i = 1; i <= 8; i++) {
+      const changes: Record<string, JsonObject> = { global: { n: i, lazy: { [`p${i}`]: i } } };
+      if (i === 2 || i === 5 || i === 8) changes['session:ok'] = { m: i };
+      await h.store.publish({ changes, id: `t${i}` });
+    }
+    expect(h.store.lastSeq()).toBe(8);
+  });
+  afterEach(async () => {
+    await h.destroy();
+  });
+
+  /** Check intact streams still read, and the store's stored bytes and files stay as they were. */
+  async function expectOtherStreamsFineAndNothingWritten(run: () => Promise<void>): Promise<void> {
+    const before = await h.raw(dump);
+    await h.reopen();
+    const files = h.dir === null ? null : await hashDir(h.dir);
+    await run();
+    expect(await h.store.state('session:ok')).toEqual({ m: 8 });
+    for (let rev = 0; rev <= 3; rev++) expect(Object.keys(await h.store.stateAt('session:ok', rev)).length).toBe(rev === 0 ? 0 : 1);
+    if (h.dir !== null) expect(await hashDir(h.dir)).toBe(files);
+    expect(await h.raw(dump)).toEqual(before);
+  }
+
+  it('is clean on an intact store and reports progress', async () => {
+    const progress: number[] = [];
+    const report = await h.store.audit({ onProgress: (done, total) => progress.push(done * 100 + total) });
+    expect(report).toEqual({ transitions: 8, streams: 2, checkpoints: 3, problems: [] });
+    expect(progress).toEqual([108, 208, 308, 408, 508, 608, 708, 808]);
+  });
+
+  it('a tampered patch (hash not fixed): HASH_MISMATCH; the stream fails closed, others read', async () => {
+    await h.raw(async (s) => {
+      const t = await read(s, logKey(globalSeq(7)));
+      ((t.changes as JsonObject[])[0] as JsonObject).patch = { n: 700, lazy: { p7: 7 } };
+      await put(s, logKey(7), encodeValue(t));
+    });
+    await h.reopen();
+    const report = await h.store.audit();
+    expect(report.problems.map((p) => [p.code, p.key])).toContainEqual(['HASH_MISMATCH', 'L/7']);
+    await expectOtherStreamsFineAndNothingWritten(async () => {
+      const err = await failure(h.store.state('global'));
+      expect(err).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'global', key: 'L/7' }) });
+      expect((await failure(h.store.stateAt('global', 8))).code).toBe('STORE_CORRUPT');
+      expect((await failure(h.store.patchAt('global', 7))).code).toBe('STORE_CORRUPT');
+      expect((await failure(h.store.publish({ changes: { global: { x: 1 } } }))).code).toBe('STORE_CORRUPT');
+      expect(await h.store.stateAt('global', 6)).toEqual(expect.objectContaining({ n: 6 }));
+    });
+  });
+
+  it('a tampered transition in the middle of the chain with its own hash recomputed: CHAIN_BROKEN', async () => {
+    await h.raw(async (s) => {
+      const t = (await read(s, logKey(4))) as unknown as Transition;
+      (t.changes[0] as { patch: JsonObject }).patch = { n: 4, lazy: { p4: 4 }, extra: true };
+      t.hash = transitionHash(t.prevHash, t);
+      await put(s, logKey(4), encodeValue(t));
+    });
+    await h.reopen();
+    const report = await h.store.audit();
+    const codes = report.problems.map((p) => `${p.code} ${p.key}`);
+    expect(codes).toContain('CHAIN_BROKEN L/5');
+    expect(codes).toContain('CHECKPOINT_MISMATCH C/global/6');
+    expect(codes).not.toContain('HASH_MISMATCH L/4');
+    await expectOtherStreamsFineAndNothingWritten(async () => {
+      expect(await failure(h.store.stateAt('global', 4))).toEqual({
+        code: 'STORE_CORRUPT',
+        details: expect.objectContaining({ stream: 'global', key: 'L/5' }),
+      });
+      expect((await failure(h.store.stateAt('global', 5))).code).toBe('STORE_CORRUPT');
+    });
+  });
+
+  it('flipped bytes that no longer decode: RECORD_UNDECODABLE; the stream fails closed', async () => {
+    await h.raw(async (s) => {
+      const bytes = Buffer.from((await s.get(logKey(7))) as Uint8Array);
+      bytes[0] = 0xc1; // never used in MessagePack
+      await put(s, logKey(7), bytes);
+    });
+    await h.reopen();
+    const report = await h.store.audit();
+    expect(report.problems.map((p) => `${p.code} ${p.key}`)).toContain('RECORD_UNDECODABLE L/7');
+    await expectOtherStreamsFineAndNothingWritten(async () => {
+      expect(await failure(h.store.state('global'))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'global', key: 'L/7' }) });
+    });
+  });
+
+  it('a checkpoint whose state was changed: CHECKPOINT_MISMATCH; a checkpoint with an invalid state: STATE_INVALID', async () => {
+    await h.raw(async (s) => {
+      const cp = await read(s, checkpointKey('global', 6));
+      (cp.state as JsonObject).n = 66;
+      await put(s, checkpointKey('global', 6), encodeValue(cp));
+      const cp3 = await read(s, checkpointKey('global', 3));
+      (cp3.state as JsonObject).lazy = 5;
+      cp3.stateHash = stateHash(cp3.state as JsonObject);
+      await put(s, checkpointKey('global', 3), encodeValue(cp3));
+    });
+    await h.reopen();
+    const codes = (await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`);
+    expect(codes).toContain('CHECKPOINT_MISMATCH C/global/6');
+    expect(codes).toContain('STATE_INVALID C/global/3');
+    await expectOtherStreamsFineAndNothingWritten(async () => {
+      expect(await failure(h.store.state('global'))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'global', key: 'C/global/6' }) });
+      expect(await failure(h.store.stateAt('global', 4))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ key: 'C/global/3' }) });
+      expect(await h.store.stateAt('global', 2)).toEqual({ n: 2, lazy: { p1: 1, p2: 2 } });
+    });
+  });
+
+  it('a stored patch that makes the lazy plane a non-object fails the load with STORE_CORRUPT', async () => {
+    await h.raw(async (s) => {
+      const t = (await read(s, logKey(8))) as unknown as Transition;
+      (t.changes[0] as { patch: JsonObject }).patch = { lazy: 'oops' };
+      t.hash = transitionHash(t.prevHash, t);
+      await put(s, logKey(8), encodeValue(t));
+    });
+    await h.reopen();
+    const codes = (await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`);
+    expect(codes).toContain('STATE_INVALID L/8');
+    expect((await failure(h.store.state('global'))).code).toBe('STORE_CORRUPT');
+    expect(await h.store.state('session:ok')).toEqual({ m: 8 });
+  });
+
+  it('an undecodable head fails that stream only; audit reports it', async () => {
+    await h.raw(async (s) => put(s, headKey('session:ok'), Buffer.from([0xc1, 0x00])));
+    await h.reopen();
+    expect((await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`)).toContain('RECORD_UNDECODABLE H/session:ok');
+    expect(await failure(h.store.head('session:ok'))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'session:ok', key: 'H/session:ok' }) });
+    expect((await h.store.state('global')).n).toBe(8);
+  });
+
+  it('a head that disagrees with the log: HEAD_MISMATCH; a missing index entry: INDEX_MISMATCH; a dangling id: ID_MISMATCH', async () => {
+    const { revKey, idKey } = await import('./internal/keys.js');
+    await h.raw(async (s) => {
+      await put(s, headKey('session:ok'), encodeValue({ rev: 2, seq: 5, origin: 0 }));
+      await s.write([{ type: 'del', key: revKey('global', 2) }], { sync: false });
+      await put(s, idKey('t3'), encodeValue(4));
+    });
+    await h.reopen();
+    const codes = (await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`);
+    expect(codes).toEqual(expect.arrayContaining(['HEAD_MISMATCH H/session:ok', 'INDEX_MISMATCH R/global/2', 'ID_MISMATCH I/t3']));
+    expect((await failure(h.store.stateAt('global', 2))).code).toBe('STORE_CORRUPT');
+  });
+});
