@@ -50,3 +50,17 @@ export async function dump(store: Store): Promise<unknown> {
   for await (const t of store.transitions()) transitions.push(t);
   return { lastSeq: store.lastSeq(), heads, states, transitions };
 }
+
+/** Awaits a rejection and returns the error after asserting its stable code. */
+export async function rejection(promise: Promise<unknown>, code: string): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (err) {
+    caught = err;
+  }
+  if (caught === undefined) throw new Error(`expected a ${code} rejection, but the call succeeded`);
+  const err = caught as { code?: string; message: string; details: Record<string, unknown> };
+  if (err.code !== code) throw new Error(`expected ${code}, got ${String(err.code)}: ${err.message}`);
+  return err as { code: string; message: string; details: Record<string, unknown> };
+}
