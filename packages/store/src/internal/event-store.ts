@@ -67,6 +67,7 @@ function linkOf(bytes: Uint8Array): unknown {
   }
 }
 
+const NOOP: PublishResult = Object.freeze({ status: 'noop', transition: null });
 const EMPTY: JsonObject = Object.freeze({}) as JsonObject;
 const ZERO_HEAD: HeadRecord = Object.freeze({ rev: 0, seq: 0, origin: 0 });
 
@@ -354,6 +355,10 @@ class EventStore implements Store {
       const source = await this.#stateAtUnlocked(from, at);
       const target = await this.#currentOf(to);
       const patch = diff(target, source);
+      if (Object.keys(patch).length === 0) {
+        this.#checkExpected({ [to]: expected });
+        return NOOP;
+      }
       const input: PublishInput = { changes: { [to]: patch }, expected: { [to]: expected }, meta: { fork: { from, rev: at } } };
       if (options.id !== undefined) input.id = options.id;
       return this.#commit(input);
@@ -370,6 +375,7 @@ class EventStore implements Store {
       const h = this.#headOf(stream);
       const target = await this.#stateAtUnlocked(stream, toRev);
       const patch = diff(await this.#currentOf(stream), target);
+      if (Object.keys(patch).length === 0) return NOOP;
       return this.#commit({ changes: { [stream]: patch }, expected: { [stream]: h.rev }, meta: { revert: { stream, rev: toRev } } });
     });
     if (result.status === 'accepted') await this.#applyRetention(result.transition);
@@ -623,15 +629,7 @@ class EventStore implements Store {
     const expected = input.expected ?? {};
     const basis = new Map<StreamId, JsonObject>();
     for (const s of streams) basis.set(s, await this.#currentOf(s));
-    for (const [s, e] of Object.entries(expected)) {
-      const actual = this.#headOf(s).rev;
-      if (e === 'any' || (e === 'none' && actual === 0) || e === actual) continue;
-      throw new StateflowError(
-        'CONFLICT',
-        `Stream ${s} is at revision ${actual}, expected ${e === 'none' ? 'no revision' : `revision ${e}`}; re-read and retry`,
-        { stream: s, expected: e, actual },
-      );
-    }
+    this.#checkExpected(expected);
     for (const s of streams) validatePatch(basis.get(s) as JsonObject, input.changes[s]);
     const changes: StreamChange[] = [];
     const states = new Map<StreamId, JsonObject>();
@@ -647,7 +645,7 @@ class EventStore implements Store {
       changes.push({ stream: s, rev: this.#headOf(s).rev + 1, patch: net });
       states.set(s, after);
     }
-    if (changes.length === 0) return { status: 'noop', transition: null };
+    if (changes.length === 0) return NOOP;
     const body: Omit<Transition, 'hash' | 'prevHash'> = { seq: this.#lastSeq + 1, time: this.#s.clock().toISOString(), changes };
     if (input.id !== undefined) body.id = input.id;
     if (input.meta !== undefined) body.meta = input.meta;
@@ -655,6 +653,19 @@ class EventStore implements Store {
     const staged = { transition, states, sync: (input.durability ?? this.#s.durability) === 'fsync' };
     await this.#write(staged);
     return { status: 'accepted', transition };
+  }
+
+  /** @throws CONFLICT when a stream's head is not the expected revision. */
+  #checkExpected(expected: Record<StreamId, ExpectedRevision>): void {
+    for (const [s, e] of Object.entries(expected)) {
+      const actual = this.#headOf(s).rev;
+      if (e === 'any' || (e === 'none' && actual === 0) || e === actual) continue;
+      throw new StateflowError(
+        'CONFLICT',
+        `Stream ${s} is at revision ${actual}, expected ${e === 'none' ? 'no revision' : `revision ${e}`}; re-read and retry`,
+        { stream: s, expected: e, actual },
+      );
+    }
   }
 
   /** Write one transition's batch, then install it in memory and notify watchers. */

@@ -1,0 +1,85 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isStateflowError } from '@stateflow/core';
+import type { Harness } from './test-support/backends.js';
+import { backends, collect } from './test-support/backends.js';
+
+async function failure(p: Promise<unknown>): Promise<{ code: string; details: unknown }> {
+  try {
+    await p;
+  } catch (err) {
+    if (isStateflowError(err)) return { code: err.code, details: err.details };
+    throw err;
+  }
+  throw new Error('expected a StateflowError');
+}
+
+describe.each(backends)('compaction and retention on $name', (backend) => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await backend.create({ checkpointInterval: 4 });
+    // seq 1..10: global revs 1..10; session:b changes at seqs 3 and 9 (revs 1, 2).
+    for (let i = 1; i <= 10; i++) {
+      const changes: Record<string, Record<string, number>> = { global: { n: i } };
+      if (i === 3 || i === 9) changes['session:b'] = { m: i };
+      await h.store.publish({ changes, id: `p${i}` });
+    }
+    expect(h.store.lastSeq()).toBe(10);
+  });
+  afterEach(async () => {
+    await h.destroy();
+  });
+
+  it('moves the origin forward; reads before it fail with HISTORY_NOT_RETAINED naming the origin', async () => {
+    expect(await h.store.compact('global', { keepRevisions: 4 })).toEqual({ origin: 7, deleted: 7 });
+    for (const reopen of [false, true]) {
+      if (reopen) await h.reopen();
+      expect(await h.store.head('global')).toEqual({ stream: 'global', rev: 10, seq: 10, origin: 7 });
+      expect(await failure(h.store.stateAt('global', 6))).toEqual({ code: 'HISTORY_NOT_RETAINED', details: { stream: 'global', rev: 6, origin: 7 } });
+      expect((await failure(h.store.patchAt('global', 7))).code).toBe('HISTORY_NOT_RETAINED');
+      for (let rev = 7; rev <= 10; rev++) expect(await h.store.stateAt('global', rev)).toEqual({ n: rev });
+      expect(await h.store.patchAt('global', 8)).toEqual({ n: 8 });
+      expect(await h.store.state('global')).toEqual({ n: 10 });
+      // Global seqs before the origin's seq: statesAt fails for global, session:b still reads.
+      expect((await failure(h.store.statesAt(['global'], 5))).code).toBe('HISTORY_NOT_RETAINED');
+      expect(await h.store.statesAt(['session:b'], 5)).toEqual({ 'session:b': { m: 3 } });
+      expect(await h.store.stateAt('session:b', 1)).toEqual({ m: 3 });
+      expect((await h.store.audit()).problems).toEqual([]);
+    }
+  });
+
+  it('prunes transitions no retained revision needs, keeps shared ones, and the chain audits clean', async () => {
+    await h.store.compact('global', { keepRevisions: 2 });
+    // seq 3 also holds session:b rev 1 (retained): it stays whole; seqs 1,2,4..8 are pruned.
+    expect((await collect(h.store.transitions())).map((t) => t.seq)).toEqual([3, 9, 10]);
+    expect((await failure(h.store.transition(2))).code).toBe('HISTORY_NOT_RETAINED');
+    // The pruned transition's id is forgotten with it.
+    expect((await h.store.publish({ changes: { global: { n: 2 } }, id: 'p2' })).status).toBe('accepted');
+    expect((await h.store.publish({ changes: { global: { n: 3 } }, id: 'p10' })).status).toBe('duplicate');
+    await h.store.compact('session:b', { keepRevisions: 1 });
+    // seq 9 held global rev 9 and session:b rev 2, both at or below their origins now.
+    expect((await collect(h.store.transitions())).map((t) => t.seq)).toEqual([10, 11]);
+    expect(await h.store.compact('session:b', { keepRevisions: 5 })).toEqual({ origin: 2, deleted: 0 });
+    const report = await h.store.audit();
+    expect(report.problems).toEqual([]);
+    expect(report.transitions).toBe(2);
+    await h.reopen();
+    expect(await h.store.state('session:b')).toEqual({ m: 9 });
+    expect(await h.store.state('global')).toEqual({ n: 2 });
+  });
+
+  it('validates keepRevisions', async () => {
+    expect((await failure(h.store.compact('global', { keepRevisions: 0 }))).code).toBe('INPUT_INVALID');
+  });
+
+  it('applies a retention policy on publish at checkpoint boundaries', async () => {
+    await h.reopen({ checkpointInterval: 4, retention: { keepRevisions: 3 } });
+    await h.store.publish({ changes: { global: { n: 11 } } });
+    // rev 11, keep ≥ 3 → origin = floor((11 - 3 + 1) / 4) * 4 = 8.
+    expect((await h.store.head('global')).origin).toBe(8);
+    for (let i = 12; i <= 16; i++) await h.store.publish({ changes: { global: { n: i } } });
+    const head = await h.store.head('global');
+    expect(head.rev - head.origin + 1).toBeGreaterThanOrEqual(3);
+    expect(head.origin).toBe(12);
+    expect((await h.store.audit()).problems).toEqual([]);
+  });
+});
