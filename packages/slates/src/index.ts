@@ -1,4 +1,50 @@
-export {};
+// --- ladders and slates (seeds/ladr-reads-and-writes.txt, ladr-persistent-memory-with-slates.txt) ---
+export { loadLadder, loadLadderFile, validateLadder, validateLadderFile } from './load-ladder.js';
+export type { Ladder } from './load-ladder.js';
+export { ladderConfigSchema } from './config-schema.js';
+export type {
+  LadderConfig,
+  SlateDecl,
+  FolderDecl,
+  FileDecl,
+  MetatagDecl,
+  MetatagType,
+  EvictionPolicy,
+  FolderAccess,
+  StepDecl,
+  FieldDecl,
+  TextField,
+  SlateReadField,
+  SlateRef,
+  SourceSpec,
+  StepSource,
+  NodeRef,
+  GateDecl,
+  GateAction,
+  GateWrite,
+  SlateWriteDecl,
+  WritePolicy,
+  WriteTarget,
+  RetrieveDecl,
+} from './config-types.js';
+export { extractJson } from './extract-json.js';
+export { createSlateState, slateContents, fileContents } from './slate-state.js';
+export type { SlateStreamState, FolderState, FileState, EntryState } from './slate-state.js';
+export { readSlate, folderIndex, folderTree, renderValue } from './slate-read.js';
+export type { IndexRow, TreeNode } from './slate-read.js';
+export { applyWrite, mergeByKey } from './slate-write.js';
+export type { WriteRequest, WriteOutcome, WriteContext, Evicted, Refused } from './slate-write.js';
+export { RETRIEVAL_BUDGET_MESSAGE, selectFiles } from './retrieve.js';
+export type { RetrievedDocument } from './retrieve.js';
+export { loadTokenCounter, TOKEN_ENCODINGS } from './token-counter.js';
+export type { TokenCounter, TokenEncoding } from './token-counter.js';
+export type { Model, ModelRequest, ModelMessage } from './model.js';
+export { scriptedModel, scriptedModelFromFile, parseScript } from './scripted-model.js';
+export type { ScriptedModel } from './scripted-model.js';
+export { openAIModel } from './openai-model.js';
+export type { OpenAIModelOptions } from './openai-model.js';
+export { runLadder } from './run-ladder.js';
+export type { RunLadderOptions, LadderRunResult, StepTrace } from './run-ladder.js';
 // --- sessions (session lifecycle; seeds/ladr-stateful-sessions.txt) ---
 export { SessionManager, DAY_MS } from './sessions/session-manager.js';
 export type { SessionManagerOptions, CreateSessionInput, SweepReport, ResumeResult } from './sessions/session-manager.js';

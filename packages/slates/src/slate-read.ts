@@ -1,0 +1,111 @@
+/**
+ * slateRead: the four read modes and the computed system metatags
+ * (seeds/ladr-reads-and-writes.txt "The combination of these fields determines what the read
+ * returns"; seeds/ladr-persistent-memory-with-slates.txt "system metatags").
+ */
+import type { JsonObject, JsonValue } from '@stateflow/core';
+import type { SlateRef } from './config-types.js';
+import type { Catalog } from './internal/catalog.js';
+import { isSystemMetatag } from './internal/catalog.js';
+import type { FileState, FolderState, SlateStreamState } from './slate-state.js';
+import { fileContents } from './slate-state.js';
+import type { TokenCounter } from './token-counter.js';
+
+/** One row of the `index` system metatag. `size` is UTF-8 bytes, `tokens` per the encoding. */
+export interface IndexRow {
+  file: string;
+  size: number;
+  tokens: number;
+  created: string;
+  modified: string;
+  /** User metatags that have a value. */
+  metatags?: JsonObject;
+}
+
+/** A node of the `tree` system metatag; `files`/`subfolders` are absent beyond the depth. */
+export interface TreeNode {
+  folder: string;
+  files?: string[];
+  subfolders?: TreeNode[];
+}
+
+function folderState(state: SlateStreamState, slate: string, folder: string): FolderState | undefined {
+  return state.slates[slate]?.folders[folder];
+}
+
+function sortedFiles(folder: FolderState | undefined): Array<[string, FileState]> {
+  return Object.entries(folder?.files ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function systemValue(tag: string, file: FileState): JsonValue {
+  if (tag === 'created') return file.created;
+  if (tag === 'modified') return file.modified;
+  if (tag === 'size') return Buffer.byteLength(fileContents(file), 'utf8');
+  return null;
+}
+
+/** The `index` of a folder: one row per file, sorted by file name (`[]` when empty). */
+export function folderIndex(state: SlateStreamState, slate: string, folder: string, count: TokenCounter): IndexRow[] {
+  return sortedFiles(folderState(state, slate, folder)).map(([name, file]) => {
+    const contents = fileContents(file);
+    const row: IndexRow = {
+      file: name,
+      size: Buffer.byteLength(contents, 'utf8'),
+      tokens: count(contents),
+      created: file.created,
+      modified: file.modified,
+    };
+    if (Object.keys(file.metatags).length > 0) row.metatags = file.metatags;
+    return row;
+  });
+}
+
+/** The `tree` of a folder down to `depth` levels of subfolders (unbounded when undefined). */
+export function folderTree(
+  catalog: Catalog,
+  state: SlateStreamState,
+  slate: string,
+  folder: string,
+  depth: number | undefined,
+): TreeNode {
+  const info = catalog.get(slate)?.folders.get(folder);
+  const node: TreeNode = { folder: info?.name ?? folder, files: sortedFiles(folderState(state, slate, folder)).map(([n]) => n) };
+  node.subfolders = (info?.subfolders ?? []).map((sub) =>
+    depth === 0 ? { folder: sub } : folderTree(catalog, state, slate, `${folder}/${sub}`, depth === undefined ? undefined : depth - 1),
+  );
+  return node;
+}
+
+/**
+ * Resolve a slateRead `from` against a slate state. Modes:
+ * - file, no metatag → the contents string (`''` when blank);
+ * - file + metatag → the value (`null` when the user metatag has no value yet);
+ *   `index`/`tree` on a file give the folder's index/tree;
+ * - no file + `index` → {@link folderIndex}; no file + `tree` → {@link folderTree};
+ * - no file + other metatag → `[{file, value}]` for every file that has it (`[]` if none),
+ *   sorted by file name; `created`/`modified`/`size` exist on every file.
+ */
+export function readSlate(catalog: Catalog, state: SlateStreamState, ref: SlateRef, count: TokenCounter): JsonValue {
+  const { slate, folder, file, metatag } = ref;
+  if (metatag === 'index') return folderIndex(state, slate, folder, count) as unknown as JsonValue;
+  if (metatag === 'tree') return folderTree(catalog, state, slate, folder, ref.depth) as unknown as JsonValue;
+  const files = folderState(state, slate, folder)?.files ?? {};
+  if (file !== undefined) {
+    const f = files[file];
+    if (metatag === undefined) return fileContents(f);
+    if (f === undefined) return null;
+    return isSystemMetatag(metatag) ? systemValue(metatag, f) : (f.metatags[metatag] ?? null);
+  }
+  const rows: JsonValue[] = [];
+  for (const [name, f] of sortedFiles(folderState(state, slate, folder))) {
+    const value = isSystemMetatag(metatag as string) ? systemValue(metatag as string, f) : f.metatags[metatag as string];
+    if (value !== undefined && value !== null) rows.push({ file: name, value });
+  }
+  return rows;
+}
+
+/** How a read value is rendered into a prompt: strings as-is, `null` blank, others compact JSON. */
+export function renderValue(value: JsonValue | undefined): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
