@@ -52,11 +52,14 @@ export async function runKill9(options = {}) {
   const random = rng(seed);
   const report = { seed, trials: 0, acknowledged: 0, lost: 0, hashMismatches: 0, auditFailures: 0, openFailures: 0, writerStartFailures: 0, inFlightKept: 0 };
   let dir = null;
+  // The highest seq the store is known to hold (acknowledged or seen after a reopen).
+  let known = 0;
   try {
     for (let trial = 0; trial < trials; trial++) {
       if (trial % cycles === 0) {
         if (dir) await removeDir(dir);
         dir = await tempDir('kill9');
+        known = 0;
       }
       const run = await crashWriter(dir, concurrency, Math.floor(random() * maxDelayMs));
       report.trials++;
@@ -80,8 +83,9 @@ export async function runKill9(options = {}) {
           report.auditFailures++;
           console.error(`trial ${trial}: audit problems: ${JSON.stringify(audit.problems.slice(0, 3))}`);
         }
-        const maxAcked = Math.max(0, ...run.acks.map((a) => a.seq));
+        const maxAcked = Math.max(known, ...run.acks.map((a) => a.seq));
         report.inFlightKept += Math.max(0, store.lastSeq() - maxAcked);
+        known = store.lastSeq();
         for (const ack of run.acks) {
           let t;
           try {

@@ -1,0 +1,41 @@
+/**
+ * Reduced runs of the fault and fuzz harness inside `npm test` (issue 8). The full runs are
+ * `node test/harness/<name>.mjs` (see test/harness/README.md).
+ */
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error -- plain ESM scripts without type declarations
+import { printKill9, runKill9 } from './kill9.mjs';
+// @ts-expect-error -- plain ESM scripts without type declarations
+import { printCorruption, runCorruption } from './corruption.mjs';
+// @ts-expect-error -- plain ESM scripts without type declarations
+import { fuzzFailures, printFuzz, runFuzz } from './fuzz.mjs';
+
+describe('fault and fuzz harness (reduced)', () => {
+  it('kill -9 trials lose no acknowledged transition and audit clean', async () => {
+    const report = await runKill9({ trials: 6, cycles: 3 });
+    printKill9(report);
+    expect(report.trials).toBe(6);
+    expect(report.acknowledged).toBeGreaterThan(0);
+    expect(report.lost).toBe(0);
+    expect(report.hashMismatches).toBe(0);
+    expect(report.auditFailures).toBe(0);
+    expect(report.openFailures).toBe(0);
+    expect(report.writerStartFailures).toBe(0);
+  });
+
+  it('corruption trials never read back wrong data silently and a failed open rewrites nothing', async () => {
+    const report = await runCorruption({ trials: 10, transitions: 150 });
+    printCorruption(report);
+    expect(report.trials).toBe(10);
+    expect(report.silentWrong).toBe(0);
+    expect(report.untypedErrors).toBe(0);
+    expect(report.rewrittenByFailedOpen).toBe(0);
+  });
+
+  it('bad-input fuzz: no crash, no untyped error, no partial publication', async () => {
+    const report = await runFuzz({ cases: 150 });
+    printFuzz(report);
+    expect(report.results.length).toBeGreaterThan(0);
+    expect(fuzzFailures(report)).toBe(0);
+  });
+});
