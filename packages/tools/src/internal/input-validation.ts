@@ -49,6 +49,11 @@ function inputError(tool: string, errors: ErrorObject[]): StateflowError<'INPUT_
   if (error === undefined) return new StateflowError('INPUT_INVALID', `${tool} input is invalid.`, {});
   const field = error.instancePath === '' ? undefined : error.instancePath.slice(1).replaceAll('/', '.');
   let message: string;
+  const propertyName = (error as ErrorObject & { propertyName?: string }).propertyName;
+  if (propertyName !== undefined) {
+    message = `${tool} "patch" keys must be scopes (global, cwd, session) or, with one selected owner, planes (intents, strategy, tactics, artifacts, response, lazy); got "${propertyName}"`;
+    return new StateflowError('INPUT_INVALID', `${message}.`, { field: `patch.${propertyName}`, reason: 'propertyNames' });
+  }
   switch (error.keyword) {
     case 'additionalProperties':
       message = `${tool} does not accept "${String(error.params.additionalProperty)}"`;
@@ -57,13 +62,12 @@ function inputError(tool: string, errors: ErrorObject[]): StateflowError<'INPUT_
         reason: 'unknown-field',
       });
     case 'oneOf':
-      message = `${tool} takes exactly one of "path" (one path) or "paths" (a list of paths)`;
-      break;
     case 'required':
-      message = `${tool} needs "${String(error.params.missingProperty)}"`;
-      break;
-    case 'propertyNames':
-      message = `${tool} "patch" keys must be scopes (global, cwd, session) or, with one selected owner, planes (intents, strategy, tactics, artifacts, response, lazy); got "${String(error.params.propertyName)}"`;
+      if (error.keyword === 'required' && tool === 'patch_state') {
+        message = `${tool} needs "${String(error.params.missingProperty)}"`;
+        break;
+      }
+      message = `${tool} takes exactly one of "path" (one path) or "paths" (a list of paths)`;
       break;
     case 'enum':
       message = `${field ?? tool} must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
