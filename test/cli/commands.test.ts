@@ -85,7 +85,7 @@ describe('stateflow without a store', () => {
     expect(await runCli(['--version'], io)).toBe(0);
     expect(out.trim()).toBe('0.1.0');
     expect(await runCli(['show', 'one'], io)).toBe(2);
-    expect(err).toMatch(/^stateflow: .*show.*\[USAGE\]\n$/);
+    expect(err).toMatch(/^stateflow: .*'one' is invalid for argument 'seq'.*\[USAGE\]\n$/);
   });
 });
 
@@ -147,7 +147,7 @@ describe('stateflow on one store', () => {
   it('read: bad path exit 2, missing path exit 3, unselected owner exit 2', async () => {
     const syntax = errorOf(await sf(['--cwd', proj, '--json', 'read', 'cwd.lazy.*']), 2);
     expect(syntax.code).toBe('PATH_SYNTAX');
-    expect(syntax.details).toMatchObject({ path: 'cwd.lazy.*', column: 9 });
+    expect(syntax.details).toMatchObject({ path: 'cwd.lazy.*', column: 10 });
     const human = await sf(['--cwd', proj, 'read', 'cwd.lazy.*']);
     expect(human.code).toBe(2);
     expect(human.stderr.trim().split('\n')).toHaveLength(1);
@@ -162,7 +162,10 @@ describe('stateflow on one store', () => {
     expect(text).toContain('small commits');
     expect(text).toContain('ship');
     expect(text).not.toContain('corrected thought');
-    expect(json(result)).toMatchObject({ strategy: { style: 'small commits' }, tactics: { next: 'ship' } });
+    expect(json(result)).toMatchObject({
+      state: { strategy: { style: 'small commits' }, tactics: { next: 'ship' } },
+      lazy_navigation: { available: true, path: 'effective.lazy', keys: { memory: 'array' } },
+    });
   });
 
   it('log: a table, JSON Lines under --json, and --stream/--from/--to/--limit', async () => {

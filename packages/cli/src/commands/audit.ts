@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import type { AuditReport } from '@stateflow/store';
 import type { CommandContext } from '../internal/context.js';
-import { emit } from '../internal/output.js';
+import { count, emit } from '../internal/output.js';
 import { startProgress, type Progress } from '../internal/progress.js';
 import { withStore } from '../internal/store-access.js';
 import { ExitCode } from '../exit-codes.js';
@@ -36,10 +36,10 @@ export function registerAuditCommand(program: Command, ctx: CommandContext): voi
 }
 
 function describeAudit(report: AuditReport): string {
-  const summary = `audited ${report.transitions} transitions, ${report.streams} streams, ${report.checkpoints} checkpoints`;
+  const summary = `audited ${count(report.transitions, 'transition')}, ${count(report.streams, 'stream')}, ${count(report.checkpoints, 'checkpoint')}`;
   if (report.problems.length === 0) return `${summary}: clean`;
   const lines = report.problems.map(
     (p) => `  ${p.code}${p.stream === undefined ? '' : ` ${p.stream}`}${p.key === undefined ? '' : ` ${p.key}`}: ${p.detail}`,
   );
-  return [`${summary}: ${report.problems.length} problem(s)`, ...lines].join('\n');
+  return [`${summary}: ${count(report.problems.length, 'problem')}`, ...lines].join('\n');
 }

@@ -5,11 +5,11 @@
  */
 import path from 'node:path';
 import type { Command } from 'commander';
-import { StateflowError, isJsonObject } from '@stateflow/core';
+import { StateflowError, isJsonObject, isStateflowError } from '@stateflow/core';
 import type { Transition } from '@stateflow/store';
 import type { CommandContext } from '../internal/context.js';
 import { atLine, countJsonLines, readJsonLines } from '../internal/json-lines.js';
-import { emit } from '../internal/output.js';
+import { count, emit } from '../internal/output.js';
 import { startProgress } from '../internal/progress.js';
 import { withStore } from '../internal/store-access.js';
 import { ExitCode } from '../exit-codes.js';
@@ -50,7 +50,7 @@ export function registerReplayCommand(program: Command, ctx: CommandContext): vo
                 });
               }
             } catch (err) {
-              throw atLine(err, file, line);
+              throw atLine(asVerificationFailure(err), file, line);
             }
             hash = transition.hash;
             progress.update(++transitions);
@@ -62,10 +62,36 @@ export function registerReplayCommand(program: Command, ctx: CommandContext): vo
         return { dir: options.dir, transitions, lastSeq: store.lastSeq(), hash, problems: audit.problems.length };
       });
       emit(ctx.io, options.json, report, () =>
-        `replayed ${report.transitions} transitions into ${report.dir}: every hash verified, last hash ${report.hash}, audit ${report.problems === 0 ? 'clean' : `found ${report.problems} problem(s); run "stateflow --dir ${report.dir} audit"`}`,
+        `replayed ${count(report.transitions, 'transition')} into ${report.dir}: every hash verified, last hash ${report.hash}, audit ${report.problems === 0 ? 'clean' : `found ${count(report.problems, 'problem')}; run "stateflow --dir ${report.dir} audit"`}`,
       );
       if (report.problems > 0) ctx.exitCode = ExitCode.CORRUPT;
     });
+}
+
+/**
+ * A transition whose hash or hash link does not verify means the export was altered or damaged:
+ * that is corruption (exit 5), not bad usage. Other append failures keep their code.
+ */
+function asVerificationFailure(err: unknown): unknown {
+  if (!isStateflowError(err, 'INPUT_INVALID')) return err;
+  const field = (err.details as { field?: unknown }).field;
+  if (field === 'hash' || field === 'prevHash') {
+    return new StateflowError(
+      'STORE_CORRUPT',
+      `${err.message}: the export was altered or damaged; export it again from the source store.`,
+      { detail: String(field) },
+      { cause: err },
+    );
+  }
+  if (field === 'seq') {
+    return new StateflowError(
+      'INPUT_INVALID',
+      `${err.message}: replay needs a full export (no --stream) of a store whose log starts at seq 1.`,
+      err.details,
+      { cause: err },
+    );
+  }
+  return err;
 }
 
 function asTransition(value: unknown, file: string, line: number): Transition {

@@ -1,18 +1,17 @@
 /**
- * The agent surface (`@stateflow/tools`) over the store of one CLI run.
+ * The agent surface (`@stateflow/tools`) over the store of one CLI run. The package is loaded
+ * when a command needs it, so store-only commands start without it.
  */
-import { createRuntime } from '@stateflow/tools';
+import type { Runtime } from '@stateflow/tools';
 import type { GlobalOptions } from './options.js';
 import { withStore, type StoreAccess } from './store-access.js';
-
-/** The runtime `createRuntime` returns. */
-export type ToolsRuntime = Awaited<ReturnType<typeof createRuntime>>;
 
 /** Open the store, build the tools runtime for the selected owners, run `work`, close the store. */
 export async function withRuntime<T>(
   options: GlobalOptions,
   access: StoreAccess,
-  work: (runtime: ToolsRuntime) => Promise<T>,
+  work: (runtime: Runtime) => Promise<T>,
 ): Promise<T> {
+  const { createRuntime } = await import('@stateflow/tools');
   return withStore(options.dir, access, async (store) => work(await createRuntime({ store, selection: options.selection })));
 }
