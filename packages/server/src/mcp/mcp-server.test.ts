@@ -1,0 +1,159 @@
+/**
+ * End-to-end: the real MCP SDK `Client` over a real stdio child process running the built
+ * `dist/mcp/stdio-main.js` against a classic-level store in a temp directory.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { openStore } from '@stateflow/store';
+import { patchStateInputSchema, readStateInputSchema } from '@stateflow/tools';
+import { BASELINE_RESOURCE_URI, createMcpServer } from './mcp-server.js';
+import { parseMcpArgs } from './stdio-main.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const STDIO_MAIN = path.resolve(here, '../../dist/mcp/stdio-main.js');
+
+/** The tool result's text item parsed, after checking it is the only content and matches structuredContent. */
+function payload(result: CallToolResult): unknown {
+  expect(result.content).toHaveLength(1);
+  const item = result.content[0];
+  if (item?.type !== 'text') throw new Error('expected one text content item');
+  const parsed = JSON.parse(item.text) as unknown;
+  if (result.isError !== true) expect(result.structuredContent).toEqual(parsed);
+  return parsed;
+}
+
+describe('MCP stdio server (SDK client over a child process)', () => {
+  let dir: string;
+  let client: Client;
+  let transport: StdioClientTransport;
+
+  beforeAll(async () => {
+    if (!existsSync(STDIO_MAIN)) throw new Error(`${STDIO_MAIN} is missing: build first (npx tsc -b packages/server)`);
+    dir = await mkdtemp(path.join(tmpdir(), 'stateflow-mcp-'));
+    transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [STDIO_MAIN, '--dir', dir, '--cwd', '/repo', '--session', 's1', '--mode', 'active'],
+      stderr: 'pipe',
+    });
+    client = new Client({ name: 'stateflow-e2e', version: '1.0.0' });
+    await client.connect(transport);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('lists read_state and patch_state with their JSON Schemas and descriptions', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['read_state', 'patch_state']);
+    expect(tools[0]?.inputSchema).toEqual(readStateInputSchema);
+    expect(tools[1]?.inputSchema).toEqual(patchStateInputSchema);
+    for (const tool of tools) expect(tool.description?.length).toBeGreaterThan(100);
+  });
+
+  it('patches two scopes in one call and reads cwd[1] with each projection', async () => {
+    const patched = (await client.callTool({
+      name: 'patch_state',
+      arguments: {
+        patch: {
+          cwd: { intents: { release: { $ref: 'cwd.lazy.plan' } }, lazy: { plan: { steps: ['a', 'b'] } } },
+          session: { tactics: { next: 'review' } },
+        },
+      },
+    })) as CallToolResult;
+    expect(patched.isError).toBeFalsy();
+    expect(payload(patched)).toEqual({
+      state_updates: {
+        effective: [
+          { path: 'intents.release', value: { $ref: 'cwd.lazy.plan' } },
+          { path: 'tactics.next', value: 'review' },
+        ],
+      },
+    });
+    const value = (await client.callTool({ name: 'read_state', arguments: { path: 'cwd[1].lazy.plan' } })) as CallToolResult;
+    expect(payload(value)).toEqual({ value: { steps: ['a', 'b'] } });
+    const keys = (await client.callTool({ name: 'read_state', arguments: { path: 'cwd[1]', projection: 'keys' } })) as CallToolResult;
+    expect(payload(keys)).toEqual({ meta: { type: 'object', size: 2 }, keys: { intents: 'object', lazy: 'object' } });
+    const patch = (await client.callTool({ name: 'read_state', arguments: { path: 'cwd[1].lazy', projection: 'patch' } })) as CallToolResult;
+    expect(payload(patch)).toEqual({ patch: { plan: { steps: ['a', 'b'] } } });
+    const batch = (await client.callTool({ name: 'read_state', arguments: { paths: ['session.tactics.next', 'cwd[1].intents'] } })) as CallToolResult;
+    expect(payload(batch)).toEqual({ value: ['review', { release: { $ref: 'cwd.lazy.plan' } }] });
+  });
+
+  it('returns isError with {code, message} for a bad path and for rejected input', async () => {
+    const bad = (await client.callTool({ name: 'read_state', arguments: { path: 'cwd.lazy.*' } })) as CallToolResult;
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent).toBeUndefined();
+    const body = payload(bad) as { code: string; message: string };
+    expect(Object.keys(body)).toEqual(['code', 'message']);
+    expect(body.code).toBe('PATH_SYNTAX');
+    expect(body.message).toContain('wildcards');
+    const offset = (await client.callTool({ name: 'read_state', arguments: { path: 'cwd', offset: 1 } })) as CallToolResult;
+    expect(offset.isError).toBe(true);
+    expect(payload(offset)).toMatchObject({ code: 'INPUT_INVALID' });
+    const owner = (await client.callTool({ name: 'patch_state', arguments: { patch: { global: { tactics: { x: 1 } } } } })) as CallToolResult;
+    expect(payload(owner)).toMatchObject({ code: 'OWNER_NOT_SELECTED' });
+  });
+
+  it('serves the baseline as a resource', async () => {
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toEqual([BASELINE_RESOURCE_URI]);
+    const read = await client.readResource({ uri: BASELINE_RESOURCE_URI });
+    const content = read.contents[0] as { mimeType: string; text: string };
+    expect(content.mimeType).toBe('application/json');
+    expect(JSON.parse(content.text)).toEqual({
+      state: { intents: { release: { $ref: 'cwd.lazy.plan' } }, tactics: { next: 'review' } },
+      lazy_navigation: { available: true, path: 'effective.lazy', keys: { plan: 'object' } },
+      transitions: [
+        { seq: 1, patch: { cwd: { intents: { release: { $ref: 'cwd.lazy.plan' } } }, session: { tactics: { next: 'review' } } } },
+      ],
+    });
+  });
+
+  it('closes the store when the client disconnects (the directory can be reopened)', async () => {
+    await client.close();
+    let store;
+    for (let attempt = 0; attempt < 50 && store === undefined; attempt++) {
+      try {
+        store = await openStore(dir);
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'STORE_LOCKED') throw err;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    expect(store).toBeDefined();
+    expect(await store?.state('cwd:/repo')).toMatchObject({ lazy: { plan: { steps: ['a', 'b'] } } });
+    await store?.close();
+  });
+});
+
+describe('MCP server wiring', () => {
+  it('parses the stdio options into a selection', () => {
+    expect(parseMcpArgs(['--dir', 'd', '--global', '--cwd', '.', '--session', 's'])).toEqual({
+      dir: 'd',
+      selection: { mode: 'active', global: true, cwd: '.', session: 's' },
+    });
+    expect(() => parseMcpArgs(['--cwd', '.'])).toThrow('Missing --dir');
+    expect(() => parseMcpArgs(['--dir', 'd', '--mode', 'sleepy'])).toThrow('--mode must be active or passive');
+    expect(() => parseMcpArgs(['--dir', 'd', '--bogus'])).toThrow(/Unknown option/);
+  });
+
+  it('refuses an empty selection when the server is created', async () => {
+    const scratch = await mkdtemp(path.join(tmpdir(), 'stateflow-mcp-'));
+    const store = await openStore(scratch);
+    try {
+      expect(() => createMcpServer({ store, selection: { mode: 'active' } })).toThrow(expect.objectContaining({ code: 'INPUT_INVALID' }));
+    } finally {
+      await store.close();
+      await rm(scratch, { recursive: true, force: true });
+    }
+  });
+});
