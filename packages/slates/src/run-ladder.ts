@@ -94,14 +94,20 @@ function joinTexts(r: Resolved): string {
   return 'texts' in r ? r.texts.join(JOIN) : renderValue(r.value);
 }
 
-/** Steps this step depends on: the previous step (implicitly) and every `{ stepId }` it names. */
-function dependencies(step: StepDecl, previous: string | undefined): string[] {
-  const deps = previous === undefined ? [] : [previous];
-  const sources: unknown[] = (step.fields ?? []).filter((f) => f.type === 'text').map((f) => f.from);
+/**
+ * The steps this step takes input from: every `previous` / `{ stepId }` source of its text fields
+ * and gated writes, and the previous step when it has no fields (its default user message).
+ */
+function sourceSteps(step: StepDecl, previous: string | undefined): string[] {
+  const deps: string[] = [];
+  const fields = step.fields ?? [];
+  if (fields.length === 0 && previous !== undefined) deps.push(previous);
+  const sources: unknown[] = fields.filter((f) => f.type === 'text').map((f) => f.from);
   for (const action of [step.if?.then, step.if?.else]) if (isWriteAction(action)) sources.push(action.write.from);
   for (const s of sources) {
     const p = parseSource(s);
     if ('kind' in p && p.kind === 'step') deps.push(p.stepId);
+    if ('kind' in p && p.kind === 'previous' && previous !== undefined) deps.push(previous);
   }
   return deps;
 }
@@ -203,7 +209,7 @@ async function runSteps(ctx: RunCtx, result: LadderRunResult): Promise<void> {
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i] as StepDecl;
     const previous = steps[i - 1]?.id;
-    const blocked = dependencies(step, previous).some((d) => skipped.has(d) || executed.get(d)?.survivors.length === 0);
+    const blocked = sourceSteps(step, previous).some((d) => skipped.has(d) || executed.get(d)?.survivors.length === 0);
     if (blocked) {
       skipped.add(step.id);
       result.skipped.push(step.id);
