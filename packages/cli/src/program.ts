@@ -11,11 +11,14 @@ import { registerExportCommand } from './commands/export.js';
 import { registerForkCommand } from './commands/fork.js';
 import { registerImportGitCommand } from './commands/import-git.js';
 import { registerImportCommand } from './commands/import.js';
+import { registerLadderCommand } from './commands/ladder.js';
 import { registerLogCommand } from './commands/log.js';
+import { registerMcpCommand } from './commands/mcp.js';
 import { registerPatchCommand } from './commands/patch.js';
 import { registerReadCommand } from './commands/read.js';
 import { registerReplayCommand } from './commands/replay.js';
 import { registerRevertCommand } from './commands/revert.js';
+import { registerServeCommand } from './commands/serve.js';
 import { registerShowCommand } from './commands/show.js';
 import { CommandContext } from './internal/context.js';
 import { reportFailure } from './internal/failure.js';
@@ -57,6 +60,9 @@ export function buildProgram(ctx: CommandContext): Command {
     registerImportGitCommand,
     registerExportCommand,
     registerReplayCommand,
+    registerServeCommand,
+    registerMcpCommand,
+    registerLadderCommand,
   ]) {
     register(program, ctx);
   }

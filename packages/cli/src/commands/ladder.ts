@@ -1,0 +1,83 @@
+/**
+ * `stateflow ladder validate <file>` and `stateflow ladder run <file> --input TEXT [--session ID]
+ * --model scripted:<file.jsonl> | openai:<model>` (issue 5, items 10–11), through
+ * `@stateflow/slates`.
+ */
+import path from 'node:path';
+import type { Command } from 'commander';
+import { StateflowError } from '@stateflow/core';
+import type { Model } from '@stateflow/slates';
+import type { CommandContext } from '../internal/context.js';
+import { emit } from '../internal/output.js';
+import { withStore } from '../internal/store-access.js';
+import { ExitCode } from '../exit-codes.js';
+
+interface RunOptions {
+  input: string;
+  model: string;
+}
+
+/** Register `ladder validate` and `ladder run`. */
+export function registerLadderCommand(program: Command, ctx: CommandContext): void {
+  const ladder = program.command('ladder').description('validate or run a ladder config (YAML or JSON)');
+
+  ladder
+    .command('validate')
+    .description('check a ladder config; prints every problem on its own line, exit 2 when there is any')
+    .argument('<file>', 'ladder config file')
+    .action(async (file: string, _local: unknown, command: Command) => {
+      const options = ctx.options(command);
+      const { validateLadderFile } = await import('@stateflow/slates');
+      const problems = await validateLadderFile(path.resolve(ctx.io.cwd, file));
+      emit(ctx.io, options.json, { problems }, () => (problems.length === 0 ? `${file}: valid` : problems.join('\n')));
+      if (problems.length > 0) ctx.exitCode = ExitCode.USAGE;
+    });
+
+  ladder
+    .command('run')
+    .description('run a ladder once; with the global --session ID its slate writes persist in the store as one transition')
+    .argument('<file>', 'ladder config file')
+    .requiredOption('--input <text>', "the call's input (input.context)")
+    .requiredOption('--model <spec>', 'scripted:<file.jsonl> (one {"content": …} per model call) or openai:<model>')
+    .action(async (file: string, local: RunOptions, command: Command) => {
+      const options = ctx.options(command);
+      // The global --session names the ladder session (stream slate:<ladder>:<session>).
+      const session = options.selection.session;
+      const slates = await import('@stateflow/slates');
+      const config = await slates.loadLadderFile(path.resolve(ctx.io.cwd, file));
+      const model = await modelFrom(local.model, ctx.io.cwd);
+      const result = await withStore(options.dir, 'create', async (store) =>
+        slates.runLadder({
+          store,
+          ladder: config,
+          input: local.input,
+          model,
+          ...(session === undefined ? {} : { session }),
+        }),
+      );
+      const { output, transition, evicted, refused } = result;
+      emit(ctx.io, options.json, { output, transition, slates: result.slates, evicted, refused }, () =>
+        [
+          output ?? '(no output)',
+          '',
+          transition === null ? 'slates (nothing published):' : `slates (transition ${transition}):`,
+          JSON.stringify(result.slates, null, 2),
+          ...evicted.map((entry) => `evicted: ${JSON.stringify(entry)}`),
+          ...refused.map((entry) => `refused: ${JSON.stringify(entry)}`),
+        ].join('\n'),
+      );
+    });
+}
+
+/** `scripted:<file.jsonl>` or `openai:<model>` → a model provider of `@stateflow/slates`. */
+async function modelFrom(spec: string, cwd: string): Promise<Model> {
+  const { scriptedModelFromFile, openAIModel } = await import('@stateflow/slates');
+  const colon = spec.indexOf(':');
+  const kind = colon < 0 ? spec : spec.slice(0, colon);
+  const value = colon < 0 ? '' : spec.slice(colon + 1);
+  if (kind === 'scripted' && value !== '') return scriptedModelFromFile(path.resolve(cwd, value));
+  if (kind === 'openai' && value !== '') return openAIModel({ model: value });
+  throw new StateflowError('USAGE', `--model ${JSON.stringify(spec)} is not a model: use scripted:<file.jsonl> or openai:<model name>.`, {
+    model: spec,
+  });
+}

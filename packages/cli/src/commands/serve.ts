@@ -1,0 +1,62 @@
+/**
+ * `stateflow serve`: the main job (issue 7) — the HTTP server of `@stateflow/server` (sessions
+ * API, chat/completions over ladders, state API) on the embedded store, by default
+ * `./.stateflow` on 127.0.0.1:7411. Prints where it listens, where the data is, and one command
+ * to try; stops on SIGINT/SIGTERM.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { nonNegativeInt } from '../internal/arguments.js';
+import type { CommandContext } from '../internal/context.js';
+
+interface ServeOptions {
+  ladders?: string;
+  host: string;
+  port: number;
+  keys?: string;
+  model?: string;
+}
+
+/** Register `serve`. */
+export function registerServeCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('serve')
+    .description('run the HTTP server (sessions API, chat/completions, state API) on the store')
+    .option('--ladders <dir>', 'serve every <dir>/<author>/<name>.yaml ladder as @author/name')
+    .option('--host <host>', 'interface to bind (non-loopback needs API keys)', '127.0.0.1')
+    .option('--port <port>', 'TCP port (0 picks a free one)', nonNegativeInt, 7411)
+    .option('--keys <file>', 'API keys file {"<key>": "<user id>"} (else $STATEFLOW_API_KEYS; none: one local user)')
+    .option('--model <spec>', 'model for ladders: scripted:<file.jsonl> (default: OPENAI_BASE_URL / OPENAI_API_KEY)')
+    .action(async (local: ServeOptions, command: Command) => {
+      const options = ctx.options(command);
+      await mkdir(options.dir, { recursive: true });
+      const { startServer } = await import('@stateflow/server');
+      const server = await startServer({
+        dir: options.dir,
+        host: local.host,
+        port: local.port,
+        env: ctx.io.env,
+        ...(local.ladders === undefined ? {} : { ladders: path.resolve(ctx.io.cwd, local.ladders) }),
+        ...(local.keys === undefined ? {} : { keysFile: path.resolve(ctx.io.cwd, local.keys) }),
+        ...(local.model === undefined ? {} : { model: local.model }),
+        onWarning: (message) => ctx.io.stderr.write(`${message}\n`),
+      });
+      const selection = JSON.stringify({ selection: { cwd: ctx.io.cwd, mode: 'active' }, path: 'cwd', projection: 'keys' });
+      ctx.io.stdout.write(
+        [
+          `stateflow serving on ${server.url}`,
+          `data: ${options.dir}`,
+          `ladders: ${server.ladders.length === 0 ? 'none (pass --ladders DIR to serve some)' : server.ladders.join(', ')}`,
+          `try: curl -s ${server.url}/v1/state/read -H 'content-type: application/json' -d '${selection}'`,
+          'stop with Ctrl-C',
+          '',
+        ].join('\n'),
+      );
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await server.close();
+    });
+}
