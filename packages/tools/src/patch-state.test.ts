@@ -162,6 +162,18 @@ describe('baseline()', () => {
     expect(baseline.state).toEqual({ strategy: { s: 1 }, tactics: { a: 1, b: { $ref: 'lazy.only' } } });
   });
 
+  it('finds the recent transitions of a sparse owner among many others', async () => {
+    const rt = createRuntime({ store: ts.store, selection: { cwd: '/repo', mode: 'active' }, recentTransitions: 2 });
+    await rt.patchState({ patch: { tactics: { first: 1 } } });
+    for (let i = 0; i < 40; i++) await ts.store.publish({ changes: { 'session:busy': { tactics: { i } } } });
+    await rt.patchState({ patch: { tactics: { second: 2 } } });
+    for (let i = 0; i < 5; i++) await ts.store.publish({ changes: { 'session:busy': { tactics: { j: i } } } });
+    expect((await rt.baseline()).transitions).toEqual([
+      { seq: 1, patch: { tactics: { first: 1 } } },
+      { seq: 42, patch: { tactics: { second: 2 } } },
+    ]);
+  });
+
   it('with nothing stored the baseline is empty and lazy is unavailable', async () => {
     const rt = createRuntime({ store: ts.store, selection: ALL });
     expect(await rt.baseline()).toEqual({ state: {}, lazy_navigation: { available: false, path: 'effective.lazy' }, transitions: [] });

@@ -8,6 +8,7 @@ import type { Transition } from '@stateflow/store';
 import { captureView, capturedStream, display, soleOwner } from './context.js';
 import type { RuntimeContext } from './context.js';
 import { effectiveView } from './views.js';
+import { lastTransitionsOf } from './recent-transitions.js';
 import type { SelectedOwner } from '../selection.js';
 
 /** A recent transition as the baseline shows it: its global seq and its visible patch. */
@@ -61,12 +62,7 @@ async function recentTransitions(ctx: RuntimeContext, last: number, count: numbe
   if (count <= 0 || last === 0) return [];
   const bySeq = new Map<number, Transition>();
   for (const owner of ctx.owners) {
-    const window: Transition[] = [];
-    for await (const transition of ctx.store.transitions({ stream: owner.stream, to: last })) {
-      window.push(transition);
-      if (window.length > count) window.shift();
-    }
-    for (const transition of window) bySeq.set(transition.seq, transition);
+    for (const transition of await lastTransitionsOf(ctx.store, owner.stream, last, count)) bySeq.set(transition.seq, transition);
   }
   return [...bySeq.values()].sort((a, b) => a.seq - b.seq).slice(-count);
 }

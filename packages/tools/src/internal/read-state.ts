@@ -21,6 +21,7 @@ import { danglingReferenceSentinel } from './dangling-reference.js';
 import type { DanglingReferenceResult } from './dangling-reference.js';
 import { checkToolInput } from './input-validation.js';
 import { effectiveView, scopeView } from './views.js';
+import { lastTransitionsOf } from './recent-transitions.js';
 import type { SelectedOwner } from '../selection.js';
 
 /** A `read_state` response: one projection's single or positional result, or the sentinel. */
@@ -164,7 +165,8 @@ async function lastChangeSeq(ctx: RuntimeContext, view: StoreView): Promise<numb
       last = Math.max(last, head.seq);
       continue;
     }
-    for await (const transition of ctx.store.transitions({ stream: owner.stream, to: view.seq })) last = Math.max(last, transition.seq);
+    // a writer moved the head after capture: find the transition of the captured revision
+    for (const transition of await lastTransitionsOf(ctx.store, owner.stream, view.seq, 1)) last = Math.max(last, transition.seq);
   }
   return last;
 }
