@@ -1,0 +1,98 @@
+/**
+ * `stateflow ladder validate` and `stateflow ladder run` end to end through the built bin, with a
+ * scripted model and a LevelDB store on disk (issue 5, items 10–11).
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, jsonLines, removeDir, stateflow, tempDir } from './helpers.js';
+
+const LADDER = `name: notes
+exit: answer
+slates:
+  - title: Conversation Memory
+    folders:
+      - name: history
+        tokenLimit: 5000
+        access: readWrite
+        evictionPolicy: FIFO
+        files:
+          - { name: messages.md, init: blank }
+      - name: context
+        tokenLimit: 2000
+        access: readWrite
+        files:
+          - { name: facts.md, init: blank }
+steps:
+  - id: answer
+    fields:
+      - { name: Question, type: text, from: input.context }
+      - { name: History, type: slateRead, from: { slate: "Conversation Memory", folder: history, file: messages.md } }
+      - { name: Facts, type: slateRead, from: { slate: "Conversation Memory", folder: context, file: facts.md } }
+    systemPrompt: "Answer the question, using History and Facts as context."
+    slateWrite:
+      to: { slate: "Conversation Memory", folder: history, file: messages.md }
+      on: append
+      match: { type: object, required: [exchange], properties: { exchange: { type: string } } }
+`;
+
+let root: string;
+let dir: string;
+let ladder: string;
+let script: string;
+
+beforeAll(async () => {
+  root = await tempDir();
+  dir = path.join(root, 'store');
+  ladder = path.join(root, 'notes.yaml');
+  script = path.join(root, 'model.jsonl');
+  await writeFile(ladder, LADDER);
+  await writeFile(script, `${JSON.stringify({ content: 'Friday. {"exchange": "Q: when do we ship? A: Friday."}' })}\n`);
+});
+
+afterAll(async () => {
+  await removeDir(root);
+});
+
+describe('stateflow ladder', () => {
+  it('validate: a valid config exits 0', async () => {
+    const result = await stateflow(['ladder', 'validate', ladder]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`${ladder}: valid\n`);
+    expect(json(await stateflow(['--json', 'ladder', 'validate', ladder]))).toEqual({ problems: [] });
+  });
+
+  it('validate: prints every problem on its own line and exits 2', async () => {
+    const bad = path.join(root, 'bad.yaml');
+    await writeFile(bad, LADDER.replace('slate: "Conversation Memory", folder: context', 'slate: "Project Memory", folder: context'));
+    const result = await stateflow(['ladder', 'validate', bad]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('Step "answer": slateRead field "Facts" references non-existent slate "Project Memory"\n');
+    const missing = await stateflow(['--json', 'ladder', 'validate', path.join(root, 'absent.yaml')]);
+    expect(missing.code).toBe(3);
+    expect((json(missing) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+  });
+
+  it('run --json with a session: output, one transition, slates, evicted, refused', async () => {
+    const result = await stateflow(['--dir', dir, '--session', 's1', '--json', 'ladder', 'run', ladder, '--input', 'When do we ship?', '--model', `scripted:${script}`]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(json(result)).toEqual({
+      output: 'Friday. {"exchange": "Q: when do we ship? A: Friday."}',
+      transition: 1,
+      slates: { 'Conversation Memory': { history: { 'messages.md': '{"exchange":"Q: when do we ship? A: Friday."}' }, context: { 'facts.md': '' } } },
+      evicted: [],
+      refused: [],
+    });
+    const log = jsonLines((await stateflow(['--dir', dir, '--json', 'log'])).stdout) as { changes: { stream: string }[] }[];
+    expect(log.map((t) => t.changes.map((c) => c.stream))).toEqual([['slate:notes:s1']]);
+  });
+
+  it('run without a session publishes nothing; a bad --model spec exits 2', async () => {
+    const result = await stateflow(['--dir', dir, '--json', 'ladder', 'run', ladder, '--input', 'Hi', '--model', `scripted:${script}`]);
+    expect(result.code, result.stderr).toBe(0);
+    expect((json(result) as { transition: unknown }).transition).toBeNull();
+    const bad = await stateflow(['--dir', dir, '--json', 'ladder', 'run', ladder, '--input', 'Hi', '--model', 'gpt-4o']);
+    expect(bad.code).toBe(2);
+    expect((json(bad) as { error: { code: string } }).error.code).toBe('USAGE');
+  });
+});
