@@ -1,0 +1,115 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isStateflowError } from '@stateflow/core';
+import { openAIModel } from './openai-model.js';
+import { parseScript, scriptedModel, scriptedModelFromFile } from './scripted-model.js';
+
+const request = { messages: [{ role: 'user' as const, content: 'hi' }], step: 's', node: 0, round: 1 };
+
+describe('scripted model (JSON Lines)', () => {
+  it('replays {"content"} lines in call order, then fails with MODEL_FAILED', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'stateflow-script-'));
+    try {
+      const file = path.join(dir, 'model.jsonl');
+      await writeFile(file, '{"content": "first"}\n\n{"content": "{\\"a\\": 1}"}\n');
+      const model = await scriptedModelFromFile(file);
+      expect(await model.complete(request)).toBe('first');
+      expect(await model.complete({ ...request, node: 1 })).toBe('{"a": 1}');
+      await expect(model.complete({ ...request, step: 'next' })).rejects.toMatchObject({
+        code: 'MODEL_FAILED',
+        message: `Scripted model ${file} has 2 outputs but call 3 arrived (step "next", node 0, round 1)`,
+      });
+      expect(model.requests.map((r) => r.step)).toEqual(['s', 's', 'next']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects lines that are not {"content": string}, naming the line', () => {
+    expect(() => parseScript('{"content": "ok"}\n{"text": "no"}', 'm.jsonl')).toThrowError(
+      'm.jsonl line 2: expected {"content": "<model output>"}',
+    );
+    try {
+      parseScript('not json');
+    } catch (err) {
+      expect(isStateflowError(err, 'INPUT_INVALID')).toBe(true);
+    }
+  });
+
+  it('a missing file is NOT_FOUND', async () => {
+    await expect(scriptedModelFromFile('/nonexistent/model.jsonl')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('scriptedModel over an array', async () => {
+    const model = scriptedModel(['x']);
+    expect(await model.complete(request)).toBe('x');
+    expect(model.remaining()).toBe(0);
+  });
+});
+
+describe('OpenAI-compatible client against a real loopback HTTP server', () => {
+  let baseURL = '';
+  const seen: Array<{ url: string; auth: string | undefined; body: any }> = [];
+  let status = 200;
+  let reply: unknown = { choices: [{ message: { role: 'assistant', content: 'Hello from the server' } }] };
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      seen.push({ url: req.url ?? '', auth: req.headers.authorization, body: JSON.parse(body) });
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(reply));
+    });
+  });
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('POSTs chat/completions with model, messages and bearer key from options', async () => {
+    const model = openAIModel({ model: 'gpt-4o', baseURL, apiKey: 'sk-test', temperature: 0 });
+    expect(await model.complete(request)).toBe('Hello from the server');
+    expect(seen.at(-1)).toEqual({
+      url: '/v1/chat/completions',
+      auth: 'Bearer sk-test',
+      body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], temperature: 0 },
+    });
+  });
+
+  it('reads base URL and key from the environment', async () => {
+    const model = openAIModel({ model: 'm', env: { OPENAI_BASE_URL: `${baseURL}/`, OPENAI_API_KEY: 'sk-env' } });
+    await model.complete(request);
+    expect(seen.at(-1)?.auth).toBe('Bearer sk-env');
+    expect(seen.at(-1)?.url).toBe('/v1/chat/completions');
+  });
+
+  it('non-2xx is MODEL_FAILED; a response without content is MODEL_FAILED', async () => {
+    status = 429;
+    reply = { error: { message: 'rate limited' } };
+    const model = openAIModel({ model: 'm', baseURL, env: {} });
+    await expect(model.complete(request)).rejects.toMatchObject({
+      code: 'MODEL_FAILED',
+      message: `${baseURL}/chat/completions answered 429: {"error":{"message":"rate limited"}}`,
+    });
+    status = 200;
+    reply = { choices: [] };
+    await expect(model.complete(request)).rejects.toMatchObject({ code: 'MODEL_FAILED' });
+  });
+
+  it('an unreachable server is MODEL_UNAVAILABLE; an empty model name is USAGE', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const model = openAIModel({ model: 'm', baseURL: `http://127.0.0.1:${port}/v1`, env: {} });
+    await expect(model.complete(request)).rejects.toMatchObject({ code: 'MODEL_UNAVAILABLE' });
+    expect(() => openAIModel({ model: '' })).toThrowError(/needs a model name/);
+  });
+});
