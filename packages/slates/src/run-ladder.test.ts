@@ -260,3 +260,43 @@ describe('source vocabulary at runtime', () => {
     expect(model.requests).toHaveLength(1);
   });
 });
+
+describe('one transition per call; sessions; conflicts', () => {
+  it('without a session the call runs on fresh slates and publishes nothing', async () => {
+    const ladder = await loadLadderFile(fixture('reads-extract.yaml'));
+    const result = await runLadder({ store, ladder, input: 'x', model: scriptedModel(['{"fact": "f", "confidence": 0.9}']) });
+    expect(result.slates.Memory?.facts?.['core.md']).toBe('f');
+    expect(result.transition).toBeNull();
+    expect(result.stream).toBeNull();
+    expect(store.lastSeq()).toBe(0);
+  });
+
+  it('all writes of a multi-step call land in ONE transition', async () => {
+    const { result } = await run('reads-policies.yaml', ['{"lesson": "L1"}', '{"answer": "A1"}', '[{"id": "x"}]']);
+    expect(result.transition).toBe(1);
+    expect(store.lastSeq()).toBe(1);
+    const t = await store.transition(1);
+    expect(t.changes).toHaveLength(1);
+    expect(t.meta).toEqual({ kind: 'ladder-call', ladder: 'reads-policies', session: 's1' });
+  });
+
+  it('a CAS conflict re-applies the call’s writes on the newer head (no write lost)', async () => {
+    const ladder = await loadLadderFile(fixture('reads-extract.yaml'));
+    const stream = 'slate:reads-extract:s1';
+    let interfered = false;
+    const model = {
+      async complete() {
+        if (!interfered) {
+          interfered = true;
+          // Another call commits to the same session while this one is running.
+          await runLadder({ store, ladder, input: 'x', session: 's1', model: scriptedModel(['{"fact": "other", "confidence": 0.9}']) });
+        }
+        return '{"fact": "mine", "confidence": 0.9}';
+      },
+    };
+    const result = await runLadder({ store, ladder, input: 'x', session: 's1', model });
+    expect(result.transition).toBe(2);
+    expect(result.slates.Memory?.facts?.['core.md']).toBe('other\n\nmine');
+    expect(await store.head(stream)).toMatchObject({ rev: 2 });
+  });
+});
