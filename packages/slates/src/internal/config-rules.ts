@@ -39,10 +39,6 @@ interface Ctx {
   checks: CompiledChecks;
 }
 
-function folderOf(ctx: Ctx, slate: string, folder: string): FolderInfo | undefined {
-  return ctx.catalog.get(slate)?.folders.get(folder);
-}
-
 /** Slate and folder existence, in the seeds' wording; returns the folder when both exist. */
 function checkSlateFolder(ctx: Ctx, who: string, ref: { slate: string; folder: string }): FolderInfo | undefined {
   const slate = ctx.catalog.get(ref.slate);
