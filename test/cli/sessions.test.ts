@@ -1,0 +1,78 @@
+/**
+ * The README's sessions API section end to end: `stateflow serve` started as the serve block says
+ * (on a free port, store in a temp directory), then the curl block run as one bash script against
+ * it, with every response checked.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, REPO_ROOT, removeDir, runProcess, tempDir } from './helpers.js';
+
+const README = path.join(REPO_ROOT, 'packages/cli/README.md');
+
+async function block(name: string): Promise<string> {
+  const text = await readFile(README, 'utf8');
+  const found = new RegExp(`<!-- ${name}:begin[^>]*-->\\s*\`\`\`sh\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${name}:end -->`).exec(text)?.[1];
+  if (found === undefined) throw new Error(`${README} has no ${name} block`);
+  return found;
+}
+
+let root: string;
+let server: ChildProcessWithoutNullStreams;
+let url: string;
+
+beforeAll(async () => {
+  root = await tempDir();
+  const serveLine = (await block('serve')).trim();
+  expect(serveLine.startsWith('stateflow serve ')).toBe(true);
+  const args = serveLine.split(/\s+/).slice(1);
+  server = spawn(process.execPath, [BIN, ...args, '--port', '0'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, STATEFLOW_DIR: path.join(root, 'store'), OPENAI_BASE_URL: '', OPENAI_API_KEY: '' },
+  });
+  url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    let err = '';
+    server.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const match = /stateflow serving on (http:\/\/\S+)/.exec(out);
+      if (match?.[1] !== undefined) resolve(match[1]);
+    });
+    server.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+    server.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+  });
+});
+
+afterAll(async () => {
+  if (server !== undefined && server.exitCode === null) {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+  }
+  await removeDir(root);
+});
+
+describe('README sessions API with curl', () => {
+  it('creates a session, calls the ladder twice, time-travels its slates, and uses the state API', async () => {
+    const curls = (await block('sessions')).replaceAll('http://127.0.0.1:7411', url);
+    const script = path.join(root, 'sessions.sh');
+    // Each response on its own line, so the test can check them one by one.
+    await writeFile(script, ['set -euo pipefail', ...curls.split('\n').map((line) => (line.startsWith('curl ') ? `${line}; echo` : line))].join('\n'));
+    const result = await runProcess('bash', [script], { cwd: REPO_ROOT });
+    expect(result.code, result.stderr).toBe(0);
+    const [first, second, session, slates, patched, read] = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect((first as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toBe(
+      'We ship on Friday. {"exchange": "Q: When do we ship? A: Friday."}',
+    );
+    expect((second as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toContain('Friday');
+    expect(session).toMatchObject({ ladder: '@demo/notes', name: 'release planning', status: 'active' });
+    expect(slates).toMatchObject({
+      ladder: '@demo/notes',
+      rev: 2,
+      slates: { 'Conversation Memory': { history: { 'messages.md': '{"exchange":"Q: When do we ship? A: Friday."}' } } },
+    });
+    expect(patched).toHaveProperty('state_updates');
+    expect(read).toEqual({ value: { next: 'ship on Friday' } });
+  });
+});
