@@ -300,3 +300,35 @@ describe('one transition per call; sessions; conflicts', () => {
     expect(await store.head(stream)).toMatchObject({ rev: 2 });
   });
 });
+
+describe('exit and abort', () => {
+  it('the run stops after the exit step, whose survivors are the output', async () => {
+    const ladder = { name: 'exit', exit: 'a', steps: [{ id: 'a', nodes: 2 }, { id: 'b' }] };
+    const model = scriptedModel(['one', 'two']);
+    const result = await runLadder({ store, ladder, input: 'q', session: 's', model });
+    expect(result.output).toBe('one\n\ntwo');
+    expect(result.steps.map((s) => s.id)).toEqual(['a']);
+    expect(model.requests.map((r) => [r.step, r.node, r.messages])).toEqual([
+      ['a', 0, [{ role: 'user', content: 'q' }]],
+      ['a', 1, [{ role: 'user', content: 'q' }]],
+    ]);
+  });
+
+  it('then: abort ends the run; gated writes made before it are committed', async () => {
+    const ladder = {
+      name: 'abort',
+      slates: [{ title: 'S', folders: [{ name: 'f', tokenLimit: 100, files: [{ name: 'log.md' }] }] }],
+      steps: [
+        { id: 'note', if: { equals: 'NOTE', then: { write: { to: { slate: 'S', folder: 'f', file: 'log.md' }, from: 'output' } } } },
+        { id: 'stop', if: { equals: 'STOP', then: 'abort', else: 'continue' } },
+        { id: 'never' },
+      ],
+    };
+    const model = scriptedModel(['NOTE', 'STOP']);
+    const result = await runLadder({ store, ladder, input: 'q', session: 's', model });
+    expect(result.aborted).toEqual({ step: 'stop', node: 0, branch: 'then' });
+    expect(result.output).toBeNull();
+    expect(result.transition).toBe(1);
+    expect(result.slates.S?.f?.['log.md']).toBe('NOTE');
+  });
+});
