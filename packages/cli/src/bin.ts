@@ -5,9 +5,18 @@
 import { runCli } from './program.js';
 
 let finished = false;
+
+// A reader that stops early (`stateflow export | head`) closes the pipe: stop quietly, as
+// command-line tools do, instead of crashing on EPIPE.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  finished = true;
+  process.exit(0);
+});
 // A command whose work never settles would otherwise end silently with Node's exit code 13.
-process.on('exit', () => {
-  if (finished) return;
+// (Node reports that case to 'exit' listeners as code 0 and then exits with 13; crashes keep theirs.)
+process.on('exit', (code) => {
+  if (finished || code !== 0) return;
   process.stderr.write('stateflow: the command ended before its work completed (an operation never settled); please report this bug [INTERNAL]\n');
   process.exitCode = 1;
 });
