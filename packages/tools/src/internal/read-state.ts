@@ -56,6 +56,8 @@ export async function readState(ctx: RuntimeContext, input: unknown): Promise<Re
     }
   }
   const paths = request.paths as string[];
+  // Syntax and owner errors fail the batch before any history is read.
+  for (const path of paths) bind(ctx, parsePath(path));
   const results: ProjectionResults[Projection][] = [];
   // Sequential on purpose: the first failing path in request order is the error reported.
   for (const path of paths) results.push(await readOne(ctx, view, path, projection));
