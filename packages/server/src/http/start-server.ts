@@ -92,7 +92,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
         'Give --keys FILE or STATEFLOW_API_KEYS, or bind 127.0.0.1.',
     );
   }
-  const model = resolveModel(options.model, env);
+  const model = await resolveModel(options.model, env);
   const catalog = await loadLadderCatalog(options.ladders);
   const warn = options.onWarning ?? ((message: string) => process.stderr.write(`${message}\n`));
   for (const r of catalog.rejected) warn(`stateflow: ladder ${r.file} not served: ${r.message}`);

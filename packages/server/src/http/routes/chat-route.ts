@@ -4,20 +4,18 @@
  * ladder with the last user message as `input.context`.
  *
  * - `X-Session-Id`: run on that session's slates (serialised per session); writes persist.
- * - No header: a fresh slate in a memory store; nothing persists.
+ * - No header: fresh slates; nothing persists (the runner publishes nothing without a session).
  * - `local/` ladders: one slate stream in the local store, no session lifecycle.
  * - `If-Match: <rev>`: fail with 409 CONFLICT unless the slate stream is at `rev` when the call
  *   starts (checked inside the session's queue, so no other call can slip in between).
  */
 import { randomBytes } from 'node:crypto';
 import { StateflowError } from '@stateflow/core';
-import { openMemoryStore } from '@stateflow/store';
 import type { Store } from '@stateflow/store';
 import { LOCAL_SESSION, isLocalLadder, sessionSlateStream } from '@stateflow/slates';
 import type { FastifyInstance } from 'fastify';
-import { initialSlateState, runLadderCall } from '../ladder-runtime.js';
+import { runLadderCall } from '../ladder-runtime.js';
 import type { LadderCallResult, ModelProvider } from '../ladder-runtime.js';
-import type { LadderEntry } from '../ladder-catalog.js';
 import { chatCompletionBodySchema, ladderParamsSchema } from '../schemas.js';
 import type { ServerContext } from '../server-context.js';
 import { assertSessionOfLadder, servedLadder } from './ladder-target.js';
@@ -29,9 +27,6 @@ interface ChatBody {
   messages: Array<{ role: string; content?: string | Array<{ type?: string; text?: string }> | null }>;
   stream?: boolean;
 }
-
-/** Session id used for calls without `X-Session-Id` (their memory store is discarded). */
-const EPHEMERAL_SESSION = 'ephemeral';
 
 /** Register the chat/completions route on `app`. */
 export function registerChatRoute(app: FastifyInstance, context: ServerContext): void {
@@ -45,14 +40,16 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext):
         throw new StateflowError('INPUT_INVALID', 'stream: true is not supported; omit stream for one chat.completion response', { field: 'stream' });
       }
       const question = lastUserMessage(body);
-      const model = requireModel(context.model);
+      const model = requireModel(context.model)(body.model);
       const sessionId = headerValue(request.headers['x-session-id']);
       const ifMatch = parseIfMatch(headerValue(request.headers['if-match']));
       const user = request.user;
 
-      const call = async (store: Store, session: string): Promise<LadderCallResult> => {
-        if (ifMatch !== undefined) await assertRevision(store, sessionSlateStream(entry.id, session), ifMatch);
-        return runLadderCall({ store, entry, session, context: question, model, modelName: body.model });
+      const call = async (session: string | undefined): Promise<LadderCallResult> => {
+        if (ifMatch !== undefined && session !== undefined) {
+          await assertRevision(context.store, sessionSlateStream(entry.id, session), ifMatch);
+        }
+        return runLadderCall({ store: context.store, entry, session, context: question, model, clock: context.clock });
       };
 
       let result: LadderCallResult;
@@ -63,12 +60,12 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext):
             field: 'X-Session-Id',
           });
         }
-        result = await context.sessions.serial(sessionSlateStream(entry.id, LOCAL_SESSION), () => call(context.store, LOCAL_SESSION));
+        result = await context.sessions.serial(sessionSlateStream(entry.id, LOCAL_SESSION), () => call(LOCAL_SESSION));
       } else if (sessionId !== undefined) {
         session = sessionId;
         result = await context.sessions.call(sessionId, user, (record) => {
           assertSessionOfLadder(record, entry.id);
-          return call(context.store, sessionId);
+          return call(sessionId);
         });
       } else {
         if (ifMatch !== undefined) {
@@ -76,7 +73,7 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext):
             field: 'If-Match',
           });
         }
-        result = await runEphemeral(entry, (store) => call(store, EPHEMERAL_SESSION));
+        result = await call(undefined);
       }
       if (result.rev !== null) void reply.header('etag', `"${result.rev}"`);
       return {
@@ -97,21 +94,6 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext):
       };
     },
   );
-}
-
-/** Run a call on a fresh slate in a memory store that is discarded afterwards. */
-async function runEphemeral(entry: LadderEntry, fn: (store: Store) => Promise<LadderCallResult>): Promise<LadderCallResult> {
-  const store = await openMemoryStore();
-  try {
-    const initial = initialSlateState(entry);
-    if (Object.keys(initial).length > 0) {
-      await store.publish({ changes: { [sessionSlateStream(entry.id, EPHEMERAL_SESSION)]: initial } });
-    }
-    const result = await fn(store);
-    return { ...result, rev: null, transition: null };
-  } finally {
-    await store.close();
-  }
 }
 
 function lastUserMessage(body: ChatBody): string {

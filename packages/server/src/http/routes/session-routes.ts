@@ -41,7 +41,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
         ladder: entry.id,
         owner: request.user,
         name: request.body?.name ?? '',
-        initialSlate: initialSlateState(entry),
+        initialSlate: initialSlateState(entry, context.sessions.now()),
       });
       return { id: record.id, ladder: record.ladder, createdAt: record.createdAt };
     },
@@ -94,7 +94,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
         });
       }
       const state: JsonObject = at === head.rev ? await context.store.state(stream) : await context.store.stateAt(stream, at);
-      return { session: record.id, ladder: entry.id, rev: at, head: head.rev, slates: projectSlates(entry, state) };
+      return { session: record.id, ladder: entry.id, rev: at, head: head.rev, slates: projectSlates(state) };
     },
   );
 }
