@@ -29,6 +29,7 @@ describe('fault and fuzz harness (reduced)', () => {
     expect(report.trials).toBe(10);
     expect(report.silentWrong).toBe(0);
     expect(report.untypedErrors).toBe(0);
+    expect(report.processAborts).toBe(0);
     expect(report.rewrittenByFailedOpen).toBe(0);
   });
 
