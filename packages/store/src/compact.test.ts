@@ -67,6 +67,13 @@ describe.each(backends)('compaction and retention on $name', (backend) => {
     expect(await h.store.state('global')).toEqual({ n: 2 });
   });
 
+  it('compacts a stream that was not loaded yet, down to its head', async () => {
+    await h.reopen();
+    expect(await h.store.compact('global', { keepRevisions: 1 })).toEqual({ origin: 10, deleted: 10 });
+    expect(await h.store.stateAt('global', 10)).toEqual({ n: 10 });
+    expect((await h.store.audit()).problems).toEqual([]);
+  });
+
   it('validates keepRevisions', async () => {
     expect((await failure(h.store.compact('global', { keepRevisions: 0 }))).code).toBe('INPUT_INVALID');
   });

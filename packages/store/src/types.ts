@@ -144,37 +144,123 @@ export interface WatchOptions {
 }
 
 /**
- * The event store. Every method may throw STORE_CLOSED after {@link Store.close}.
- * States returned are deeply frozen and structurally shared; never mutate them.
+ * The event store (DESIGN.md "Store model"). Every method may throw `STORE_CLOSED` after
+ * {@link Store.close}; every method naming a stream throws `STREAM_INVALID` for a bad id; a stream
+ * whose stored records fail verification throws `STORE_CORRUPT` `{ stream, key, detail }` (fail
+ * closed; nothing is rewritten; other streams stay usable). States returned are deeply frozen
+ * and structurally shared; never mutate them. Revisions and seqs are non-negative integers
+ * (`INPUT_INVALID` otherwise).
  */
 export interface Store {
   /** Directory on disk, or `null` for an in-memory store. */
   readonly location: string | null;
-  /** Last accepted global seq (0 for an empty store). */
+  /** Last accepted global seq (0 for an empty store). Synchronous, from memory. */
   lastSeq(): number;
+  /** A stream's head; a stream with no revision gives `{ rev: 0, seq: 0, origin: 0 }`. */
   head(stream: StreamId): Promise<StreamHead>;
-  /** Every stream that has at least one revision. */
+  /** Every stream that has at least one revision, sorted by id. */
   streams(): Promise<StreamHead[]>;
+  /** Current state (from memory; loaded from the latest checkpoint + tail on first use). `{}` for rev 0. */
   state(stream: StreamId): Promise<JsonObject>;
-  /** Capture the current state and revision of several streams consistently. */
+  /** Capture the current state and revision of several streams consistently (one seq). */
   view(streams: StreamId[]): Promise<StoreView>;
+  /**
+   * State of `stream` at revision `rev`: nearest checkpoint ≤ rev, then at most K−1 stored net
+   * patches (an LRU keeps recent results).
+   * @throws `REVISION_NOT_FOUND` `{ stream, rev, head }` when rev > head; `HISTORY_NOT_RETAINED`
+   *   `{ stream, rev, origin }` when rev < origin.
+   */
   stateAt(stream: StreamId, rev: number): Promise<JsonObject>;
+  /**
+   * The net patch that produced revision `rev` (≥ 1): `applyPatch(stateAt(rev − 1), patch)`
+   * deep-equals `stateAt(rev)`.
+   * @throws `REVISION_NOT_FOUND` when rev is 0 or > head; `HISTORY_NOT_RETAINED` when rev − 1 < origin.
+   */
   patchAt(stream: StreamId, rev: number): Promise<JsonObject>;
-  /** State of each listed stream as of global transition `seq` (streams with no rev ≤ seq are `{}`). */
+  /**
+   * State of each listed stream as of global transition `seq` (streams with no rev ≤ seq are
+   * `{}`), through the per-stream seq index.
+   * @throws `TRANSITION_NOT_FOUND` `{ seq, lastSeq }` when seq > lastSeq; `HISTORY_NOT_RETAINED`
+   *   when a stream's revision at seq is below its origin.
+   */
   statesAt(streams: StreamId[], seq: number): Promise<Record<StreamId, JsonObject>>;
-  /** Overlay (core `overlay`) of `streams` in order low → high priority as of global transition `seq`. */
+  /**
+   * Overlay (core `overlay`) of `streams` in order low → high priority as of global transition
+   * `seq`. Throws as {@link Store.statesAt}.
+   */
   effectiveAt(streams: StreamId[], seq: number): Promise<JsonObject>;
+  /**
+   * Publish one transition, as one atomic batch (log entry, revision and seq index entries,
+   * heads, due checkpoints, idempotency record). Serialised with every other write of this
+   * store. Order of checks: idempotency id (→ `duplicate`, nothing written), expected revisions,
+   * every patch validated against the captured basis, net patches (unchanged streams get no
+   * revision; no change at all → `noop`, nothing written).
+   * @throws `CONFLICT` `{ stream, expected, actual }`; `PATCH_INVALID` (core details, or
+   *   `reason: 'invalid-state'` when the result would be an invalid state, e.g. a non-object
+   *   `lazy` plane in a scope stream); `INPUT_INVALID` for a malformed input (empty `changes`,
+   *   bad `id`, `meta`, `durability`); `STORE_CORRUPT` when a changed stream fails to load or
+   *   the chain tip does not verify. A failed publish writes nothing.
+   */
   publish(input: PublishInput): Promise<PublishResult>;
+  /**
+   * One transition by global seq.
+   * @throws `TRANSITION_NOT_FOUND` for 0 or seq > lastSeq; `HISTORY_NOT_RETAINED` when compaction
+   *   pruned it.
+   */
   transition(seq: number): Promise<Transition>;
+  /**
+   * Retained transitions with `from ≤ seq ≤ to` (both inclusive; defaults 1 and the last seq at
+   * the call), in seq order; with `stream`, only those that changed it. Pruned transitions are
+   * skipped. Each one's hash is verified as it is read.
+   */
   transitions(range?: { from?: number; to?: number; stream?: StreamId }): AsyncIterable<Transition>;
+  /** The core `diff` from `stateAt(revA)` to `stateAt(revB)`. Throws as {@link Store.stateAt}. */
   diff(stream: StreamId, revA: number, revB: number): Promise<JsonObject>;
+  /**
+   * Move `stream`'s origin to `max(origin, head − keepRevisions + 1)` in one batch: checkpoint at
+   * the origin, delete older checkpoints and revision-index entries, and replace transitions
+   * that no retained revision of any stream needs by pruned stubs that keep the hash chain (and
+   * forget their idempotency ids). Waits for running historical reads. `deleted` counts the
+   * revisions no longer retained.
+   * @throws `INPUT_INVALID` when keepRevisions is not an integer ≥ 1.
+   */
   compact(stream: StreamId, options: { keepRevisions: number }): Promise<{ origin: number; deleted: number }>;
+  /**
+   * One transition that sets `to` to `from`'s state at `at` (default head), with meta
+   * `{ fork: { from, rev } }`; `noop` when `to` already has that state.
+   * @throws `CONFLICT` when `to` is not at the expected revision (default `'none'`);
+   *   `REVISION_NOT_FOUND` / `HISTORY_NOT_RETAINED` for `at`; `INPUT_INVALID` when from = to.
+   */
   fork(from: StreamId, to: StreamId, options?: ForkOptions): Promise<PublishResult>;
+  /**
+   * Publish a new transition whose net patch restores `stream`'s state at `toRev` (the core
+   * `diff` from the current state), with meta `{ revert: { stream, rev } }`; `noop` when the
+   * state already equals it. History is never rewritten.
+   * @throws `REVISION_NOT_FOUND` / `HISTORY_NOT_RETAINED` for `toRev`.
+   */
   revert(stream: StreamId, toRev: number): Promise<PublishResult>;
-  /** Append an exported transition verbatim (same seq, time and hash) after verifying it. */
+  /**
+   * Append an exported transition verbatim (same seq, time, id, meta and hash) after verifying
+   * it: seq = lastSeq + 1, prevHash = the last hash, each change's rev = that stream's head + 1,
+   * each patch valid for the current state and changing it, the recomputed hash equal to `hash`,
+   * the id not used yet. Used by `stateflow replay`.
+   * @throws `INPUT_INVALID` `{ field, reason }` naming the check that failed; `PATCH_INVALID`.
+   */
   append(transition: Transition): Promise<void>;
+  /**
+   * Verify everything stored: replay every stream from its origin, the hash chain link by link,
+   * every checkpoint (its own hash and against the replay), every head, the revision and seq
+   * indexes and the idempotency records. Never writes; runs as a write (publishes wait).
+   * `onProgress(done, total)` counts log records.
+   */
   audit(options?: { onProgress?: (done: number, total: number) => void }): Promise<AuditReport>;
+  /**
+   * Catch-up subscription: first the retained transitions with seq > `from`, then live ones as
+   * they are accepted, filtered by `streams`. Ends when `signal` aborts, `return()` is called,
+   * or the store closes.
+   */
   watch(options?: WatchOptions): AsyncIterable<Transition>;
+  /** Wait for running writes, end watches, close the storage. Idempotent. */
   close(): Promise<void>;
 }
 

@@ -486,22 +486,26 @@ class EventStore implements Store {
     return h;
   }
 
-  /** Current state, loading it (latest checkpoint + tail) on first use. */
-  async #currentOf(stream: StreamId): Promise<JsonObject> {
+  /**
+   * Current state, loading it (latest checkpoint + tail) on first use. `exclusive`: the caller
+   * holds the exclusive lock already (taking a read lock then would wait for itself).
+   */
+  async #currentOf(stream: StreamId, exclusive = false): Promise<JsonObject> {
     const loaded = this.#current.get(stream);
     if (loaded !== undefined) return loaded;
     const h = this.#headOf(stream);
     if (h.rev === 0) return EMPTY;
-    const state = await this.#lock.read(() => this.#reconstruct(stream, h.rev, h));
+    const load = (): Promise<JsonObject> => this.#reconstruct(stream, h.rev, h);
+    const state = await (exclusive ? load() : this.#lock.read(load));
     // A publish may have installed a newer state while this load ran; never overwrite it.
     if (!this.#current.has(stream) && this.#heads.get(stream) === h) this.#current.set(stream, state);
     return this.#current.get(stream) ?? state;
   }
 
-  /** `stream` at `rev` for callers that hold the write lock (no read lock: no compaction can run). */
-  async #stateAtUnlocked(stream: StreamId, rev: number): Promise<JsonObject> {
+  /** `stream` at `rev` for callers that hold the write lock (no compaction can run meanwhile). */
+  async #stateAtUnlocked(stream: StreamId, rev: number, exclusive = false): Promise<JsonObject> {
     const h = this.#retained(stream, rev);
-    if (rev === h.rev) return this.#currentOf(stream);
+    if (rev === h.rev) return this.#currentOf(stream, exclusive);
     return this.#reconstruct(stream, rev, h);
   }
 
@@ -774,7 +778,7 @@ class EventStore implements Store {
     if (origin <= h.origin) return { origin: h.origin, deleted: 0 };
     const ops: StorageOp[] = [];
     if ((await this.#storage.get(checkpointKey(stream, origin))) === undefined) {
-      const state = await this.#stateAtUnlocked(stream, origin);
+      const state = await this.#stateAtUnlocked(stream, origin, true);
       const seq = origin === h.rev ? h.seq : await this.#seqOfRev(stream, origin);
       ops.push({ type: 'put', key: checkpointKey(stream, origin), value: encodeRecord({ rev: origin, seq, state, stateHash: stateHash(state) }) });
     }
