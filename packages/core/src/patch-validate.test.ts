@@ -20,6 +20,12 @@ cyclic.self = cyclic;
 const sparse: unknown[] = [1];
 sparse[2] = 3;
 
+function nest(levels: number): JsonObject {
+  let value: JsonObject = { leaf: 1 };
+  for (let i = 0; i < levels; i++) value = { n: value };
+  return value;
+}
+
 /** [description, patch, expected details (subset)] */
 const invalid: Array<[string, unknown, PatchInvalidDetails]> = [
   ['empty top-level patch', {}, { reason: 'empty', at: '' }],
@@ -36,6 +42,7 @@ const invalid: Array<[string, unknown, PatchInvalidDetails]> = [
   ['Date', { when: new Date(0) }, { reason: 'not-json', at: '/when' }],
   ['sparse array', { list: sparse }, { reason: 'not-json', at: '/list/1' }],
   ['cycle', { c: cyclic }, { reason: 'not-json', at: '/c/self' }],
+  ['nesting deeper than 512 levels', { deep: nest(600) }, { reason: 'too-deep' }],
   ['null inside a written array', { list: ['a', null] }, { reason: 'null-in-value', at: '/list/1' }],
   ['null nested in an object inside an array', { list: [{ a: null }] }, { reason: 'null-in-value', at: '/list/0/a' }],
   ['null as an indexed element', { lazy: { memory: { '[0]': null } } }, { reason: 'null-in-value', at: '/lazy/memory/[0]' }],
@@ -116,6 +123,10 @@ describe('validatePatch: valid patches pass', () => {
     ['prototype-looking keys', JSON.parse('{"__proto__": {"a": 1}, "constructor": 1, "prototype": [1]}') as JsonObject],
   ])('%s', (_name, patch) => {
     expect(() => validatePatch(state, patch)).not.toThrow();
+  });
+
+  it('accepts nesting up to 512 levels', () => {
+    expect(() => validatePatch({}, { deep: nest(509) })).not.toThrow();
   });
 
   it('accepts a null-prototype patch object', () => {

@@ -14,11 +14,18 @@ import { childPointer } from './pointer.js';
  * @throws StateflowError `PATCH_INVALID` with `reason: 'not-json'` and the pointer `at` of the
  *   first value that is not JSON: `undefined`, NaN, ±Infinity, a function, symbol or bigint, a
  *   class instance (any prototype other than `Object.prototype`, `null` or `Array.prototype`),
- *   a sparse array, or a cycle.
+ *   a sparse array, or a cycle; `reason: 'too-deep'` beyond {@link MAX_PATCH_DEPTH} levels.
  */
 export function snapshotJson(value: unknown, at: string): JsonValue {
   return freeze(copy(value, at, new Set()), true);
 }
+
+/**
+ * Deepest container nesting accepted in a patch (the top-level object is level 1). An
+ * operational bound that keeps every recursive walk far from the call-stack limit, so deep
+ * input fails as `PATCH_INVALID` instead of a `RangeError`.
+ */
+export const MAX_PATCH_DEPTH = 512;
 
 function copy(value: unknown, at: string, ancestors: Set<object>): JsonValue {
   switch (typeof value) {
@@ -35,6 +42,9 @@ function copy(value: unknown, at: string, ancestors: Set<object>): JsonValue {
       throw notJson(at, `a ${typeof value} is not a JSON value`);
   }
   if (ancestors.has(value)) throw notJson(at, 'the value contains a cycle');
+  if (ancestors.size >= MAX_PATCH_DEPTH) {
+    throw patchInvalid(`containers are nested more than ${MAX_PATCH_DEPTH} levels deep`, { reason: 'too-deep', at });
+  }
   ancestors.add(value);
   const result = Array.isArray(value) ? copyArray(value, at, ancestors) : copyObject(value, at, ancestors);
   ancestors.delete(value);

@@ -11,6 +11,8 @@ export type PatchInvalidReason =
   | 'empty'
   /** Not representable as JSON: `undefined`, NaN, ±Infinity, functions, symbols, bigints, class instances, sparse arrays, cycles. */
   | 'not-json'
+  /** Containers nested more than 512 levels deep (an operational bound, not a semantic one). */
+  | 'too-deep'
   /** `null` inside a value being written (an array, or an indexed element), where it is not a deletion marker. */
   | 'null-in-value'
   /** A key of the form `[…]` that is not a canonical non-negative decimal index (`[01]`, `[+1]`, `[ 1]`, `[1.0]`, `[]`). */
