@@ -174,3 +174,23 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     expect((await failure(h.store.stateAt('global', 2))).code).toBe('STORE_CORRUPT');
   });
 });
+
+describe.each(backends)('a corrupt chain tip on $name', (backend) => {
+  it('keeps reads working and refuses writes with STORE_CORRUPT', async () => {
+    const h = await backend.create({ checkpointInterval: 3 });
+    try {
+      await h.store.publish({ changes: { global: { a: 1 } } });
+      await h.store.publish({ changes: { 'session:t': { b: 2 } } });
+      await h.raw(async (s) => put(s, logKey(2), Buffer.from([0xc1])));
+      await h.reopen();
+      expect(await h.store.state('global')).toEqual({ a: 1 });
+      expect(await failure(h.store.publish({ changes: { global: { a: 2 } } }))).toEqual({
+        code: 'STORE_CORRUPT',
+        details: expect.objectContaining({ key: 'L/2' }),
+      });
+      expect((await failure(h.store.state('session:t'))).code).toBe('STORE_CORRUPT');
+    } finally {
+      await h.destroy();
+    }
+  });
+});

@@ -652,8 +652,12 @@ class EventStore implements Store {
     if (changes.length === 0) return NOOP;
     const body: Omit<Transition, 'hash' | 'prevHash'> = { seq: this.#lastSeq + 1, time: this.#s.clock().toISOString(), changes };
     if (input.id !== undefined) body.id = input.id;
-    if (input.meta !== undefined) body.meta = input.meta;
-    const transition: Transition = { ...body, prevHash: this.#lastHash, hash: transitionHash(this.#lastHash, body) };
+    // A frozen copy: later mutation of the caller's object cannot change what watchers and
+    // duplicates see (the codec round trip also keeps `__proto__` keys as data).
+    if (input.meta !== undefined) body.meta = decodeValue(encodeRecord(input.meta)) as JsonObject;
+    Object.freeze(changes);
+    changes.forEach((c) => Object.freeze(c));
+    const transition: Transition = Object.freeze({ ...body, prevHash: this.#lastHash, hash: transitionHash(this.#lastHash, body) });
     const staged = { transition, states, sync: (input.durability ?? this.#s.durability) === 'fsync' };
     await this.#write(staged);
     return { status: 'accepted', transition };
