@@ -106,7 +106,15 @@ describe('chat/completions over sessions (one local user)', () => {
     const written = results.map((r) => /answer #(\d+)/.exec(r.choices[0]?.message.content ?? '')?.[1]);
     expect(new Set(written).size).toBe(20);
     const slates = await http(`${server.url}/v1/alice/researcher/sessions/${body.id}/slates`);
-    for (const n of written) expect(historyText(slates.body.slates)).toContain(`answer #${n}"`);
+    const file: string = slates.body.slates['Conversation Memory'].history['messages.md'];
+    const appended = file.split('\n\n').map((entry) => (JSON.parse(entry) as { exchange: string }).exchange);
+    // Serialised: the file holds the 20 exchanges in the order the upstream produced them.
+    expect(appended).toEqual(
+      written
+        .map(Number)
+        .sort((a, b) => a - b)
+        .map((n) => `answer #${n}`),
+    );
     expect(slates.body.rev).toBe(21);
   });
 
