@@ -27,31 +27,38 @@ beforeAll(async () => {
   const serveLine = (await block('serve')).trim();
   expect(serveLine.startsWith('stateflow serve ')).toBe(true);
   const args = serveLine.split(/\s+/).slice(1);
-  server = spawn(process.execPath, [BIN, ...args, '--port', '0'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, STATEFLOW_DIR: path.join(root, 'store'), OPENAI_BASE_URL: '', OPENAI_API_KEY: '' },
-  });
-  url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    let err = '';
-    server.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      const match = /stateflow serving on (http:\/\/\S+)/.exec(out);
-      if (match?.[1] !== undefined) resolve(match[1]);
-    });
-    server.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
-    server.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-  });
+  const started = await startServe([...args, '--port', '0'], { STATEFLOW_DIR: path.join(root, 'store') });
+  server = started.child;
+  url = /stateflow serving on (http:\/\/\S+)/.exec(started.banner)?.[1] ?? '';
+  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 });
 
 afterAll(async () => {
-  if (server !== undefined && server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  if (server !== undefined && server.exitCode === null) await stop(server);
   await removeDir(root);
 });
+
+/** SIGTERM a server and resolve with its exit code. */
+function stop(child: ChildProcessWithoutNullStreams): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  return exited;
+}
+
+/** Start `stateflow serve` with `args`; resolves with the child and everything it printed up to "stop with Ctrl-C". */
+function startServe(args: string[], env: Record<string, string>): Promise<{ child: ChildProcessWithoutNullStreams; banner: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '', ...env } });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (out.includes('stop with Ctrl-C\n')) resolve({ child, banner: out });
+    });
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+  });
+}
 
 describe('README sessions API with curl', () => {
   it('creates a session, calls the ladder twice, time-travels its slates, and uses the state API', async () => {
@@ -74,5 +81,25 @@ describe('README sessions API with curl', () => {
     });
     expect(patched).toHaveProperty('state_updates');
     expect(read).toEqual({ value: { next: 'ship on Friday' } });
+  });
+});
+
+describe('the main job (npm start runs stateflow serve)', () => {
+  it('prints where it listens, where the data is, and a command that works; stops on SIGTERM with exit 0', async () => {
+    const dir = path.join(root, 'main-job');
+    const { child, banner } = await startServe(['serve', '--port', '0'], { STATEFLOW_DIR: dir });
+    try {
+      const lines = banner.trim().split('\n');
+      expect(lines[0]).toMatch(/^stateflow serving on http:\/\/127\.0\.0\.1:\d+$/);
+      expect(lines[1]).toBe(`data: ${dir}`);
+      expect(lines[2]).toBe('ladders: none (pass --ladders DIR to serve some)');
+      const tryLine = lines[3] ?? '';
+      expect(tryLine.startsWith('try: curl ')).toBe(true);
+      const result = await runProcess('bash', ['-c', tryLine.slice('try: '.length)]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({ meta: { type: 'object', size: 0 }, keys: {} });
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
   });
 });
