@@ -49,6 +49,8 @@ export type { RunLadderOptions, LadderRunResult, StepTrace } from './run-ladder.
 export { SessionManager, DAY_MS } from './sessions/session-manager.js';
 export type { SessionManagerOptions, CreateSessionInput, SweepReport, ResumeResult } from './sessions/session-manager.js';
 export { SerialQueue } from './sessions/session-queue.js';
+export { pausableModel } from './sessions/session-execution.js';
+export type { ExecutionState, RecordedCall, PauseCheckpoint } from './sessions/session-execution.js';
 export {
   SESSION_STATUSES,
   SESSION_META_PREFIX,

@@ -8,6 +8,8 @@ import { openMemoryStore, openStore } from '@stateflow/store';
 import type { Store } from '@stateflow/store';
 import { DAY_MS, SessionManager } from './session-manager.js';
 import { SESSION_ID_PATTERN, sessionMetaStream, sessionSlateStream } from './session-record.js';
+import { pausableModel } from './session-execution.js';
+import type { Model } from '../model.js';
 
 const LADDER = '@alice/researcher';
 const SLATE = { 'Research Memory': { notes: { 'a.md': { contents: '' } } } } as unknown as JsonObject;
@@ -36,6 +38,33 @@ async function appendInCall(store: Store, id: string, entry: string): Promise<vo
   const log = (view.streams[stream]?.state.log as string[] | undefined) ?? [];
   await new Promise((resolve) => setImmediate(resolve));
   await store.publish({ changes: { [stream]: { log: [...log, entry] } }, expected: { [stream]: rev } });
+}
+
+/** A model for steps s1, s2 whose s1 answer waits for `releaseFirst()`. */
+function twoStepModel(prefix: string) {
+  const asked: string[] = [];
+  let release!: () => void;
+  let askedFirst!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const firstAsked = new Promise<void>((resolve) => (askedFirst = resolve));
+  const model: Model = {
+    async complete(request) {
+      asked.push(request.step);
+      if (request.step === 's1') {
+        askedFirst();
+        await gate;
+      }
+      return `${prefix}-${request.step}`;
+    },
+  };
+  return { model, asked, firstAsked, releaseFirst: () => release() };
+}
+
+/** Two sequential model calls, as a two-step ladder makes them. */
+async function runTwoSteps(model: Model): Promise<string[]> {
+  const a = await model.complete({ messages: [], step: 's1', node: 0, round: 1 });
+  const b = await model.complete({ messages: [], step: 's2', node: 0, round: 1 });
+  return [a, b];
 }
 
 describe.each([
@@ -175,17 +204,86 @@ describe.each([
     expect(transitions).toEqual(['created', 'expired']);
   });
 
-  it('pauses and resumes, handing back the recorded execution state', async () => {
+  it('pauses and resumes between calls', async () => {
     const { id } = await sessions.create({ ladder: LADDER, owner: 'alice' });
-    const execution = { step: 'draft', outputs: { plan: ['a', 'b'] } } as unknown as JsonObject;
-    expect((await sessions.pause(id, 'alice', execution)).status).toBe('paused');
+    expect((await sessions.pause(id, 'alice')).status).toBe('paused');
     expect(await codeOf(sessions.call(id, 'alice', async () => 1))).toEqual({ code: 'SESSION_PAUSED', details: { session: id } });
     const resumed = await sessions.resume(id, 'alice');
-    expect(resumed.execution).toEqual(execution);
-    expect(resumed.record.status).toBe('active');
-    expect(resumed.record.execution).toBeUndefined();
-    expect((await sessions.get(id, 'alice')).execution).toBeUndefined();
+    expect(resumed).toEqual({ record: { ...resumed.record, status: 'active' }, execution: undefined });
     expect(await sessions.call(id, 'alice', async () => 'ran')).toBe('ran');
+  });
+
+  it('pauses a call in flight after its current step, records the execution state, and continues it on resume', async () => {
+    const { id } = await sessions.create({ ladder: LADDER, owner: 'alice' });
+    const steps = twoStepModel('live');
+    const running = sessions.call(id, 'alice', (_record, control) => runTwoSteps(pausableModel(steps.model, control, { context: 'q' })));
+    await steps.firstAsked;
+    const pausing = sessions.pause(id, 'alice');
+    steps.releaseFirst();
+    const paused = await pausing;
+    expect(paused.status).toBe('paused');
+    expect(paused.execution).toEqual({ step: 's2', node: 0, round: 1, calls: [{ step: 's1', node: 0, round: 1, output: 'live-s1' }], call: { context: 'q' } });
+    expect((await sessions.get(id, 'alice')).execution).toEqual(paused.execution);
+    expect(await codeOf(sessions.call(id, 'alice', async () => 1))).toEqual({ code: 'SESSION_PAUSED', details: { session: id } });
+    expect(steps.asked).toEqual(['s1']);
+    const resumed = await sessions.resume(id, 'alice');
+    expect(resumed.record.status).toBe('active');
+    expect(resumed.execution).toBeUndefined();
+    expect(await running).toEqual(['live-s1', 'live-s2']);
+    expect(steps.asked).toEqual(['s1', 's2']);
+    expect((await sessions.get(id, 'alice')).execution).toBeUndefined();
+  });
+
+  it('after a restart, resume runs the paused call again, replaying recorded outputs from the store', async () => {
+    const { id } = await sessions.create({ ladder: LADDER, owner: 'alice' });
+    const first = twoStepModel('before');
+    const running = sessions.call(id, 'alice', (_r, control) => runTwoSteps(pausableModel(first.model, control, { context: 'q' })));
+    await first.firstAsked;
+    const pausing = sessions.pause(id, 'alice');
+    first.releaseFirst();
+    await pausing;
+    const outcome = codeOf(running);
+    sessions.shutdown();
+    expect((await outcome).code).toBe('SESSION_PAUSED');
+
+    const restarted = new SessionManager({ store, clock: time.clock });
+    const second = twoStepModel('after');
+    const resumed = await restarted.resume(id, 'alice', (_r, execution, control) =>
+      runTwoSteps(pausableModel(second.model, control, execution.call, execution.calls)),
+    );
+    expect(resumed.continued).toEqual(['before-s1', 'after-s2']);
+    expect(second.asked).toEqual(['s2']);
+    expect(resumed.record.status).toBe('active');
+  });
+
+  it('fails a paused call with SESSION_CLOSED when the session is closed', async () => {
+    const { id } = await sessions.create({ ladder: LADDER, owner: 'alice' });
+    const steps = twoStepModel('x');
+    const running = sessions.call(id, 'alice', (_r, control) => runTwoSteps(pausableModel(steps.model, control, {})));
+    await steps.firstAsked;
+    const pausing = sessions.pause(id, 'alice');
+    steps.releaseFirst();
+    await pausing;
+    const outcome = codeOf(running);
+    expect((await sessions.close(id, 'alice')).status).toBe('closed');
+    expect((await outcome).code).toBe('SESSION_CLOSED');
+  });
+
+  it('pauses between calls when the call in flight ends before its next model call', async () => {
+    const { id } = await sessions.create({ ladder: LADDER, owner: 'alice' });
+    let release!: () => void;
+    const started = new Promise<void>((resolveStarted) => {
+      void sessions.call(id, 'alice', () => {
+        resolveStarted();
+        return new Promise<void>((resolve) => (release = resolve));
+      });
+    });
+    await started;
+    const pausing = sessions.pause(id, 'alice');
+    release();
+    const paused = await pausing;
+    expect(paused.status).toBe('paused');
+    expect(paused.execution).toBeUndefined();
   });
 
   it('rejects bad options with USAGE', () => {

@@ -19,6 +19,7 @@ import {
 } from './session-record.js';
 import type { SessionRecord } from './session-record.js';
 import { SerialQueue } from './session-queue.js';
+import type { ExecutionState, PauseCheckpoint } from './session-execution.js';
 
 /** One day in milliseconds. */
 export const DAY_MS = 86_400_000;
@@ -64,13 +65,25 @@ export interface SweepReport {
 }
 
 /** Result of {@link SessionManager.resume}. */
-export interface ResumeResult {
+export interface ResumeResult<T = unknown> {
   record: SessionRecord;
-  /** Execution state recorded by the pause, to continue from; `undefined` if paused between calls. */
-  execution: JsonObject | undefined;
+  /**
+   * Execution state recorded by a pause in an earlier process; `undefined` when the session was
+   * paused between calls or its parked call continued in this process.
+   */
+  execution: ExecutionState | undefined;
+  /** What `proceed` returned when it ran the recorded call again. */
+  continued?: T;
 }
 
 type Loaded = { record: SessionRecord; rev: number };
+
+/** A call in flight: pause requests for it, and its parking spot once paused. */
+interface RunningCall {
+  pauseRequested: boolean;
+  waiters: Array<{ resolve: (record: SessionRecord) => void; reject: (err: unknown) => void }>;
+  parked: { resolve: () => void; reject: (err: unknown) => void } | undefined;
+}
 
 /**
  * Creates, finds, calls and ends ladder sessions on one store.
@@ -90,6 +103,7 @@ export class SessionManager {
   readonly retentionMs: number;
   readonly #clock: () => Date;
   readonly #queue = new SerialQueue();
+  readonly #running = new Map<string, RunningCall>();
 
   /**
    * @throws USAGE when `idleMs` is not a positive number or `retentionMs` is negative.
@@ -166,17 +180,22 @@ export class SessionManager {
 
   /**
    * Run one call in the session, serialised with every other call and lifecycle change of it.
-   * Marks the session `active` and records `lastUsedAt` before `fn` runs.
+   * Marks the session `active` and records `lastUsedAt` before `fn` runs. `fn` receives a
+   * {@link PauseCheckpoint} to give its model (see {@link pausableModel}) so a pause can stop
+   * the call between steps.
    * @throws SESSION_NOT_FOUND unknown or foreign session; SESSION_CLOSED closed or expired
    *   (details.status says which); SESSION_PAUSED paused (resume it first).
    */
-  call<T>(id: string, owner: string, fn: (record: SessionRecord) => Promise<T>): Promise<T> {
+  async call<T>(id: string, owner: string, fn: (record: SessionRecord, control: PauseCheckpoint) => Promise<T>): Promise<T> {
+    // Fail fast instead of queueing behind a paused call.
+    const before = await this.#load(id, owner);
+    if (before.record.status === 'paused' || this.#running.get(id)?.parked !== undefined) assertCallable({ ...before.record, status: 'paused' });
     return this.#queue.run(id, async () => {
       const loaded = await this.#refresh(await this.#load(id, owner));
       assertCallable(loaded.record);
       const at = this.now().toISOString();
       const record = await this.#update(loaded, { status: 'active', lastUsedAt: at }, 'used');
-      return fn(record);
+      return this.#tracked(record, fn);
     });
   }
 
@@ -189,56 +208,103 @@ export class SessionManager {
   }
 
   /**
-   * Pause the session (after any call in flight finishes), recording `execution` when the
-   * runner reported one. Pausing a paused session returns it unchanged.
+   * Pause the session. With a call in flight, the call finishes its current step, records its
+   * execution state ({@link ExecutionState}) at its next model call and waits; this resolves
+   * then (or, if the call ends first, once it is paused between calls). Without a call in flight
+   * the session is paused between calls. Pausing a paused session returns it unchanged.
    * @throws SESSION_NOT_FOUND; SESSION_CLOSED when closed or expired.
    */
-  pause(id: string, owner: string, execution?: JsonObject): Promise<SessionRecord> {
+  async pause(id: string, owner: string): Promise<SessionRecord> {
+    const loaded = await this.#load(id, owner);
+    assertNotEnded(loaded.record);
+    const running = this.#running.get(id);
+    if (running !== undefined && running.parked === undefined) {
+      running.pauseRequested = true;
+      return new Promise<SessionRecord>((resolve, reject) => running.waiters.push({ resolve, reject }));
+    }
+    if (running?.parked !== undefined) return loaded.record;
     return this.#queue.run(id, async () => {
-      const loaded = await this.#refresh(await this.#load(id, owner));
-      assertNotEnded(loaded.record);
-      if (loaded.record.status === 'paused' && execution === undefined) return loaded.record;
-      const patch: JsonObject = { status: 'paused' };
-      if (execution !== undefined) patch.execution = execution;
-      return this.#update(loaded, patch, 'paused');
+      const current = await this.#refresh(await this.#load(id, owner));
+      assertNotEnded(current.record);
+      if (current.record.status === 'paused') return current.record;
+      return this.#update(current, { status: 'paused' }, 'paused');
     });
   }
 
   /**
-   * Resume a paused session: status `active` again; the recorded execution state is returned
-   * (and cleared from the record — it stays in the history) so the caller can continue from it.
+   * Resume a paused session (status `active` again). A call parked by {@link pause} in this
+   * process continues. A call whose execution state was recorded by an earlier process is run
+   * again by `proceed` (inside the session's queue, before any other call), which should replay
+   * `execution.calls` (see {@link pausableModel}); its result is returned as `continued`.
    * Resuming a session that is not paused returns it unchanged.
-   * @throws SESSION_NOT_FOUND; SESSION_CLOSED when closed or expired.
+   * @throws SESSION_NOT_FOUND; SESSION_CLOSED when closed or expired; what `proceed` throws.
    */
-  resume(id: string, owner: string): Promise<ResumeResult> {
+  async resume<T>(
+    id: string,
+    owner: string,
+    proceed?: (record: SessionRecord, execution: ExecutionState, control: PauseCheckpoint) => Promise<T>,
+  ): Promise<ResumeResult<T>> {
+    const loaded = await this.#load(id, owner);
+    const running = this.#running.get(id);
+    const parked = running?.parked;
+    if (parked !== undefined) {
+      const record = await this.#update(loaded, resumePatch(loaded.record, this.now()), 'resumed');
+      running!.parked = undefined;
+      parked.resolve();
+      return { record, execution: undefined };
+    }
     return this.#queue.run(id, async () => {
-      const loaded = await this.#refresh(await this.#load(id, owner));
-      assertNotEnded(loaded.record);
-      if (loaded.record.status !== 'paused') return { record: loaded.record, execution: undefined };
-      const execution = loaded.record.execution;
-      const patch: JsonObject = { status: 'active', lastUsedAt: this.now().toISOString() };
-      if (execution !== undefined) patch.execution = null as unknown as JsonObject;
-      const record = await this.#update(loaded, patch, 'resumed');
-      return { record, execution };
+      const current = await this.#refresh(await this.#load(id, owner));
+      assertNotEnded(current.record);
+      if (current.record.status !== 'paused') return { record: current.record, execution: undefined };
+      const execution = current.record.execution as ExecutionState | undefined;
+      const record = await this.#update(current, resumePatch(current.record, this.now()), 'resumed');
+      if (execution === undefined || proceed === undefined) return { record, execution };
+      const continued = await this.#tracked(record, (r, control) => proceed(r, execution, control));
+      return { record, execution, continued };
     });
   }
 
   /**
    * Close the session: no further calls; state kept for the retention period, then deleted.
-   * Closing an ended session returns it unchanged.
+   * A call parked by a pause fails with SESSION_CLOSED. Closing an ended session returns it
+   * unchanged.
    * @throws SESSION_NOT_FOUND unknown or foreign session.
    */
-  close(id: string, owner: string): Promise<SessionRecord> {
-    return this.#queue.run(id, async () => {
-      const loaded = await this.#refresh(await this.#load(id, owner));
-      if (isEnded(loaded.record.status)) return loaded.record;
-      const closed = await this.#update(
-        loaded,
-        { status: 'closed', closedAt: this.now().toISOString() },
-        'closed',
+  async close(id: string, owner: string): Promise<SessionRecord> {
+    await this.#load(id, owner); // unknown or foreign: SESSION_NOT_FOUND before touching anything
+    const parked = this.#running.get(id)?.parked;
+    if (parked !== undefined) {
+      parked.reject(
+        new StateflowError('SESSION_CLOSED', `Session "${id}" was closed while paused; the paused call wrote nothing`, {
+          session: id,
+          status: 'closed',
+        }),
       );
-      return (await this.#refresh({ record: closed, rev: loaded.rev + 1 })).record;
+    }
+    return this.#queue.run(id, async () => {
+      const current = await this.#refresh(await this.#load(id, owner));
+      if (isEnded(current.record.status)) return current.record;
+      const closed = await this.#update(current, { status: 'closed', closedAt: this.now().toISOString() }, 'closed');
+      return (await this.#refresh({ record: closed, rev: current.rev + 1 })).record;
     });
+  }
+
+  /**
+   * Release every call parked by a pause with SESSION_PAUSED (their execution state stays in
+   * the store, so a resume after restart continues them). Call before closing the store.
+   */
+  shutdown(): void {
+    for (const [id, running] of this.#running) {
+      const parked = running.parked;
+      if (parked === undefined) continue;
+      running.parked = undefined;
+      parked.reject(
+        new StateflowError('SESSION_PAUSED', `Session "${id}" is paused and the server stopped; resume it to continue the call`, {
+          session: id,
+        }),
+      );
+    }
   }
 
   /** Expire idle sessions and delete state past retention, for every session of every user. */
@@ -261,6 +327,40 @@ export class SessionManager {
   /** Resolves when every queued call and lifecycle change has settled. */
   idle(): Promise<void> {
     return this.#queue.idle();
+  }
+
+  /** Run `fn` as the session's call in flight, so {@link pause} can reach it. */
+  async #tracked<T>(record: SessionRecord, fn: (record: SessionRecord, control: PauseCheckpoint) => Promise<T>): Promise<T> {
+    const running: RunningCall = { pauseRequested: false, waiters: [], parked: undefined };
+    this.#running.set(record.id, running);
+    const control: PauseCheckpoint = {
+      checkpoint: async (snapshot) => {
+        if (!running.pauseRequested) return;
+        running.pauseRequested = false;
+        const loaded = await this.#load(record.id, record.owner);
+        const paused = await this.#update(loaded, { status: 'paused', execution: snapshot() as unknown as JsonObject }, 'paused');
+        const resumed = new Promise<void>((resolve, reject) => {
+          running.parked = { resolve, reject };
+        });
+        for (const w of running.waiters.splice(0)) w.resolve(paused);
+        await resumed;
+      },
+    };
+    try {
+      return await fn(record, control);
+    } finally {
+      this.#running.delete(record.id);
+      if (running.pauseRequested) {
+        // The call ended before another model call: pause between calls, still inside the queue.
+        try {
+          const loaded = await this.#load(record.id, record.owner);
+          const paused = isEnded(loaded.record.status) ? loaded.record : await this.#update(loaded, { status: 'paused' }, 'paused');
+          for (const w of running.waiters.splice(0)) w.resolve(paused);
+        } catch (err) {
+          for (const w of running.waiters.splice(0)) w.reject(err);
+        }
+      }
+    }
   }
 
   async #ids(): Promise<string[]> {
@@ -352,6 +452,12 @@ function eventMeta(event: string, user: string): JsonObject {
 
 function endedAt(record: SessionRecord): number {
   return Date.parse(record.closedAt ?? record.expiredAt ?? record.lastUsedAt);
+}
+
+function resumePatch(record: SessionRecord, now: Date): JsonObject {
+  const patch: JsonObject = { status: 'active', lastUsedAt: now.toISOString() };
+  if (record.execution !== undefined) patch.execution = null as unknown as JsonObject;
+  return patch;
 }
 
 function assertNotEnded(record: SessionRecord): void {

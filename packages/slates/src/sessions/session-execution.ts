@@ -1,0 +1,76 @@
+/**
+ * Execution state of a ladder call paused mid-run (seeds/ladr-stateful-sessions.txt "Paused
+ * (optional). A session can be paused mid-execution via the debug API. The current execution
+ * state is preserved; the session can be resumed from where it left off.").
+ *
+ * The runner's only suspension point is a model call, so pausing is done at that seam: a
+ * recording model checks for a pause request before each model call (the step in flight has
+ * finished), records every model output so far, and waits. A resume in the same process lets
+ * the call continue; after a restart, a replaying model answers the recorded calls from the
+ * store and the run continues with the real model from the step reached. Slate writes are
+ * published once, at the end of the call, so a paused call has written nothing yet.
+ */
+import type { JsonObject } from '@stateflow/core';
+import type { Model, ModelRequest } from '../model.js';
+
+/** One model call already answered in a paused run. */
+export interface RecordedCall {
+  step: string;
+  node: number;
+  round: number;
+  output: string;
+}
+
+/**
+ * The execution state stored on a paused session (`SessionRecord.execution`).
+ * `call` is the caller's description of the interrupted call (for the HTTP server:
+ * `{ context, model }`), needed to run it again after a restart.
+ */
+export interface ExecutionState {
+  /** Where the run stopped: the model call about to be made. */
+  step: string;
+  node: number;
+  round: number;
+  /** Every model output of the run so far, in call order (the node outputs reached). */
+  calls: RecordedCall[];
+  call: JsonObject;
+}
+
+/** Hook a session call gives its model: resolves at once unless a pause was requested. */
+export interface PauseCheckpoint {
+  /**
+   * Called before each model call. When a pause was requested, records `snapshot()` as the
+   * session's execution state, marks it paused, and resolves only when it is resumed.
+   * @throws SESSION_CLOSED when the session is closed while paused; SESSION_PAUSED when the
+   *   manager shuts down while paused (the state stays recorded; resume after restart).
+   */
+  checkpoint(snapshot: () => ExecutionState): Promise<void>;
+}
+
+const key = (r: { step: string; node: number; round: number }) => `${r.step}\u0000${r.node}\u0000${r.round}`;
+
+/**
+ * Wrap `model` so a call can pause before any model call, recording the outputs so far.
+ * `replay` holds calls recorded by an earlier pause: they are answered from it, not the model.
+ */
+export function pausableModel(
+  model: Model,
+  control: PauseCheckpoint,
+  call: JsonObject,
+  replay: readonly RecordedCall[] = [],
+): Model {
+  const calls: RecordedCall[] = [];
+  const recorded = new Map(replay.map((r) => [key(r), r.output]));
+  return {
+    async complete(request: ModelRequest): Promise<string> {
+      const { step, node, round } = request;
+      let output = recorded.get(key(request));
+      if (output === undefined) {
+        await control.checkpoint(() => ({ step, node, round, calls: [...calls], call }));
+        output = await model.complete(request);
+      }
+      calls.push({ step, node, round, output });
+      return output;
+    },
+  };
+}
