@@ -74,6 +74,22 @@ describe.each(backends)('compaction and retention on $name', (backend) => {
     expect((await h.store.audit()).problems).toEqual([]);
   });
 
+  it('historical reads racing a compaction either read the right state or HISTORY_NOT_RETAINED', async () => {
+    await h.reopen({ checkpointInterval: 4, cacheSize: 0 });
+    const reads = Array.from({ length: 30 }, (_, i) => {
+      const rev = 1 + (i % 10);
+      return h.store.stateAt('global', rev).then(
+        (state) => expect(state).toEqual({ n: rev }),
+        (err: unknown) => expect(isStateflowError(err, 'HISTORY_NOT_RETAINED') && rev < 6).toBe(true),
+      );
+    });
+    const compaction = h.store.compact('global', { keepRevisions: 5 });
+    const publishes = [11, 12].map((n) => h.store.publish({ changes: { global: { n } } }));
+    await Promise.all([...reads, compaction, ...publishes]);
+    expect(await h.store.state('global')).toEqual({ n: 12 });
+    expect((await h.store.audit()).problems).toEqual([]);
+  });
+
   it('validates keepRevisions', async () => {
     expect((await failure(h.store.compact('global', { keepRevisions: 0 }))).code).toBe('INPUT_INVALID');
   });

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isStateflowError } from '@stateflow/core';
 import { openStore } from './open-store.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -56,6 +57,26 @@ describe('crash safety (SIGKILL during fsync publishes)', () => {
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a directory held by another process with STORE_LOCKED naming it', async () => {
+    const lockedDir = await mkdtemp(path.join(tmpdir(), 'stateflow-locked-'));
+    const proc = spawn(process.execPath, [child, lockedDir, 'lock'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        proc.stdout.on('data', (d: Buffer) => (d.toString().includes('ready') ? resolve() : undefined));
+        proc.on('exit', () => reject(new Error('child exited early')));
+      });
+      const err = await openStore(lockedDir).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(isStateflowError(err, 'STORE_LOCKED') && err.details).toEqual({ dir: lockedDir });
+    } finally {
+      proc.kill('SIGKILL');
+      await new Promise((resolve) => proc.once('exit', resolve));
+      await rm(lockedDir, { recursive: true, force: true });
+    }
   });
 
   it(`keeps every acknowledged transition whole across ${TRIALS} kills`, async () => {

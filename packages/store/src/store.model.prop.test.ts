@@ -235,9 +235,13 @@ class Revert implements fc.AsyncCommand<Model, Real> {
   toString = (): string => `revert(${this.stream}, #${this.pick})`;
 }
 
+const publishArb = fc.array(fc.tuple(streamArb, patchArb), { minLength: 1, maxLength: 2 }).map((cs) => new Publish([...new Map(cs)]));
 const commands = [
-  fc.array(fc.tuple(streamArb, patchArb), { minLength: 1, maxLength: 2 }).map((cs) => new Publish([...new Map(cs)])),
-  fc.array(fc.tuple(streamArb, patchArb), { minLength: 1, maxLength: 1 }).map((cs) => new Publish(cs)),
+  // Publishing is weighted up so that histories cross several checkpoints (K = 3).
+  publishArb,
+  publishArb,
+  publishArb,
+  publishArb,
   streamArb.map((s) => new PublishInvalid(s)),
   streamArb.map((s) => new PublishConflict(s)),
   streamArb.map((s) => new ReadCurrent(s)),
@@ -251,7 +255,7 @@ const commands = [
 
 function runModel(backend: Backend, numRuns: number): Promise<void> {
   return fc.assert(
-    fc.asyncProperty(fc.commands(commands, { maxCommands: 40 }), async (cmds) => {
+    fc.asyncProperty(fc.commands(commands, { maxCommands: 60, size: '+1' }), async (cmds) => {
       const h = await backend.create({ checkpointInterval: K, cacheSize: 4 });
       try {
         await fc.asyncModelRun(() => ({ model: { streams: new Map(), seq: 0 }, real: { h } }), cmds);

@@ -25,7 +25,6 @@ export type StorageOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { 
 
 /** Iteration options: a half-open key range, optionally reversed and limited. */
 export interface IterateOptions extends Partial<KeyRange> {
-  lte?: Uint8Array;
   reverse?: boolean;
   limit?: number;
 }
@@ -99,7 +98,6 @@ class LevelStorage implements Storage {
     const range: Record<string, unknown> = {};
     if (options.gte) range.gte = options.gte;
     if (options.lt) range.lt = options.lt;
-    if (options.lte) range.lte = options.lte;
     if (options.reverse) range.reverse = true;
     if (options.limit !== undefined) range.limit = options.limit;
     let it;
