@@ -1,8 +1,7 @@
 /**
  * Real data (../shared/data/histories, see its README): every line's `doc` is written at key
  * `doc` of one stream, as the core `diff` from the previous document; documents equal to the
- * previous one (key order ignored) must produce no transition. Documents holding a key that
- * core reserves for index selectors (`"[number]"` in matrix revs 1–15) are refused whole. Every revision is read back with
+ * previous one (key order ignored) must produce no transition. Every revision is read back with
  * `stateAt` and compared ignoring key order, and `patchAt(rev)` applied to rev−1 must give rev.
  * Runs on classic-level in a temp directory with the default checkpoint interval (64).
  */
@@ -13,8 +12,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { applyPatch, diff, isStateflowError, jsonEqual } from '@stateflow/core';
-import type { JsonObject, JsonValue } from '@stateflow/core';
+import { applyPatch, diff, jsonEqual } from '@stateflow/core';
+import type { JsonObject } from '@stateflow/core';
 import { openStore } from './open-store.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -26,13 +25,6 @@ if (!present) {
 }
 const files = present ? readdirSync(dataDir).filter((f) => f.endsWith('.jsonl')).sort() : [];
 if (present && files.length === 0 && process.env.CI === 'true') throw new Error(`no *.jsonl histories in ${dataDir}`);
-
-/** True when some object key looks like an index selector (`[…]`), which core reserves in patches. */
-function hasReservedKey(value: JsonValue): boolean {
-  if (Array.isArray(value)) return value.some(hasReservedKey);
-  if (value === null || typeof value !== 'object') return false;
-  return Object.entries(value).some(([k, v]) => (k.length >= 2 && k.startsWith('[') && k.endsWith(']')) || hasReservedKey(v));
-}
 
 async function* lines(file: string): AsyncGenerator<{ rev: number; doc: JsonObject }> {
   const rl = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
@@ -49,22 +41,8 @@ async function* lines(file: string): AsyncGenerator<{ rev: number; doc: JsonObje
         const docs: JsonObject[] = [];
         const skipped: number[] = [];
         let state: JsonObject = {};
-        const refused: number[] = [];
         for await (const { rev, doc } of lines(path.join(dataDir, file))) {
           const next = { doc };
-          if (hasReservedKey(doc)) {
-            // Core reserves "[…]" patch keys for index selectors, so such a document cannot be
-            // written as a patch: the store must refuse it whole and write nothing.
-            const before = store.lastSeq();
-            const err = await store.publish({ changes: { [stream]: diff(state, next) } }).then(
-              () => null,
-              (e: unknown) => e,
-            );
-            expect(isStateflowError(err, 'PATCH_INVALID')).toBe(true);
-            expect(store.lastSeq()).toBe(before);
-            refused.push(rev);
-            continue;
-          }
           const patch = diff(state, next);
           if (Object.keys(patch).length === 0) {
             skipped.push(rev);
@@ -77,12 +55,11 @@ async function* lines(file: string): AsyncGenerator<{ rev: number; doc: JsonObje
           expect(r.transition?.changes[0]?.rev).toBe(docs.length);
         }
         // The README lists the documents equal to their predecessor.
-        // (Rev 12 of the matrix file is equal to rev 11 too, but already refused.)
-        const expected: Record<string, { equal: number[]; refused: number[] }> = {
-          'eslint-package-json.jsonl': { equal: [23, 30, 319, 323, 856], refused: [] },
-          'matrix-react-sdk-en_EN-json.jsonl': { equal: [49, 67], refused: Array.from({ length: 15 }, (_, i) => i + 1) },
+        const expected: Record<string, number[]> = {
+          'eslint-package-json.jsonl': [23, 30, 319, 323, 856],
+          'matrix-react-sdk-en_EN-json.jsonl': [12, 49, 67],
         };
-        if (expected[file] !== undefined) expect({ equal: skipped, refused }).toEqual(expected[file]);
+        if (expected[file] !== undefined) expect(skipped).toEqual(expected[file]);
         const head = await store.head(stream);
         expect(head.rev).toBe(docs.length);
         let previous: JsonObject = {};
