@@ -16,9 +16,9 @@ interface ServerEntry {
 
 /** The README's MCP server entry with its placeholder paths replaced. */
 async function configuredServer(dir: string, project: string): Promise<ServerEntry> {
-  const text = await readFile(path.join(REPO_ROOT, 'packages/cli/README.md'), 'utf8');
+  const text = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
   const block = /<!-- mcp-config:begin[^>]*-->\s*```json\n([\s\S]*?)```\s*<!-- mcp-config:end -->/.exec(text)?.[1];
-  if (block === undefined) throw new Error('packages/cli/README.md has no mcp-config block');
+  if (block === undefined) throw new Error('README.md has no mcp-config block');
   const substituted = block
     .replaceAll('/path/to/stateflow/.stateflow', dir)
     .replaceAll('/path/to/stateflow', REPO_ROOT)

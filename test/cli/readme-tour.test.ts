@@ -1,5 +1,5 @@
 /**
- * The README cannot rot: the five-minute tour in packages/cli/README.md (the fenced block between
+ * The README cannot rot: the five-minute tour in README.md (the fenced block between
  * `<!-- tour:begin` and `<!-- tour:end -->`) runs here as one bash script, from the checkout root,
  * against the BUILT bin and a store in a temp directory; every command must succeed and the
  * outputs are checked. The import-git example from the README's prose runs too.
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonEqual, type JsonObject } from '@stateflow/core';
 import { HISTORIES, REPO_ROOT, historiesAvailable, removeDir, runProcess, tempDir } from './helpers.js';
 
-const README = path.join(REPO_ROOT, 'packages/cli/README.md');
+const README = path.join(REPO_ROOT, 'README.md');
 
 /** The tour's shell text: the ```sh fence between the tour markers. */
 async function tourScript(): Promise<string> {

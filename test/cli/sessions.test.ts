@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, REPO_ROOT, removeDir, runProcess, tempDir } from './helpers.js';
 
-const README = path.join(REPO_ROOT, 'packages/cli/README.md');
+const README = path.join(REPO_ROOT, 'README.md');
 
 async function block(name: string): Promise<string> {
   const text = await readFile(README, 'utf8');
