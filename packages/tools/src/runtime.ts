@@ -3,6 +3,7 @@
  * store and one owner selection (seed "Progressive read_state", "patch_state and arrays",
  * "Baseline lazy hint"; DESIGN.md "Paths").
  */
+import { StateflowError } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
 import { buildBaseline, DEFAULT_RECENT_TRANSITIONS } from './internal/baseline.js';
 import type { Baseline } from './internal/baseline.js';
@@ -51,19 +52,48 @@ export interface Runtime {
  * Creates the runtime for `selection` over `store`.
  *
  * Owners map to streams `global`, `cwd:<absolute directory>`, `session:<id>`.
- * @throws StateflowError `INPUT_INVALID` for an empty selection or an unknown mode.
+ *
+ * Every method is this package's error boundary: bad input is `INPUT_INVALID` /
+ * `PATCH_INVALID` / a path code, and anything foreign that still escapes a handler (a bug) is
+ * wrapped as `INTERNAL` with the original error as `cause` — callers only ever see a
+ * `StateflowError`.
+ * @throws StateflowError `INPUT_INVALID` when `options` is not an object, `store` is not a
+ *   store, the selection is invalid (see {@link selectedOwners}) or `recentTransitions` is not
+ *   an integer ≥ 0.
  */
 export function createRuntime(options: RuntimeOptions): Runtime {
+  if (typeof options !== 'object' || options === null) {
+    throw new StateflowError('INPUT_INVALID', 'createRuntime needs options { store, selection, recentTransitions? }.', { reason: 'type' });
+  }
+  const store: unknown = options.store;
+  // `in`, not a read: wrappers (proxies counting reads) see no extra access.
+  if (typeof store !== 'object' || store === null || !('view' in store) || !('publish' in store)) {
+    throw new StateflowError('INPUT_INVALID', 'createRuntime options.store must be an open store (openStore or openMemoryStore).', { field: 'store' });
+  }
+  const recent = options.recentTransitions ?? DEFAULT_RECENT_TRANSITIONS;
+  if (!Number.isSafeInteger(recent) || recent < 0) {
+    throw new StateflowError('INPUT_INVALID', 'createRuntime options.recentTransitions must be an integer ≥ 0.', { field: 'recentTransitions' });
+  }
   const ctx: RuntimeContext = {
     store: options.store,
     owners: selectedOwners(options.selection),
     mode: options.selection.mode,
   };
-  const recent = options.recentTransitions ?? DEFAULT_RECENT_TRANSITIONS;
   return {
     owners: ctx.owners,
-    readState: (input) => readState(ctx, input),
-    patchState: (input) => patchState(ctx, input),
-    baseline: () => buildBaseline(ctx, recent),
+    readState: (input) => boundary('read_state', () => readState(ctx, input)),
+    patchState: (input) => boundary('patch_state', () => patchState(ctx, input)),
+    baseline: () => boundary('baseline', () => buildBaseline(ctx, recent)),
   };
+}
+
+/** Runs one runtime call; a non-Stateflow error escaping it becomes `INTERNAL` (with `cause`). */
+async function boundary<T>(operation: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof StateflowError) throw err;
+    const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    throw new StateflowError('INTERNAL', `${operation} failed unexpectedly (${text}); this is a bug, please report it.`, { operation }, { cause: err });
+  }
 }

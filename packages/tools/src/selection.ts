@@ -29,27 +29,42 @@ export interface SelectedOwner {
 
 /**
  * The selected owners in overlay order (global → cwd → session), low to high priority.
- * @throws StateflowError `INPUT_INVALID` when nothing is selected, the mode is unknown, or a
- *   cwd/session value is empty.
+ * @throws StateflowError `INPUT_INVALID` when `selection` is not an object, nothing is selected,
+ *   the mode is unknown, `global` is not a boolean, or a cwd/session value is not a non-empty string.
  */
 export function selectedOwners(selection: Selection): SelectedOwner[] {
+  if (typeof selection !== 'object' || selection === null || Array.isArray(selection)) {
+    throw new StateflowError('INPUT_INVALID', 'selection must be an object { global?, cwd?, session?, mode }.', { field: 'selection', reason: 'type' });
+  }
   if (selection.mode !== 'active' && selection.mode !== 'passive') {
-    throw new StateflowError('INPUT_INVALID', `selection mode must be "active" or "passive", got ${JSON.stringify(selection.mode)}.`, {
+    throw new StateflowError('INPUT_INVALID', `selection mode must be "active" or "passive", got ${describe(selection.mode)}.`, {
       field: 'mode',
     });
+  }
+  if (selection.global !== undefined && typeof selection.global !== 'boolean') {
+    throw new StateflowError('INPUT_INVALID', `selection global must be true or absent, got ${describe(selection.global)}.`, { field: 'global' });
   }
   const owners: SelectedOwner[] = [];
   if (selection.global === true) owners.push({ scope: 'global', stream: 'global' });
   if (selection.cwd !== undefined) {
-    if (selection.cwd === '') throw new StateflowError('INPUT_INVALID', 'selection cwd must be a directory, got "".', { field: 'cwd' });
+    if (typeof selection.cwd !== 'string' || selection.cwd === '') {
+      throw new StateflowError('INPUT_INVALID', `selection cwd must be a directory, got ${describe(selection.cwd)}.`, { field: 'cwd' });
+    }
     owners.push({ scope: 'cwd', stream: `cwd:${path.resolve(selection.cwd)}` });
   }
   if (selection.session !== undefined) {
-    if (selection.session === '') throw new StateflowError('INPUT_INVALID', 'selection session must be a session id, got "".', { field: 'session' });
+    if (typeof selection.session !== 'string' || selection.session === '') {
+      throw new StateflowError('INPUT_INVALID', `selection session must be a session id, got ${describe(selection.session)}.`, { field: 'session' });
+    }
     owners.push({ scope: 'session', stream: `session:${selection.session}` });
   }
   if (owners.length === 0) {
     throw new StateflowError('INPUT_INVALID', 'select at least one owner: global, cwd or session.', { field: 'selection' });
   }
   return owners;
+}
+
+/** A selection value for a message: strings quoted, anything else by its type. */
+function describe(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : value === null ? 'null' : `a ${typeof value}`;
 }

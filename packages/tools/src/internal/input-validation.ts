@@ -7,6 +7,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { StateflowError, isJsonObject } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import { patchStateInputSchema, readStateInputSchema } from '../schemas.js';
+import { checkJsonInput } from './json-input.js';
 
 // strictRequired is off: the oneOf branches name members declared in `properties` beside them.
 const ajv = new Ajv2020({ strict: true, strictRequired: false });
@@ -22,13 +23,15 @@ const REJECTED_MEMBERS: Record<string, string> = {
 };
 
 /**
- * Validates `input` for `tool`, returning it typed.
+ * Validates `input` for `tool`, returning it typed: first that it is JSON data at all
+ * ({@link checkJsonInput}), then against the tool's JSON Schema.
  * @throws StateflowError `INPUT_INVALID` with `{ field, reason }`.
  */
 export function checkToolInput(tool: 'read_state' | 'patch_state', input: unknown): JsonObject {
   if (!isJsonObject(input)) {
     throw new StateflowError('INPUT_INVALID', `${tool} input must be a JSON object.`, { reason: 'type' });
   }
+  checkJsonInput(tool, input);
   if (tool === 'read_state') {
     for (const [member, advice] of Object.entries(REJECTED_MEMBERS)) {
       if (Object.prototype.hasOwnProperty.call(input, member)) {

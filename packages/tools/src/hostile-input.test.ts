@@ -1,0 +1,166 @@
+/**
+ * Hostile in-process inputs at the tools boundary (issue 8 "Bad-input fuzz"): every public
+ * entry point (createRuntime, readState, patchState, baseline) rejects values JSON cannot hold
+ * with a StateflowError and a stable code, and publishes nothing. Both backends.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isStateflowError } from '@stateflow/core';
+import { createRuntime } from './runtime.js';
+import type { Runtime, RuntimeOptions } from './runtime.js';
+import { BACKENDS, createTestStore, dump, rejection } from '../test-support/stores.js';
+import type { TestStore } from '../test-support/stores.js';
+import { MAX_INPUT_DEPTH } from './internal/json-input.js';
+
+const ALL = { global: true, cwd: '/repo', session: 's1', mode: 'active' } as const;
+
+function cyclic(): Record<string, unknown> {
+  const o: Record<string, unknown> = { a: 1 };
+  o.self = o;
+  return o;
+}
+
+function nested(depth: number): unknown {
+  let v: unknown = 1;
+  for (let i = 0; i < depth; i++) v = { a: v };
+  return v;
+}
+
+class Point {
+  x = 1;
+}
+
+describe.each(BACKENDS)('hostile tool inputs (%s)', (backend) => {
+  let ts: TestStore;
+  let rt: Runtime;
+  let before: unknown;
+  beforeEach(async () => {
+    ts = await createTestStore(backend);
+    rt = createRuntime({ store: ts.store, selection: ALL });
+    await rt.patchState({ patch: { session: { tactics: { next: 'x' } } } });
+    before = await dump(ts.store);
+    expect(ts.store.lastSeq()).toBe(1);
+  });
+  afterEach(async () => {
+    expect(await dump(ts.store)).toEqual(before);
+    await ts.destroy();
+  });
+
+  // [name, value, reason, message text, location of the problem inside the value]
+  const values: Array<[string, unknown, string, string, string?]> = [
+    ['a BigInt', 12n, 'not-json', 'is a bigint'],
+    ['a function', () => 1, 'not-json', 'is a function'],
+    ['a symbol', Symbol('s'), 'not-json', 'is a symbol'],
+    ['undefined', undefined, 'not-json', 'is a undefined'],
+    ['NaN', Number.NaN, 'not-json', 'is NaN'],
+    ['Infinity', Infinity, 'not-json', 'is Infinity'],
+    ['a cycle', cyclic(), 'not-json', 'contains a cycle', '.self'],
+    ['a Date', new Date(0), 'not-json', 'class instance'],
+    ['a Map', new Map([['a', 1]]), 'not-json', 'class instance'],
+    ['a class instance', new Point(), 'not-json', 'class instance'],
+    ['a sparse array', [, 1], 'not-json', 'sparse array', '.0'],
+    ['a lone surrogate', 'a\ud800b', 'not-utf8', 'unpaired UTF-16 surrogate'],
+  ];
+
+  it.each(values)('patch_state rejects %s inside a plane with INPUT_INVALID', async (_, value, reason, text, inside = '') => {
+    const err = await rejection(rt.patchState({ patch: { session: { tactics: { bad: value } } } }), 'INPUT_INVALID');
+    expect(err.details).toEqual({ field: `patch.session.tactics.bad${inside}`, reason });
+    expect(err.message).toContain(text);
+  });
+
+  it.each(values)('patch_state rejects %s as a whole scope patch with INPUT_INVALID', async (_, value, reason, _text, inside = '') => {
+    const err = await rejection(rt.patchState({ patch: { cwd: value } }), 'INPUT_INVALID');
+    expect(err.details).toEqual({ field: `patch.cwd${inside}`, reason });
+  });
+
+  it.each(values)('read_state rejects %s as a path with INPUT_INVALID', async (_, value, reason, _text, inside = '') => {
+    const err = await rejection(rt.readState({ paths: ['session', value] }), 'INPUT_INVALID');
+    expect(err.details).toEqual({ field: `paths.1${inside}`, reason });
+  });
+
+  it('rejects a symbol-keyed object and a lone-surrogate key', async () => {
+    const symbolKeyed = { [Symbol('k')]: 1, ok: 1 };
+    expect((await rejection(rt.patchState({ patch: { session: { tactics: symbolKeyed } } }), 'INPUT_INVALID')).details).toEqual({
+      field: 'patch.session.tactics',
+      reason: 'not-json',
+    });
+    const err = await rejection(rt.patchState({ patch: { session: { tactics: { '\udc00': 1 } } } }), 'INPUT_INVALID');
+    expect(err.details).toEqual({ field: 'patch.session.tactics', reason: 'not-utf8' });
+  });
+
+  it('rejects nesting deeper than MAX_INPUT_DEPTH and accepts it at the bound', async () => {
+    const deep = await rejection(rt.patchState({ patch: { session: { lazy: nested(5000) } } }), 'INPUT_INVALID');
+    expect(deep.details.reason).toBe('too-deep');
+    const huge = await rejection(rt.readState({ path: 'session', projection: nested(100_000) }), 'INPUT_INVALID');
+    expect(huge.details.reason).toBe('too-deep');
+    // input (1) → patch (2) → session (3) → lazy (4): MAX_INPUT_DEPTH - 4 more levels still fit.
+    await rt.patchState({ patch: { session: { lazy: nested(MAX_INPUT_DEPTH - 4) } } });
+    before = await dump(ts.store);
+  });
+
+  it('a throwing getter is INPUT_INVALID with the thrown error as cause', async () => {
+    const boom = new Error('getter exploded');
+    const input = { patch: { session: {} } };
+    Object.defineProperty(input.patch.session, 'tactics', { enumerable: true, get: () => { throw boom; } });
+    let caught: unknown;
+    await rt.patchState(input).catch((err: unknown) => (caught = err));
+    expect(isStateflowError(caught, 'INPUT_INVALID')).toBe(true);
+    expect((caught as Error).cause).toBe(boom);
+  });
+
+  it('keys __proto__, constructor and prototype are data: stored, read back, nothing polluted', async () => {
+    const patch = JSON.parse('{"session": {"lazy": {"__proto__": {"polluted": 1}, "constructor": {"prototype": 2}}}}') as unknown;
+    await rt.patchState({ patch });
+    expect(await rt.readState({ path: 'session.lazy' })).toEqual({ value: JSON.parse('{"__proto__": {"polluted": 1}, "constructor": {"prototype": 2}}') });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    before = await dump(ts.store);
+  });
+
+  it('non-string paths and projections are INPUT_INVALID', async () => {
+    expect((await rejection(rt.readState({ path: 12 }), 'INPUT_INVALID')).details.field).toBe('path');
+    expect((await rejection(rt.readState({ paths: 'session' }), 'INPUT_INVALID')).details.field).toBe('paths');
+    expect((await rejection(rt.readState({ path: 'session', projection: 1 }), 'INPUT_INVALID')).details.field).toBe('projection');
+    await rejection(rt.readState(null), 'INPUT_INVALID');
+    await rejection(rt.patchState([{ patch: {} }]), 'INPUT_INVALID');
+  });
+});
+
+describe('createRuntime options', () => {
+  let ts: TestStore;
+  beforeEach(async () => {
+    ts = await createTestStore('memory-level');
+  });
+  afterEach(async () => ts.destroy());
+
+  const bad = (options: unknown): RuntimeOptions => options as RuntimeOptions;
+
+  it.each<[string, (store: TestStore['store']) => unknown, string]>([
+    ['no options', () => undefined, 'INPUT_INVALID'],
+    ['a store that is not a store', () => ({ store: {}, selection: ALL }), 'INPUT_INVALID'],
+    ['a non-object selection', (store) => ({ store, selection: 'global' }), 'INPUT_INVALID'],
+    ['a BigInt mode', (store) => ({ store, selection: { global: true, mode: 1n } }), 'INPUT_INVALID'],
+    ['a numeric cwd', (store) => ({ store, selection: { cwd: 7, mode: 'active' } }), 'INPUT_INVALID'],
+    ['a symbol session', (store) => ({ store, selection: { session: Symbol('s'), mode: 'active' } }), 'INPUT_INVALID'],
+    ['a string global', (store) => ({ store, selection: { global: 'yes', mode: 'active' } }), 'INPUT_INVALID'],
+    ['a negative recentTransitions', (store) => ({ store, selection: ALL, recentTransitions: -1 }), 'INPUT_INVALID'],
+    ['a BigInt recentTransitions', (store) => ({ store, selection: ALL, recentTransitions: 3n }), 'INPUT_INVALID'],
+  ])('rejects %s', (_, options, code) => {
+    let caught: unknown;
+    try {
+      createRuntime(bad(options(ts.store)));
+    } catch (err) {
+      caught = err;
+    }
+    expect(isStateflowError(caught)).toBe(true);
+    expect((caught as { code: string }).code).toBe(code);
+  });
+
+  it('a bug escaping a handler surfaces as INTERNAL with its cause', async () => {
+    const broken = new TypeError('view exploded');
+    const store = Object.create(ts.store, { view: { value: () => Promise.reject(broken) } }) as TestStore['store'];
+    const rt = createRuntime({ store, selection: ALL });
+    let caught: unknown;
+    await rt.baseline().catch((err: unknown) => (caught = err));
+    expect(isStateflowError(caught, 'INTERNAL')).toBe(true);
+    expect((caught as Error).cause).toBe(broken);
+  });
+});
