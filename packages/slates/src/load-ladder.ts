@@ -9,7 +9,8 @@
 import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
 import type { ErrorObject } from 'ajv';
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, Parser, parseDocument } from 'yaml';
+import type { CST } from 'yaml';
 import { StateflowError } from '@stateflow/core';
 import type { LadderConfig } from './config-types.js';
 import { ladderConfigSchema } from './config-schema.js';
@@ -18,6 +19,7 @@ import { buildCatalog } from './internal/catalog.js';
 import type { CompiledChecks } from './internal/config-rules.js';
 import { checkConfigRules } from './internal/config-rules.js';
 import { createSchemaCompiler } from './internal/user-schemas.js';
+import { MAX_CONFIG_DEPTH, findNonJson } from './internal/json-config.js';
 
 /**
  * A loaded, valid ladder: its config plus what the runtime needs (declared slates indexed,
@@ -42,19 +44,65 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Parse YAML or JSON text; problems are `YAML: <message>` with line and column. */
+/**
+ * Most alias expansions one config may use. Aliases are legitimate YAML, but each expansion
+ * copies its anchor's whole value: `maxAliasCount` stops a "billion laughs" config (anchors of
+ * anchors, growing exponentially) before it is materialised.
+ */
+const MAX_ALIAS_COUNT = 100;
+
+/**
+ * Parse YAML or JSON text; problems are `YAML: <message>` with line and column. This is the
+ * package's boundary for the yaml library: its errors (syntax, duplicate keys, unresolved or
+ * excessive aliases) and JSON-incompatible values all come back as problems, never thrown.
+ */
 function parseText(text: string): { value: unknown } | { problems: string[] } {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, lineCounter });
-  if (doc.errors.length > 0) {
-    return {
-      problems: doc.errors.map((e) => {
-        const pos = lineCounter.linePos(e.pos[0]);
-        return `YAML: ${e.message} at line ${pos.line}, column ${pos.col}`;
-      }),
-    };
+  const depth = cstDepth(text);
+  if (depth > MAX_CONFIG_DEPTH) return { problems: [`YAML: collections nest more than ${MAX_CONFIG_DEPTH} levels deep`] };
+  let value: unknown;
+  try {
+    const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, lineCounter });
+    if (doc.errors.length > 0) {
+      return {
+        problems: doc.errors.map((e) => {
+          const pos = lineCounter.linePos(e.pos[0]);
+          return `YAML: ${e.message} at line ${pos.line}, column ${pos.col}`;
+        }),
+      };
+    }
+    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
+  } catch (err) {
+    // toJS throws a ReferenceError for an unresolved alias and for more than MAX_ALIAS_COUNT expansions.
+    const message = String((err as Error)?.message ?? err);
+    const hint = /alias count/i.test(message) ? ` (more than ${MAX_ALIAS_COUNT} alias expansions)` : '';
+    return { problems: [`YAML: ${message}${hint}`] };
   }
-  return { value: doc.toJS({ maxAliasCount: 100 }) as unknown };
+  return { value };
+}
+
+/**
+ * Deepest collection nesting of YAML text, from the yaml library's concrete syntax tree
+ * (its parser is iterative, unlike the composer), walked without recursion.
+ */
+function cstDepth(text: string): number {
+  let max = 0;
+  const stack: Array<[CST.Token | null | undefined, number]> = [];
+  for (const token of new Parser().parse(text)) stack.push([token, 0]);
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    const [token, depth] = entry;
+    if (token === null || token === undefined) continue;
+    if (depth > max) max = depth;
+    if (depth > MAX_CONFIG_DEPTH) break;
+    if (token.type === 'document') stack.push([token.value, depth]);
+    else if (token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection') {
+      for (const item of token.items) {
+        if ('key' in item) stack.push([item.key, depth + 1]);
+        stack.push([item.value, depth + 1]);
+      }
+    }
+  }
+  return max;
 }
 
 function locate(config: Record<string, unknown>, pointer: string): { head: string; rest: string } {
@@ -126,6 +174,11 @@ function analyse(input: string | object): { problems: string[]; ladder?: Ladder 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { problems: ['Config: must be a mapping (YAML) or an object (JSON)'] };
   }
+  const nonJson = findNonJson(value);
+  if (nonJson !== undefined) {
+    const { head, rest } = locate(value as Record<string, unknown>, nonJson.pointer);
+    return { problems: [`${head}:${rest === '' ? '' : ` ${rest}`} ${nonJson.problem}; a ladder config must be JSON data`] };
+  }
   const { problems, validSteps, slatesValid } = checkStructure(value);
   const config = value as LadderConfig;
   const steps = (Array.isArray(config.steps) ? config.steps : []).filter((_, i) => validSteps.has(i));
@@ -133,11 +186,24 @@ function analyse(input: string | object): { problems: string[]; ladder?: Ladder 
   const rules = checkConfigRules(config, catalog, validSteps, slatesValid, createSchemaCompiler());
   problems.push(...rules.problems);
   if (problems.length > 0) return { problems };
-  return { problems, ladder: { config: deepFreeze(structuredClone(config)), catalog, checks: rules.checks } };
+  const ladder: Ladder = { config: deepFreeze(structuredClone(config)), catalog, checks: rules.checks };
+  loaded.add(ladder);
+  return { problems, ladder };
+}
+
+/** Every Ladder this module produced: only these skip loading in {@link isLoadedLadder}. */
+const loaded = new WeakSet<object>();
+
+/** True for a {@link Ladder} returned by {@link loadLadder} (not a look-alike object). */
+export function isLoadedLadder(value: unknown): value is Ladder {
+  return typeof value === 'object' && value !== null && loaded.has(value);
 }
 
 /**
  * Every problem of a ladder config, in order (structure, slates, steps, exit); `[]` when valid.
+ * Never throws for the config's content: YAML syntax, duplicate keys, unresolved or excessive
+ * aliases, nesting beyond {@link MAX_CONFIG_DEPTH}, values JSON cannot hold (BigInt,
+ * functions, symbols, cycles, class instances, NaN, lone surrogates) are all problems.
  * @param input YAML or JSON text, or an already parsed config object
  */
 export function validateLadder(input: string | object): string[] {
@@ -148,6 +214,7 @@ export function validateLadder(input: string | object): string[] {
  * Load a ladder config.
  * @param input YAML or JSON text, or an already parsed config object
  * @throws CONFIG_INVALID with `details.problems: string[]` listing every problem at once
+ *   (every problem {@link validateLadder} reports, bad YAML and non-JSON values included)
  */
 export function loadLadder(input: string | object): Ladder {
   const { problems, ladder } = analyse(input);
@@ -162,22 +229,38 @@ export function loadLadder(input: string | object): Ladder {
 }
 
 /**
- * Read and load a ladder config file (YAML or JSON).
- * @throws CONFIG_INVALID as {@link loadLadder}; NOT_FOUND when the file cannot be read
+ * Read and load a ladder config file (YAML or JSON, UTF-8).
+ * @param file path of the config file
+ * @throws CONFIG_INVALID as {@link loadLadder}, and when the file is not valid UTF-8;
+ *   NOT_FOUND when the file cannot be read; INPUT_INVALID when `file` is not a non-empty string
  */
 export async function loadLadderFile(file: string): Promise<Ladder> {
   return loadLadder(await readLadderText(file));
 }
 
-/** Read and validate a ladder config file; see {@link validateLadder}. @throws NOT_FOUND */
+/**
+ * Read and validate a ladder config file; see {@link validateLadder}. Text that is not valid
+ * UTF-8 is a `CONFIG_INVALID` here too: there is no config to list problems of.
+ * @throws NOT_FOUND, CONFIG_INVALID, INPUT_INVALID as {@link loadLadderFile}
+ */
 export async function validateLadderFile(file: string): Promise<string[]> {
   return validateLadder(await readLadderText(file));
 }
 
 async function readLadderText(file: string): Promise<string> {
+  if (typeof file !== 'string' || file === '') {
+    throw new StateflowError('INPUT_INVALID', `A ladder config file must be a path (a non-empty string), got ${typeof file === 'string' ? '""' : `a ${typeof file}`}.`, { field: 'file', reason: 'type' });
+  }
+  let bytes: Buffer;
   try {
-    return await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (err) {
     throw new StateflowError('NOT_FOUND', `Cannot read ladder config "${file}": ${(err as Error).message}`, { file }, { cause: err });
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch (err) {
+    const problems = [`File: "${file}" is not valid UTF-8 text`];
+    throw new StateflowError('CONFIG_INVALID', `Ladder config has 1 problem:\n${problems[0]}`, { problems }, { cause: err });
   }
 }

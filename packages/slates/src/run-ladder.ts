@@ -6,7 +6,7 @@
  * retrieve loop when declared) → evaluate the gate per node (survivors, gated writes, abort) →
  * slateWrite per survivor → stop after `exit`. Reads see the call's own earlier writes.
  */
-import { diff, isJsonObject, isStateflowError } from '@stateflow/core';
+import { StateflowError, diff, isJsonObject, isStateflowError } from '@stateflow/core';
 import type { JsonObject, JsonValue } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
 import type { FieldDecl, GateAction, StepDecl, WritePolicy, WriteTarget } from './config-types.js';
@@ -18,8 +18,9 @@ import { parseSource } from './internal/source-spec.js';
 import type { ParsedSource } from './internal/source-spec.js';
 import { Workspace } from './internal/workspace.js';
 import type { Ladder } from './load-ladder.js';
-import { loadLadder } from './load-ladder.js';
-import type { Model, ModelMessage } from './model.js';
+import { isLoadedLadder, loadLadder } from './load-ladder.js';
+import { checkRunOptions } from './internal/run-options.js';
+import type { Model, ModelMessage, ModelRequest } from './model.js';
 import { RETRIEVAL_BUDGET_MESSAGE, documentOf, selectFiles } from './retrieve.js';
 import type { RetrievedDocument } from './retrieve.js';
 import { renderValue } from './slate-read.js';
@@ -142,7 +143,7 @@ async function runNode(
     if (step.systemPrompt !== undefined) messages.push({ role: 'system', content: step.systemPrompt });
     messages.push({ role: 'user', content: [user, ...extra].join(JOIN) });
     if (exhausted) messages.push({ role: 'user', content: RETRIEVAL_BUDGET_MESSAGE });
-    return ctx.model.complete({ messages, step: step.id, node, round });
+    return completion(ctx.model, { messages, step: step.id, node, round });
   };
   const r = step.retrieve;
   if (r === undefined) return { output: await call(1, [], false) };
@@ -169,6 +170,25 @@ async function runNode(
     output = await call(fetches + 1, [`${r.as}:\n${JSON.stringify(docs)}`], exhausted);
   }
   return { output, retrieval: { fetches, exhausted, documents: docs.map((d) => d.path) } };
+}
+
+/**
+ * The boundary to a caller-supplied model: whatever it throws that is not a StateflowError,
+ * or a non-string answer, is `MODEL_FAILED` (with `cause`), naming the step.
+ */
+async function completion(model: Model, request: ModelRequest): Promise<string> {
+  let output: unknown;
+  try {
+    output = await model.complete(request);
+  } catch (err) {
+    if (isStateflowError(err)) throw err;
+    const text = err instanceof Error ? err.message : String(err);
+    throw new StateflowError('MODEL_FAILED', `The model failed in step "${request.step}" (node ${request.node}): ${text}`, { step: request.step }, { cause: err });
+  }
+  if (typeof output !== 'string') {
+    throw new StateflowError('MODEL_FAILED', `The model answered step "${request.step}" (node ${request.node}) with a ${output === null ? 'null' : typeof output}, not a string.`, { step: request.step });
+  }
+  return output;
 }
 
 function writeValue(ctx: RunCtx, resolved: Resolved, to: WriteTarget, on: WritePolicy): JsonValue | undefined {
@@ -280,13 +300,15 @@ function finalOutput(ladder: Ladder, result: LadderRunResult): string | null {
  * outputs are not recomputed), up to `conflictRetries` times. A call that writes nothing (all
  * writes no-op or refused, or no session) publishes nothing.
  *
- * @throws CONFIG_INVALID when `ladder` is text/an object that does not load, or the encoding is unknown;
+ * @throws INPUT_INVALID when an option has the wrong type or `input` is not JSON (see checkRunOptions);
+ *   CONFIG_INVALID when `ladder` is text/an object that does not load, or the encoding is unknown;
  *   SOURCE_UNRESOLVED when a `from:` cannot be resolved (message names the step and branch/field);
  *   MODEL_UNAVAILABLE / MODEL_FAILED from the model; CONFLICT when retries are exhausted.
  *   Nothing is published when it throws.
  */
 export async function runLadder(options: RunLadderOptions): Promise<LadderRunResult> {
-  const ladder = isLadder(options.ladder) ? options.ladder : loadLadder(options.ladder);
+  checkRunOptions(options);
+  const ladder = isLoadedLadder(options.ladder) ? options.ladder : loadLadder(options.ladder);
   const count = await loadTokenCounter(options.encoding);
   const at = (options.clock ?? (() => new Date()))().toISOString();
   const stream = options.session === undefined ? null : sessionSlateStream(options.ladderId ?? ladder.config.name, options.session);
@@ -331,6 +353,3 @@ export async function runLadder(options: RunLadderOptions): Promise<LadderRunRes
   return result;
 }
 
-function isLadder(value: unknown): value is Ladder {
-  return typeof value === 'object' && value !== null && 'catalog' in value && 'checks' in value && 'config' in value;
-}

@@ -1,0 +1,214 @@
+/**
+ * Hostile ladder configs and runLadder inputs (issue 8 "Bad-input fuzz"): every public entry
+ * point (loadLadder, loadLadderFile, validateLadder, validateLadderFile, runLadder) answers bad
+ * input with a StateflowError and a stable code — never a yaml ReferenceError, a RangeError or
+ * a TypeError — and validateLadder lists the same problem. runLadder publishes nothing then.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isStateflowError } from '@stateflow/core';
+import type { Store } from '@stateflow/store';
+import { diskStore, fixture, steppingClock } from '../test-fixtures/harness.js';
+import { loadLadder, loadLadderFile, validateLadder, validateLadderFile } from './load-ladder.js';
+import { MAX_CONFIG_DEPTH } from './internal/json-config.js';
+import type { RunLadderOptions } from './run-ladder.js';
+import { runLadder } from './run-ladder.js';
+import { scriptedModel } from './scripted-model.js';
+
+/** The error `fn` throws (sync or async), asserted to be a StateflowError with `code`. */
+async function thrown(fn: () => unknown, code: string): Promise<{ message: string; details: Record<string, unknown>; cause?: unknown }> {
+  let caught: unknown;
+  try {
+    await fn();
+  } catch (err) {
+    caught = err;
+  }
+  expect(isStateflowError(caught), `expected a StateflowError ${code}, got ${String(caught)}`).toBe(true);
+  expect((caught as { code: string }).code).toBe(code);
+  return caught as { message: string; details: Record<string, unknown> };
+}
+
+/** validateLadder's problems and loadLadder's CONFIG_INVALID agree for `input`. */
+async function configProblems(input: string | object): Promise<string[]> {
+  const problems = validateLadder(input);
+  const err = await thrown(() => loadLadder(input), 'CONFIG_INVALID');
+  expect(err.details.problems).toEqual(problems);
+  return problems;
+}
+
+function cyclic(): Record<string, unknown> {
+  const o: Record<string, unknown> = { name: 'x', steps: [] };
+  o.self = o;
+  return o;
+}
+
+describe('YAML text', () => {
+  it('an unresolved alias is a problem, not a ReferenceError', async () => {
+    expect(await configProblems('name: x\nsteps: [*nowhere]')).toEqual(['YAML: Unresolved alias (the anchor must be set before the alias): nowhere']);
+  });
+
+  it('a billion-laughs alias bomb stops at the alias budget', async () => {
+    const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+    for (const [i, name] of ['b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'].entries()) {
+      const prev = String.fromCharCode('a'.charCodeAt(0) + i);
+      levels.push(`${name}: &${name} [${Array(10).fill(`*${prev}`).join(',')}]`);
+    }
+    expect(await configProblems(levels.join('\n'))).toEqual([
+      'YAML: Excessive alias count indicates a resource exhaustion attack (more than 100 alias expansions)',
+    ]);
+  });
+
+  it('a few ordinary aliases still load', () => {
+    const text = 'name: x\nsteps:\n  - &s {id: a, nodes: 1}\n';
+    expect(validateLadder(text)).not.toContainEqual(expect.stringMatching(/^YAML/));
+  });
+
+  it('a self-referencing anchor (a cycle) is a problem', async () => {
+    expect(await configProblems('name: x\nsteps: []\nloop: &l [*l]')).toEqual(['Config: loop[0] contains a cycle; a ladder config must be JSON data']);
+  });
+
+  it('duplicate keys are a problem with their position', async () => {
+    expect(await configProblems('name: a\nname: b\nsteps: []')).toEqual(['YAML: Map keys must be unique at line 2, column 1']);
+  });
+
+  it('nesting beyond MAX_CONFIG_DEPTH is refused before the composer recurses', async () => {
+    for (const n of [MAX_CONFIG_DEPTH + 1, 20_000]) {
+      expect(await configProblems(`name: x\nsteps: ${'['.repeat(n)}${']'.repeat(n)}`)).toEqual([`YAML: collections nest more than ${MAX_CONFIG_DEPTH} levels deep`]);
+    }
+    expect(await configProblems('- '.repeat(5_000) + 'x')).toEqual([`YAML: collections nest more than ${MAX_CONFIG_DEPTH} levels deep`]);
+  });
+
+  it('.nan, .inf and escaped lone surrogates are not JSON', async () => {
+    expect(await configProblems('name: x\nsteps: []\nn: .nan')).toEqual(['Config: n is NaN, not a JSON number; a ladder config must be JSON data']);
+    expect(await configProblems('name: x\nsteps: []\nn: -.inf')).toEqual(['Config: n is -Infinity, not a JSON number; a ladder config must be JSON data']);
+    expect(await configProblems('name: "a\\ud800"\nsteps: []')).toEqual([
+      'Config: name is a string with an unpaired UTF-16 surrogate (not encodable as UTF-8); a ladder config must be JSON data',
+    ]);
+  });
+
+  it('__proto__ is an ordinary (unknown) key and pollutes nothing', async () => {
+    const problems = await configProblems('name: x\nsteps: []\n__proto__: {polluted: 1}');
+    expect(problems).toContain('Config: has unknown key "__proto__"');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('config objects', () => {
+  class Point {
+    x = 1;
+  }
+  it.each<[string, object, string]>([
+    ['a BigInt', { name: 'x', steps: [], n: 1n }, 'Config: n is a bigint, not a JSON value; a ladder config must be JSON data'],
+    ['a function in a step', { name: 'x', steps: [() => 1] }, 'Step #1: is a function, not a JSON value; a ladder config must be JSON data'],
+    ['a symbol', { name: Symbol('x'), steps: [] }, 'Config: name is a symbol, not a JSON value; a ladder config must be JSON data'],
+    ['a cycle', cyclic(), 'Config: self contains a cycle; a ladder config must be JSON data'],
+    ['a Date', { name: 'x', steps: [], at: new Date(0) }, 'Config: at is a class instance (Date, Map, …), not a plain JSON object; a ladder config must be JSON data'],
+    ['a class instance as the config', new Point(), 'Config: is a class instance (Date, Map, …), not a plain JSON object; a ladder config must be JSON data'],
+    ['undefined in an array', { name: 'x', steps: [undefined] }, 'Step #1: is a undefined, not a JSON value; a ladder config must be JSON data'],
+    ['a sparse array', { name: 'x', steps: [, 1] }, 'Step #1: is a hole in a sparse array; a ladder config must be JSON data'],
+  ])('%s is one CONFIG_INVALID problem', async (_, config, problem) => {
+    expect(await configProblems(config)).toEqual([problem]);
+  });
+
+  it('deep nesting is a problem, not a stack overflow', async () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    expect(await configProblems({ name: 'x', steps: [], deep })).toEqual([
+      `Config: deep${'.a'.repeat(MAX_CONFIG_DEPTH - 1)} nests more than ${MAX_CONFIG_DEPTH} levels deep; a ladder config must be JSON data`,
+    ]);
+  });
+
+  it('a throwing getter is a problem', async () => {
+    const config = { name: 'x' };
+    Object.defineProperty(config, 'steps', { enumerable: true, get: () => { throw new Error('getter exploded'); } });
+    expect(await configProblems(config)).toEqual(['Config: cannot be read as JSON (getter exploded); a ladder config must be JSON data']);
+  });
+
+  it('non-object inputs are one problem', async () => {
+    for (const input of [5, null, undefined, [], true]) {
+      expect(await configProblems(input as unknown as object)).toEqual(['Config: must be a mapping (YAML) or an object (JSON)']);
+    }
+  });
+});
+
+describe('config files', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'stateflow-slates-hostile-'));
+  });
+  afterEach(async () => rm(dir, { recursive: true, force: true }));
+
+  it('non-string and empty paths are INPUT_INVALID (a number is never read as a file descriptor)', async () => {
+    for (const file of [0, 1, 12n, null, undefined, {}, '']) {
+      const err = await thrown(() => loadLadderFile(file as unknown as string), 'INPUT_INVALID');
+      expect(err.details).toEqual({ field: 'file', reason: 'type' });
+      await thrown(() => validateLadderFile(file as unknown as string), 'INPUT_INVALID');
+    }
+  });
+
+  it('bytes that are not UTF-8 are CONFIG_INVALID', async () => {
+    const file = path.join(dir, 'bad.yaml');
+    await writeFile(file, Buffer.concat([Buffer.from('name: "'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"\nsteps: []\n')]));
+    for (const load of [loadLadderFile, validateLadderFile]) {
+      const err = await thrown(() => load(file), 'CONFIG_INVALID');
+      expect(err.details.problems).toEqual([`File: "${file}" is not valid UTF-8 text`]);
+    }
+  });
+
+  it('a missing file is NOT_FOUND; an alias bomb file is CONFIG_INVALID', async () => {
+    await thrown(() => loadLadderFile(path.join(dir, 'missing.yaml')), 'NOT_FOUND');
+    const file = path.join(dir, 'bomb.yaml');
+    await writeFile(file, 'a: &a [1,1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n');
+    await thrown(() => loadLadderFile(file), 'CONFIG_INVALID');
+    expect(await validateLadderFile(file)).toHaveLength(1);
+  });
+});
+
+describe('runLadder inputs (classic-level on disk)', () => {
+  let store: Store;
+  let close: () => Promise<void>;
+  beforeEach(async () => {
+    ({ store, close } = await diskStore());
+    expect(store.lastSeq()).toBe(0);
+  });
+  afterEach(async () => {
+    expect(store.lastSeq()).toBe(0); // nothing published by a rejected call
+    await close();
+  });
+
+  async function options(overrides: Record<string, unknown>): Promise<RunLadderOptions> {
+    const ladder = await loadLadderFile(fixture('slates-record.yaml'));
+    return { store, ladder, input: 'hello', session: 's1', model: scriptedModel(['x', 'y', 'z']), clock: steppingClock(), ...overrides } as RunLadderOptions;
+  }
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a BigInt in input', { input: { context: 1n } }, 'input'],
+    ['a cycle in input', { input: cyclic() }, 'input'],
+    ['a lone surrogate input', { input: 'a\udfffb' }, 'input'],
+    ['an array input', { input: ['a'] }, 'input'],
+    ['a numeric session', { session: 7 }, 'session'],
+    ['a symbol ladderId', { ladderId: Symbol('l') }, 'ladderId'],
+    ['a symbol encoding', { encoding: Symbol('e') }, 'encoding'],
+    ['a non-function clock', { clock: 5 }, 'clock'],
+    ['a negative conflictRetries', { conflictRetries: -1 }, 'conflictRetries'],
+    ['a model without complete', { model: {} }, 'model'],
+    ['a store that is not a store', { store: {} }, 'store'],
+  ])('%s is INPUT_INVALID naming the option', async (_, overrides, field) => {
+    const err = await thrown(async () => runLadder(await options(overrides)), 'INPUT_INVALID');
+    expect(err.details.field).toBe(field);
+  });
+
+  it('a look-alike Ladder object is loaded as a config (CONFIG_INVALID), not trusted', async () => {
+    await thrown(async () => runLadder(await options({ ladder: { config: {}, catalog: {}, checks: {} } })), 'CONFIG_INVALID');
+    await thrown(async () => runLadder(await options({ ladder: 'name: x\nsteps: [*a]' })), 'CONFIG_INVALID');
+  });
+
+  it('a model that throws a plain error or answers a non-string is MODEL_FAILED', async () => {
+    const boom = new TypeError('socket closed');
+    const err = await thrown(async () => runLadder(await options({ model: { complete: () => Promise.reject(boom) } })), 'MODEL_FAILED');
+    expect(err.cause).toBe(boom);
+    await thrown(async () => runLadder(await options({ model: { complete: () => Promise.resolve(42) } })), 'MODEL_FAILED');
+  });
+});
