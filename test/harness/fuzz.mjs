@@ -14,20 +14,35 @@ import { envInt, isMain, printReport, removeDir, tempDir } from './lib.mjs';
 
 const STREAMS = ['global', 'cwd:/w', 'session:s'];
 
+/** A getter that throws when read (a hostile in-process caller). */
+function throwingGetter() {
+  const o = { a: 1 };
+  Object.defineProperty(o, 'b', { enumerable: true, get: () => { throw new Error('getter exploded'); } });
+  return o;
+}
+
 /** Values no JSON document holds, mixed into otherwise plausible inputs. */
 const hostile = fc.oneof(
-  fc.constantFrom(undefined, Number.NaN, Infinity, -Infinity, -0, 2 ** 64, '', '\u0000', '\ud800', Symbol('s'), () => 1),
+  fc.constantFrom(undefined, Number.NaN, Infinity, -Infinity, -0, 2 ** 64, '', '\u0000', '\ud800', 'a\udc00b', Symbol('s'), () => 1),
   fc.bigInt(),
   fc.date(),
   fc.constant(new Map([['a', 1]])),
   fc.constant(Object.create(null)),
   fc.constant([, 1]), // sparse array
   fc.constant(new Uint8Array([1, 2])),
+  fc.constant(null).map(() => cyclic()),
+  fc.constant(null).map(() => deep(600)),
+  fc.constant(null).map(() => deep(20_000)),
+  fc.constant(null).map(throwingGetter),
+  fc.constant(null).map(() => ({ [Symbol('k')]: 1, a: 1 })),
+  fc.constant(null).map(() => JSON.parse('{"__proto__": {"polluted": true}}')),
+  fc.string({ unit: 'binary', maxLength: 6 }), // lone surrogates and control characters
 );
 
 const weirdKey = fc.oneof(
-  fc.constantFrom('a', 'b', '__proto__', 'constructor', 'prototype', 'toString', 'length', '[0]', '[1]', '[01]', '[+1]', '[ 1]', '[1.0]', '[-1]', '[99]', '', ' ', '.', 'a.b'),
+  fc.constantFrom('a', 'b', '__proto__', 'constructor', 'prototype', 'toString', 'length', '[0]', '[1]', '[01]', '[+1]', '[ 1]', '[1.0]', '[-1]', '[99]', '[]', '[number]', '', ' ', '.', 'a.b', '\ud800', '\u0000'),
   fc.string({ maxLength: 4 }),
+  fc.string({ unit: 'binary', maxLength: 3 }),
 );
 
 function objectFrom(entries) {
@@ -115,7 +130,8 @@ class Tally {
       this.accepted++;
     } catch (err) {
       this.rejected++;
-      if (!isStateflowError(err)) {
+      // INTERNAL is a foreign error a package boundary wrapped: still a bug escaping.
+      if (!isStateflowError(err) || err.code === 'INTERNAL') {
         this.untyped++;
         const sample = `${describe(input)} → ${err?.constructor?.name}: ${String(err?.message ?? err).slice(0, 160)}`;
         const kind = `${err?.constructor?.name}: ${String(err?.message ?? err).slice(0, 60)}`;
@@ -186,15 +202,34 @@ async function fuzzTools(store, numRuns, seed) {
   if (!tools?.createRuntime) return { skipped: '@stateflow/tools has no createRuntime yet' };
   const runtime = tools.createRuntime({ store, selection: { global: true, cwd: '/w', session: 's', mode: 'active' } });
   const t = new Tally('tool inputs → @stateflow/tools runtime');
-  const readArb = fc.oneof(tree, fc.record({ path: pathArb }), fc.record({ paths: fc.array(pathArb, { maxLength: 3 }), projection: fc.oneof(fc.constantFrom('value', 'keys', 'patch'), tree) }));
-  const patchArb = fc.oneof(tree, fc.record({ patch: tree }), fc.record({ patch: fc.record({ session: tree, cwd: tree }, { requiredKeys: [] }) }));
-  const known = [{ path: 'effective' }, { paths: ['global', 'session.plan'] }, { path: 'cwd', projection: 'keys' }];
+  const pathOrHostile = fc.oneof({ arbitrary: pathArb, weight: 4 }, { arbitrary: hostile, weight: 1 });
+  const readArb = fc.oneof(
+    tree,
+    fc.record({ path: pathOrHostile }),
+    fc.record({ paths: fc.oneof(fc.array(pathOrHostile, { maxLength: 3 }), hostile), projection: fc.oneof(fc.constantFrom('value', 'keys', 'patch'), tree) }),
+  );
+  const planes = fc.constantFrom('intents', 'strategy', 'tactics', 'artifacts', 'response', 'lazy');
+  const planePatch = fc.dictionary(planes, fc.oneof(tree, fc.dictionary(weirdKey, tree, { maxKeys: 3 })), { maxKeys: 3 });
+  const patchArb = fc.oneof(
+    tree,
+    fc.record({ patch: tree }),
+    fc.record({ patch: fc.record({ session: fc.oneof(tree, planePatch), cwd: fc.oneof(tree, planePatch) }, { requiredKeys: [] }) }),
+    fc.record({ patch: fc.record({ global: planePatch }) }),
+  );
+  const known = [{ path: 'effective' }, { paths: ['global', 'session.plan'] }, { path: 'cwd', projection: 'keys' }, { path: 12 }, { paths: ['a', 1n] }];
   for (const input of [...known, ...fc.sample(readArb, { numRuns, seed })]) {
     const seq = store.lastSeq();
     await t.run(input, () => runtime.readState(input));
     if (store.lastSeq() !== seq) t.partial++; // reads never publish
   }
-  const knownPatches = [{ patch: { session: { tactics: { next: 'x' } } } }, { patch: { global: { lazy: { notes: ['a'] } } } }];
+  const knownPatches = [
+    { patch: { session: { tactics: { next: 'x' } } } },
+    { patch: { global: { lazy: { notes: ['a'] } } } },
+    { patch: { session: { lazy: { big: 12n } } } },
+    { patch: { cwd: cyclic() } },
+    { patch: { session: { lazy: deep(20_000) } } },
+    { patch: { session: JSON.parse('{"lazy": {"__proto__": {"polluted": true}}}') } },
+  ];
   for (const input of [...knownPatches, ...fc.sample(patchArb, { numRuns, seed: seed + 1 })]) {
     const before = await captured(store);
     let ok = false;
@@ -207,22 +242,139 @@ async function fuzzTools(store, numRuns, seed) {
       if (after.seq !== before.seq || !jsonEqual(after.states, before.states)) t.partial++;
     }
   }
+  await t.run('baseline()', () => runtime.baseline());
+  if ({}.polluted !== undefined) t.crashes++; // Object.prototype polluted
   return t;
+}
+
+async function fuzzRuntimeOptions(store, numRuns, seed) {
+  const tools = await import('@stateflow/tools').catch(() => null);
+  if (!tools?.createRuntime) return { skipped: '@stateflow/tools has no createRuntime yet' };
+  const t = new Tally('runtime options → @stateflow/tools createRuntime');
+  const selectionArb = fc.oneof(
+    tree,
+    fc.record(
+      {
+        global: fc.oneof({ arbitrary: fc.constant(true), weight: 6 }, hostile),
+        cwd: fc.oneof({ arbitrary: fc.string({ maxLength: 4 }), weight: 6 }, hostile),
+        session: fc.oneof({ arbitrary: fc.string({ maxLength: 4 }), weight: 6 }, hostile),
+        mode: fc.oneof({ arbitrary: fc.constantFrom('active', 'passive'), weight: 6 }, hostile),
+      },
+      { requiredKeys: [] },
+    ),
+  );
+  const optionsArb = fc.oneof(
+    hostile,
+    fc.record(
+      {
+        store: fc.oneof({ arbitrary: fc.constant(store), weight: 6 }, hostile),
+        selection: selectionArb,
+        recentTransitions: fc.oneof({ arbitrary: fc.integer({ min: -2, max: 20 }), weight: 6 }, hostile),
+      },
+      { requiredKeys: ['store', 'selection'] },
+    ),
+  );
+  for (const input of fc.sample(optionsArb, { numRuns, seed })) {
+    const seq = store.lastSeq();
+    await t.run(input, async () => tools.createRuntime(input));
+    if (store.lastSeq() !== seq) t.partial++;
+  }
+  return t;
+}
+
+/** YAML texts that attack the parser: alias bombs, unresolved aliases, nesting, duplicates, tags. */
+function yamlAttacks() {
+  const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]'];
+  for (let i = 1; i < 9; i++) bomb.push(`${'abcdefghi'[i]}: &${'abcdefghi'[i]} [${Array(10).fill(`*${'abcdefghi'[i - 1]}`).join(',')}]`);
+  return [
+    bomb.join('\n'),
+    'name: x\nsteps: [*nowhere]',
+    '&a [*a]',
+    'name: x\nsteps: []\nloop: &l {self: *l}',
+    `name: x\nsteps: ${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+    `name: x\nsteps: ${'['.repeat(50_000)}`,
+    `${'- '.repeat(3_000)}x`,
+    `${'{a: '.repeat(2_000)}1${'}'.repeat(2_000)}`,
+    'name: a\nname: b\nsteps: []',
+    '{"name": "a", "name": "b", "steps": []}',
+    'name: x\nsteps: []\n__proto__: {polluted: true}',
+    'name: x\nsteps: []\nconstructor: {prototype: {polluted: true}}',
+    'name: "\\ud800"\nsteps: []',
+    'name: x\nsteps: []\nn: .nan',
+    'name: x\nsteps: []\nn: -.inf',
+    'name: !!binary aGVsbG8=\nsteps: []',
+    'name: !!js/function "() => 1"\nsteps: []',
+    'name: x\nsteps: []\nset: !!set {a, b}',
+    'a: [',
+    'steps:\n  - {',
+    '{"steps": 1',
+    '---\n- 1\n- 2',
+    '\ufeffname: x\nsteps: []',
+    'name: "a\u0000b"\nsteps: []',
+  ];
 }
 
 async function fuzzLadders(numRuns, seed) {
   const slates = await import('@stateflow/slates').catch(() => null);
   if (!slates?.loadLadder) return { skipped: '@stateflow/slates does not export loadLadder yet' };
-  const t = new Tally('ladder configs → @stateflow/slates loadLadder');
+  const t = new Tally('ladder configs → @stateflow/slates loadLadder / validateLadder / loadLadderFile');
   const configArb = fc.oneof(
     tree,
+    hostile,
     fc.string({ maxLength: 40 }),
     fc.record({ name: tree, slates: tree, steps: fc.array(tree, { maxLength: 3 }), exit: tree }, { requiredKeys: [] }),
-    fc.constantFrom('a: [', 'steps:\n  - {', '{"steps": 1', '---\n- 1\n- 2', '&a [*a]'),
+    fc.constantFrom(...yamlAttacks()),
   );
-  for (const input of fc.sample(configArb, { numRuns, seed })) {
-    if (input === null || input === undefined || (typeof input !== 'string' && typeof input !== 'object')) continue;
+  for (const input of [...yamlAttacks(), ...fc.sample(configArb, { numRuns, seed })]) {
     await t.run(input, async () => slates.loadLadder(input));
+    await t.run(input, async () => {
+      // validateLadder lists problems instead of throwing; it must return an array of strings.
+      const problems = slates.validateLadder(input);
+      if (!Array.isArray(problems) || problems.some((p) => typeof p !== 'string')) throw new TypeError('validateLadder returned a non-list');
+    });
+  }
+  for (const file of [0, 1, 12n, null, undefined, {}, '', Symbol('f'), '/nonexistent/ladder.yaml', '/']) {
+    await t.run(file, async () => slates.loadLadderFile(file));
+    await t.run(file, async () => slates.validateLadderFile(file));
+  }
+  if ({}.polluted !== undefined) t.crashes++; // Object.prototype polluted
+  return t;
+}
+
+async function fuzzRunLadder(store, numRuns, seed) {
+  const slates = await import('@stateflow/slates').catch(() => null);
+  if (!slates?.runLadder) return { skipped: '@stateflow/slates does not export runLadder yet' };
+  const t = new Tally('runLadder inputs → @stateflow/slates runLadder');
+  const ladder = slates.loadLadder('name: fuzz\nsteps:\n  - id: only\n    nodes: 1\n');
+  const optionsArb = fc.oneof(
+    hostile,
+    fc.record(
+      {
+        store: fc.oneof({ arbitrary: fc.constant(store), weight: 12 }, hostile),
+        ladder: fc.oneof({ arbitrary: fc.constant(ladder), weight: 12 }, tree, fc.constantFrom(...yamlAttacks())),
+        input: fc.oneof({ arbitrary: fc.string({ maxLength: 8 }), weight: 6 }, fc.dictionary(weirdKey, tree, { maxKeys: 3 }), hostile),
+        session: fc.oneof({ arbitrary: fc.constantFrom('s1', 's2'), weight: 12 }, hostile),
+        ladderId: fc.oneof({ arbitrary: fc.constant('fuzz'), weight: 12 }, hostile),
+        encoding: fc.oneof({ arbitrary: fc.constant('o200k_base'), weight: 12 }, hostile),
+        conflictRetries: fc.oneof({ arbitrary: fc.integer({ min: -1, max: 3 }), weight: 12 }, hostile),
+        model: fc.oneof(
+          { arbitrary: fc.constant(null).map(() => slates.scriptedModel(['ok'])), weight: 12 },
+          fc.constant({ complete: () => Promise.reject(new TypeError('socket closed')) }),
+          fc.constant({ complete: () => Promise.resolve(42) }),
+          hostile,
+        ),
+      },
+      { requiredKeys: ['store', 'ladder', 'input', 'model'] },
+    ),
+  );
+  for (const input of fc.sample(optionsArb, { numRuns, seed })) {
+    const before = await captured(store);
+    let ok = false;
+    await t.run(input, async () => {
+      await slates.runLadder(input);
+      ok = true;
+    });
+    if (!ok && (store.lastSeq() !== before.seq)) t.partial++;
   }
   return t;
 }
@@ -248,9 +400,13 @@ export async function runFuzz(options = {}) {
     results.push(await fuzzPublish(disk, 'publish inputs → classic-level store', Math.ceil(cases / 4), seed));
     const toolsStore = await openMemoryStore();
     results.push(await fuzzTools(toolsStore, cases, seed));
+    results.push(await fuzzRuntimeOptions(toolsStore, Math.ceil(cases / 4), seed));
     await toolsStore.close();
     await disk.close();
-    results.push(await fuzzLadders(cases, seed));
+    results.push(await fuzzLadders(Math.ceil(cases / 2), seed));
+    const ladderStore = await openMemoryStore();
+    results.push(await fuzzRunLadder(ladderStore, Math.ceil(cases / 8), seed));
+    await ladderStore.close();
   } finally {
     process.off('uncaughtException', onUncaught);
     process.off('unhandledRejection', onUncaught);
