@@ -1,9 +1,11 @@
 /**
  * Opening a store (DESIGN.md "Store model"; README "Storage layout", "Durability").
  */
+import { StateflowError } from '@stateflow/core';
 import type { Store, StoreOptions } from './types.js';
 import { openEventStore } from './internal/event-store.js';
 import { openDiskStorage, openMemoryStorage } from './internal/storage.js';
+import { describeInput } from './internal/validate.js';
 
 /**
  * Open (or create) the store in directory `dir` on disk (LevelDB through `classic-level`).
@@ -18,9 +20,13 @@ import { openDiskStorage, openMemoryStorage } from './internal/storage.js';
  * @throws StateflowError `STORE_LOCKED` (details `{ dir }`) when another process or another open
  *   store holds `dir`; `STORE_VERSION` (`{ found, supported }`) when `dir` holds an unknown
  *   format or non-Stateflow data (nothing is rewritten); `STORE_CORRUPT` when the format record
- *   does not decode; `INPUT_INVALID` for bad options; `STORE_IO` for other storage failures.
+ *   does not decode or LevelDB reports its files damaged; `INPUT_INVALID` for a bad `dir` or bad
+ *   options; `STORE_IO` for other storage failures.
  */
 export async function openStore(dir: string, options?: StoreOptions): Promise<Store> {
+  if (typeof dir !== 'string' || dir.length === 0 || dir.includes('\u0000')) {
+    throw new StateflowError('INPUT_INVALID', `openStore needs a directory path, got ${describeInput(dir)}`, { field: 'dir' });
+  }
   return openEventStore(await openDiskStorage(dir), options);
 }
 

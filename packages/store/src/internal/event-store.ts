@@ -53,9 +53,21 @@ import {
 } from './records.js';
 import type { HeadRecord, LogRecord, PrunedRecord } from './records.js';
 import type { Storage, StorageOp } from './storage.js';
-import { checkCount, checkPublishInput, checkStream, stateProblem } from './validate.js';
+import {
+  checkCount,
+  checkExpected,
+  checkId,
+  checkOptions,
+  checkPublishInput,
+  checkStream,
+  checkStreams,
+  checkedInput,
+  describeInput,
+  jsonObjectCopy,
+  stateProblem,
+} from './validate.js';
 import { WatchHub } from './watch-hub.js';
-import { decodeValue } from './codec.js';
+import { decodeValue, encodeValue } from './codec.js';
 
 /** `prevHash` of a raw log record, or `undefined` when it does not decode. */
 function linkOf(bytes: Uint8Array): unknown {
@@ -81,9 +93,14 @@ interface Settings {
 }
 
 function settings(options: StoreOptions = {}): Settings {
+  checkOptions(options, 'options');
+  if (options.clock !== undefined && typeof options.clock !== 'function') {
+    throw new StateflowError('INPUT_INVALID', 'clock must be a function returning a Date', { field: 'clock' });
+  }
+  checkOptions(options.retention, 'retention');
   const k = options.checkpointInterval ?? 64;
   if (!Number.isSafeInteger(k) || k < 1) {
-    throw new StateflowError('INPUT_INVALID', `checkpointInterval must be an integer ≥ 1, got ${String(k)}`, { field: 'checkpointInterval' });
+    throw new StateflowError('INPUT_INVALID', `checkpointInterval must be an integer ≥ 1, got ${describeInput(k)}`, { field: 'checkpointInterval' });
   }
   const cacheSize = options.cacheSize ?? 256;
   checkCount(cacheSize, 'cacheSize');
@@ -93,22 +110,100 @@ function settings(options: StoreOptions = {}): Settings {
   }
   const keep = options.retention?.keepRevisions;
   if (keep !== undefined && (!Number.isSafeInteger(keep) || keep < 1)) {
-    throw new StateflowError('INPUT_INVALID', `retention.keepRevisions must be an integer ≥ 1, got ${String(keep)}`, { field: 'retention.keepRevisions' });
+    throw new StateflowError('INPUT_INVALID', `retention.keepRevisions must be an integer ≥ 1, got ${describeInput(keep)}`, { field: 'retention.keepRevisions' });
   }
   return {
     checkpointInterval: k,
     durability,
     cacheSize,
     retention: keep === undefined ? null : { keepRevisions: keep },
-    clock: options.clock ?? (() => new Date()),
+    clock: checkedClock(options.clock ?? (() => new Date())),
   };
 }
 
-/** What a commit writes and then installs in memory. */
+/** A clock whose every reading is checked: a transition time must be a valid Date. */
+function checkedClock(clock: () => Date): () => Date {
+  return () => {
+    const now = checkedInput('clock', () => clock());
+    if (!(now instanceof Date) || Number.isNaN(now.getTime())) {
+      throw new StateflowError('INPUT_INVALID', `the clock option returned ${describeInput(now)}, not a valid Date`, { field: 'clock' });
+    }
+    return now;
+  };
+}
+
+/**
+ * The transition hash of a body whose patches come from a caller. Core accepts any JS string,
+ * but RFC 8785 (and UTF-8 storage) cannot represent a lone surrogate; meta and ids were checked
+ * already, so a body that has no canonical form has a patch that is not storable JSON.
+ * @throws PATCH_INVALID `{ reason: 'not-json' }`
+ */
+function hashOfPatches(prevHash: string, body: Omit<Transition, 'hash' | 'prevHash'>): string {
+  try {
+    return transitionHash(prevHash, body);
+  } catch (err) {
+    throw new StateflowError('PATCH_INVALID', `Invalid patch: it has no canonical JSON form (${(err as Error).message}; e.g. a lone surrogate in a string or key)`, { reason: 'not-json', at: '' }, { cause: err });
+  }
+}
+
+/**
+ * Accumulated net-patch bytes of a stream since its latest checkpoint, and that checkpoint's
+ * size (0 when the base is the empty state). Drives the byte rule of {@link checkpointDue}.
+ */
+interface CheckpointDebt {
+  patchBytes: number;
+  checkpointBytes: number;
+}
+
+/** A rebuilt state and the checkpoint debt at its revision. */
+interface Replay {
+  state: JsonObject;
+  debt: CheckpointDebt;
+}
+
+const NO_DEBT: CheckpointDebt = Object.freeze({ patchBytes: 0, checkpointBytes: 0 });
+
+/**
+ * Floor of the byte rule: a checkpoint is written early only once at least this many bytes of
+ * encoded net patches accumulated since the stream's latest checkpoint (64 KiB).
+ */
+export const CHECKPOINT_MIN_PATCH_BYTES = 64 * 1024;
+
+/**
+ * Whether revision `rev` gets a checkpoint: every K revisions, or (byte rule) when the encoded
+ * net patches since the latest checkpoint, this revision's included, add up to at least that
+ * checkpoint's size and at least {@link CHECKPOINT_MIN_PATCH_BYTES}. Replay from a checkpoint
+ * then never decodes more patch bytes than about one state, and never more than K−1 patches.
+ */
+function checkpointDue(rev: number, k: number, debt: CheckpointDebt): boolean {
+  return rev % k === 0 || debt.patchBytes >= Math.max(debt.checkpointBytes, CHECKPOINT_MIN_PATCH_BYTES);
+}
+
+/** One transition ready to be written, with the resulting state of each stream it changes. */
 interface Staged {
   transition: Transition;
   states: Map<StreamId, JsonObject>;
   sync: boolean;
+}
+
+/**
+ * Transitions staged for one batch (group commit), and memory as it will be once that batch is
+ * written: later members of the group are checked against the earlier ones.
+ */
+interface Group {
+  staged: Staged[];
+  heads: Map<StreamId, HeadRecord>;
+  states: Map<StreamId, JsonObject>;
+  ids: Map<string, Transition>;
+  lastSeq: number;
+  lastHash: string;
+}
+
+/** A publish waiting for the next group. */
+interface Queued {
+  input: PublishInput;
+  resolve: (result: PublishResult) => void;
+  reject: (err: unknown) => void;
 }
 
 /**
@@ -170,6 +265,10 @@ class EventStore implements Store {
   /** Streams whose head record does not decode: every use fails closed with this error. */
   readonly #broken = new Map<StreamId, StateflowError>();
   readonly #current = new Map<StreamId, JsonObject>();
+  /** Checkpoint debt of every stream in `#current` (set and updated together with it). */
+  readonly #debt = new Map<StreamId, CheckpointDebt>();
+  /** Publishes waiting for the next group commit. */
+  #queue: Queued[] = [];
   readonly #history: Lru<string, JsonObject>;
   #lastSeq = 0;
   #lastHash = GENESIS_HASH;
@@ -238,7 +337,7 @@ class EventStore implements Store {
 
   async view(streams: StreamId[]): Promise<StoreView> {
     this.#checkOpen();
-    for (const s of streams) checkStream(s);
+    checkStreams(streams);
     for (const s of streams) await this.#currentOf(s);
     // Every stream is loaded now; read them all without yielding so the view is one moment.
     const view: StoreView = { seq: this.#lastSeq, streams: {} };
@@ -279,7 +378,7 @@ class EventStore implements Store {
 
   async statesAt(streams: StreamId[], seq: number): Promise<Record<StreamId, JsonObject>> {
     this.#checkOpen();
-    for (const s of streams) checkStream(s);
+    checkStreams(streams);
     this.#checkSeq(seq);
     const out: Record<StreamId, JsonObject> = {};
     for (const stream of streams) {
@@ -305,10 +404,13 @@ class EventStore implements Store {
 
   async *transitions(range: { from?: number; to?: number; stream?: StreamId } = {}): AsyncIterable<Transition> {
     this.#checkOpen();
-    const from = range.from ?? 1;
-    const to = range.to ?? this.#lastSeq;
+    checkOptions(range, 'range');
+    const from = range.from === undefined ? 1 : range.from;
     checkCount(from, 'from');
-    checkCount(to, 'to');
+    if (range.to !== undefined) checkCount(range.to, 'to');
+    // Clamped: nothing exists beyond the last seq, and keys hold seqs below 2^48 only.
+    const to = Math.min(range.to === undefined ? this.#lastSeq : range.to, this.#lastSeq);
+    if (from > to) return;
     if (range.stream !== undefined) checkStream(range.stream);
     if (range.stream === undefined) {
       for await (const [key, value] of this.#storage.iterate(logRange(Math.max(from, 1), to))) {
@@ -337,8 +439,12 @@ class EventStore implements Store {
 
   async publish(input: PublishInput): Promise<PublishResult> {
     this.#checkOpen();
-    checkPublishInput(input);
-    const result = await this.#lock.write(() => this.#commit(input));
+    const checked = checkedInput('publish input', () => checkPublishInput(input));
+    const result = await new Promise<PublishResult>((resolve, reject) => {
+      this.#queue.push({ input: checked, resolve, reject });
+      // The first publish of a group schedules it; later ones join until it starts.
+      if (this.#queue.length === 1) void this.#lock.write(() => this.#commitQueued());
+    });
     if (result.status === 'accepted') await this.#applyRetention(result.transition);
     return result;
   }
@@ -348,19 +454,22 @@ class EventStore implements Store {
     checkStream(from);
     checkStream(to);
     if (from === to) throw new StateflowError('INPUT_INVALID', `fork needs two different streams, got ${from} twice`, { field: 'to' });
-    if (options.at !== undefined) checkCount(options.at, 'at');
-    const expected: ExpectedRevision = options.expected ?? 'none';
+    checkOptions(options, 'options');
+    const { at: atOption, expected = 'none', id } = checkedInput('fork options', () => ({ ...options }));
+    if (atOption !== undefined) checkCount(atOption, 'at');
+    checkExpected('expected', expected);
+    if (id !== undefined) checkId(id, 'id');
     const result = await this.#lock.write(async () => {
-      const at = options.at ?? this.#headOf(from).rev;
+      const at = atOption ?? this.#headOf(from).rev;
       const source = await this.#stateAtUnlocked(from, at);
       const target = await this.#currentOf(to);
       const patch = diff(target, source);
       if (Object.keys(patch).length === 0) {
-        this.#checkExpected({ [to]: expected });
+        this.#checkExpected({ [to]: expected }, (s) => this.#headOf(s));
         return NOOP;
       }
-      const input: PublishInput = { changes: { [to]: patch }, expected: { [to]: expected }, meta: { fork: { from, rev: at } } };
-      if (options.id !== undefined) input.id = options.id;
+      const input: PublishInput = { changes: { [to]: patch }, expected: { [to]: expected }, meta: jsonObjectCopy({ fork: { from, rev: at } }, 'meta') };
+      if (id !== undefined) input.id = id;
       return this.#commit(input);
     });
     if (result.status === 'accepted') await this.#applyRetention(result.transition);
@@ -376,7 +485,7 @@ class EventStore implements Store {
       const target = await this.#stateAtUnlocked(stream, toRev);
       const patch = diff(await this.#currentOf(stream), target);
       if (Object.keys(patch).length === 0) return NOOP;
-      return this.#commit({ changes: { [stream]: patch }, expected: { [stream]: h.rev }, meta: { revert: { stream, rev: toRev } } });
+      return this.#commit({ changes: { [stream]: patch }, expected: { [stream]: h.rev }, meta: jsonObjectCopy({ revert: { stream, rev: toRev } }, 'meta') });
     });
     if (result.status === 'accepted') await this.#applyRetention(result.transition);
     return result;
@@ -386,17 +495,25 @@ class EventStore implements Store {
     this.#checkOpen();
     await this.#lock.write(async () => {
       this.#checkWritable();
-      const staged = await this.#verifyImport(transition);
-      await this.#write(staged);
+      const group = this.#newGroup();
+      // Read the caller's object once, into plain copies, before verifying it.
+      const copy = checkedInput('transition', () =>
+        isJsonObject(transition)
+          ? { ...transition, changes: Array.isArray(transition.changes) ? transition.changes.map((c) => (isJsonObject(c) ? { ...c } : c)) : transition.changes }
+          : transition,
+      );
+      this.#addToGroup(group, await this.#verifyImport(copy));
+      await this.#writeGroup(group);
     });
   }
 
   async compact(stream: StreamId, options: { keepRevisions: number }): Promise<{ origin: number; deleted: number }> {
     this.#checkOpen();
     checkStream(stream);
-    const keep = options?.keepRevisions;
+    checkOptions(options, 'options');
+    const keep = checkedInput('options', () => options?.keepRevisions);
     if (!Number.isSafeInteger(keep) || keep < 1) {
-      throw new StateflowError('INPUT_INVALID', `keepRevisions must be an integer ≥ 1, got ${String(keep)}`, { field: 'keepRevisions' });
+      throw new StateflowError('INPUT_INVALID', `keepRevisions must be an integer ≥ 1, got ${describeInput(keep)}`, { field: 'keepRevisions' });
     }
     return this.#lock.exclusive(async () => {
       const h = this.#headOf(stream);
@@ -406,14 +523,23 @@ class EventStore implements Store {
 
   async audit(options: { onProgress?: (done: number, total: number) => void } = {}): Promise<AuditReport> {
     this.#checkOpen();
-    return this.#lock.write(() => runAudit(this.#storage, options.onProgress));
+    checkOptions(options, 'options');
+    const onProgress = checkedInput('options', () => options.onProgress);
+    if (onProgress !== undefined && typeof onProgress !== 'function') {
+      throw new StateflowError('INPUT_INVALID', 'options.onProgress must be a function', { field: 'onProgress' });
+    }
+    return this.#lock.write(() => runAudit(this.#storage, onProgress));
   }
 
   watch(options: WatchOptions = {}): AsyncIterable<Transition> {
     this.#checkOpen();
-    const from = options.from ?? this.#lastSeq;
+    checkOptions(options, 'options');
+    const from = options.from === undefined ? this.#lastSeq : options.from;
     checkCount(from, 'from');
-    for (const s of options.streams ?? []) checkStream(s);
+    if (options.streams !== undefined) checkStreams(options.streams, 'streams');
+    if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+      throw new StateflowError('INPUT_INVALID', 'options.signal must be an AbortSignal', { field: 'signal' });
+    }
     const stop = new AbortController();
     const onAbort = (): void => stop.abort();
     if (options.signal?.aborted) stop.abort();
@@ -487,19 +613,64 @@ class EventStore implements Store {
   }
 
   /**
-   * Current state, loading it (latest checkpoint + tail) on first use. `exclusive`: the caller
+   * Current state, loading it (latest checkpoint + tail) on first use, after cross-checking the
+   * head record against the stored log ({@link EventStore.#verifyHead}). `exclusive`: the caller
    * holds the exclusive lock already (taking a read lock then would wait for itself).
    */
   async #currentOf(stream: StreamId, exclusive = false): Promise<JsonObject> {
     const loaded = this.#current.get(stream);
     if (loaded !== undefined) return loaded;
     const h = this.#headOf(stream);
-    if (h.rev === 0) return EMPTY;
-    const load = (): Promise<JsonObject> => this.#reconstruct(stream, h.rev, h);
-    const state = await (exclusive ? load() : this.#lock.read(load));
+    const load = async (): Promise<Replay | null> => {
+      await this.#verifyHead(stream, h);
+      return h.rev === 0 ? null : this.#replay(stream, h.rev, h, true);
+    };
+    let replay: Replay | null;
+    try {
+      replay = await (exclusive ? load() : this.#lock.read(load));
+    } catch (err) {
+      // A publish may have moved the head while this load ran: the check was against a stale head.
+      if (this.#headOf(stream) !== h) return this.#currentOf(stream, exclusive);
+      throw err;
+    }
+    if (replay === null) return this.#current.get(stream) ?? EMPTY;
     // A publish may have installed a newer state while this load ran; never overwrite it.
-    if (!this.#current.has(stream) && this.#heads.get(stream) === h) this.#current.set(stream, state);
-    return this.#current.get(stream) ?? state;
+    if (!this.#current.has(stream) && this.#heads.get(stream) === h) {
+      this.#current.set(stream, replay.state);
+      this.#debt.set(stream, replay.debt);
+    }
+    return this.#current.get(stream) ?? replay.state;
+  }
+
+  /**
+   * Fail closed when `stream`'s head record disagrees with the log: the latest seq-index entry
+   * of the stream (one reverse seek; the seq index survives compaction) must be the head's
+   * `seq` → `rev`, and the transition at that seq must hold that revision of the stream (one
+   * point read). Marks the stream broken on a mismatch.
+   * @throws STORE_CORRUPT naming the head key
+   */
+  async #verifyHead(stream: StreamId, h: HeadRecord): Promise<void> {
+    let latest: { seq: number; rev: number } | null = null;
+    for await (const [key, value] of this.#storage.iterate({ ...streamRange(Family.seq, stream, 0, this.#lastSeq), reverse: true, limit: 1 })) {
+      const parsed = parseKey(key);
+      if (parsed.family === 'seq') latest = { seq: parsed.n, rev: decodeCount(key, value, stream) };
+    }
+    let problem: string | null = null;
+    if (latest === null) {
+      if (h.rev !== 0) problem = `head says revision ${h.rev} at seq ${h.seq}, but the seq index has no entry for the stream`;
+    } else if (latest.seq !== h.seq || latest.rev !== h.rev) {
+      problem = `head says revision ${h.rev} at seq ${h.seq}, but the seq index ends at revision ${latest.rev} at seq ${latest.seq}`;
+    } else {
+      const bytes = await this.#storage.get(logKey(h.seq));
+      const record = bytes === undefined ? null : decodeLog(logKey(h.seq), bytes, h.seq, stream, false);
+      if (!record?.changes.some((c) => c.stream === stream && c.rev === h.rev)) {
+        problem = `head says revision ${h.rev} at seq ${h.seq}, but transition ${h.seq} does not hold that revision`;
+      }
+    }
+    if (problem === null || this.#headOf(stream) !== h) return;
+    const err = corrupt(headKey(stream), problem, stream);
+    this.#broken.set(stream, err);
+    throw err;
   }
 
   /** `stream` at `rev` for callers that hold the write lock (no compaction can run meanwhile). */
@@ -509,32 +680,41 @@ class EventStore implements Store {
     return this.#reconstruct(stream, rev, h);
   }
 
+  /** Rebuild `stream` at `rev` ({@link EventStore.#replay}). */
+  async #reconstruct(stream: StreamId, rev: number, h: HeadRecord): Promise<JsonObject> {
+    return (await this.#replay(stream, rev, h)).state;
+  }
+
   /**
    * Rebuild `stream` at `rev`: nearest checkpoint at or below `rev` (never below the origin),
-   * then at most K−1 stored net patches. Fails closed with STORE_CORRUPT.
+   * then at most K−1 stored net patches; with `measure`, also the checkpoint debt at `rev`
+   * (otherwise its `patchBytes` is 0). Fails closed with STORE_CORRUPT.
    */
-  async #reconstruct(stream: StreamId, rev: number, h: HeadRecord): Promise<JsonObject> {
+  async #replay(stream: StreamId, rev: number, h: HeadRecord, measure = false): Promise<Replay> {
     let base = EMPTY;
     let baseRev = 0;
+    let checkpointBytes = 0;
     for await (const [key, value] of this.#storage.iterate({ ...streamRange(Family.checkpoint, stream, h.origin, rev), reverse: true, limit: 1 })) {
       const parsed = parseKey(key);
       if (parsed.family !== 'checkpoint') continue;
       base = decodeCheckpoint(key, value, stream, parsed.n).state;
       baseRev = parsed.n;
+      checkpointBytes = value.byteLength;
     }
     if (baseRev < h.origin) throw corrupt(checkpointKey(stream, h.origin), 'the checkpoint at the origin is missing', stream);
-    if (baseRev === rev) return base;
     let state = base;
-    for (const change of await this.#changes(stream, baseRev + 1, rev)) {
+    let patchBytes = 0;
+    for (const change of baseRev === rev ? [] : await this.#changes(stream, baseRev + 1, rev)) {
       try {
         state = applyPatch(state, change.patch);
       } catch (err) {
         throw corrupt(revKey(stream, change.rev), `stored patch does not apply: ${(err as Error).message}`, stream, err);
       }
+      if (measure) patchBytes += encodeValue(change.patch).byteLength;
     }
     const problem = stateProblem(stream, state);
     if (problem !== null) throw corrupt(revKey(stream, rev), `replay gives an invalid state: ${problem}`, stream);
-    return state;
+    return { state, debt: { patchBytes, checkpointBytes } };
   }
 
   /**
@@ -615,13 +795,72 @@ class EventStore implements Store {
 
   // ---------------------------------------------------------------- internals: writing
 
-  /**
-   * Validate and stage a publication against the current heads, write it as one batch and
-   * install it in memory. Caller holds the write lock.
-   */
+  /** Commit one publication on its own (fork, revert). Caller holds the write lock. */
   async #commit(input: PublishInput): Promise<PublishResult> {
+    const group = this.#newGroup();
+    const result = await this.#stage(input, group);
+    await this.#writeGroup(group);
+    return result;
+  }
+
+  /**
+   * Group commit: take every queued publish, stage each in order against memory as the earlier
+   * ones will leave it (each accepted or rejected on its own, exactly as if they ran one after
+   * another), write all accepted ones in one batch, then settle them. Runs as one write task.
+   */
+  async #commitQueued(): Promise<void> {
+    const queued = this.#queue;
+    this.#queue = [];
+    const group = this.#newGroup();
+    const settled: { item: Queued; result: PublishResult }[] = [];
+    for (const item of queued) {
+      try {
+        settled.push({ item, result: await this.#stage(item.input, group) });
+      } catch (err) {
+        item.reject(err);
+      }
+    }
+    try {
+      await this.#writeGroup(group);
+    } catch (err) {
+      for (const { item } of settled) item.reject(err);
+      return;
+    }
+    for (const { item, result } of settled) item.resolve(result);
+  }
+
+  #newGroup(): Group {
+    return { staged: [], heads: new Map(), states: new Map(), ids: new Map(), lastSeq: this.#lastSeq, lastHash: this.#lastHash };
+  }
+
+  /** A stream's head as the group will leave it. */
+  #groupHead(group: Group, stream: StreamId): HeadRecord {
+    return group.heads.get(stream) ?? this.#headOf(stream);
+  }
+
+  /** Add a staged transition to the group: later members see its heads, states, id and hash. */
+  #addToGroup(group: Group, staged: Staged): void {
+    const { transition } = staged;
+    for (const { stream, rev } of transition.changes) {
+      group.heads.set(stream, { rev, seq: transition.seq, origin: this.#headOf(stream).origin });
+      group.states.set(stream, staged.states.get(stream) as JsonObject);
+    }
+    if (transition.id !== undefined) group.ids.set(transition.id, transition);
+    group.lastSeq = transition.seq;
+    group.lastHash = transition.hash;
+    group.staged.push(staged);
+  }
+
+  /**
+   * Validate a publication against the group's view of the heads and stage it (nothing is
+   * written here). Check order: idempotency id, expected revisions, every patch against the
+   * captured basis, net patches, resulting state validity.
+   */
+  async #stage(input: PublishInput, group: Group): Promise<PublishResult> {
     this.#checkWritable();
     if (input.id !== undefined) {
+      const sibling = group.ids.get(input.id);
+      if (sibling !== undefined) return { status: 'duplicate', transition: sibling };
       const bytes = await this.#storage.get(idKey(input.id));
       if (bytes !== undefined) {
         const seq = decodeCount(idKey(input.id), bytes);
@@ -630,11 +869,10 @@ class EventStore implements Store {
       }
     }
     const streams = Object.keys(input.changes);
-    const expected = input.expected ?? {};
     const basis = new Map<StreamId, JsonObject>();
-    for (const s of streams) basis.set(s, await this.#currentOf(s));
-    this.#checkExpected(expected);
-    for (const s of streams) validatePatch(basis.get(s) as JsonObject, input.changes[s]);
+    for (const s of streams) basis.set(s, group.states.get(s) ?? (await this.#currentOf(s)));
+    this.#checkExpected(input.expected ?? {}, (s) => this.#groupHead(group, s));
+    for (const s of streams) checkedInput(`the patch for stream ${s}`, () => validatePatch(basis.get(s) as JsonObject, input.changes[s]));
     const changes: StreamChange[] = [];
     const states = new Map<StreamId, JsonObject>();
     for (const s of streams) {
@@ -646,27 +884,24 @@ class EventStore implements Store {
       if (problem !== null) {
         throw new StateflowError('PATCH_INVALID', `The patch for stream ${s} would leave an invalid state: ${problem}`, { reason: 'invalid-state', at: '' });
       }
-      changes.push({ stream: s, rev: this.#headOf(s).rev + 1, patch: net });
+      changes.push(Object.freeze({ stream: s, rev: this.#groupHead(group, s).rev + 1, patch: net }));
       states.set(s, after);
     }
     if (changes.length === 0) return NOOP;
-    const body: Omit<Transition, 'hash' | 'prevHash'> = { seq: this.#lastSeq + 1, time: this.#s.clock().toISOString(), changes };
+    const body: Omit<Transition, 'hash' | 'prevHash'> = { seq: group.lastSeq + 1, time: this.#s.clock().toISOString(), changes: Object.freeze(changes) as StreamChange[] };
     if (input.id !== undefined) body.id = input.id;
-    // A frozen copy: later mutation of the caller's object cannot change what watchers and
-    // duplicates see (the codec round trip also keeps `__proto__` keys as data).
-    if (input.meta !== undefined) body.meta = decodeValue(encodeRecord(input.meta)) as JsonObject;
-    Object.freeze(changes);
-    changes.forEach((c) => Object.freeze(c));
-    const transition: Transition = Object.freeze({ ...body, prevHash: this.#lastHash, hash: transitionHash(this.#lastHash, body) });
-    const staged = { transition, states, sync: (input.durability ?? this.#s.durability) === 'fsync' };
-    await this.#write(staged);
+    // Already a frozen copy (checkPublishInput): later mutation of the caller's object cannot
+    // change what is stored, hashed, or seen by watchers and duplicates.
+    if (input.meta !== undefined) body.meta = input.meta;
+    const transition: Transition = Object.freeze({ ...body, prevHash: group.lastHash, hash: hashOfPatches(group.lastHash, body) });
+    this.#addToGroup(group, { transition, states, sync: (input.durability ?? this.#s.durability) === 'fsync' });
     return { status: 'accepted', transition };
   }
 
-  /** @throws CONFLICT when a stream's head is not the expected revision. */
-  #checkExpected(expected: Record<StreamId, ExpectedRevision>): void {
+  /** @throws CONFLICT when a stream's head (as `headOf` gives it) is not the expected revision. */
+  #checkExpected(expected: Record<StreamId, ExpectedRevision>, headOf: (stream: StreamId) => HeadRecord): void {
     for (const [s, e] of Object.entries(expected)) {
-      const actual = this.#headOf(s).rev;
+      const actual = headOf(s).rev;
       if (e === 'any' || (e === 'none' && actual === 0) || e === actual) continue;
       throw new StateflowError(
         'CONFLICT',
@@ -676,42 +911,60 @@ class EventStore implements Store {
     }
   }
 
-  /** Write one transition's batch, then install it in memory and notify watchers. */
-  async #write({ transition, states, sync }: Staged): Promise<void> {
-    const ops: StorageOp[] = [{ type: 'put', key: logKey(transition.seq), value: encodeRecord(transition) }];
-    const heads = new Map<StreamId, HeadRecord>();
-    for (const { stream, rev } of transition.changes) {
-      const origin = this.#headOf(stream).origin;
-      const head: HeadRecord = { rev, seq: transition.seq, origin };
-      heads.set(stream, head);
-      ops.push({ type: 'put', key: revKey(stream, rev), value: encodeRecord(transition.seq) });
-      ops.push({ type: 'put', key: seqKey(stream, transition.seq), value: encodeRecord(rev) });
-      ops.push({ type: 'put', key: headKey(stream), value: encodeRecord(head) });
-      if (rev % this.#s.checkpointInterval === 0) {
-        const state = states.get(stream) as JsonObject;
-        ops.push({ type: 'put', key: checkpointKey(stream, rev), value: encodeRecord({ rev, seq: transition.seq, state, stateHash: stateHash(state) }) });
+  /**
+   * Write every staged transition of a group in one atomic batch (synced when any member asked
+   * for fsync), then install the group in memory and notify watchers in seq order.
+   */
+  async #writeGroup(group: Group): Promise<void> {
+    if (group.staged.length === 0) return;
+    const ops: StorageOp[] = [];
+    const debts = new Map<StreamId, CheckpointDebt>();
+    for (const { transition, states } of group.staged) {
+      ops.push({ type: 'put', key: logKey(transition.seq), value: encodeRecord(transition) });
+      for (const { stream, rev, patch } of transition.changes) {
+        ops.push({ type: 'put', key: revKey(stream, rev), value: encodeRecord(transition.seq) });
+        ops.push({ type: 'put', key: seqKey(stream, transition.seq), value: encodeRecord(rev) });
+        const before = debts.get(stream) ?? this.#debt.get(stream) ?? NO_DEBT;
+        let debt = { ...before, patchBytes: before.patchBytes + encodeValue(patch).byteLength };
+        if (checkpointDue(rev, this.#s.checkpointInterval, debt)) {
+          const state = states.get(stream) as JsonObject;
+          const value = encodeRecord({ rev, seq: transition.seq, state, stateHash: stateHash(state) });
+          ops.push({ type: 'put', key: checkpointKey(stream, rev), value });
+          debt = { patchBytes: 0, checkpointBytes: value.byteLength };
+        }
+        debts.set(stream, debt);
       }
+      if (transition.id !== undefined) ops.push({ type: 'put', key: idKey(transition.id), value: encodeRecord(transition.seq) });
     }
-    if (transition.id !== undefined) ops.push({ type: 'put', key: idKey(transition.id), value: encodeRecord(transition.seq) });
-    await this.#storage.write(ops, { sync: sync && this.#storage.capabilities.fsync });
-    for (const [stream, head] of heads) {
+    for (const [stream, head] of group.heads) ops.push({ type: 'put', key: headKey(stream), value: encodeRecord(head) });
+    const sync = group.staged.some((staged) => staged.sync) && this.#storage.capabilities.fsync;
+    await this.#storage.write(ops, { sync });
+    for (const [stream, head] of group.heads) {
       this.#heads.set(stream, head);
-      this.#current.set(stream, states.get(stream) as JsonObject);
+      this.#current.set(stream, group.states.get(stream) as JsonObject);
+      this.#debt.set(stream, debts.get(stream) as CheckpointDebt);
     }
-    this.#lastSeq = transition.seq;
-    this.#lastHash = transition.hash;
-    this.#hub.publish(transition);
+    this.#lastSeq = group.lastSeq;
+    this.#lastHash = group.lastHash;
+    for (const { transition } of group.staged) this.#hub.publish(transition);
   }
 
   /** Verify an exported transition for {@link Store.append}; stage it unchanged. */
   async #verifyImport(t: Transition): Promise<Staged> {
     const bad = (field: string, reason: string): StateflowError =>
-      new StateflowError('INPUT_INVALID', `Cannot append transition ${String(t?.seq)}: ${reason}`, { field, reason });
+      new StateflowError('INPUT_INVALID', `Cannot append transition ${describeInput(isJsonObject(t) ? t.seq : t)}: ${reason}`, { field, reason });
     if (!isJsonObject(t)) throw bad('transition', 'not an object');
     if (t.seq !== this.#lastSeq + 1) throw bad('seq', `seq must be ${this.#lastSeq + 1} (the store's last seq is ${this.#lastSeq})`);
     if (t.prevHash !== this.#lastHash) throw bad('prevHash', `prevHash does not match the hash of transition ${this.#lastSeq}`);
     if (typeof t.time !== 'string' || Number.isNaN(Date.parse(t.time))) throw bad('time', 'time is not an ISO 8601 timestamp');
-    if (t.meta !== undefined && !isJsonObject(t.meta)) throw bad('meta', 'meta is not a JSON object');
+    let meta: JsonObject | undefined;
+    if (t.meta !== undefined) {
+      try {
+        meta = jsonObjectCopy(t.meta, 'meta');
+      } catch (err) {
+        throw bad('meta', `meta is not a JSON object: ${(err as Error).message}`);
+      }
+    }
     if (t.id !== undefined) {
       if (typeof t.id !== 'string' || t.id.length === 0) throw bad('id', 'id is not a non-empty string');
       if ((await this.#storage.get(idKey(t.id))) !== undefined) throw bad('id', `id ${JSON.stringify(t.id)} was already accepted`);
@@ -723,7 +976,7 @@ class EventStore implements Store {
       checkStream(c.stream);
       if (states.has(c.stream)) throw bad('changes', `stream ${c.stream} appears twice`);
       const h = this.#headOf(c.stream);
-      if (c.rev !== h.rev + 1) throw bad('changes', `stream ${c.stream} is at revision ${h.rev}; the change has revision ${String(c.rev)}`);
+      if (c.rev !== h.rev + 1) throw bad('changes', `stream ${c.stream} is at revision ${h.rev}; the change has revision ${describeInput(c.rev)}`);
       const before = await this.#currentOf(c.stream);
       validatePatch(before, c.patch);
       if (Object.keys(netPatch(before, c.patch)).length === 0) throw bad('changes', `the patch for ${c.stream} changes nothing`);
@@ -734,8 +987,8 @@ class EventStore implements Store {
     }
     const transition: Transition = { seq: t.seq, time: t.time, changes: t.changes.map((c) => ({ stream: c.stream, rev: c.rev, patch: c.patch })), prevHash: t.prevHash, hash: t.hash };
     if (t.id !== undefined) transition.id = t.id;
-    if (t.meta !== undefined) transition.meta = t.meta;
-    if (transitionHash(t.prevHash, transition) !== t.hash) throw bad('hash', 'hash does not match sha256(prevHash ‖ canonical(body))');
+    if (meta !== undefined) transition.meta = meta;
+    if (hashOfPatches(t.prevHash, transition) !== t.hash) throw bad('hash', 'hash does not match sha256(prevHash ‖ canonical(body))');
     return { transition, states, sync: this.#s.durability === 'fsync' };
   }
 
@@ -778,6 +1031,7 @@ class EventStore implements Store {
    */
   async #compactTo(stream: StreamId, origin: number): Promise<{ origin: number; deleted: number }> {
     this.#checkWritable();
+    await this.#currentOf(stream, true); // cross-checks the head before anything is rewritten
     const h = this.#headOf(stream);
     if (origin <= h.origin) return { origin: h.origin, deleted: 0 };
     const ops: StorageOp[] = [];
@@ -801,6 +1055,9 @@ class EventStore implements Store {
     ops.push({ type: 'put', key: headKey(stream), value: encodeRecord(head) });
     await this.#storage.write(ops, { sync: this.#s.durability === 'fsync' && this.#storage.capabilities.fsync });
     this.#heads.set(stream, head);
+    // Reloaded on next use, so its checkpoint debt counts from the latest checkpoint again.
+    this.#current.delete(stream);
+    this.#debt.delete(stream);
     this.#history.deleteWhere((key) => key.startsWith(`${stream}\u0000`) && Number(key.slice(stream.length + 1)) < origin);
     return { origin, deleted: origin - h.origin };
   }

@@ -49,7 +49,10 @@ const LEVEL_OPTIONS = { keyEncoding: 'view', valueEncoding: 'view' } as const;
 
 /**
  * Translate a foreign (Level / fs) error into a StateflowError. The one translation boundary of
- * this package.
+ * this package: `LEVEL_LOCKED` → `STORE_LOCKED { dir }`; LevelDB corruption (`LEVEL_CORRUPTION`,
+ * directly or as the `cause` of a failed open, or a `Corruption:` message) → `STORE_CORRUPT
+ * { detail }`; a closed database → `STORE_CLOSED`; anything else → `STORE_IO { location, code }`.
+ * The original error is always the `cause`.
  */
 export function translateStorageError(err: unknown, location: string | null): StateflowError {
   if (err instanceof StateflowError) return err;
@@ -63,6 +66,16 @@ export function translateStorageError(err: unknown, location: string | null): St
     return new StateflowError('STORE_CLOSED', 'The store is closed', {}, { cause: err });
   }
   const message = err instanceof Error ? err.message : String(err);
+  const causeMessage = (err as { cause?: { message?: unknown } } | null)?.cause?.message;
+  if (code === 'LEVEL_CORRUPTION' || causeCode === 'LEVEL_CORRUPTION' || /^Corruption:/.test(message) || (typeof causeMessage === 'string' && /^Corruption:/.test(causeMessage))) {
+    const detail = `LevelDB reports corruption: ${typeof causeMessage === 'string' && causeCode === 'LEVEL_CORRUPTION' ? causeMessage : message}`;
+    return new StateflowError(
+      'STORE_CORRUPT',
+      `Store ${location ?? '(memory)'} is corrupt (${detail}); run an audit or restore a backup; nothing was rewritten by Stateflow`,
+      { detail },
+      { cause: err },
+    );
+  }
   return new StateflowError('STORE_IO', `Storage failure at ${location ?? '(memory)'}: ${message}`, { location, code: code ?? causeCode ?? null }, { cause: err });
 }
 
@@ -132,7 +145,8 @@ class LevelStorage implements Storage {
 
 /**
  * Open LevelDB (classic-level) at `dir`, creating it when missing.
- * @throws STORE_LOCKED when another process (or store) holds the directory; STORE_IO otherwise.
+ * @throws STORE_LOCKED when another process (or store) holds the directory; STORE_CORRUPT when
+ *   LevelDB finds its files damaged (e.g. the MANIFEST); STORE_IO otherwise.
  */
 export async function openDiskStorage(dir: string): Promise<Storage> {
   const storage = new LevelStorage(new ClassicLevel<Uint8Array, Uint8Array>(dir, LEVEL_OPTIONS) as unknown as BufferLevel, dir, {

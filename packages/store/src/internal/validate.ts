@@ -2,7 +2,7 @@
  * Input validation of the store's public methods (validate first, then touch storage).
  */
 import { StateflowError, isJsonObject } from '@stateflow/core';
-import type { JsonObject } from '@stateflow/core';
+import type { JsonObject, JsonValue } from '@stateflow/core';
 import type { ExpectedRevision, PublishInput } from '../types.js';
 
 /** Longest stream id, in UTF-8 bytes. */
@@ -12,14 +12,43 @@ export const MAX_ID_BYTES = 1024;
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
+/** A surrogate code unit not part of a pair (a `u` regex matches pairs as one code point). */
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
- * Check a stream id: non-empty, no control characters, at most 1,024 bytes of UTF-8.
+ * A short, safe description of any caller value for error messages (never throws: BigInt,
+ * symbols and null-prototype objects included).
+ */
+export function describeInput(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+    case 'bigint':
+      return `${value}n`;
+    case 'number':
+    case 'boolean':
+    case 'undefined':
+    case 'symbol':
+      return String(value);
+    case 'function':
+      return 'a function';
+    default:
+      return value === null ? 'null' : Array.isArray(value) ? 'an array' : 'an object';
+  }
+}
+
+/**
+ * Check a stream id: non-empty, well-formed Unicode (no lone surrogates), no control characters,
+ * at most 1,024 bytes of UTF-8.
  * @throws STREAM_INVALID
  */
 export function checkStream(stream: unknown): asserts stream is string {
   if (typeof stream !== 'string' || stream.length === 0) {
-    throw new StateflowError('STREAM_INVALID', `Stream id must be a non-empty string, got ${JSON.stringify(stream)}`, { stream: String(stream) });
+    throw new StateflowError('STREAM_INVALID', `Stream id must be a non-empty string, got ${describeInput(stream)}`, { stream: describeInput(stream) });
+  }
+  if (LONE_SURROGATE.test(stream)) {
+    // A lone surrogate would be stored as U+FFFD: two different ids would share one stream.
+    throw new StateflowError('STREAM_INVALID', `Stream id ${describeInput(stream)} is not well-formed Unicode (lone surrogate)`, { stream: describeInput(stream) });
   }
   if (CONTROL.test(stream)) {
     throw new StateflowError('STREAM_INVALID', `Stream id ${JSON.stringify(stream)} contains a control character`, { stream });
@@ -35,20 +64,118 @@ export function checkStream(stream: unknown): asserts stream is string {
  */
 export function checkCount(value: unknown, field: string): asserts value is number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new StateflowError('INPUT_INVALID', `${field} must be a non-negative integer, got ${JSON.stringify(value)}`, { field, reason: 'not a non-negative integer' });
+    throw new StateflowError('INPUT_INVALID', `${field} must be a non-negative integer, got ${describeInput(value)}`, { field, reason: 'not a non-negative integer' });
   }
 }
 
-function checkExpected(stream: string, value: unknown): asserts value is ExpectedRevision {
+/**
+ * Check an expected revision: a count, `'none'` or `'any'`.
+ * @throws INPUT_INVALID
+ */
+export function checkExpected(field: string, value: unknown): asserts value is ExpectedRevision {
   if (value === 'none' || value === 'any') return;
-  checkCount(value, `expected[${JSON.stringify(stream)}]`);
+  checkCount(value, field);
 }
 
 /**
- * Check the shape of a publish input (patch contents are validated by core against the basis).
+ * Check an idempotency id: a non-empty, well-formed string of at most {@link MAX_ID_BYTES} bytes
+ * of UTF-8.
+ * @throws INPUT_INVALID
+ */
+export function checkId(id: unknown, field: string): asserts id is string {
+  if (typeof id !== 'string' || id.length === 0 || LONE_SURROGATE.test(id) || Buffer.byteLength(id, 'utf8') > MAX_ID_BYTES) {
+    throw new StateflowError('INPUT_INVALID', `${field} must be a non-empty, well-formed string of at most ${MAX_ID_BYTES} bytes`, { field });
+  }
+}
+
+/**
+ * Check an options argument: `undefined` or an object.
+ * @throws INPUT_INVALID
+ */
+export function checkOptions(options: unknown, field: string): void {
+  if (options !== undefined && !isJsonObject(options)) {
+    throw new StateflowError('INPUT_INVALID', `${field} must be an object when given`, { field });
+  }
+}
+
+/**
+ * Check a list of stream ids.
+ * @throws INPUT_INVALID when `streams` is not an array; STREAM_INVALID for a bad id.
+ */
+export function checkStreams(streams: unknown, field = 'streams'): asserts streams is string[] {
+  if (!Array.isArray(streams)) throw new StateflowError('INPUT_INVALID', `${field} must be an array of stream ids`, { field });
+  for (const s of streams) checkStream(s);
+}
+
+/** Deepest container nesting accepted in `meta` (the same operational bound as core's patches). */
+export const MAX_META_DEPTH = 512;
+
+/**
+ * A deep, deeply frozen copy of a caller's JSON object (transition `meta`), read once: later
+ * mutation of the caller's value cannot change what is stored, hashed or handed to watchers,
+ * and keys such as `__proto__` stay data.
+ * @throws INPUT_INVALID `{ field, reason }` naming the RFC 6901 pointer of the first value that
+ *   is not JSON: `undefined`, NaN, ±Infinity, a bigint, function or symbol, a class instance
+ *   (e.g. `Date`, `Map`), a sparse array, a cycle, a string or key with a lone surrogate, or
+ *   nesting deeper than {@link MAX_META_DEPTH}.
+ */
+export function jsonObjectCopy(value: unknown, field: string): JsonObject {
+  if (!isJsonObject(value)) throw new StateflowError('INPUT_INVALID', `${field} must be a JSON object`, { field, reason: 'not an object' });
+  return jsonCopy(value, field, '', new Set()) as JsonObject;
+}
+
+function jsonCopy(value: unknown, field: string, at: string, ancestors: Set<object>): JsonValue {
+  const fail = (reason: string): StateflowError =>
+    new StateflowError('INPUT_INVALID', `${field} is not JSON at "${at === '' ? '/' : at}": ${reason}`, { field, reason: `${reason} (at "${at}")` });
+  switch (typeof value) {
+    case 'string':
+      if (LONE_SURROGATE.test(value)) throw fail('a string with a lone surrogate is not storable JSON');
+      return value;
+    case 'boolean':
+      return value;
+    case 'number':
+      if (!Number.isFinite(value)) throw fail(`${String(value)} is not a JSON number`);
+      return value === 0 ? 0 : value;
+    case 'object':
+      if (value === null) return null;
+      break;
+    default:
+      throw fail(`a ${typeof value} is not a JSON value`);
+  }
+  if (ancestors.has(value)) throw fail('the value contains a cycle');
+  if (ancestors.size >= MAX_META_DEPTH) throw fail(`containers are nested more than ${MAX_META_DEPTH} levels deep`);
+  const proto: unknown = Object.getPrototypeOf(value);
+  ancestors.add(value);
+  let copy: JsonValue;
+  if (Array.isArray(value) && proto === Array.prototype) {
+    const array: JsonValue[] = [];
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) throw fail(`a sparse array (hole at ${i}) is not JSON`);
+      array.push(jsonCopy(value[i], field, `${at}/${i}`, ancestors));
+    }
+    copy = array;
+  } else if (proto === Object.prototype || proto === null) {
+    const object: JsonObject = {};
+    for (const key of Object.keys(value)) {
+      if (LONE_SURROGATE.test(key)) throw fail('a key with a lone surrogate is not storable JSON');
+      const child = jsonCopy((value as Record<string, unknown>)[key], field, `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, ancestors);
+      Object.defineProperty(object, key, { value: child, enumerable: true, writable: true, configurable: true });
+    }
+    copy = object;
+  } else {
+    throw fail('a class instance (Date, Map, typed array, …) is not a plain JSON value');
+  }
+  ancestors.delete(value);
+  return Object.freeze(copy) as JsonValue;
+}
+
+/**
+ * Check the shape of a publish input and return a normalised copy whose fields were each read
+ * once (patch contents are validated by core against the basis when the publish is staged;
+ * `meta` is copied by {@link jsonObjectCopy}).
  * @throws INPUT_INVALID, STREAM_INVALID
  */
-export function checkPublishInput(input: unknown): asserts input is PublishInput {
+export function checkPublishInput(input: unknown): PublishInput {
   if (!isJsonObject(input)) throw new StateflowError('INPUT_INVALID', 'publish input must be an object', { field: 'input' });
   const { changes, expected, id, meta, durability } = input as unknown as Record<string, unknown>;
   if (!isJsonObject(changes)) {
@@ -56,23 +183,51 @@ export function checkPublishInput(input: unknown): asserts input is PublishInput
   }
   const streams = Object.keys(changes as object);
   if (streams.length === 0) throw new StateflowError('INPUT_INVALID', 'publish input.changes names no stream', { field: 'changes', reason: 'empty' });
-  for (const s of streams) checkStream(s);
+  const checked: PublishInput = { changes: {} };
+  for (const s of streams) {
+    checkStream(s);
+    defineData(checked.changes, s, (changes as Record<string, unknown>)[s]);
+  }
   if (expected !== undefined) {
     if (!isJsonObject(expected)) throw new StateflowError('INPUT_INVALID', 'publish input.expected must be an object of { stream: rev | "none" | "any" }', { field: 'expected' });
+    checked.expected = {};
     for (const [s, e] of Object.entries(expected as object)) {
       checkStream(s);
-      checkExpected(s, e);
+      checkExpected(`expected[${JSON.stringify(s)}]`, e);
+      defineData(checked.expected, s, e);
     }
   }
   if (id !== undefined) {
-    if (typeof id !== 'string' || id.length === 0 || Buffer.byteLength(id, 'utf8') > MAX_ID_BYTES) {
-      throw new StateflowError('INPUT_INVALID', `publish input.id must be a non-empty string of at most ${MAX_ID_BYTES} bytes`, { field: 'id' });
+    checkId(id, 'publish input.id');
+    checked.id = id;
+  }
+  if (meta !== undefined) checked.meta = jsonObjectCopy(meta, 'meta');
+  if (durability !== undefined) {
+    if (durability !== 'buffered' && durability !== 'fsync') {
+      throw new StateflowError('INPUT_INVALID', `publish input.durability must be "buffered" or "fsync", got ${describeInput(durability)}`, { field: 'durability' });
     }
+    checked.durability = durability;
   }
-  if (meta !== undefined && !isJsonObject(meta)) throw new StateflowError('INPUT_INVALID', 'publish input.meta must be a JSON object', { field: 'meta' });
-  if (durability !== undefined && durability !== 'buffered' && durability !== 'fsync') {
-    throw new StateflowError('INPUT_INVALID', `publish input.durability must be "buffered" or "fsync", got ${JSON.stringify(durability)}`, { field: 'durability' });
+  return checked;
+}
+
+/**
+ * Run an input check, turning anything thrown by the caller's own objects (a throwing getter, a
+ * revoked Proxy) into INPUT_INVALID, so that bad input never escapes as an untyped error.
+ * @throws INPUT_INVALID, or the StateflowError the check threw
+ */
+export function checkedInput<T>(field: string, check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if (err instanceof StateflowError) throw err;
+    throw new StateflowError('INPUT_INVALID', `${field} could not be read: ${err instanceof Error ? err.message : String(err)}`, { field }, { cause: err });
   }
+}
+
+/** Set `key` as an own data property (a `__proto__` stream id stays data). */
+function defineData<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 const SCOPE_STREAM = /^(global$|cwd:|session:)/;
