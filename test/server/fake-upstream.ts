@@ -1,6 +1,7 @@
 /**
  * A fake OpenAI-compatible upstream on loopback for tests: answers `POST …/chat/completions`
- * with whatever `respond` returns for the request, and records every request it received.
+ * with whatever `respond` returns (or resolves to) for the request, and records every request
+ * it received.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,7 +23,7 @@ export interface FakeUpstream {
 }
 
 /** Start a fake upstream on 127.0.0.1 with a free port. */
-export async function startFakeUpstream(respond: (request: UpstreamRequest) => string): Promise<FakeUpstream> {
+export async function startFakeUpstream(respond: (request: UpstreamRequest) => string | Promise<string>): Promise<FakeUpstream> {
   const requests: UpstreamRequest[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -35,8 +36,8 @@ export async function startFakeUpstream(respond: (request: UpstreamRequest) => s
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Omit<UpstreamRequest, 'authorization'>;
       const request: UpstreamRequest = { ...body, authorization: req.headers.authorization };
       requests.push(request);
-      const content = respond(request);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
+      void Promise.resolve(respond(request)).then((content) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           id: `chatcmpl-fake-${requests.length}`,
           object: 'chat.completion',
@@ -45,6 +46,7 @@ export async function startFakeUpstream(respond: (request: UpstreamRequest) => s
           choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
           usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
         }),
+        ),
       );
     });
   });

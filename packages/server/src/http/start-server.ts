@@ -137,6 +137,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     rejected: catalog.rejected,
     async close() {
       if (timer !== undefined) clearInterval(timer);
+      sessions.shutdown();
       await app.close();
       await sessions.idle();
       if (ownsStore) await openStoreRef.close();

@@ -9,13 +9,14 @@
  * - `If-Match: <rev>`: fail with 409 CONFLICT unless the slate stream is at `rev` when the call
  *   starts (checked inside the session's queue, so no other call can slip in between).
  */
-import { randomBytes } from 'node:crypto';
 import { StateflowError } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
-import { LOCAL_SESSION, isLocalLadder, sessionSlateStream } from '@stateflow/slates';
+import { LOCAL_SESSION, isLocalLadder, pausableModel, sessionSlateStream } from '@stateflow/slates';
+import type { PauseCheckpoint } from '@stateflow/slates';
 import type { FastifyInstance } from 'fastify';
 import { runLadderCall } from '../ladder-runtime.js';
-import type { LadderCallResult, ModelProvider } from '../ladder-runtime.js';
+import type { LadderCallResult } from '../ladder-runtime.js';
+import { chatCompletion, requireModel } from '../chat-completion.js';
 import { chatCompletionBodySchema, ladderParamsSchema } from '../schemas.js';
 import type { ServerContext } from '../server-context.js';
 import { assertSessionOfLadder, servedLadder } from './ladder-target.js';
@@ -40,16 +41,17 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext):
         throw new StateflowError('INPUT_INVALID', 'stream: true is not supported; omit stream for one chat.completion response', { field: 'stream' });
       }
       const question = lastUserMessage(body);
-      const model = requireModel(context.model)(body.model);
+      const model = requireModel(context.model, body.model);
       const sessionId = headerValue(request.headers['x-session-id']);
       const ifMatch = parseIfMatch(headerValue(request.headers['if-match']));
       const user = request.user;
 
-      const call = async (session: string | undefined): Promise<LadderCallResult> => {
+      const call = async (session: string | undefined, control?: PauseCheckpoint): Promise<LadderCallResult> => {
         if (ifMatch !== undefined && session !== undefined) {
           await assertRevision(context.store, sessionSlateStream(entry.id, session), ifMatch);
         }
-        return runLadderCall({ store: context.store, entry, session, context: question, model, clock: context.clock });
+        const callModel = control === undefined ? model : pausableModel(model, control, { context: question, model: body.model });
+        return runLadderCall({ store: context.store, entry, session, context: question, model: callModel, clock: context.clock });
       };
 
       let result: LadderCallResult;
@@ -63,10 +65,8 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext):
         result = await context.sessions.serial(sessionSlateStream(entry.id, LOCAL_SESSION), () => call(LOCAL_SESSION));
       } else if (sessionId !== undefined) {
         session = sessionId;
-        result = await context.sessions.call(sessionId, user, (record) => {
-          assertSessionOfLadder(record, entry.id);
-          return call(sessionId);
-        });
+        assertSessionOfLadder(await context.sessions.get(sessionId, user), entry.id);
+        result = await context.sessions.call(sessionId, user, (_record, control) => call(sessionId, control));
       } else {
         if (ifMatch !== undefined) {
           throw new StateflowError('INPUT_INVALID', 'If-Match needs X-Session-Id: a call without a session has no revision to match', {
@@ -76,22 +76,7 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext):
         result = await call(undefined);
       }
       if (result.rev !== null) void reply.header('etag', `"${result.rev}"`);
-      return {
-        id: `chatcmpl-${randomBytes(12).toString('hex')}`,
-        object: 'chat.completion',
-        created: Math.floor(context.clock().getTime() / 1000),
-        model: body.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: result.output }, finish_reason: 'stop', logprobs: null }],
-        usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-        stateflow: {
-          session,
-          ladder: entry.id,
-          rev: result.rev,
-          transition: result.transition,
-          evicted: result.evicted,
-          refused: result.refused,
-        },
-      };
+      return chatCompletion(result, { model: body.model, session, ladder: entry.id, now: context.clock() });
     },
   );
 }
@@ -108,17 +93,6 @@ function lastUserMessage(body: ChatBody): string {
   throw new StateflowError('INPUT_INVALID', 'messages has no user message; the last user message is the ladder input (input.context)', {
     field: 'messages',
   });
-}
-
-function requireModel(model: ModelProvider | null): ModelProvider {
-  if (model === null) {
-    throw new StateflowError(
-      'MODEL_UNAVAILABLE',
-      'No model upstream configured: set OPENAI_BASE_URL (an OpenAI-compatible endpoint, e.g. http://localhost:11434/v1) and OPENAI_API_KEY, ' +
-        'or start the server with --model scripted:<file.jsonl>',
-    );
-  }
-  return model;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

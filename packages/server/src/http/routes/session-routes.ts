@@ -5,10 +5,11 @@
  */
 import { StateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
-import { isLocalLadder, sessionSlateStream } from '@stateflow/slates';
-import type { SessionRecord } from '@stateflow/slates';
+import { isLocalLadder, pausableModel, sessionSlateStream } from '@stateflow/slates';
+import type { ExecutionState, SessionRecord } from '@stateflow/slates';
 import type { FastifyInstance } from 'fastify';
-import { initialSlateState, projectSlates } from '../ladder-runtime.js';
+import { chatCompletion, requireModel } from '../chat-completion.js';
+import { initialSlateState, projectSlates, runLadderCall } from '../ladder-runtime.js';
 import { createSessionBodySchema, ladderParamsSchema, sessionParamsSchema, slatesQuerySchema } from '../schemas.js';
 import type { ServerContext } from '../server-context.js';
 import { assertSessionOfLadder, ownedSession, servedLadder } from './ladder-target.js';
@@ -58,7 +59,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
     return view(record);
   });
 
-  const lifecycle = (verb: 'close' | 'pause' | 'resume', change: (id: string, user: string) => Promise<SessionRecord>) =>
+  const lifecycle = (verb: 'close' | 'pause', change: (id: string, user: string) => Promise<SessionRecord>) =>
     app.post<{ Params: SessionParams }>(
       `/v1/:author/:ladder/sessions/:id/${verb}`,
       { schema: { params: sessionParamsSchema } },
@@ -69,7 +70,23 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
     );
   lifecycle('close', (id, user) => context.sessions.close(id, user));
   lifecycle('pause', (id, user) => context.sessions.pause(id, user));
-  lifecycle('resume', async (id, user) => (await context.sessions.resume(id, user)).record);
+
+  // Resume; a call paused by an earlier process is run again from its recorded execution state
+  // (recorded model outputs replayed, the rest asked of the model) and its completion returned.
+  app.post<{ Params: SessionParams }>('/v1/:author/:ladder/sessions/:id/resume', { schema: { params: sessionParamsSchema } }, async (request) => {
+    const { entry, record } = await ownedSession(context, request.user, request.params);
+    const execution = record.execution as ExecutionState | undefined;
+    if (execution !== undefined) requireModel(context.model, String(execution.call.model ?? ''));
+    const resumed = await context.sessions.resume(record.id, request.user, async (current, state, control) => {
+      const modelName = String(state.call.model ?? '');
+      const model = pausableModel(requireModel(context.model, modelName), control, state.call, state.calls);
+      const question = String(state.call.context ?? '');
+      const result = await runLadderCall({ store: context.store, entry, session: current.id, context: question, model, clock: context.clock });
+      return chatCompletion(result, { model: modelName, session: current.id, ladder: entry.id, now: context.clock() });
+    });
+    const shown = await view(resumed.record);
+    return resumed.continued === undefined ? shown : { ...shown, completion: resumed.continued };
+  });
 
   app.get<{ Params: SessionParams; Querystring: { at?: number } }>(
     '/v1/:author/:ladder/sessions/:id/slates',
