@@ -3,9 +3,12 @@
  * loopback port over classic-level, the official `openai` client calling chat/completions with
  * `X-Session-Id`, and the ladder's model calls going to a fake upstream also on loopback.
  */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APIError } from 'openai';
 import { startServer } from '@stateflow/server';
+import { createRuntime } from '@stateflow/tools';
 import type { ServerHandle } from '@stateflow/server';
 import type { FakeUpstream } from './fake-upstream.js';
 import { ask, http, ladderClient, makeDirs, startCountingUpstream, upstreamEnv } from './fixtures.js';
@@ -76,6 +79,7 @@ describe('chat/completions over sessions (one local user)', () => {
 
     const fresh = await client.chat.completions.create(ask('No session here.'));
     expect(fresh.choices[0]?.message.content).toContain(`answer #${start + 3}`);
+    expect((fresh as unknown as { stateflow: unknown }).stateflow).toMatchObject({ session: null, rev: null, transition: null });
     expect(seen(upstream, start + 2)).not.toContain('answer #');
 
     const session = await http(`${server.url}/v1/alice/researcher/sessions/${id}`);
@@ -170,6 +174,29 @@ describe('chat/completions over sessions (one local user)', () => {
     expect(readable.status).toBe(200);
   });
 
+  it('state API: read and patch answer exactly what the tools answer', async () => {
+    const { body } = await http(`${server.url}/v1/alice/researcher/sessions`, { body: {} });
+    const selection = { session: body.id, mode: 'active' as const };
+    const patched = await http(`${server.url}/v1/state/patch`, { body: { selection, patch: { lazy: { plan: ['a', 'b'] } } } });
+    expect(patched.status).toBe(200);
+    const input = { paths: ['lazy.plan[1:2]', 'lazy'], projection: 'value' };
+    const read = await http(`${server.url}/v1/state/read`, { body: { selection, ...input } });
+    expect(read.body).toEqual({ value: [['b'], { plan: ['a', 'b'] }] });
+    expect(read.body).toEqual(await createRuntime({ store: server.store, selection }).readState(input));
+    const global = await http(`${server.url}/v1/state/read`, { body: { selection: { global: true, mode: 'passive' }, path: 'global', projection: 'keys' } });
+    expect(global.status).toBe(200);
+    const bad = await http(`${server.url}/v1/state/read`, { body: { selection, path: 'lazy.*' } });
+    expect([bad.status, bad.body.error.code]).toEqual([400, 'PATH_SYNTAX']);
+    const missing = await http(`${server.url}/v1/state/read`, { body: { selection, path: 'lazy.nothing' } });
+    expect([missing.status, missing.body.error.code]).toEqual([404, 'PATH_NOT_FOUND']);
+    const noSelection = await http(`${server.url}/v1/state/read`, { body: { path: 'lazy' } });
+    expect([noSelection.status, noSelection.body.error.code]).toEqual([400, 'INPUT_INVALID']);
+    await http(`${server.url}/v1/alice/researcher/sessions/${body.id}/close`, { method: 'POST' });
+    const closed = await http(`${server.url}/v1/state/patch`, { body: { selection, patch: { lazy: { x: 1 } } } });
+    expect([closed.status, closed.body.error.code]).toEqual([410, 'SESSION_CLOSED']);
+    expect((await http(`${server.url}/v1/state/read`, { body: { selection, path: 'lazy.plan' } })).body).toEqual({ value: ['a', 'b'] });
+  });
+
   it('answers bad input with 400 and serves the OpenAPI document', async () => {
     const noUser = await http(`${server.url}/v1/alice/researcher/chat/completions`, { body: { model: 'm', messages: [{ role: 'system', content: 's' }] } });
     expect(noUser.status).toBe(400);
@@ -193,5 +220,32 @@ describe('chat/completions over sessions (one local user)', () => {
         '/v1/state/patch',
       ]),
     );
+  });
+});
+
+describe('a scripted model (--model scripted:<file.jsonl>)', () => {
+  it('answers from the script, in call order, with no upstream configured', async () => {
+    const dirs = await makeDirs();
+    const script = path.join(dirs.root, 'demo.jsonl');
+    await writeFile(script, ['{"content": "first {\\"exchange\\": \\"one\\"}"}', '{"content": "second"}', ''].join('\n'));
+    const server = await startServer({ dir: dirs.dir, ladders: dirs.ladders, port: 0, env: {}, model: `scripted:${script}`, sweepIntervalMs: 0 });
+    try {
+      const client = ladderClient(server.url, 'alice/researcher');
+      const { body } = await http(`${server.url}/v1/alice/researcher/sessions`, { body: {} });
+      const one = await client.chat.completions.create(ask('q1'), { headers: { 'X-Session-Id': body.id } });
+      expect(one.choices[0]?.message.content).toBe('first {"exchange": "one"}');
+      const two = await client.chat.completions.create(ask('q2'), { headers: { 'X-Session-Id': body.id } });
+      expect(two.choices[0]?.message.content).toBe('second');
+      const slates = await http(`${server.url}/v1/alice/researcher/sessions/${body.id}/slates`);
+      expect(slates.body.slates['Conversation Memory'].history['messages.md']).toBe('{"exchange":"one"}');
+    } finally {
+      await server.close();
+      await dirs.cleanup();
+    }
+  });
+
+  it('refuses a model option that is not scripted:<file>', async () => {
+    const err = await startServer({ dir: '/nonexistent', port: 0, env: {}, model: 'gpt-4o' }).catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe('USAGE');
   });
 });
