@@ -108,8 +108,24 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         },
       },
       '/v1/{author}/{ladder}/sessions/{id}/close': lifecycleOp('close', 'Close the session (calls then answer 410)'),
-      '/v1/{author}/{ladder}/sessions/{id}/pause': lifecycleOp('pause', 'Pause the session after the call in flight'),
-      '/v1/{author}/{ladder}/sessions/{id}/resume': lifecycleOp('resume', 'Resume a paused session'),
+      '/v1/{author}/{ladder}/sessions/{id}/pause': lifecycleOp(
+        'pause',
+        'Pause the session: a call in flight finishes its current step, records its execution state and waits; answers once paused',
+      ),
+      '/v1/{author}/{ladder}/sessions/{id}/resume': {
+        post: {
+          operationId: 'resumeSession',
+          summary: 'Resume a paused session; a call paused by an earlier server process is run to completion and its answer returned as `completion`',
+          parameters: sessionParams,
+          responses: {
+            '200': {
+              description: 'The session after the change, plus `completion` when a recorded call was continued',
+              content: json({ allOf: [ref('Session')], properties: { completion: ref('ChatCompletion') } }),
+            },
+            ...errors(401, 404, 410, 502, 503),
+          },
+        },
+      },
       '/v1/{author}/{ladder}/sessions/{id}/slates': {
         get: {
           operationId: 'readSlates',
