@@ -117,6 +117,7 @@ describe.each([
     const unknown = await codeOf(sessions.get('sess_00000000000000000000000000000000', 'bob'));
     expect(foreign).toEqual({ code: 'SESSION_NOT_FOUND', details: { session: record.id } });
     expect(unknown.code).toBe('SESSION_NOT_FOUND');
+    expect((await codeOf(sessions.get('not a session id\u0000', 'bob'))).code).toBe('SESSION_NOT_FOUND');
     for (const op of [
       sessions.call(record.id, 'bob', async () => 1),
       sessions.close(record.id, 'bob'),

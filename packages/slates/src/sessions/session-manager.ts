@@ -11,6 +11,7 @@ import { StateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
 import {
+  SESSION_ID_PATTERN,
   SESSION_META_PREFIX,
   agentSessionStream,
   isEnded,
@@ -376,6 +377,9 @@ export class SessionManager {
   }
 
   async #load(id: string, owner: string): Promise<Loaded> {
+    if (!SESSION_ID_PATTERN.test(id)) {
+      throw new StateflowError('SESSION_NOT_FOUND', `Session "${id}" not found`, { session: id });
+    }
     const meta = sessionMetaStream(id);
     const view = await this.store.view([meta]);
     const entry = view.streams[meta];
