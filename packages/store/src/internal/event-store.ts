@@ -66,6 +66,7 @@ import {
   jsonObjectCopy,
   stateProblem,
 } from './validate.js';
+import { VerifiedRecords } from './verified-records.js';
 import { WatchHub } from './watch-hub.js';
 import { decodeValue, encodeValue } from './codec.js';
 
@@ -270,6 +271,7 @@ class EventStore implements Store {
   /** Publishes waiting for the next group commit. */
   #queue: Queued[] = [];
   readonly #history: Lru<string, JsonObject>;
+  readonly #verified = new VerifiedRecords();
   #lastSeq = 0;
   #lastHash = GENESIS_HASH;
   /** Set when the chain tip does not decode: reads still work, writes fail closed. */
@@ -697,7 +699,10 @@ class EventStore implements Store {
     for await (const [key, value] of this.#storage.iterate({ ...streamRange(Family.checkpoint, stream, h.origin, rev), reverse: true, limit: 1 })) {
       const parsed = parseKey(key);
       if (parsed.family !== 'checkpoint') continue;
-      base = decodeCheckpoint(key, value, stream, parsed.n).state;
+      // A checkpoint is the state at its revision: the history cache may hold it already.
+      const cacheKey = `${stream}\u0000${parsed.n}`;
+      base = this.#history.get(cacheKey) ?? this.#verified.decode(key, value, (verify) => decodeCheckpoint(key, value, stream, parsed.n, verify)).state;
+      this.#history.set(cacheKey, base);
       baseRev = parsed.n;
       checkpointBytes = value.byteLength;
     }
@@ -741,7 +746,7 @@ class EventStore implements Store {
       const bytes = values[i];
       if (own.has(seq)) {
         if (bytes === undefined) throw corrupt(key, 'transition is missing', stream);
-        const record = decodeLog(key, bytes, seq, stream);
+        const record = this.#verified.decode(key, bytes, (verify) => decodeLog(key, bytes, seq, stream, verify));
         records.set(seq, record);
         prevHashes.set(seq, record.prevHash);
       } else if (bytes !== undefined) {
