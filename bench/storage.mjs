@@ -18,27 +18,12 @@ const FILES = ['eslint-package-json.jsonl', 'matrix-react-sdk-en_EN-json.jsonl']
 const STREAM = 'cwd:/repo';
 const READS = 100;
 
-/**
- * A data key shaped like an index selector (`"[number]"` occurs in the matrix catalogue) cannot
- * be written through a patch: patch semantics reserve `"[…]"` keys. Every store gets the same
- * documents with such keys prefixed by `\\`, and the count is reported.
- */
-function escapeSelectorKeys(value, counter) {
-  if (Array.isArray(value)) return value.map((v) => escapeSelectorKeys(v, counter));
-  if (value === null || typeof value !== 'object') return value;
-  const out = {};
-  for (const [k, v] of Object.entries(value)) {
-    const key = /^\[.*\]$/.test(k) ? (counter.n++, `\\${k}`) : k;
-    out[key] = escapeSelectorKeys(v, counter);
-  }
-  return out;
-}
-
-function loadDocs(file, counter) {
+/** The documents of a history, as recorded (keys such as "[number]" are ordinary data keys). */
+function loadDocs(file) {
   return readFileSync(path.join(HISTORIES, file), 'utf8')
     .split('\n')
     .filter((line) => line.length > 0)
-    .map((line) => escapeSelectorKeys(JSON.parse(line).doc, counter));
+    .map((line) => JSON.parse(line).doc);
 }
 
 /** Keep the revisions that change the document (equal documents are an invalid no-op). */
@@ -135,8 +120,7 @@ if (!existsSync(HISTORIES)) {
   const rows = [];
   const notes = [];
   for (const file of FILES) {
-    const escaped = { n: 0 };
-    const docs = loadDocs(file, escaped);
+    const docs = loadDocs(file);
     const revs = distinctRevisions(docs);
     const random = rng(11);
     const readRevs = Array.from({ length: READS }, () => Math.floor(random() * revs.length));
@@ -150,8 +134,7 @@ if (!existsSync(HISTORIES)) {
     rows.push([name, 'write ms / revision (durable)', sf.writeMs / n, snap.writeMs / n, lg.writeMs / n, sf.writeMs / snap.writeMs, sf.writeMs / lg.writeMs]);
     rows.push([name, 'historical read ms / read', sf.readMs / READS, snap.readMs / READS, lg.readMs / READS, sf.readMs / snap.readMs, sf.readMs / lg.readMs]);
     notes.push(
-      `${name}: ${docs.length} revisions, ${n} that change the document; mean compact JSON document ${Math.round(jsonBytes / n).toLocaleString('en-US')} B` +
-        (escaped.n > 0 ? `; ${escaped.n} occurrences of keys shaped like "[…]" (patch index syntax) were renamed with a leading backslash in every store.` : '.'),
+      `${name}: ${docs.length} revisions, ${n} that change the document; mean compact JSON document ${Math.round(jsonBytes / n).toLocaleString('en-US')} B.`,
     );
   }
   await report(
