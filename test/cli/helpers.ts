@@ -65,6 +65,10 @@ export async function runProcess(command: string, args: string[], options: RunOp
       if (sink === null) done();
       else sink.close(done);
     });
+    // A child that exits without reading stdin closes the pipe first; its exit status is what counts.
+    child.stdin.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') reject(err);
+    });
     child.stdin.end(options.input ?? '');
   });
 }
