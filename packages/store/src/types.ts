@@ -190,15 +190,19 @@ export interface Store {
    */
   effectiveAt(streams: StreamId[], seq: number): Promise<JsonObject>;
   /**
-   * Publish one transition, as one atomic batch (log entry, revision and seq index entries,
-   * heads, due checkpoints, idempotency record). Serialised with every other write of this
-   * store. Order of checks: idempotency id (→ `duplicate`, nothing written), expected revisions,
+   * Publish one transition, atomically (log entry, revision and seq index entries, heads, due
+   * checkpoints, idempotency record). Group commit: publishes that arrive while a batch is
+   * being written are staged in call order, each checked as if they ran one after another, and
+   * the accepted ones are written together in one LevelDB batch (synced if any asked for
+   * `fsync`); each resolves only after that batch was written. Order of checks: idempotency id (→ `duplicate`, nothing written), expected revisions,
    * every patch validated against the captured basis, net patches (unchanged streams get no
    * revision; no change at all → `noop`, nothing written).
    * @throws `CONFLICT` `{ stream, expected, actual }`; `PATCH_INVALID` (core details, or
    *   `reason: 'invalid-state'` when the result would be an invalid state, e.g. a non-object
-   *   `lazy` plane in a scope stream); `INPUT_INVALID` for a malformed input (empty `changes`,
-   *   bad `id`, `meta`, `durability`); `STORE_CORRUPT` when a changed stream fails to load or
+   *   `lazy` plane in a scope stream; `reason: 'not-json'` for any non-JSON value or a lone
+   *   surrogate in a patch); `INPUT_INVALID` for a malformed input (empty `changes`, bad `id`,
+   *   `expected`, `durability`, a `meta` that is not plain JSON: cycles, BigInt, functions,
+   *   symbols, class instances, NaN/±Infinity, holes, `undefined`, lone surrogates); `STORE_CORRUPT` when a changed stream fails to load or
    *   the chain tip does not verify. A failed publish writes nothing.
    */
   publish(input: PublishInput): Promise<PublishResult>;
