@@ -202,7 +202,7 @@ export function printCorruption(report) {
     ['silent wrong reads (must be 0)', report.silentWrong, (v) => v === 0],
     ['untyped errors (must be 0)', report.untypedErrors, (v) => v === 0],
     ['failed opens with a logical dump before and after', report.failedOpensCompared],
-    ['  of which raw LevelDB reports a damaged block (dumps what it reads)', report.failedOpensPartialDump],
+    ['  of which raw LevelDB reports a damaged block (dump: all readable around it)', report.failedOpensPartialDump],
     ['key/value differences after a failed open (must be 0)', report.logicalDifferences, (v) => v === 0],
   ]);
   printReport('informational: LevelDB itself', [
