@@ -4,7 +4,7 @@ import type { JsonObject, JsonValue } from './json.js';
 import { isJsonObject, jsonEqual } from './json.js';
 import { diffValue } from './internal/diff-value.js';
 import { indexKey } from './internal/index-key.js';
-import { snapshotJson } from './internal/json-snapshot.js';
+import { snapshotJson } from './json-snapshot.js';
 import { mergeValue } from './internal/merge.js';
 import { ownValue } from './internal/own-property.js';
 import { patchObjectShape } from './internal/patch-shape.js';

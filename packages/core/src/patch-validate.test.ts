@@ -55,6 +55,8 @@ const invalid: Array<[string, unknown, PatchInvalidDetails]> = [
   ['empty brackets', { lazy: { memory: { '[]': 'x' } } }, { reason: 'bad-index-syntax', index: '[]' }],
   ['unsafe integer index', { lazy: { memory: { '[9007199254740993]': 'x' } } }, { reason: 'bad-index-syntax' }],
   ['bracketed sign only', { lazy: { memory: { '[+]': 'x' } } }, { reason: 'bad-index-syntax', index: '[+]' }],
+  ['lone surrogate in a string', { tactics: { next: 'a\uD800b' } }, { reason: 'not-json', at: '/tactics/next' }],
+  ['lone surrogate in a key', { tactics: { 'a\uDC00': 1 } }, { reason: 'not-json' }],
   ['mixed index and keys', { lazy: { memory: { '[0]': 'x', extra: 1 } } }, { reason: 'mixed-index-and-keys', at: '/lazy/memory', index: '[0]' }],
   ['mixed keys then index', { lazy: { memory: { extra: 1, '[0]': 'x' } } }, { reason: 'mixed-index-and-keys', at: '/lazy/memory' }],
   ['index on an object', { tactics: { '[0]': 'x' } }, { reason: 'index-on-non-array', at: '/tactics' }],

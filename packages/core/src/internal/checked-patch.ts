@@ -1,6 +1,6 @@
 import type { JsonObject } from '../json.js';
 import { isJsonObject } from '../json.js';
-import { snapshotJson } from './json-snapshot.js';
+import { snapshotJson } from '../json-snapshot.js';
 import { mergeValue } from './merge.js';
 import { patchInvalid } from './patch-error.js';
 

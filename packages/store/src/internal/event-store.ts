@@ -134,20 +134,6 @@ function checkedClock(clock: () => Date): () => Date {
 }
 
 /**
- * The transition hash of a body whose patches come from a caller. Core accepts any JS string,
- * but RFC 8785 (and UTF-8 storage) cannot represent a lone surrogate; meta and ids were checked
- * already, so a body that has no canonical form has a patch that is not storable JSON.
- * @throws PATCH_INVALID `{ reason: 'not-json' }`
- */
-function hashOfPatches(prevHash: string, body: Omit<Transition, 'hash' | 'prevHash'>): string {
-  try {
-    return transitionHash(prevHash, body);
-  } catch (err) {
-    throw new StateflowError('PATCH_INVALID', `Invalid patch: it has no canonical JSON form (${(err as Error).message}; e.g. a lone surrogate in a string or key)`, { reason: 'not-json', at: '' }, { cause: err });
-  }
-}
-
-/**
  * Accumulated net-patch bytes of a stream since its latest checkpoint, and that checkpoint's
  * size (0 when the base is the empty state). Drives the byte rule of {@link checkpointDue}.
  */
@@ -898,7 +884,7 @@ class EventStore implements Store {
     // Already a frozen copy (checkPublishInput): later mutation of the caller's object cannot
     // change what is stored, hashed, or seen by watchers and duplicates.
     if (input.meta !== undefined) body.meta = input.meta;
-    const transition: Transition = Object.freeze({ ...body, prevHash: group.lastHash, hash: hashOfPatches(group.lastHash, body) });
+    const transition: Transition = Object.freeze({ ...body, prevHash: group.lastHash, hash: transitionHash(group.lastHash, body) });
     this.#addToGroup(group, { transition, states, sync: (input.durability ?? this.#s.durability) === 'fsync' });
     return { status: 'accepted', transition };
   }
@@ -993,7 +979,7 @@ class EventStore implements Store {
     const transition: Transition = { seq: t.seq, time: t.time, changes: t.changes.map((c) => ({ stream: c.stream, rev: c.rev, patch: c.patch })), prevHash: t.prevHash, hash: t.hash };
     if (t.id !== undefined) transition.id = t.id;
     if (meta !== undefined) transition.meta = meta;
-    if (hashOfPatches(t.prevHash, transition) !== t.hash) throw bad('hash', 'hash does not match sha256(prevHash ‖ canonical(body))');
+    if (transitionHash(t.prevHash, transition) !== t.hash) throw bad('hash', 'hash does not match sha256(prevHash ‖ canonical(body))');
     return { transition, states, sync: this.#s.durability === 'fsync' };
   }
 

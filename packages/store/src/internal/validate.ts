@@ -1,8 +1,8 @@
 /**
  * Input validation of the store's public methods (validate first, then touch storage).
  */
-import { StateflowError, isJsonObject } from '@stateflow/core';
-import type { JsonObject, JsonValue } from '@stateflow/core';
+import { StateflowError, isJsonObject, isStateflowError, snapshotJson } from '@stateflow/core';
+import type { JsonObject } from '@stateflow/core';
 import type { ExpectedRevision, PublishInput } from '../types.js';
 
 /** Longest stream id, in UTF-8 bytes. */
@@ -107,66 +107,26 @@ export function checkStreams(streams: unknown, field = 'streams'): asserts strea
   for (const s of streams) checkStream(s);
 }
 
-/** Deepest container nesting accepted in `meta` (the same operational bound as core's patches). */
-export const MAX_META_DEPTH = 512;
-
 /**
  * A deep, deeply frozen copy of a caller's JSON object (transition `meta`), read once: later
  * mutation of the caller's value cannot change what is stored, hashed or handed to watchers,
- * and keys such as `__proto__` stay data.
+ * and keys such as `__proto__` stay data. The copy is core's {@link snapshotJson}; its
+ * `PATCH_INVALID` is reported here as bad input of the named field.
  * @throws INPUT_INVALID `{ field, reason }` naming the RFC 6901 pointer of the first value that
  *   is not JSON: `undefined`, NaN, ±Infinity, a bigint, function or symbol, a class instance
  *   (e.g. `Date`, `Map`), a sparse array, a cycle, a string or key with a lone surrogate, or
- *   nesting deeper than {@link MAX_META_DEPTH}.
+ *   nesting deeper than core's `MAX_PATCH_DEPTH`.
  */
 export function jsonObjectCopy(value: unknown, field: string): JsonObject {
   if (!isJsonObject(value)) throw new StateflowError('INPUT_INVALID', `${field} must be a JSON object`, { field, reason: 'not an object' });
-  return jsonCopy(value, field, '', new Set()) as JsonObject;
-}
-
-function jsonCopy(value: unknown, field: string, at: string, ancestors: Set<object>): JsonValue {
-  const fail = (reason: string): StateflowError =>
-    new StateflowError('INPUT_INVALID', `${field} is not JSON at "${at === '' ? '/' : at}": ${reason}`, { field, reason: `${reason} (at "${at}")` });
-  switch (typeof value) {
-    case 'string':
-      if (LONE_SURROGATE.test(value)) throw fail('a string with a lone surrogate is not storable JSON');
-      return value;
-    case 'boolean':
-      return value;
-    case 'number':
-      if (!Number.isFinite(value)) throw fail(`${String(value)} is not a JSON number`);
-      return value === 0 ? 0 : value;
-    case 'object':
-      if (value === null) return null;
-      break;
-    default:
-      throw fail(`a ${typeof value} is not a JSON value`);
+  try {
+    return snapshotJson(value) as JsonObject;
+  } catch (err) {
+    if (!isStateflowError(err, 'PATCH_INVALID')) throw err;
+    const at = err.details.at ?? '';
+    const reason = err.message.replace(/^Invalid patch[^:]*: /, '');
+    throw new StateflowError('INPUT_INVALID', `${field} is not JSON at "${at === '' ? '/' : at}": ${reason}`, { field, reason: `${reason} (at "${at}")` }, { cause: err });
   }
-  if (ancestors.has(value)) throw fail('the value contains a cycle');
-  if (ancestors.size >= MAX_META_DEPTH) throw fail(`containers are nested more than ${MAX_META_DEPTH} levels deep`);
-  const proto: unknown = Object.getPrototypeOf(value);
-  ancestors.add(value);
-  let copy: JsonValue;
-  if (Array.isArray(value) && proto === Array.prototype) {
-    const array: JsonValue[] = [];
-    for (let i = 0; i < value.length; i++) {
-      if (!(i in value)) throw fail(`a sparse array (hole at ${i}) is not JSON`);
-      array.push(jsonCopy(value[i], field, `${at}/${i}`, ancestors));
-    }
-    copy = array;
-  } else if (proto === Object.prototype || proto === null) {
-    const object: JsonObject = {};
-    for (const key of Object.keys(value)) {
-      if (LONE_SURROGATE.test(key)) throw fail('a key with a lone surrogate is not storable JSON');
-      const child = jsonCopy((value as Record<string, unknown>)[key], field, `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, ancestors);
-      Object.defineProperty(object, key, { value: child, enumerable: true, writable: true, configurable: true });
-    }
-    copy = object;
-  } else {
-    throw fail('a class instance (Date, Map, typed array, …) is not a plain JSON value');
-  }
-  ancestors.delete(value);
-  return Object.freeze(copy) as JsonValue;
 }
 
 /**

@@ -1,8 +1,8 @@
 import { freeze } from 'immer';
-import type { JsonObject, JsonValue } from '../json.js';
-import { defineData } from './define-data.js';
-import { patchInvalid } from './patch-error.js';
-import { childPointer } from './pointer.js';
+import type { JsonObject, JsonValue } from './json.js';
+import { defineData } from './internal/define-data.js';
+import { patchInvalid } from './internal/patch-error.js';
+import { childPointer } from './internal/pointer.js';
 
 /**
  * A deep, deeply frozen copy of a caller's value as pure JSON, read exactly once.
@@ -14,9 +14,10 @@ import { childPointer } from './pointer.js';
  * @throws StateflowError `PATCH_INVALID` with `reason: 'not-json'` and the pointer `at` of the
  *   first value that is not JSON: `undefined`, NaN, ±Infinity, a function, symbol or bigint, a
  *   class instance (any prototype other than `Object.prototype`, `null` or `Array.prototype`),
- *   a sparse array, or a cycle; `reason: 'too-deep'` beyond {@link MAX_PATCH_DEPTH} levels.
+ *   a sparse array, a cycle, or a string or key holding a lone surrogate (RFC 8785 and UTF-8
+ *   storage cannot represent one); `reason: 'too-deep'` beyond {@link MAX_PATCH_DEPTH} levels.
  */
-export function snapshotJson(value: unknown, at: string): JsonValue {
+export function snapshotJson(value: unknown, at = ''): JsonValue {
   return freeze(copy(value, at, new Set()), true);
 }
 
@@ -27,9 +28,13 @@ export function snapshotJson(value: unknown, at: string): JsonValue {
  */
 export const MAX_PATCH_DEPTH = 512;
 
+const LONE_SURROGATE = /\p{Cs}/u;
+
 function copy(value: unknown, at: string, ancestors: Set<object>): JsonValue {
   switch (typeof value) {
     case 'string':
+      if (LONE_SURROGATE.test(value)) throw notJson(at, 'a string with a lone surrogate is not valid Unicode text');
+      return value;
     case 'boolean':
       return value;
     case 'number':
@@ -70,6 +75,7 @@ function copyObject(value: object, at: string, ancestors: Set<object>): JsonObje
   }
   const result: JsonObject = {};
   for (const key of Object.keys(value)) {
+    if (LONE_SURROGATE.test(key)) throw notJson(childPointer(at, key), 'a key with a lone surrogate is not valid Unicode text');
     defineData(result, key, copy((value as Record<string, unknown>)[key], childPointer(at, key), ancestors));
   }
   return result;
