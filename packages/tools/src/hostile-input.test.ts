@@ -4,12 +4,11 @@
  * with a StateflowError and a stable code, and publishes nothing. Both backends.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isStateflowError } from '@stateflow/core';
+import { MAX_PATCH_DEPTH, isStateflowError } from '@stateflow/core';
 import { createRuntime } from './runtime.js';
 import type { Runtime, RuntimeOptions } from './runtime.js';
 import { BACKENDS, createTestStore, dump, rejection } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
-import { MAX_INPUT_DEPTH } from './internal/json-input.js';
 
 const ALL = { global: true, cwd: '/repo', session: 's1', mode: 'active' } as const;
 
@@ -47,18 +46,18 @@ describe.each(BACKENDS)('hostile tool inputs (%s)', (backend) => {
 
   // [name, value, reason, message text, location of the problem inside the value]
   const values: Array<[string, unknown, string, string, string?]> = [
-    ['a BigInt', 12n, 'not-json', 'is a bigint'],
-    ['a function', () => 1, 'not-json', 'is a function'],
-    ['a symbol', Symbol('s'), 'not-json', 'is a symbol'],
-    ['undefined', undefined, 'not-json', 'is a undefined'],
-    ['NaN', Number.NaN, 'not-json', 'is NaN'],
-    ['Infinity', Infinity, 'not-json', 'is Infinity'],
-    ['a cycle', cyclic(), 'not-json', 'contains a cycle', '.self'],
-    ['a Date', new Date(0), 'not-json', 'class instance'],
-    ['a Map', new Map([['a', 1]]), 'not-json', 'class instance'],
-    ['a class instance', new Point(), 'not-json', 'class instance'],
-    ['a sparse array', [, 1], 'not-json', 'sparse array', '.0'],
-    ['a lone surrogate', 'a\ud800b', 'not-utf8', 'unpaired UTF-16 surrogate'],
+    ['a BigInt', 12n, 'not-json', 'a bigint is not a JSON value'],
+    ['a function', () => 1, 'not-json', 'a function is not a JSON value'],
+    ['a symbol', Symbol('s'), 'not-json', 'a symbol is not a JSON value'],
+    ['undefined', undefined, 'not-json', 'a undefined is not a JSON value'],
+    ['NaN', Number.NaN, 'not-json', 'NaN is not a JSON number'],
+    ['Infinity', Infinity, 'not-json', 'Infinity is not a JSON number'],
+    ['a cycle', cyclic(), 'not-json', 'the value contains a cycle', '.self'],
+    ['a Date', new Date(0), 'not-json', 'an instance of Date is not a plain JSON object'],
+    ['a Map', new Map([['a', 1]]), 'not-json', 'an instance of Map is not a plain JSON object'],
+    ['a class instance', new Point(), 'not-json', 'an instance of Point is not a plain JSON object'],
+    ['a sparse array', [, 1], 'not-json', 'a sparse array (hole) is not JSON', '.0'],
+    ['a lone surrogate', 'a\ud800b', 'not-json', 'a string with a lone surrogate is not valid Unicode text'],
   ];
 
   it.each(values)('patch_state rejects %s inside a plane with INPUT_INVALID', async (_, value, reason, text, inside = '') => {
@@ -77,23 +76,32 @@ describe.each(BACKENDS)('hostile tool inputs (%s)', (backend) => {
     expect(err.details).toEqual({ field: `paths.1${inside}`, reason });
   });
 
-  it('rejects a symbol-keyed object and a lone-surrogate key', async () => {
-    const symbolKeyed = { [Symbol('k')]: 1, ok: 1 };
-    expect((await rejection(rt.patchState({ patch: { session: { tactics: symbolKeyed } } }), 'INPUT_INVALID')).details).toEqual({
-      field: 'patch.session.tactics',
-      reason: 'not-json',
-    });
+  it('rejects a lone-surrogate key; symbol keys are not data and are left out (as in JSON.stringify)', async () => {
     const err = await rejection(rt.patchState({ patch: { session: { tactics: { '\udc00': 1 } } } }), 'INPUT_INVALID');
-    expect(err.details).toEqual({ field: 'patch.session.tactics', reason: 'not-utf8' });
+    expect(err.details).toEqual({ field: 'patch.session.tactics.\udc00', reason: 'not-json' });
+    await rt.patchState({ patch: { session: { tactics: { [Symbol('k')]: 1, ok: 1 } } } });
+    expect(await rt.readState({ path: 'session.tactics' })).toEqual({ value: { next: 'x', ok: 1 } });
+    before = await dump(ts.store);
   });
 
-  it('rejects nesting deeper than MAX_INPUT_DEPTH and accepts it at the bound', async () => {
+  it('reads the input once: a getter runs once and later mutation changes nothing stored', async () => {
+    let reads = 0;
+    const tactics = {};
+    Object.defineProperty(tactics, 'next', { enumerable: true, get: () => (reads++ === 0 ? 'first' : 'second') });
+    const input = { patch: { session: { tactics } } };
+    await rt.patchState(input);
+    expect(reads).toBe(1);
+    expect(await rt.readState({ path: 'session.tactics.next' })).toEqual({ value: 'first' });
+    before = await dump(ts.store);
+  });
+
+  it('rejects nesting deeper than MAX_PATCH_DEPTH and accepts it at the bound', async () => {
     const deep = await rejection(rt.patchState({ patch: { session: { lazy: nested(5000) } } }), 'INPUT_INVALID');
     expect(deep.details.reason).toBe('too-deep');
     const huge = await rejection(rt.readState({ path: 'session', projection: nested(100_000) }), 'INPUT_INVALID');
     expect(huge.details.reason).toBe('too-deep');
-    // input (1) → patch (2) → session (3) → lazy (4): MAX_INPUT_DEPTH - 4 more levels still fit.
-    await rt.patchState({ patch: { session: { lazy: nested(MAX_INPUT_DEPTH - 4) } } });
+    // input (1) → patch (2) → session (3) → lazy (4): MAX_PATCH_DEPTH - 4 more levels still fit.
+    await rt.patchState({ patch: { session: { lazy: nested(MAX_PATCH_DEPTH - 4) } } });
     before = await dump(ts.store);
   });
 

@@ -7,7 +7,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { StateflowError, isJsonObject } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import { patchStateInputSchema, readStateInputSchema } from '../schemas.js';
-import { checkJsonInput } from './json-input.js';
+import { jsonInput } from './json-input.js';
 
 // strictRequired is off: the oneOf branches name members declared in `properties` beside them.
 const ajv = new Ajv2020({ strict: true, strictRequired: false });
@@ -23,18 +23,18 @@ const REJECTED_MEMBERS: Record<string, string> = {
 };
 
 /**
- * Validates `input` for `tool`, returning it typed: first that it is JSON data at all
- * ({@link checkJsonInput}), then against the tool's JSON Schema.
+ * Validates `input` for `tool` and returns a frozen JSON copy of it, read once: first that it
+ * is JSON data at all ({@link jsonInput}), then against the tool's JSON Schema.
  * @throws StateflowError `INPUT_INVALID` with `{ field, reason }`.
  */
 export function checkToolInput(tool: 'read_state' | 'patch_state', input: unknown): JsonObject {
   if (!isJsonObject(input)) {
     throw new StateflowError('INPUT_INVALID', `${tool} input must be a JSON object.`, { reason: 'type' });
   }
-  checkJsonInput(tool, input);
+  const request = jsonInput(tool, input) as JsonObject;
   if (tool === 'read_state') {
     for (const [member, advice] of Object.entries(REJECTED_MEMBERS)) {
-      if (Object.prototype.hasOwnProperty.call(input, member)) {
+      if (Object.prototype.hasOwnProperty.call(request, member)) {
         throw new StateflowError('INPUT_INVALID', `read_state does not accept a top-level "${member}": ${advice}.`, {
           field: member,
           reason: 'rejected',
@@ -43,8 +43,8 @@ export function checkToolInput(tool: 'read_state' | 'patch_state', input: unknow
     }
   }
   const validate = validators[tool];
-  if (!validate(input)) throw inputError(tool, validate.errors ?? []);
-  return input;
+  if (!validate(request)) throw inputError(tool, validate.errors ?? []);
+  return request;
 }
 
 function inputError(tool: string, errors: ErrorObject[]): StateflowError<'INPUT_INVALID'> {

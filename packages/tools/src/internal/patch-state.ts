@@ -16,6 +16,7 @@ import {
   isJsonObject,
   isPathKey,
   isPlane,
+  netPatch,
   isStateflowError,
 } from '@stateflow/core';
 import type { JsonObject, JsonValue, OwnerScope } from '@stateflow/core';
@@ -59,7 +60,7 @@ export async function patchState(ctx: RuntimeContext, input: unknown): Promise<P
   const patches = scopePatches(ctx, request.patch as JsonObject);
   for (let attempt = 1; ; attempt++) {
     const view = await captureView(ctx);
-    const staged = stage(ctx, view, patches);
+    const staged = stage(view, patches);
     if (staged.changes.size === 0) return receipt(ctx, view, staged);
     const changes: Record<string, JsonObject> = {};
     const expected: Record<string, number | 'none'> = {};
@@ -151,7 +152,7 @@ interface Staged {
 }
 
 /** Applies every scope patch with the ownership cascade against one captured basis. */
-function stage(ctx: RuntimeContext, view: StoreView, patches: Map<SelectedOwner, JsonObject>): Staged {
+function stage(view: StoreView, patches: Map<SelectedOwner, JsonObject>): Staged {
   const staged: Staged = { changes: new Map(), cascaded: [] };
   for (const [owner, patch] of patches) {
     const before = capturedStream(view, owner).state;
@@ -160,7 +161,10 @@ function stage(ctx: RuntimeContext, view: StoreView, patches: Map<SelectedOwner,
       throw invalid(`The ${owner.scope} lazy root must stay an object.`, 'lazy-root', `${owner.scope}.lazy`);
     }
     for (const keys of cascaded) staged.cascaded.push({ scope: owner.scope, keys });
-    const net = diff(before, after);
+    // Without a cascade the authored patch's own net form is stored (a whole-array replacement
+    // stays a replacement in the `patch` projection); a cascade can clear and rewrite the same
+    // target, which only a diff of the final state expresses.
+    const net = cascaded.length === 0 ? netPatch(before, patch) : diff(before, after);
     if (Object.keys(net).length > 0) staged.changes.set(owner, { after, net });
   }
   return staged;
