@@ -11,8 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
 import { diskStore, fixture, steppingClock } from '../test-fixtures/harness.js';
-import { loadLadder, loadLadderFile, validateLadder, validateLadderFile } from './load-ladder.js';
-import { MAX_CONFIG_DEPTH } from './internal/json-config.js';
+import { MAX_PATCH_DEPTH } from '@stateflow/core';
+import { MAX_CONFIG_DEPTH, loadLadder, loadLadderFile, validateLadder, validateLadderFile } from './load-ladder.js';
 import type { RunLadderOptions } from './run-ladder.js';
 import { runLadder } from './run-ladder.js';
 import { scriptedModel } from './scripted-model.js';
@@ -66,7 +66,7 @@ describe('YAML text', () => {
   });
 
   it('a self-referencing anchor (a cycle) is a problem', async () => {
-    expect(await configProblems('name: x\nsteps: []\nloop: &l [*l]')).toEqual(['Config: loop[0] contains a cycle; a ladder config must be JSON data']);
+    expect(await configProblems('name: x\nsteps: []\nloop: &l [*l]')).toEqual(['Config loop[0]: the value contains a cycle; a ladder config must be JSON data']);
   });
 
   it('duplicate keys are a problem with their position', async () => {
@@ -81,10 +81,10 @@ describe('YAML text', () => {
   });
 
   it('.nan, .inf and escaped lone surrogates are not JSON', async () => {
-    expect(await configProblems('name: x\nsteps: []\nn: .nan')).toEqual(['Config: n is NaN, not a JSON number; a ladder config must be JSON data']);
-    expect(await configProblems('name: x\nsteps: []\nn: -.inf')).toEqual(['Config: n is -Infinity, not a JSON number; a ladder config must be JSON data']);
+    expect(await configProblems('name: x\nsteps: []\nn: .nan')).toEqual(['Config n: NaN is not a JSON number; a ladder config must be JSON data']);
+    expect(await configProblems('name: x\nsteps: []\nn: -.inf')).toEqual(['Config n: -Infinity is not a JSON number; a ladder config must be JSON data']);
     expect(await configProblems('name: "a\\ud800"\nsteps: []')).toEqual([
-      'Config: name is a string with an unpaired UTF-16 surrogate (not encodable as UTF-8); a ladder config must be JSON data',
+      'Config name: a string with a lone surrogate is not valid Unicode text; a ladder config must be JSON data',
     ]);
   });
 
@@ -100,14 +100,15 @@ describe('config objects', () => {
     x = 1;
   }
   it.each<[string, object, string]>([
-    ['a BigInt', { name: 'x', steps: [], n: 1n }, 'Config: n is a bigint, not a JSON value; a ladder config must be JSON data'],
-    ['a function in a step', { name: 'x', steps: [() => 1] }, 'Step #1: is a function, not a JSON value; a ladder config must be JSON data'],
-    ['a symbol', { name: Symbol('x'), steps: [] }, 'Config: name is a symbol, not a JSON value; a ladder config must be JSON data'],
-    ['a cycle', cyclic(), 'Config: self contains a cycle; a ladder config must be JSON data'],
-    ['a Date', { name: 'x', steps: [], at: new Date(0) }, 'Config: at is a class instance (Date, Map, …), not a plain JSON object; a ladder config must be JSON data'],
-    ['a class instance as the config', new Point(), 'Config: is a class instance (Date, Map, …), not a plain JSON object; a ladder config must be JSON data'],
-    ['undefined in an array', { name: 'x', steps: [undefined] }, 'Step #1: is a undefined, not a JSON value; a ladder config must be JSON data'],
-    ['a sparse array', { name: 'x', steps: [, 1] }, 'Step #1: is a hole in a sparse array; a ladder config must be JSON data'],
+    ['a BigInt', { name: 'x', steps: [], n: 1n }, 'Config n: a bigint is not a JSON value; a ladder config must be JSON data'],
+    ['a function in a step', { name: 'x', steps: [() => 1] }, 'Step #1: a function is not a JSON value; a ladder config must be JSON data'],
+    ['a symbol', { name: Symbol('x'), steps: [] }, 'Config name: a symbol is not a JSON value; a ladder config must be JSON data'],
+    ['a cycle', cyclic(), 'Config self: the value contains a cycle; a ladder config must be JSON data'],
+    ['a Date', { name: 'x', steps: [], at: new Date(0) }, 'Config at: an instance of Date is not a plain JSON object; a ladder config must be JSON data'],
+    ['a class instance as the config', new Point(), 'Config: an instance of Point is not a plain JSON object; a ladder config must be JSON data'],
+    ['undefined', { name: 'x', steps: [undefined] }, 'Step #1: a undefined is not a JSON value; a ladder config must be JSON data'],
+    ['undefined as a member', { name: 'x', steps: [], exit: undefined }, 'Config exit: a undefined is not a JSON value; a ladder config must be JSON data'],
+    ['a sparse array', { name: 'x', steps: [, 1] }, 'Step #1: a sparse array (hole) is not JSON; a ladder config must be JSON data'],
   ])('%s is one CONFIG_INVALID problem', async (_, config, problem) => {
     expect(await configProblems(config)).toEqual([problem]);
   });
@@ -116,7 +117,7 @@ describe('config objects', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 100_000; i++) deep = { a: deep };
     expect(await configProblems({ name: 'x', steps: [], deep })).toEqual([
-      `Config: deep${'.a'.repeat(MAX_CONFIG_DEPTH - 1)} nests more than ${MAX_CONFIG_DEPTH} levels deep; a ladder config must be JSON data`,
+      `Config deep${'.a'.repeat(MAX_PATCH_DEPTH - 1)}: containers are nested more than ${MAX_PATCH_DEPTH} levels deep; a ladder config must be JSON data`,
     ]);
   });
 

@@ -220,7 +220,8 @@ describe('load-time validation: gates and gated writes', () => {
       .toEqual(['Step "generate": if needs exactly one of equals or jsonMatches']);
     expect(problemsOf(gate({ equals: 'X', then: 'stop' })))
       .toEqual(['Step "generate": if.then must be continue, abort or { write: { to, from, on } }, not stop']);
-    expect(problemsOf(gate({ equals: 'X', then: write({ from: undefined }) })))
+    const { from: _absent, ...withoutFrom } = write({}).write;
+    expect(problemsOf(gate({ equals: 'X', then: { write: withoutFrom } })))
       .toEqual(['Step "generate": gated write (then) needs from']);
     expect(problemsOf(gate({ equals: 'X', then: write({ on: 'prepend' }) })))
       .toEqual(['Step "generate": gated write (then) on must be append, overwrite or mergeByKey, not "prepend"']);

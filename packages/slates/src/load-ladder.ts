@@ -19,7 +19,7 @@ import { buildCatalog } from './internal/catalog.js';
 import type { CompiledChecks } from './internal/config-rules.js';
 import { checkConfigRules } from './internal/config-rules.js';
 import { createSchemaCompiler } from './internal/user-schemas.js';
-import { MAX_CONFIG_DEPTH, findNonJson } from './internal/json-config.js';
+import { jsonCopy } from './internal/json-config.js';
 
 /**
  * A loaded, valid ladder: its config plus what the runtime needs (declared slates indexed,
@@ -36,13 +36,12 @@ export interface Ladder {
 
 const structure = new Ajv({ strict: true, allowUnionTypes: true, allErrors: true }).compile(ladderConfigSchema);
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
+/**
+ * Deepest collection nesting accepted in YAML/JSON config text (the top-level mapping is
+ * level 1), checked on yaml's iterative CST before its recursive composer runs: real configs,
+ * author JSON Schemas included, stay far below.
+ */
+export const MAX_CONFIG_DEPTH = 128;
 
 /**
  * Most alias expansions one config may use. Aliases are legitimate YAML, but each expansion
@@ -174,19 +173,20 @@ function analyse(input: string | object): { problems: string[]; ladder?: Ladder 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { problems: ['Config: must be a mapping (YAML) or an object (JSON)'] };
   }
-  const nonJson = findNonJson(value);
-  if (nonJson !== undefined) {
-    const { head, rest } = locate(value as Record<string, unknown>, nonJson.pointer);
-    return { problems: [`${head}:${rest === '' ? '' : ` ${rest}`} ${nonJson.problem}; a ladder config must be JSON data`] };
+  const copy = jsonCopy(value);
+  if (!('value' in copy)) {
+    const { head, rest } = locate(value as Record<string, unknown>, copy.pointer);
+    return { problems: [`${head}${rest === '' ? '' : ` ${rest}`}: ${copy.problem}; a ladder config must be JSON data`] };
   }
-  const { problems, validSteps, slatesValid } = checkStructure(value);
-  const config = value as LadderConfig;
+  // From here on only the copy is read: getters ran once, later mutation cannot reach it.
+  const { problems, validSteps, slatesValid } = checkStructure(copy.value as object);
+  const config = copy.value as unknown as LadderConfig;
   const steps = (Array.isArray(config.steps) ? config.steps : []).filter((_, i) => validSteps.has(i));
   const catalog = buildCatalog({ slates: slatesValid ? config.slates : [], steps });
   const rules = checkConfigRules(config, catalog, validSteps, slatesValid, createSchemaCompiler());
   problems.push(...rules.problems);
   if (problems.length > 0) return { problems };
-  const ladder: Ladder = { config: deepFreeze(structuredClone(config)), catalog, checks: rules.checks };
+  const ladder: Ladder = { config, catalog, checks: rules.checks };
   loaded.add(ladder);
   return { problems, ladder };
 }
@@ -202,8 +202,9 @@ export function isLoadedLadder(value: unknown): value is Ladder {
 /**
  * Every problem of a ladder config, in order (structure, slates, steps, exit); `[]` when valid.
  * Never throws for the config's content: YAML syntax, duplicate keys, unresolved or excessive
- * aliases, nesting beyond {@link MAX_CONFIG_DEPTH}, values JSON cannot hold (BigInt,
- * functions, symbols, cycles, class instances, NaN, lone surrogates) are all problems.
+ * aliases, text nesting beyond {@link MAX_CONFIG_DEPTH}, values JSON cannot hold (BigInt,
+ * functions, symbols, `undefined`, cycles, class instances, NaN, lone surrogates, nesting
+ * beyond core's `MAX_PATCH_DEPTH`) are all problems. An object config is read once (a JSON copy).
  * @param input YAML or JSON text, or an already parsed config object
  */
 export function validateLadder(input: string | object): string[] {

@@ -5,7 +5,7 @@
  */
 import { StateflowError } from '@stateflow/core';
 import type { RunLadderOptions } from '../run-ladder.js';
-import { findNonJson } from './json-config.js';
+import { jsonCopy } from './json-config.js';
 
 /**
  * @throws StateflowError `INPUT_INVALID` with `{ field, reason }` when `options` is not an
@@ -26,10 +26,10 @@ export function checkRunOptions(options: RunLadderOptions): void {
   if (typeof input !== 'string' && (typeof input !== 'object' || input === null || Array.isArray(input))) {
     throw invalid('input', 'runLadder options.input must be a string or a JSON object');
   }
-  const nonJson = findNonJson(input);
-  if (nonJson !== undefined) {
-    const at = nonJson.pointer === '' ? '' : ` at "${nonJson.pointer}"`;
-    throw invalid('input', `runLadder options.input${at} ${nonJson.problem}; the input must be JSON`, 'not-json');
+  const copy = jsonCopy(input);
+  if (!('value' in copy)) {
+    const at = copy.pointer === '' ? '' : ` at "${copy.pointer}"`;
+    throw invalid('input', `runLadder options.input${at} is not JSON: ${copy.problem}`, 'not-json');
   }
   for (const [field, value] of Object.entries({ session, ladderId, encoding })) {
     if (value !== undefined && (typeof value !== 'string' || value === '')) throw invalid(field, `runLadder options.${field} must be a non-empty string`);
