@@ -89,10 +89,10 @@ describe('MCP stdio server: raw hostile JSON-RPC', () => {
   });
 
   it.each<[string, string, string, RegExp]>([
-    ['a number beyond double range (parses to Infinity)', '{"patch":{"tactics":{"n":1e400}}}', 'INPUT_INVALID', /patch\.tactics\.n" is Infinity/],
-    ['an escaped lone surrogate', '{"patch":{"tactics":{"s":"a\\ud800b"}}}', 'INPUT_INVALID', /unpaired UTF-16 surrogate/],
-    ['a lone surrogate key', '{"patch":{"tactics":{"\\udc00":1}}}', 'INPUT_INVALID', /key with an unpaired UTF-16 surrogate/],
-    ['100,000 levels of nesting', `{"patch":{"lazy":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`, 'INPUT_INVALID', /more than 512 levels deep/],
+    ['a number beyond double range (parses to Infinity)', '{"patch":{"tactics":{"n":1e400}}}', 'INPUT_INVALID', /patch\.tactics\.n" is not JSON: Infinity is not a JSON number/],
+    ['an escaped lone surrogate', '{"patch":{"tactics":{"s":"a\\ud800b"}}}', 'INPUT_INVALID', /a string with a lone surrogate is not valid Unicode text/],
+    ['a lone surrogate key', '{"patch":{"tactics":{"\\udc00":1}}}', 'INPUT_INVALID', /a key with a lone surrogate is not valid Unicode text/],
+    ['100,000 levels of nesting', `{"patch":{"lazy":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`, 'INPUT_INVALID', /nested more than 512 levels deep/],
     ['duplicate keys (the last, a number, wins)', '{"patch":{"tactics":{"next":"x"}},"patch":5}', 'INPUT_INVALID', /patch must be object/],
     ['a non-string path', '{"path":12}', 'INPUT_INVALID', /path must be string/],
     ['a top-level array of paths as path', '{"path":["a"]}', 'INPUT_INVALID', /path must be string/],
