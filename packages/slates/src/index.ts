@@ -36,7 +36,7 @@ export { applyWrite, mergeByKey } from './slate-write.js';
 export type { WriteRequest, WriteOutcome, WriteContext, Evicted, Refused } from './slate-write.js';
 export { RETRIEVAL_BUDGET_MESSAGE, selectFiles } from './retrieve.js';
 export type { RetrievedDocument } from './retrieve.js';
-export { loadTokenCounter, TOKEN_ENCODINGS } from './token-counter.js';
+export { loadTokenCounter, MAX_PRETOKEN_CHARS, TOKEN_ENCODINGS } from './token-counter.js';
 export type { TokenCounter, TokenEncoding } from './token-counter.js';
 export type { Model, ModelRequest, ModelMessage } from './model.js';
 export { scriptedModel, scriptedModelFromFile, parseScript } from './scripted-model.js';
