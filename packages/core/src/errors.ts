@@ -43,6 +43,9 @@ export const ErrorCode = {
   USAGE: 'USAGE',
   NOT_FOUND: 'NOT_FOUND',
   UNAUTHORIZED: 'UNAUTHORIZED',
+  FORBIDDEN: 'FORBIDDEN',
+  BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  MEDIA_TYPE_UNSUPPORTED: 'MEDIA_TYPE_UNSUPPORTED',
   INTERNAL: 'INTERNAL',
 } as const;
 
@@ -71,6 +74,9 @@ export interface ErrorDetailsByCode {
   SESSION_NOT_FOUND: { session: string };
   SESSION_CLOSED: { session: string; status: string };
   SESSION_PAUSED: { session: string };
+  FORBIDDEN: { header: string; value: string };
+  BODY_TOO_LARGE: { limit: number };
+  MEDIA_TYPE_UNSUPPORTED: { contentType: string };
 }
 
 /** The details type for a given code. */

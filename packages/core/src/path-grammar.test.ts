@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StateflowError } from './errors.js';
-import { formatPath, isPathKey, parsePath } from './path-grammar.js';
+import { MAX_PATH_LENGTH, formatPath, isPathKey, parsePath } from './path-grammar.js';
+import { PATH_ECHO_LIMIT, elidePath } from './path-echo.js';
 import type { ParsedPath } from './path-grammar.js';
 
 function syntaxErrorOf(text: string): StateflowError {
@@ -377,5 +378,42 @@ describe('isPathKey', () => {
   it('follows [A-Za-z_$][A-Za-z0-9_$-]*', () => {
     expect(['a', '_', '$', 'a-b', 'A9', '__proto__'].every(isPathKey)).toBe(true);
     expect(['', '1a', '-a', 'a b', 'a.b', 'é', '[0]'].some(isPathKey)).toBe(false);
+  });
+});
+
+describe('parsePath: path length and bounded echo', () => {
+  it('accepts exactly 4096 characters and rejects 4097 at column 4097', () => {
+    const longest = `cwd.${'a'.repeat(MAX_PATH_LENGTH - 4)}`;
+    expect(parsePath(longest).steps).toHaveLength(1);
+    const err = syntaxErrorOf(`${longest}b`);
+    expect(err.code).toBe('PATH_SYNTAX');
+    expect(err.details).toEqual({ path: elidePath(`${longest}b`), column: 4097 });
+    expect(err.message).toBe(`Invalid path ${JSON.stringify(elidePath(`${longest}b`))} at column 4097: path is longer than 4096 characters.`);
+  });
+
+  it('a 1 MB path answers with a message and details of bounded size', () => {
+    const huge = `cwd.lazy.${'x'.repeat(1_000_000)}`;
+    const err = syntaxErrorOf(huge);
+    expect(err.details.column).toBe(MAX_PATH_LENGTH + 1);
+    expect((err.details.path as string).length).toBe(PATH_ECHO_LIMIT);
+    expect(err.message.length).toBeLessThan(PATH_ECHO_LIMIT + 100);
+    expect(err.message.startsWith('Invalid path "cwd.lazy.xxx')).toBe(true);
+  });
+
+  it('a long path with a fault near its end echoes its head and tail, the column counts the original text', () => {
+    const text = `cwd.${'k'.repeat(3000)}.bad*`;
+    const err = syntaxErrorOf(text);
+    expect(err.details.column).toBe(text.length);
+    const shown = err.details.path as string;
+    expect(shown).toHaveLength(PATH_ECHO_LIMIT);
+    expect(shown.startsWith('cwd.kkk')).toBe(true);
+    expect(shown.endsWith('kkk.bad*')).toBe(true);
+    expect(shown).toContain('…');
+    expect(err.message).toBe(`Invalid path ${JSON.stringify(shown)} at column ${text.length}: wildcards ("*") are not allowed; name the member or index.`);
+  });
+
+  it('short paths are echoed unchanged', () => {
+    expect(syntaxErrorOf('cwd.*').details).toEqual({ path: 'cwd.*', column: 5 });
+    expect(elidePath('a'.repeat(PATH_ECHO_LIMIT))).toBe('a'.repeat(PATH_ECHO_LIMIT));
   });
 });

@@ -15,6 +15,7 @@
  * historical selector is a single revision, never a range.
  */
 import { StateflowError } from './errors.js';
+import { elidePath, quotePath } from './path-echo.js';
 
 /** The explicit scope roots of a path. */
 export type ScopeRoot = 'effective' | 'global' | 'cwd' | 'session';
@@ -53,6 +54,12 @@ export interface PathParts {
   steps: readonly PathStep[];
 }
 
+/**
+ * The longest path text {@link parsePath} accepts, in UTF-16 code units (JavaScript string
+ * length): 4,096. Longer text is `PATH_SYNTAX` at column 4,097 before anything else is read.
+ */
+export const MAX_PATH_LENGTH = 4096;
+
 const KEY_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
 const KEY_START = /[A-Za-z_$]/;
 const KEY_PART = /[A-Za-z0-9_$-]/;
@@ -81,7 +88,10 @@ export function isScopeRoot(name: string): name is ScopeRoot {
  *   first character at fault) for empty text, whitespace, leading/trailing/double dots, keys
  *   outside the key grammar, quoted keys, negative or non-canonical integers, open-ended
  *   ranges, range steps, reversed ranges, steps after a range, wildcards, predicates, unions,
- *   a selector without a root, and a range used as a root's historical selector.
+ *   a selector without a root, a range used as a root's historical selector, and text longer
+ *   than {@link MAX_PATH_LENGTH} (4,096) characters (column 4,097). Messages and
+ *   `details.path` repeat at most 200 characters of the text (the middle elided, see
+ *   `elidePath`); `column` counts the original text.
  */
 export function parsePath(text: string): ParsedPath {
   if (typeof text !== 'string') {
@@ -118,7 +128,7 @@ export function formatPath(parts: PathParts): string {
     switch (step.kind) {
       case 'key':
         if (!isPathKey(step.key)) {
-          throw syntaxError(text, text.length, `key ${JSON.stringify(step.key)} cannot be written in a path; ${KEY_RULE}`);
+          throw syntaxError(text, text.length, `key ${quotePath(step.key)} cannot be written in a path; ${KEY_RULE}`);
         }
         text += text === '' ? step.key : `.${step.key}`;
         break;
@@ -150,8 +160,8 @@ function assertUint(text: string, n: number, what: string): void {
 
 function syntaxError(path: string, offset: number, what: string): StateflowError<'PATH_SYNTAX'> {
   const column = offset + 1;
-  return new StateflowError('PATH_SYNTAX', `Invalid path ${JSON.stringify(path)} at column ${column}: ${what}.`, {
-    path,
+  return new StateflowError('PATH_SYNTAX', `Invalid path ${quotePath(path)} at column ${column}: ${what}.`, {
+    path: elidePath(path),
     column,
   });
 }
@@ -193,6 +203,7 @@ class PathParser {
   parse(): ParsedPath {
     const { text } = this;
     if (text === '') throw this.fail(0, 'the path is empty; start with a root (effective, global, cwd, session) or a key');
+    if (text.length > MAX_PATH_LENGTH) throw this.fail(MAX_PATH_LENGTH, `path is longer than ${MAX_PATH_LENGTH} characters`);
     const space = text.search(WHITESPACE);
     if (space >= 0) throw this.fail(space, 'whitespace is not allowed in a path');
 

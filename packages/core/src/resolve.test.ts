@@ -3,6 +3,7 @@ import { StateflowError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { parsePath } from './path-grammar.js';
 import { readPlaneAware, resolvePath } from './resolve.js';
+import { PATH_ECHO_LIMIT, elidePath } from './path-echo.js';
 
 /** Resolves a full path text against a scope root, as a reader does after selecting the root. */
 function read(root: JsonValue, text: string): JsonValue {
@@ -175,5 +176,25 @@ describe('readPlaneAware: absent documented planes read as null', () => {
   it('applies only at the top: a nested absent key named like a plane is not found', () => {
     const err = errorOf(() => readPlaneAware({ lazy: {} }, parsePath('cwd.lazy.tactics').steps, 'cwd.lazy.tactics'));
     expect(err.code).toBe('PATH_NOT_FOUND');
+  });
+});
+
+describe('resolution errors echo at most 200 characters of the path', () => {
+  it('PATH_NOT_FOUND, PATH_KIND and INDEX_OUT_OF_RANGE on a 4000-character path', () => {
+    const key = 'k'.repeat(3990);
+    const root = { lazy: { [key]: [1], scalar: 1 } };
+    const cases: [string, string][] = [
+      [`lazy.missing${key}`, 'PATH_NOT_FOUND'],
+      [`lazy.scalar.${key}`, 'PATH_KIND'],
+      [`lazy.${key}[5]`, 'INDEX_OUT_OF_RANGE'],
+      [`lazy.${key}.x`, 'PATH_KIND'],
+    ];
+    for (const [text, code] of cases) {
+      const err = errorOf(() => read(root, text));
+      expect(err.code).toBe(code);
+      expect(err.message.length).toBeLessThan(3 * PATH_ECHO_LIMIT + 200);
+      expect(err.details.path).toBe(elidePath(text));
+      expect((err.details.at as string).length).toBeLessThanOrEqual(PATH_ECHO_LIMIT);
+    }
   });
 });

@@ -6,6 +6,7 @@ import { StateflowError } from './errors.js';
 import { hasOwn, isJsonObject, kindOf } from './json.js';
 import type { JsonObject, JsonValue } from './json.js';
 import type { PathStep } from './path-grammar.js';
+import { elidePath, quotePath } from './path-echo.js';
 import { isPlane } from './planes.js';
 
 /**
@@ -22,7 +23,8 @@ import { isPlane } from './planes.js';
  *
  * @param value the JSON value the steps start from (a scope or effective root for full paths).
  * @param steps steps from {@link parsePath} of `pathText`; their columns locate the failing step.
- * @param pathText the caller's path text, repeated in error details and messages.
+ * @param pathText the caller's path text, repeated in error details and messages (at most 200
+ *   characters of it: `elidePath`).
  * @throws StateflowError `PATH_NOT_FOUND` (details `{ path, at }`, `at` = the path through the
  *   missing member) when an object has no such own member.
  * @throws StateflowError `PATH_KIND` (details `{ path, expected, actual, at }`) for a member of
@@ -36,20 +38,20 @@ export function resolvePath(value: JsonValue, steps: readonly PathStep[], pathTe
   steps.forEach((step, n) => {
     const parent = pathText.slice(0, step.column - 1);
     const at = pathText.slice(0, stepEnd(steps, n, pathText));
-    const where = parent === '' ? 'the state' : JSON.stringify(parent);
+    const where = parent === '' ? 'the state' : quotePath(parent);
     if (step.kind === 'key') {
       if (!isJsonObject(current)) {
         throw new StateflowError(
           'PATH_KIND',
-          `Path ${JSON.stringify(pathText)}: ${where} is ${article(kindOf(current))}, not an object, so it has no member ${JSON.stringify(step.key)}.`,
-          { path: pathText, expected: 'object', actual: kindOf(current), at },
+          `Path ${quotePath(pathText)}: ${where} is ${article(kindOf(current))}, not an object, so it has no member ${quotePath(step.key)}.`,
+          { path: elidePath(pathText), expected: 'object', actual: kindOf(current), at: elidePath(at) },
         );
       }
       if (!hasOwn(current, step.key)) {
         throw new StateflowError(
           'PATH_NOT_FOUND',
-          `Path ${JSON.stringify(pathText)} not found: ${where} has no member ${JSON.stringify(step.key)}.`,
-          { path: pathText, at },
+          `Path ${quotePath(pathText)} not found: ${where} has no member ${quotePath(step.key)}.`,
+          { path: elidePath(pathText), at: elidePath(at) },
         );
       }
       current = current[step.key] as JsonValue;
@@ -59,8 +61,8 @@ export function resolvePath(value: JsonValue, steps: readonly PathStep[], pathTe
       const selector = step.kind === 'index' ? `index [${step.index}]` : `range [${step.start}:${step.end}]`;
       throw new StateflowError(
         'PATH_KIND',
-        `Path ${JSON.stringify(pathText)}: ${where} is ${article(kindOf(current))}, not an array, so ${selector} selects nothing.`,
-        { path: pathText, expected: 'array', actual: kindOf(current), at },
+        `Path ${quotePath(pathText)}: ${where} is ${article(kindOf(current))}, not an array, so ${selector} selects nothing.`,
+        { path: elidePath(pathText), expected: 'array', actual: kindOf(current), at: elidePath(at) },
       );
     }
     const length = current.length;
@@ -68,8 +70,8 @@ export function resolvePath(value: JsonValue, steps: readonly PathStep[], pathTe
       if (step.index >= length) {
         throw new StateflowError(
           'INDEX_OUT_OF_RANGE',
-          `Path ${JSON.stringify(pathText)}: index ${step.index} is out of range; ${where} has length ${length}${length === 0 ? '' : ` (indices 0..${length - 1})`}.`,
-          { path: pathText, index: step.index, length, at },
+          `Path ${quotePath(pathText)}: index ${step.index} is out of range; ${where} has length ${length}${length === 0 ? '' : ` (indices 0..${length - 1})`}.`,
+          { path: elidePath(pathText), index: step.index, length, at: elidePath(at) },
         );
       }
       current = current[step.index] as JsonValue;
@@ -78,8 +80,8 @@ export function resolvePath(value: JsonValue, steps: readonly PathStep[], pathTe
     if (step.end > length) {
       throw new StateflowError(
         'INDEX_OUT_OF_RANGE',
-        `Path ${JSON.stringify(pathText)}: range [${step.start}:${step.end}] does not fit; ${where} has length ${length}, so a range [start:end] needs end <= ${length}.`,
-        { path: pathText, index: `${step.start}:${step.end}`, length, at },
+        `Path ${quotePath(pathText)}: range [${step.start}:${step.end}] does not fit; ${where} has length ${length}, so a range [start:end] needs end <= ${length}.`,
+        { path: elidePath(pathText), index: `${step.start}:${step.end}`, length, at: elidePath(at) },
       );
     }
     current = current.slice(step.start, step.end);
@@ -110,8 +112,8 @@ export function readPlaneAware(root: JsonValue, steps: readonly PathStep[], path
     const scope = pathText.slice(0, first.column - 1);
     throw new StateflowError(
       'PATH_NOT_FOUND',
-      `Path ${JSON.stringify(pathText)} not found: plane ${JSON.stringify(first.key)} is absent${scope === '' ? '' : ` from ${JSON.stringify(scope)}`}.`,
-      { path: pathText, at: pathText.slice(0, stepEnd(steps, 0, pathText)) },
+      `Path ${quotePath(pathText)} not found: plane ${quotePath(first.key)} is absent${scope === '' ? '' : ` from ${quotePath(scope)}`}.`,
+      { path: elidePath(pathText), at: elidePath(pathText.slice(0, stepEnd(steps, 0, pathText))) },
     );
   }
   return resolvePath(root, steps, pathText);
