@@ -1,10 +1,12 @@
 /**
  * Opening a store (DESIGN.md "Store model"; README "Storage layout", "Durability").
  */
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import { StateflowError } from '@stateflow/core';
 import type { Store, StoreOptions } from './types.js';
 import { openEventStore } from './internal/event-store.js';
-import { openDiskStorage, openMemoryStorage } from './internal/storage.js';
+import { openDiskStorage, openMemoryStorage, storeNotFound } from './internal/storage.js';
 import { describeInput } from './internal/validate.js';
 
 /**
@@ -14,20 +16,43 @@ import { describeInput } from './internal/validate.js';
  * Opening loads every stream's head and the hash-chain tip only: stream states are loaded on
  * first use (latest checkpoint + tail replay), never by replaying the whole log.
  *
- * @param dir directory path; created when missing.
+ * @param dir directory path; created when missing (unless `options.createIfMissing` is `false`).
  * @param options checkpoint interval K (default 64), durability (default `'buffered'`),
- *   historical-state cache size (default 256 states), retention, clock.
- * @throws StateflowError `STORE_LOCKED` (details `{ dir }`) when another process or another open
- *   store holds `dir`; `STORE_VERSION` (`{ found, supported }`) when `dir` holds an unknown
- *   format or non-Stateflow data (nothing is rewritten); `STORE_CORRUPT` when the format record
- *   does not decode or LevelDB reports its files damaged; `INPUT_INVALID` for a bad `dir` or bad
- *   options; `STORE_IO` for other storage failures.
+ *   historical-state cache size (default 256 states), retention, clock, `createIfMissing`
+ *   (default `true`).
+ * @throws StateflowError `NOT_FOUND` (details `{ dir }`) when `createIfMissing` is `false` and
+ *   `dir` holds no Stateflow store (nothing is created); `STORE_LOCKED` (`{ dir }`) when another
+ *   process or another open store holds `dir`; `STORE_VERSION` (`{ found, supported }`) when
+ *   `dir` holds an unknown format or non-Stateflow data (nothing is rewritten); `STORE_CORRUPT`
+ *   when the format record does not decode or LevelDB reports its files damaged; `INPUT_INVALID`
+ *   for a bad `dir` or bad options; `STORE_IO` for other storage failures (a directory without
+ *   write access says so: LevelDB needs it even to read).
  */
 export async function openStore(dir: string, options?: StoreOptions): Promise<Store> {
   if (typeof dir !== 'string' || dir.length === 0 || dir.includes('\u0000')) {
     throw new StateflowError('INPUT_INVALID', `openStore needs a directory path, got ${describeInput(dir)}`, { field: 'dir' });
   }
-  return openEventStore(await openDiskStorage(dir), options);
+  const createIfMissing = options?.createIfMissing ?? true;
+  if (typeof createIfMissing !== 'boolean') {
+    throw new StateflowError('INPUT_INVALID', `createIfMissing must be true or false, got ${describeInput(createIfMissing)}`, { field: 'createIfMissing' });
+  }
+  if (!createIfMissing && !(await hasLevelDb(dir))) throw storeNotFound(dir, 'no LevelDB CURRENT file');
+  return openEventStore(await openDiskStorage(dir, { createIfMissing }), options, { create: createIfMissing });
+}
+
+/**
+ * Whether `dir` holds a LevelDB database (its `CURRENT` file). Checked before LevelDB opens,
+ * because LevelDB writes `LOCK` and `LOG` files into a directory even when it then refuses to
+ * create a database there.
+ */
+async function hasLevelDb(dir: string): Promise<boolean> {
+  try {
+    return (await stat(path.join(dir, 'CURRENT'))).isFile();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    return true; // e.g. EACCES: let LevelDB's open report it through the storage boundary
+  }
 }
 
 /**

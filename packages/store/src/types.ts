@@ -118,6 +118,14 @@ export interface StoreOptions {
   retention?: { keepRevisions: number };
   /** Clock for transition times (tests inject one). */
   clock?: () => Date;
+  /**
+   * Create the store when `dir` holds none (default `true`). With `false`, {@link openStore}
+   * opens only an existing Stateflow store: a directory without LevelDB's `CURRENT` file, or a
+   * LevelDB database with no format record and no data, fails with `NOT_FOUND { dir }` and
+   * nothing is created or written (not even LevelDB's `LOCK`/`LOG` files). `openMemoryStore`
+   * ignores it (a memory store is always new).
+   */
+  createIfMissing?: boolean;
 }
 
 /** Options of {@link Store.fork}. */
@@ -216,6 +224,9 @@ export interface Store {
    * Retained transitions with `from ≤ seq ≤ to` (both inclusive; defaults 1 and the last seq at
    * the call), in seq order; with `stream`, only those that changed it. Pruned transitions are
    * skipped. Each one's hash is verified as it is read.
+   * @throws StateflowError `STORE_CORRUPT { key, detail }` when a log record in the range is
+   *   missing (every seq up to the last one keeps a record or a pruned stub), or when a
+   *   stream's seq index names a missing record: a lost transition is never skipped silently.
    */
   transitions(range?: { from?: number; to?: number; stream?: StreamId }): AsyncIterable<Transition>;
   /** The core `diff` from `stateAt(revA)` to `stateAt(revB)`. Throws as {@link Store.stateAt}. */

@@ -52,7 +52,7 @@ import {
   encodeRecord,
 } from './records.js';
 import type { HeadRecord, LogRecord, PrunedRecord } from './records.js';
-import type { Storage, StorageOp } from './storage.js';
+import { storeNotFound, type Storage, type StorageOp } from './storage.js';
 import {
   checkCount,
   checkExpected,
@@ -195,13 +195,14 @@ interface Queued {
 
 /**
  * Open a store over already-opened storage: check (or write) the format record, load heads and
- * the chain tip. Closes the storage when it fails.
- * @throws STORE_VERSION, STORE_CORRUPT (format record), STORE_IO
+ * the chain tip. Closes the storage when it fails. With `open.create` false, storage without a
+ * format record and without data is not made a store.
+ * @throws NOT_FOUND (no format record, `create` false), STORE_VERSION, STORE_CORRUPT (format record), STORE_IO
  */
-export async function openEventStore(storage: Storage, options?: StoreOptions): Promise<Store> {
+export async function openEventStore(storage: Storage, options?: StoreOptions, open: { create: boolean } = { create: true }): Promise<Store> {
   try {
     const s = settings(options);
-    await checkFormat(storage);
+    await checkFormat(storage, open.create);
     const store = new EventStore(storage, s);
     await store.load();
     return store;
@@ -211,7 +212,7 @@ export async function openEventStore(storage: Storage, options?: StoreOptions): 
   }
 }
 
-async function checkFormat(storage: Storage): Promise<void> {
+async function checkFormat(storage: Storage, create: boolean): Promise<void> {
   const key = formatKey();
   const bytes = await storage.get(key);
   if (bytes === undefined) {
@@ -223,6 +224,7 @@ async function checkFormat(storage: Storage): Promise<void> {
         { found: null, supported: FORMAT.version },
       );
     }
+    if (!create) throw storeNotFound(storage.location ?? '(memory)', 'an empty LevelDB database without a Stateflow format record');
     await storage.write([{ type: 'put', key, value: encodeRecord(FORMAT) }], { sync: true });
     return;
   }
@@ -401,20 +403,26 @@ class EventStore implements Store {
     if (from > to) return;
     if (range.stream !== undefined) checkStream(range.stream);
     if (range.stream === undefined) {
-      for await (const [key, value] of this.#storage.iterate(logRange(Math.max(from, 1), to))) {
+      // Every seq up to the last one keeps a log record (compaction leaves pruned stubs), so a
+      // gap means a record was lost: fail closed instead of skipping it.
+      let expected = Math.max(from, 1);
+      for await (const [key, value] of this.#storage.iterate(logRange(expected, to))) {
         const parsed = parseKey(key);
         if (parsed.family !== 'log') continue;
+        if (parsed.seq !== expected) throw corrupt(logKey(expected), 'transition is missing from the log');
+        expected++;
         const record = decodeLog(key, value, parsed.seq);
         if (!record.pruned) yield record;
       }
+      if (expected <= to) throw corrupt(logKey(expected), 'transition is missing from the log');
       return;
     }
     const stream = range.stream;
     for await (const [key] of this.#storage.iterate(streamRange(Family.seq, stream, Math.max(from, 1), to))) {
       const parsed = parseKey(key);
       if (parsed.family !== 'seq') continue;
-      const record = await this.#logRecord(parsed.n, stream, true);
-      if (record !== null && !record.pruned) yield record;
+      const record = await this.#logRecord(parsed.n, stream);
+      if (!record.pruned) yield record;
     }
   }
 

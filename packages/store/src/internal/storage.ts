@@ -47,12 +47,22 @@ type BufferLevel = AbstractLevel<Uint8Array, Uint8Array, Uint8Array>;
 
 const LEVEL_OPTIONS = { keyEncoding: 'view', valueEncoding: 'view' } as const;
 
+/** `NOT_FOUND { dir }`: `dir` holds no Stateflow store (and nothing was created there). */
+export function storeNotFound(dir: string, why: string): StateflowError<'NOT_FOUND'> {
+  return new StateflowError('NOT_FOUND', `No Stateflow store at ${dir} (${why}); nothing was created`, { dir });
+}
+
+/** LevelDB/OS wording of a directory the process may not write (EACCES, EPERM, EROFS). */
+const NO_WRITE_ACCESS = /Permission denied|Operation not permitted|Read-only file system|\b(EACCES|EPERM|EROFS)\b/;
+
 /**
  * Translate a foreign (Level / fs) error into a StateflowError. The one translation boundary of
  * this package: `LEVEL_LOCKED` → `STORE_LOCKED { dir }`; LevelDB corruption (`LEVEL_CORRUPTION`,
  * directly or as the `cause` of a failed open, or a `Corruption:` message) → `STORE_CORRUPT
- * { detail }`; a closed database → `STORE_CLOSED`; anything else → `STORE_IO { location, code }`.
- * The original error is always the `cause`.
+ * { detail }`; a closed database → `STORE_CLOSED`; LevelDB refusing to create a missing database
+ * → `NOT_FOUND { dir }`; no write access (EACCES, EPERM, read-only file system) → `STORE_IO
+ * { location, code, reason: 'no-write-access' }` saying LevelDB needs it even to read; anything
+ * else → `STORE_IO { location, code }`. The original error is always the `cause`.
  */
 export function translateStorageError(err: unknown, location: string | null): StateflowError {
   if (err instanceof StateflowError) return err;
@@ -76,7 +86,17 @@ export function translateStorageError(err: unknown, location: string | null): St
       { cause: err },
     );
   }
-  return new StateflowError('STORE_IO', `Storage failure at ${location ?? '(memory)'}: ${message}`, { location, code: code ?? causeCode ?? null }, { cause: err });
+  const foreign = typeof causeMessage === 'string' ? `${message}: ${causeMessage}` : message;
+  if (location !== null && /does not exist \(create_if_missing is false\)/.test(foreign)) return storeNotFound(location, 'no LevelDB database');
+  if (location !== null && (NO_WRITE_ACCESS.test(foreign) || ['EACCES', 'EPERM', 'EROFS'].includes(String(code ?? causeCode)))) {
+    return new StateflowError(
+      'STORE_IO',
+      `Stateflow needs write access to ${location} even to read: LevelDB takes a lock and replays its log on open (${foreign}); give this user write access to the directory, or copy the store to a writable place`,
+      { location, code: code ?? causeCode ?? null, reason: 'no-write-access' },
+      { cause: err },
+    );
+  }
+  return new StateflowError('STORE_IO', `Storage failure at ${location ?? '(memory)'}: ${foreign}`, { location, code: code ?? causeCode ?? null }, { cause: err });
 }
 
 class LevelStorage implements Storage {
@@ -144,12 +164,14 @@ class LevelStorage implements Storage {
 }
 
 /**
- * Open LevelDB (classic-level) at `dir`, creating it when missing.
+ * Open LevelDB (classic-level) at `dir`, creating it when missing unless `createIfMissing` is false.
  * @throws STORE_LOCKED when another process (or store) holds the directory; STORE_CORRUPT when
- *   LevelDB finds its files damaged (e.g. the MANIFEST); STORE_IO otherwise.
+ *   LevelDB finds its files damaged (e.g. the MANIFEST); NOT_FOUND when `createIfMissing` is false
+ *   and there is no database; STORE_IO otherwise.
  */
-export async function openDiskStorage(dir: string): Promise<Storage> {
-  const storage = new LevelStorage(new ClassicLevel<Uint8Array, Uint8Array>(dir, LEVEL_OPTIONS) as unknown as BufferLevel, dir, {
+export async function openDiskStorage(dir: string, options: { createIfMissing: boolean } = { createIfMissing: true }): Promise<Storage> {
+  const level = new ClassicLevel<Uint8Array, Uint8Array>(dir, { ...LEVEL_OPTIONS, createIfMissing: options.createIfMissing });
+  const storage = new LevelStorage(level as unknown as BufferLevel, dir, {
     persistent: true,
     fsync: true,
   });
