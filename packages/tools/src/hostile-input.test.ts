@@ -123,6 +123,24 @@ describe.each(BACKENDS)('hostile tool inputs (%s)', (backend) => {
     before = await dump(ts.store);
   });
 
+  it('a 1 MB path fails with PATH_SYNTAX at column 4097 and a bounded message, never echoed in full', async () => {
+    const huge = `session.lazy.${'x'.repeat(1_000_000)}`;
+    for (const input of [{ path: huge }, { paths: ['session', huge] }, { path: huge, projection: 'keys' }]) {
+      const err = await rejection(rt.readState(input), 'PATH_SYNTAX');
+      expect(err.details.column).toBe(4097);
+      expect(JSON.stringify(err.details).length).toBeLessThan(300);
+      expect(err.message.length).toBeLessThan(300);
+      expect(err.message).toMatch(/^Invalid path "session\.lazy\.x+…x+" at column 4097: path is longer than 4096 characters\.$/);
+    }
+    const missing = `session.lazy.${'y'.repeat(4000)}`;
+    const notFound = await rejection(rt.readState({ path: missing }), 'PATH_NOT_FOUND');
+    expect(notFound.message.length).toBeLessThan(700);
+    const unselected = createRuntime({ store: ts.store, selection: { cwd: '/repo', mode: 'active' } });
+    const owner = await rejection(unselected.readState({ path: missing }), 'OWNER_NOT_SELECTED');
+    expect(owner.message.length).toBeLessThan(500);
+    expect((owner.details.path as string).length).toBe(200);
+  });
+
   it('non-string paths and projections are INPUT_INVALID', async () => {
     expect((await rejection(rt.readState({ path: 12 }), 'INPUT_INVALID')).details.field).toBe('path');
     expect((await rejection(rt.readState({ paths: 'session' }), 'INPUT_INVALID')).details.field).toBe('paths');

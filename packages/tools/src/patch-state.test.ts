@@ -4,7 +4,7 @@ import type { Store } from '@stateflow/store';
 import { createRuntime } from './runtime.js';
 import type { Runtime } from './runtime.js';
 import { MAX_PUBLISH_ATTEMPTS } from './internal/patch-state.js';
-import { createTestStore, dump, rejection } from '../test-support/stores.js';
+import { BACKENDS, createTestStore, dump, rejection } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
 
 const ALL = { global: true, cwd: '/repo', session: 's1', mode: 'active' } as const;
@@ -127,6 +127,43 @@ describe('patch_state', () => {
     expect(err.details).toMatchObject({ stream: 'cwd:/repo' });
     expect(ts.store.lastSeq()).toBe(seq + MAX_PUBLISH_ATTEMPTS);
     expect(await ts.store.state('cwd:/repo')).not.toHaveProperty('tactics.lost');
+  });
+});
+
+describe.each(BACKENDS)('patch_state is serialised per store (%s)', (backend) => {
+  let ts: TestStore;
+  beforeEach(async () => {
+    ts = await createTestStore(backend);
+  });
+  afterEach(async () => ts.destroy());
+
+  it('40 concurrent calls on different keys all succeed and every key is present, one transition each', async () => {
+    const shared = createRuntime({ store: ts.store, selection: { cwd: '/repo', mode: 'active' } });
+    const calls = Array.from({ length: 40 }, (_, i) =>
+      // half through one runtime, half through a runtime per call (as the HTTP state API does)
+      (i % 2 === 0 ? shared : createRuntime({ store: ts.store, selection: ALL })).patchState(
+        i % 2 === 0 ? { patch: { tactics: { [`k${i}`]: i } } } : { patch: { cwd: { tactics: { [`k${i}`]: i } } } },
+      ),
+    );
+    const results = await Promise.allSettled(calls);
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+    const expected = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i]));
+    expect(await ts.store.state('cwd:/repo')).toEqual({ tactics: expected });
+    expect(ts.store.lastSeq()).toBe(40);
+    expect((await ts.store.head('cwd:/repo')).rev).toBe(40);
+  });
+
+  it('a failing call does not stop the queue', async () => {
+    const rt = createRuntime({ store: ts.store, selection: { cwd: '/repo', mode: 'active' } });
+    const results = await Promise.allSettled([
+      rt.patchState({ patch: { tactics: { a: 1 } } }),
+      rt.patchState({ patch: { tactics: { '[0]': 1 } } }),
+      rt.patchState({ patch: { lazy: { list: [1] } } }),
+      rt.patchState({ patch: { lazy: { list: { '[5]': 2 } } } }),
+      rt.patchState({ patch: { tactics: { b: 2 } } }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(await ts.store.state('cwd:/repo')).toEqual({ tactics: { a: 1, b: 2 }, lazy: { list: [1] } });
   });
 });
 

@@ -2,7 +2,7 @@
  * What every tool handler works with: the store, the selected owners and the mode, plus
  * helpers over one captured view.
  */
-import { StateflowError } from '@stateflow/core';
+import { StateflowError, elidePath, quotePath } from '@stateflow/core';
 import type { JsonObject, JsonValue, OwnerScope } from '@stateflow/core';
 import type { Store, StoreView } from '@stateflow/store';
 import { relativizeRefs } from '@stateflow/core';
@@ -36,8 +36,8 @@ export function requireOwner(ctx: RuntimeContext, scope: OwnerScope, path?: stri
   const selected = ctx.owners.map((o) => o.scope).join(', ');
   throw new StateflowError(
     'OWNER_NOT_SELECTED',
-    `${path === undefined ? 'The patch' : `Path ${JSON.stringify(path)}`} addresses the ${scope} scope, which is not selected here (selected: ${selected}); use a selected scope or an unscoped/effective path.`,
-    { ...(path === undefined ? {} : { path }), owner: scope },
+    `${path === undefined ? 'The patch' : `Path ${quotePath(path)}`} addresses the ${scope} scope, which is not selected here (selected: ${selected}); use a selected scope or an unscoped/effective path.`,
+    { ...(path === undefined ? {} : { path: elidePath(path) }), owner: scope },
   );
 }
 

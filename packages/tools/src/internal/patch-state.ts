@@ -24,12 +24,15 @@ import type { StoreView } from '@stateflow/store';
 import { captureView, capturedStream, display, requireOwner, soleOwner } from './context.js';
 import type { RuntimeContext } from './context.js';
 import { checkToolInput } from './input-validation.js';
+import { serialPerStore } from './store-queue.js';
 import { effectiveView } from './views.js';
 import type { SelectedOwner } from '../selection.js';
 
 /**
- * How many times a call is evaluated against a freshly captured basis when a concurrent writer
- * moved a changed stream's head in between (CAS `CONFLICT`). After the last attempt the
+ * How many times a call is evaluated against a freshly captured basis when a writer outside the
+ * per-store queue (a ladder run, a direct `store.publish`) moved a changed stream's head in
+ * between (CAS `CONFLICT`). Calls through this package never conflict with each other: they are
+ * queued per store. After the last attempt the
  * `CONFLICT` is returned to the caller.
  */
 export const MAX_PUBLISH_ATTEMPTS = 3;
@@ -51,13 +54,23 @@ export interface PatchStateResult {
 const SCOPES: readonly OwnerScope[] = ['global', 'cwd', 'session'];
 
 /**
- * Handles one `patch_state` call.
+ * Handles one `patch_state` call. Input checks run at once; capture → stage → publish runs in
+ * the store's queue ({@link serialPerStore}), so concurrent calls on one store never conflict.
  * @throws StateflowError `INPUT_INVALID`, `PATCH_INVALID`, `OWNER_NOT_SELECTED`, `CONFLICT`
  *   (after {@link MAX_PUBLISH_ATTEMPTS}), and store errors; nothing is published then.
  */
 export async function patchState(ctx: RuntimeContext, input: unknown): Promise<PatchStateResult> {
   const request = checkToolInput('patch_state', input);
   const patches = scopePatches(ctx, request.patch as JsonObject);
+  return serialPerStore(ctx.store, () => publishPatches(ctx, patches));
+}
+
+/**
+ * Captures, stages and publishes `patches` with CAS; on `CONFLICT` (a writer that bypassed the
+ * per-store queue moved a head) the call is re-evaluated on a fresh capture, at most
+ * {@link MAX_PUBLISH_ATTEMPTS} times.
+ */
+async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, JsonObject>): Promise<PatchStateResult> {
   for (let attempt = 1; ; attempt++) {
     const view = await captureView(ctx);
     const staged = stage(view, patches);

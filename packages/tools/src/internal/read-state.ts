@@ -6,10 +6,12 @@ import {
   StateflowError,
   applyPatch,
   diff,
+  elidePath,
   isStateflowError,
   narrowPatch,
   parsePath,
   projectKeys,
+  quotePath,
   readBatch,
   readPlaneAware,
 } from '@stateflow/core';
@@ -140,8 +142,8 @@ function rejectRange(parsed: ParsedPath): void {
   if (range === undefined) return;
   throw new StateflowError(
     'PATH_KIND',
-    `Path ${JSON.stringify(parsed.text)}: the patch projection addresses one value, but a range [start:end] at column ${range.column} selects several; read the patch of the whole array.`,
-    { path: parsed.text, expected: 'member or index', actual: 'range' },
+    `Path ${quotePath(parsed.text)}: the patch projection addresses one value, but a range [start:end] at column ${range.column} selects several; read the patch of the whole array.`,
+    { path: elidePath(parsed.text), expected: 'member or index', actual: 'range' },
   );
 }
 
