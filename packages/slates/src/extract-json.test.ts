@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractJson } from './extract-json.js';
+import { extractJson, extractJsonBlock, parseJsonText } from './extract-json.js';
 
 const F = '```';
 
@@ -48,4 +48,34 @@ describe('extractJson (seeds/ladr-reads-and-writes.txt extraction rules)', () =>
       expect(extractJson(output)).toEqual(expected);
     });
   }
+});
+
+describe('extractJsonBlock: the first block must be JSON by core snapshotJson', () => {
+  it('a block that parses to a non-JSON value is returned as notJson (pointer and problem)', () => {
+    expect(extractJsonBlock('{"a":1e999}')).toEqual({ notJson: { pointer: '/a', problem: 'Infinity is not a JSON number' } });
+    expect(extractJsonBlock('x ["\\udc00"] y')).toEqual({
+      notJson: { pointer: '/0', problem: 'a string with a lone surrogate is not valid Unicode text' },
+    });
+    const deep = `${'['.repeat(600)}${']'.repeat(600)}`;
+    expect(extractJsonBlock(deep)).toMatchObject({ notJson: { problem: 'containers are nested more than 512 levels deep' } });
+  });
+
+  it('first block wins: a later valid block does not replace a non-JSON first block', () => {
+    expect(extractJsonBlock('{"a": 1e999} then {"b": 1}')).toEqual({ notJson: { pointer: '/a', problem: 'Infinity is not a JSON number' } });
+  });
+
+  it('extractJson sees a non-JSON first block as no JSON; values are deeply frozen core JSON', () => {
+    expect(extractJson('{"a":1e999}')).toBeUndefined();
+    const v = extractJson('ok {"a": {"b": [1, -0]}}') as { a: { b: number[] } };
+    expect(v).toEqual({ a: { b: [1, 0] } });
+    expect(Object.is(v.a.b[1], 0)).toBe(true);
+    expect(Object.isFrozen(v.a.b)).toBe(true);
+    expect(extractJsonBlock('no json here')).toBeUndefined();
+  });
+
+  it('parseJsonText reads a whole text with the same definition', () => {
+    expect(parseJsonText('[1, 2]')).toEqual({ value: [1, 2] });
+    expect(parseJsonText('[1e999]')).toEqual({ notJson: { pointer: '/0', problem: 'Infinity is not a JSON number' } });
+    expect(parseJsonText('[1,]')).toBeUndefined();
+  });
 });

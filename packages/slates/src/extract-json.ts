@@ -1,24 +1,67 @@
 /**
  * The JSON extraction engine shared by `slateWrite.match`, `if.jsonMatches` and
  * `retrieve.requestMatch` (seeds/ladr-reads-and-writes.txt "slateWrite.match and if.jsonMatches
- * use the same JSON extraction engine"; DESIGN.md "Decisions: Extraction").
+ * use the same JSON extraction engine"; DESIGN.md "Decisions: Extraction"), and the one reading
+ * of JSON text for slate values: text is parsed with `JSON.parse` and the result must then be a
+ * JSON value by core's definition ({@link snapshotJson}, via {@link jsonCopy}) — `1e999`
+ * (Infinity), a lone surrogate escape or nesting beyond core's `MAX_PATCH_DEPTH` parse, but are
+ * not JSON values a slate can store.
  */
 import type { JsonValue } from '@stateflow/core';
+import { jsonCopy } from './internal/json-config.js';
+import type { NonJson } from './internal/json-config.js';
 
-function parse(text: string): JsonValue | undefined {
+/**
+ * A JSON block read from text: its value as a deeply frozen core JSON copy, or — when the text
+ * parses but holds something core does not accept as JSON — where and why.
+ */
+export type JsonBlock = { value: JsonValue } | { notJson: NonJson };
+
+/** `JSON.parse` that answers `undefined` instead of throwing. */
+function parseRaw(text: string): unknown {
   try {
-    return JSON.parse(text) as JsonValue;
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
 }
 
+/** A parsed value as a {@link JsonBlock}: core's {@link snapshotJson} decides what is JSON. */
+function toBlock(raw: unknown): JsonBlock {
+  const copy = jsonCopy(raw);
+  return 'value' in copy ? { value: copy.value } : { notJson: copy };
+}
+
+/**
+ * Read a whole text as JSON: `undefined` when `JSON.parse` rejects it, else a {@link JsonBlock}
+ * (a `notJson` block for `1e999`, `"\ud800"`, nesting deeper than 512 levels).
+ */
+export function parseJsonText(text: string): JsonBlock | undefined {
+  const raw = parseRaw(text);
+  return raw === undefined ? undefined : toBlock(raw);
+}
+
+/**
+ * The refusal reason for a value that is not JSON, e.g.
+ * `the value is not JSON at "/a": Infinity is not a JSON number`.
+ */
+export function notJsonReason(nonJson: NonJson, subject = 'the value'): string {
+  const at = nonJson.pointer === '' ? '' : ` at "${nonJson.pointer}"`;
+  return `${subject} is not JSON${at}: ${nonJson.problem}`;
+}
+
+/** A candidate block: it parses and is not `null` (`null` is never a value). */
+function candidate(text: string): unknown {
+  const raw = parseRaw(text);
+  return raw === null ? undefined : raw;
+}
+
 const FENCE = /^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^\n]*\n([\s\S]*?)^[ \t]*\1[ \t]*$/gm;
 
-function fromFences(output: string): JsonValue | undefined {
+function fromFences(output: string): unknown {
   for (const m of output.matchAll(FENCE)) {
     if ((m[2] ?? '').toLowerCase() !== 'json') continue;
-    const value = parse(m[3] ?? '');
+    const value = candidate(m[3] ?? '');
     if (value !== undefined) return value;
   }
   return undefined;
@@ -47,30 +90,42 @@ function balancedEnd(text: string, start: number): number {
   return -1;
 }
 
-function fromBalanced(output: string): JsonValue | undefined {
+function fromBalanced(output: string): unknown {
   for (let i = 0; i < output.length; i++) {
     const c = output[i];
     if (c !== '{' && c !== '[') continue;
     const end = balancedEnd(output, i);
     if (end === -1) continue;
-    const value = parse(output.slice(i, end));
+    const value = candidate(output.slice(i, end));
     if (value !== undefined) return value;
   }
   return undefined;
 }
 
 /**
- * Extract the first JSON value from a model output, or `undefined` when there is none.
+ * Find the first JSON block of a model output, or `undefined` when there is none.
  *
  * 1. The whole output, parsed strictly (`JSON.parse`; surrounding whitespace allowed).
  * 2. Else the first fenced block whose info string is `json` (case-insensitive; ``` or ~~~
  *    fences) and whose contents parse; other fences are skipped.
  * 3. Else the first balanced `{…}` or `[…]` span (string- and escape-aware) that parses;
  *    balanced spans that do not parse (`{draft}`) are skipped and scanning resumes inside them.
- * 4. Else nothing. Malformed JSON is never repaired.
+ * 4. Else nothing. Malformed JSON is never repaired; a block that parses to `null` is skipped.
  *
- * First block wins: later JSON blocks are ignored.
+ * First block wins: later JSON blocks are ignored, also when the first one parses but is not a
+ * JSON value by core's definition (`{"a": 1e999}`): that block is returned as `notJson`.
+ */
+export function extractJsonBlock(output: string): JsonBlock | undefined {
+  const raw = candidate(output) ?? fromFences(output) ?? fromBalanced(output);
+  return raw === undefined ? undefined : toBlock(raw);
+}
+
+/**
+ * The first JSON value of a model output (see {@link extractJsonBlock}), deeply frozen, or
+ * `undefined` when there is none or the first block is not a JSON value (the gates'
+ * "no JSON": `if.jsonMatches` does not match, `retrieve` sees no request).
  */
 export function extractJson(output: string): JsonValue | undefined {
-  return parse(output) ?? fromFences(output) ?? fromBalanced(output);
+  const block = extractJsonBlock(output);
+  return block !== undefined && 'value' in block ? block.value : undefined;
 }

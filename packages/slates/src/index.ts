@@ -27,7 +27,9 @@ export type {
   WriteTarget,
   RetrieveDecl,
 } from './config-types.js';
-export { extractJson } from './extract-json.js';
+export { extractJson, extractJsonBlock, parseJsonText } from './extract-json.js';
+export type { JsonBlock } from './extract-json.js';
+export type { NonJson } from './internal/json-config.js';
 export { createSlateState, slateContents, fileContents } from './slate-state.js';
 export type { SlateStreamState, FolderState, FileState, EntryState } from './slate-state.js';
 export { readSlate, folderIndex, folderTree, renderValue } from './slate-read.js';

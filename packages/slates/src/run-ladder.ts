@@ -10,7 +10,7 @@ import { StateflowError, diff, isJsonObject, isStateflowError } from '@stateflow
 import type { JsonObject, JsonValue } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
 import type { FieldDecl, GateAction, StepDecl, WritePolicy, WriteTarget } from './config-types.js';
-import { extractJson } from './extract-json.js';
+import { extractJson, extractJsonBlock, notJsonReason, parseJsonText } from './extract-json.js';
 import { isWriteAction } from './internal/catalog.js';
 import type { Resolved, SourceEnv, SourceUse, StepOutputs } from './internal/resolve-source.js';
 import { resolveSource } from './internal/resolve-source.js';
@@ -191,25 +191,34 @@ async function completion(model: Model, request: ModelRequest): Promise<string> 
   return output;
 }
 
-function writeValue(ctx: RunCtx, resolved: Resolved, to: WriteTarget, on: WritePolicy): JsonValue | undefined {
+/**
+ * The value a gated write stores, `undefined` for a no-op, or `{ refused }` when a `mergeByKey`
+ * source text parses but is not JSON by core's definition (`[1e999]`).
+ */
+function writeValue(ctx: RunCtx, resolved: Resolved, to: WriteTarget, on: WritePolicy): { value: JsonValue } | { refused: string } | undefined {
   if ('value' in resolved) {
     if (resolved.value === null) return undefined;
-    return to.metatag === undefined && on !== 'mergeByKey' ? renderValue(resolved.value) : resolved.value;
+    return { value: to.metatag === undefined && on !== 'mergeByKey' ? renderValue(resolved.value) : resolved.value };
   }
   if (on === 'mergeByKey') {
-    try {
-      return resolved.texts.flatMap((t) => {
-        const v = JSON.parse(t) as JsonValue;
-        return Array.isArray(v) ? v : [v];
-      });
-    } catch {
-      return resolved.texts.join(JOIN); // refused by the write: mergeByKey needs JSON
+    const items: JsonValue[] = [];
+    for (const t of resolved.texts) {
+      const block = parseJsonText(t);
+      if (block === undefined) return { value: resolved.texts.join(JOIN) }; // text, merged as one item
+      if (!('value' in block)) return { refused: notJsonReason(block.notJson) };
+      items.push(...(Array.isArray(block.value) ? block.value : [block.value]));
     }
+    return { value: items };
   }
-  if (to.metatag === undefined) return resolved.texts.join(JOIN);
+  if (to.metatag === undefined) return { value: resolved.texts.join(JOIN) };
   const type = ctx.ladder.catalog.get(to.slate)?.folders.get(to.folder)?.files.get(to.file)?.metatags.get(to.metatag);
-  if (resolved.multi) return type === 'string' ? resolved.texts.join(JOIN) : resolved.texts;
-  return resolved.texts[0] as string;
+  if (resolved.multi) return { value: type === 'string' ? resolved.texts.join(JOIN) : resolved.texts };
+  return { value: resolved.texts[0] as string };
+}
+
+/** The refusal of a write whose value never reached the slate. */
+function refusal(to: WriteTarget, step: string, node: number, reason: string): Refused {
+  return { slate: to.slate, folder: to.folder, file: to.file, ...(to.metatag === undefined ? {} : { metatag: to.metatag }), step, node, reason };
 }
 
 function gateMatches(ctx: RunCtx, step: StepDecl, output: string): boolean {
@@ -259,7 +268,8 @@ async function runSteps(ctx: RunCtx, result: LadderRunResult): Promise<void> {
         const on = w.on ?? 'append';
         const use: SourceUse = { who: `Step "${step.id}": gated write (${branch})`, previousStep: previous, node, output };
         const value = writeValue(ctx, resolveSource(ctx.env, use, parseSource(w.from) as ParsedSource), w.to, on);
-        if (value !== undefined) ctx.env.workspace.write({ to: w.to, on, ...(w.key ? { key: w.key } : {}), value, step: step.id, node });
+        if (value !== undefined && 'refused' in value) ctx.env.workspace.refuse(refusal(w.to, step.id, node, value.refused));
+        else if (value !== undefined) ctx.env.workspace.write({ to: w.to, on, ...(w.key ? { key: w.key } : {}), value: value.value, step: step.id, node });
       }
     }
     const trace: StepTrace = { id: step.id, outputs, survivors };
@@ -271,8 +281,14 @@ async function runSteps(ctx: RunCtx, result: LadderRunResult): Promise<void> {
     const match = ctx.ladder.checks.match.get(step.id);
     if (sw !== undefined && match !== undefined) {
       for (const node of survivors) {
-        const json = extractJson(outputs[node] as string);
-        if (json === undefined || !match(json)) continue;
+        const block = extractJsonBlock(outputs[node] as string);
+        if (block === undefined) continue;
+        if (!('value' in block)) {
+          ctx.env.workspace.refuse(refusal(sw.to, step.id, node, notJsonReason(block.notJson, "the output's first JSON block")));
+          continue;
+        }
+        const json = block.value;
+        if (!match(json)) continue;
         const value = sw.field === undefined ? json : isJsonObject(json) ? json[sw.field] : undefined;
         if (value === undefined) continue;
         const on = sw.on ?? 'append';

@@ -73,6 +73,24 @@ describe('applyWrite', () => {
     expect(refused).toMatchObject({ status: 'refused', refused: { reason: 'mergeByKey needs the contents of "a.md" to be a JSON array' } });
   });
 
+  it('values that are not JSON by core snapshotJson are refused; so are mergeByKey contents holding 1e999', () => {
+    const s = fresh();
+    expect(applyWrite(ctx, s, req({ value: { x: Number.NaN } }))).toMatchObject({
+      status: 'refused',
+      refused: { reason: 'the value is not JSON at "/x": NaN is not a JSON number' },
+    });
+    expect(applyWrite(ctx, s, req({ to: { slate: 'S', folder: 'f', file: 'a.md', metatag: 'log' }, value: ['\ud800'] }))).toMatchObject({
+      status: 'refused',
+      refused: { metatag: 'log', reason: 'the value is not JSON at "/0": a string with a lone surrogate is not valid Unicode text' },
+    });
+    expect(applyWrite(ctx, s, req({ to: { slate: 'S', folder: 'f', file: 'n.md' }, on: 'overwrite', value: '[{"id":"a","n":1e999}]' })).status).toBe('written');
+    expect(applyWrite(ctx, s, req({ to: { slate: 'S', folder: 'f', file: 'n.md' }, on: 'mergeByKey', key: 'id', value: [{ id: 'b' }] }))).toMatchObject({
+      status: 'refused',
+      refused: { reason: 'mergeByKey needs the contents of "n.md" to be a JSON array' },
+    });
+    expect(fileContents(s.slates.S?.folders.f?.files['a.md'])).toBe('seed line');
+  });
+
   it('mergeByKey keeps order, replaces by key (deep-equal keys), appends new and keyless items', () => {
     expect(mergeByKey([{ id: 'a' }, { id: 'b', n: 1 }], [{ id: 'b', n: 2 }, { id: 'c' }, { x: 1 }], 'id')).toEqual([
       { id: 'a' }, { id: 'b', n: 2 }, { id: 'c' }, { x: 1 },

@@ -8,6 +8,8 @@
 import { isJsonObject, jsonEqual } from '@stateflow/core';
 import type { JsonValue } from '@stateflow/core';
 import type { MetatagType, WritePolicy, WriteTarget } from './config-types.js';
+import { notJsonReason, parseJsonText } from './extract-json.js';
+import { jsonCopy } from './internal/json-config.js';
 import type { Catalog, FolderInfo } from './internal/catalog.js';
 import type { EntryState, FileState, SlateStreamState } from './slate-state.js';
 import { fileContents } from './slate-state.js';
@@ -170,6 +172,10 @@ function candidates(info: FolderInfo, files: Record<string, FileState>, keep: En
  * Metatags: the value is converted to the declared type; `append` joins strings with a blank
  * line, concatenates arrays, and for `json` appends to the existing array (wrapping a scalar);
  * values containing `null` are refused. Metatags do not count toward the budget.
+ *
+ * A value that is not JSON by core's definition (`snapshotJson`: NaN/±Infinity, lone
+ * surrogates, nesting beyond 512 levels …) is refused; so are file contents that `mergeByKey`
+ * cannot read as a core-JSON array.
  */
 export function applyWrite(ctx: WriteContext, state: SlateStreamState, req: WriteRequest): WriteOutcome {
   const { slate, folder, file, metatag } = req.to;
@@ -178,7 +184,10 @@ export function applyWrite(ctx: WriteContext, state: SlateStreamState, req: Writ
     status: 'refused',
     refused: { slate, folder, file, ...(metatag === undefined ? {} : { metatag }), step: req.step, node: req.node, reason, ...extra },
   });
-  if (containsNull(req.value)) return refuse('the value contains null, which slates never store');
+  const copy = jsonCopy(req.value);
+  if (!('value' in copy)) return refuse(notJsonReason(copy));
+  const value = copy.value;
+  if (containsNull(value)) return refuse('the value contains null, which slates never store');
   const files = (((state.slates[slate] ??= { folders: {} }).folders[folder] ??= { files: {} }).files);
   const existing = files[file];
   const nextTick = state.tick + 1;
@@ -189,7 +198,7 @@ export function applyWrite(ctx: WriteContext, state: SlateStreamState, req: Writ
 
   if (metatag !== undefined) {
     const type = info.files.get(file)?.metatags.get(metatag) ?? info.metatags.get(metatag) ?? 'json';
-    const coerced = coerce(type, req.value);
+    const coerced = coerce(type, value);
     if ('error' in coerced) return refuse(coerced.error);
     if (req.on === 'mergeByKey' && existing?.metatags[metatag] !== undefined && !Array.isArray(existing.metatags[metatag])) {
       return refuse(`mergeByKey needs a JSON array in metatag "${metatag}"`);
@@ -202,17 +211,14 @@ export function applyWrite(ctx: WriteContext, state: SlateStreamState, req: Writ
 
   let text: string;
   if (req.on === 'mergeByKey') {
-    let current: JsonValue;
-    try {
-      const contents = fileContents(existing);
-      current = contents.trim() === '' ? [] : (JSON.parse(contents) as JsonValue);
-    } catch {
+    const contents = fileContents(existing);
+    const current = contents.trim() === '' ? { value: [] } : parseJsonText(contents);
+    if (current === undefined || !('value' in current) || !Array.isArray(current.value)) {
       return refuse(`mergeByKey needs the contents of "${file}" to be a JSON array`);
     }
-    if (!Array.isArray(current)) return refuse(`mergeByKey needs the contents of "${file}" to be a JSON array`);
-    text = JSON.stringify(mergeByKey(current, asArray(req.value), req.key as string));
+    text = JSON.stringify(mergeByKey(current.value, asArray(value), req.key as string));
   } else {
-    text = asText(req.value);
+    text = asText(value);
     if (text === '' && req.on === 'append') return { status: 'noop' };
   }
   const entry: EntryState = { tick: nextTick, text, at: ctx.at };

@@ -12,7 +12,10 @@ import { materialize } from '../slate-state.js';
 import type { Evicted, Refused, WriteContext, WriteRequest } from '../slate-write.js';
 import { applyWrite } from '../slate-write.js';
 
-type Op = { kind: 'read'; slate: string; folder: string; file: string } | { kind: 'write'; req: WriteRequest };
+type Op =
+  | { kind: 'read'; slate: string; folder: string; file: string }
+  | { kind: 'write'; req: WriteRequest }
+  | { kind: 'refuse'; refused: Refused };
 
 /** Mutable slate state of one call, with its read/write log and outcomes. */
 export class Workspace {
@@ -58,11 +61,21 @@ export class Workspace {
     }
   }
 
-  /** The same reads and writes applied to another base state (a newer head after a conflict). */
+  /**
+   * Record a write refused before it reached the slate (its value is not JSON by core's
+   * definition): reported in `refused`, nothing changes. Kept across {@link replayOn}.
+   */
+  refuse(refused: Refused): void {
+    this.#ops.push({ kind: 'refuse', refused });
+    this.refused.push(refused);
+  }
+
+  /** The same reads, writes and refusals applied to another base state (a newer head after a conflict). */
   replayOn(ladder: Parameters<typeof materialize>[0], base: SlateStreamState): Workspace {
     const next = new Workspace(this.#ctx, ladder, base);
     for (const op of this.#ops) {
       if (op.kind === 'read') next.markRead(op.slate, op.folder, op.file);
+      else if (op.kind === 'refuse') next.refuse(op.refused);
       else next.write(op.req);
     }
     return next;
