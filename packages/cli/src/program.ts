@@ -43,7 +43,10 @@ export function buildProgram(ctx: CommandContext): Command {
       writeErr: (text) => ctx.io.stderr.write(text),
       outputError: () => {},
     })
-    .showSuggestionAfterError(true);
+    .showSuggestionAfterError(true)
+    // Set before the commands are added, which inherit it: `stateflow <command> --help` lists
+    // the global options too.
+    .configureHelp({ showGlobalOptions: true });
   addGlobalOptions(program);
   for (const register of [
     registerPatchCommand,

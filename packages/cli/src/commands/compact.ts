@@ -7,6 +7,7 @@ import { positiveInt } from '../internal/arguments.js';
 import type { CommandContext } from '../internal/context.js';
 import { emit } from '../internal/output.js';
 import { withStore } from '../internal/store-access.js';
+import { requireKnownStream } from '../internal/known-stream.js';
 
 /** Register `compact`. */
 export function registerCompactCommand(program: Command, ctx: CommandContext): void {
@@ -17,9 +18,10 @@ export function registerCompactCommand(program: Command, ctx: CommandContext): v
     .requiredOption('--keep <n>', 'number of newest revisions to keep', positiveInt)
     .action(async (stream: string, local: { keep: number }, command: Command) => {
       const options = ctx.options(command);
-      const result = await withStore(options.dir, 'existing', async (store) =>
-        store.compact(stream, { keepRevisions: local.keep }),
-      );
+      const result = await withStore(options.dir, 'existing', async (store) => {
+        await requireKnownStream(store, stream);
+        return store.compact(stream, { keepRevisions: local.keep });
+      });
       emit(ctx.io, options.json, { stream, ...result }, () =>
         `compacted ${stream}: origin is now rev ${result.origin}, ${result.deleted} entries deleted`,
       );

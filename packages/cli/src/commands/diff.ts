@@ -7,6 +7,7 @@ import { nonNegativeInt } from '../internal/arguments.js';
 import type { CommandContext } from '../internal/context.js';
 import { emit } from '../internal/output.js';
 import { withStore } from '../internal/store-access.js';
+import { requireKnownStream } from '../internal/known-stream.js';
 
 /** Register `diff`. */
 export function registerDiffCommand(program: Command, ctx: CommandContext): void {
@@ -18,7 +19,10 @@ export function registerDiffCommand(program: Command, ctx: CommandContext): void
     .argument('<revB>', 'to revision', nonNegativeInt)
     .action(async (stream: string, revA: number, revB: number, _local: unknown, command: Command) => {
       const options = ctx.options(command);
-      const patch = await withStore(options.dir, 'existing', async (store) => store.diff(stream, revA, revB));
+      const patch = await withStore(options.dir, 'existing', async (store) => {
+        await requireKnownStream(store, stream);
+        return store.diff(stream, revA, revB);
+      });
       emit(ctx.io, options.json, patch);
     });
 }

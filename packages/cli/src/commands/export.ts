@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../internal/context.js';
 import { withStore } from '../internal/store-access.js';
+import { isUnknownStream, unknownStreamMessage } from '../internal/known-stream.js';
 import { writeLine } from '../internal/stream-output.js';
 
 /** Register `export`. */
@@ -18,6 +19,9 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
       await withStore(options.dir, 'existing', async (store) => {
         for await (const transition of store.transitions(local.stream === undefined ? {} : { stream: local.stream })) {
           await writeLine(ctx.io.stdout, JSON.stringify(transition));
+        }
+        if (local.stream !== undefined && (await isUnknownStream(store, local.stream))) {
+          ctx.io.stderr.write(`stateflow: ${unknownStreamMessage(local.stream)}\n`);
         }
       });
     });

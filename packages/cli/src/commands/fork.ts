@@ -7,6 +7,7 @@ import type { CommandContext } from '../internal/context.js';
 import { emit } from '../internal/output.js';
 import { describePublish } from '../internal/publish-summary.js';
 import { withStore } from '../internal/store-access.js';
+import { requireKnownStream } from '../internal/known-stream.js';
 
 /** Register `fork`. */
 export function registerForkCommand(program: Command, ctx: CommandContext): void {
@@ -18,9 +19,10 @@ export function registerForkCommand(program: Command, ctx: CommandContext): void
     .option('--at <rev>', 'revision of <from> to fork from (default: its head)', nonNegativeInt)
     .action(async (from: string, to: string, local: { at?: number }, command: Command) => {
       const options = ctx.options(command);
-      const result = await withStore(options.dir, 'existing', async (store) =>
-        store.fork(from, to, local.at === undefined ? {} : { at: local.at }),
-      );
+      const result = await withStore(options.dir, 'existing', async (store) => {
+        await requireKnownStream(store, from);
+        return store.fork(from, to, local.at === undefined ? {} : { at: local.at });
+      });
       emit(ctx.io, options.json, result, () =>
         `forked ${from}${local.at === undefined ? '' : ` at rev ${local.at}`} to ${to}: ${describePublish(result, 'source state is empty; nothing published')}`,
       );

@@ -9,7 +9,8 @@ import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import { StateflowError, isJsonObject } from '@stateflow/core';
 import type { CommandContext } from '../internal/context.js';
-import { importHistory, parsePlacement, type HistoryEntry } from '../internal/history-import.js';
+import { importHistory, parsePlacement, type HistoryEntry, type ImportOptions } from '../internal/history-import.js';
+import { checkImportTarget } from '../internal/import-target.js';
 import { describeImport } from '../internal/import-output.js';
 import { emit } from '../internal/output.js';
 import { startProgress } from '../internal/progress.js';
@@ -27,16 +28,19 @@ export function registerImportGitCommand(program: Command, ctx: CommandContext):
     .description("import every committed version of a JSON file in a local git repository (first-parent history, oldest first)")
     .argument('<repo>', 'path of the git repository (working tree or bare)')
     .argument('<file>', 'path of the JSON file inside the repository, from its root')
-    .requiredOption('--stream <stream>', 'stream to write, e.g. cwd:/home/me/proj')
-    .requiredOption('--at <path>', "keys inside the stream's state where each version is placed, e.g. lazy.manifest")
-    .action(async (repo: string, file: string, local: { stream: string; at: string }, command: Command) => {
+    .requiredOption('--stream <stream>', 'stream to write: global, cwd:/abs/dir, session:ID, or a free-form name like history:x')
+    .requiredOption('--at <path>', "keys inside the stream's state where each version is placed; owner streams start with a plane, e.g. lazy.manifest")
+    .option('--append', 'continue a stream that already has revisions')
+    .action(async (repo: string, file: string, local: ImportOptions, command: Command) => {
       const options = ctx.options(command);
       const keys = parsePlacement(local.at);
+      await checkImportTarget(local.stream, keys);
       const repoDir = path.resolve(ctx.io.cwd, repo);
       const commits = await fileCommits(repoDir, file);
       const report = await withStore(options.dir, 'create', async (store) =>
         importHistory(store, local.stream, keys, versions(repoDir, file, commits), (total) =>
           startProgress(ctx.io, 'import-git', total),
+          local.append === true,
         ),
       );
       emit(ctx.io, options.json, report, () => describeImport(report));

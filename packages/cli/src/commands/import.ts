@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { StateflowError, isJsonObject, type JsonObject } from '@stateflow/core';
 import type { CommandContext } from '../internal/context.js';
-import { importHistory, parsePlacement, type HistoryEntry } from '../internal/history-import.js';
+import { importHistory, parsePlacement, type HistoryEntry, type ImportOptions } from '../internal/history-import.js';
+import { checkImportTarget } from '../internal/import-target.js';
 import { describeImport } from '../internal/import-output.js';
 import { readJsonLines } from '../internal/json-lines.js';
 import { emit } from '../internal/output.js';
@@ -17,16 +18,18 @@ import { withStore } from '../internal/store-access.js';
 export function registerImportCommand(program: Command, ctx: CommandContext): void {
   program
     .command('import')
-    .description('import a JSON Lines document history ({"rev", "doc"} per line, oldest first) as one transition per distinct doc')
-    .argument('<history>', 'JSON Lines file, one {"doc": {...}} object per line')
-    .requiredOption('--stream <stream>', 'stream to write, e.g. cwd:/home/me/proj')
-    .requiredOption('--at <path>', "keys inside the stream's state where each doc is placed, e.g. lazy.history")
-    .action(async (history: string, local: { stream: string; at: string }, command: Command) => {
+    .description('import a JSON Lines document history (oldest first) as one transition per distinct doc')
+    .argument('<history>', 'JSON Lines file, one {"rev": 1, "doc": {...}} object per line')
+    .requiredOption('--stream <stream>', 'stream to write: global, cwd:/abs/dir, session:ID, or a free-form name like history:x')
+    .requiredOption('--at <path>', "keys inside the stream's state where each doc is placed; owner streams start with a plane, e.g. lazy.history")
+    .option('--append', 'continue a stream that already has revisions')
+    .action(async (history: string, local: ImportOptions, command: Command) => {
       const options = ctx.options(command);
       const keys = parsePlacement(local.at);
+      await checkImportTarget(local.stream, keys);
       const file = path.resolve(ctx.io.cwd, history);
       const report = await withStore(options.dir, 'create', async (store) =>
-        importHistory(store, local.stream, keys, historyEntries(file), (total) => startProgress(ctx.io, 'import', total)),
+        importHistory(store, local.stream, keys, historyEntries(file), (total) => startProgress(ctx.io, 'import', total), local.append === true),
       );
       emit(ctx.io, options.json, report, () => describeImport(report));
     });

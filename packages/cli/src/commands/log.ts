@@ -8,6 +8,7 @@ import { nonNegativeInt, positiveInt } from '../internal/arguments.js';
 import type { CommandContext } from '../internal/context.js';
 import { clip, table } from '../internal/output.js';
 import { withStore } from '../internal/store-access.js';
+import { isUnknownStream, unknownStreamMessage } from '../internal/known-stream.js';
 import { writeLine } from '../internal/stream-output.js';
 
 /** Widest patch summary shown in the table, in characters. */
@@ -43,6 +44,9 @@ export function registerLogCommand(program: Command, ctx: CommandContext): void 
           count++;
           if (options.json) await writeLine(ctx.io.stdout, JSON.stringify(transition));
           else rows.push(...tableRows(transition));
+        }
+        if (count === 0 && local.stream !== undefined && (await isUnknownStream(store, local.stream))) {
+          ctx.io.stderr.write(`stateflow: ${unknownStreamMessage(local.stream)}\n`);
         }
         if (!options.json) {
           ctx.io.stdout.write(

@@ -1,7 +1,9 @@
 /**
  * `stateflow replay <export.jsonl> --dir NEW`: rebuild a store from a full export by appending
  * every transition verbatim (same seq, time and hash), verifying each hash, then auditing the
- * result: a replay-based audit that runs on any machine (DESIGN.md "Tamper evidence").
+ * result: a replay-based audit that runs on any machine (DESIGN.md "Tamper evidence"). The store
+ * is built beside `--dir` and moved into place only when every hash verified and the audit is
+ * clean: a failed replay leaves `--dir` exactly as it was.
  */
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -11,8 +13,7 @@ import type { CommandContext } from '../internal/context.js';
 import { atLine, countJsonLines, readJsonLines } from '../internal/json-lines.js';
 import { count, emit } from '../internal/output.js';
 import { startProgress } from '../internal/progress.js';
-import { withStore } from '../internal/store-access.js';
-import { ExitCode } from '../exit-codes.js';
+import { withNewStore } from '../internal/store-access.js';
 
 /** Result of a replay. */
 interface ReplayReport {
@@ -21,6 +22,7 @@ interface ReplayReport {
   lastSeq: number;
   /** Hash of the last transition (64 zeros for an empty export). */
   hash: string;
+  /** Audit problems of the rebuilt store: always 0 (a replay with problems fails). */
   problems: number;
 }
 
@@ -28,13 +30,13 @@ interface ReplayReport {
 export function registerReplayCommand(program: Command, ctx: CommandContext): void {
   program
     .command('replay')
-    .description('rebuild a store in --dir (new or empty) from a full export and verify every hash')
+    .description('rebuild a store in --dir (new or empty) from a full export; every hash is verified and the store audited before --dir is written')
     .argument('<export>', 'a file written by "stateflow export"')
     .action(async (source: string, _local: unknown, command: Command) => {
       const options = ctx.options(command);
       const file = path.resolve(ctx.io.cwd, source);
       const total = await countJsonLines(file);
-      const report = await withStore(options.dir, 'new', async (store): Promise<ReplayReport> => {
+      const report = await withNewStore(options.dir, async (store): Promise<ReplayReport> => {
         const progress = startProgress(ctx.io, 'replay', total);
         let transitions = 0;
         let hash = '0'.repeat(64);
@@ -59,12 +61,19 @@ export function registerReplayCommand(program: Command, ctx: CommandContext): vo
           progress.stop();
         }
         const audit = await store.audit();
-        return { dir: options.dir, transitions, lastSeq: store.lastSeq(), hash, problems: audit.problems.length };
+        const first = audit.problems[0];
+        if (first !== undefined) {
+          throw new StateflowError(
+            'STORE_CORRUPT',
+            `The replayed store fails its audit with ${count(audit.problems.length, 'problem')} (first: ${first.code} ${first.key ?? ''}: ${first.detail}); nothing was written to ${options.dir}.`,
+            { detail: `${first.code}: ${first.detail}` },
+          );
+        }
+        return { dir: options.dir, transitions, lastSeq: store.lastSeq(), hash, problems: 0 };
       });
       emit(ctx.io, options.json, report, () =>
-        `replayed ${count(report.transitions, 'transition')} into ${report.dir}: every hash verified, last hash ${report.hash}, audit ${report.problems === 0 ? 'clean' : `found ${count(report.problems, 'problem')}; run "stateflow --dir ${report.dir} audit"`}`,
+        `replayed ${count(report.transitions, 'transition')} into ${report.dir}: every hash verified, last hash ${report.hash}, audit clean`,
       );
-      if (report.problems > 0) ctx.exitCode = ExitCode.CORRUPT;
     });
 }
 

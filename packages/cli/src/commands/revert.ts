@@ -8,6 +8,7 @@ import type { CommandContext } from '../internal/context.js';
 import { emit } from '../internal/output.js';
 import { describePublish } from '../internal/publish-summary.js';
 import { withStore } from '../internal/store-access.js';
+import { requireKnownStream } from '../internal/known-stream.js';
 
 /** Register `revert`. */
 export function registerRevertCommand(program: Command, ctx: CommandContext): void {
@@ -18,7 +19,10 @@ export function registerRevertCommand(program: Command, ctx: CommandContext): vo
     .argument('<rev>', 'revision whose state to restore', nonNegativeInt)
     .action(async (stream: string, rev: number, _local: unknown, command: Command) => {
       const options = ctx.options(command);
-      const result = await withStore(options.dir, 'existing', async (store) => store.revert(stream, rev));
+      const result = await withStore(options.dir, 'existing', async (store) => {
+        await requireKnownStream(store, stream);
+        return store.revert(stream, rev);
+      });
       emit(ctx.io, options.json, result, () =>
         `reverted ${stream} to rev ${rev}: ${describePublish(result, 'already in that state; nothing published')}`,
       );

@@ -8,7 +8,12 @@ import { StateflowError, isStateflowError } from '@stateflow/core';
 import { exitCodeFor, type ExitCode } from '../exit-codes.js';
 import type { CliIo } from './io.js';
 
-/** Translate anything thrown into a {@link StateflowError} (USAGE, NOT_FOUND, STORE_IO or INTERNAL). */
+/**
+ * Translate anything thrown into a {@link StateflowError}: commander's errors → USAGE; file
+ * system errors by their errno (ENOENT/ENOTDIR → NOT_FOUND; EISDIR, EACCES/EPERM → USAGE; other
+ * errno errors naming a path → STORE_IO), each naming the path when it is known; anything else
+ * → INTERNAL.
+ */
 export function toStateflowError(err: unknown): StateflowError {
   if (isStateflowError(err)) return err;
   if (err instanceof CommanderError) {
@@ -17,18 +22,8 @@ export function toStateflowError(err: unknown): StateflowError {
       reason: err.code,
     });
   }
-  const errno = err as NodeJS.ErrnoException;
-  if (errno instanceof Error && typeof errno.code === 'string' && typeof errno.path === 'string') {
-    if (errno.code === 'ENOENT') {
-      return new StateflowError('NOT_FOUND', `No such file or directory: ${errno.path}.`, { path: errno.path }, { cause: err });
-    }
-    return new StateflowError(
-      'STORE_IO',
-      `Cannot access ${errno.path} (${errno.code}): check the path and its permissions.`,
-      { path: errno.path, errno: errno.code },
-      { cause: err },
-    );
-  }
+  const fileError = fromFileSystem(err);
+  if (fileError !== null) return fileError;
   const message = err instanceof Error ? err.message : String(err);
   return new StateflowError('INTERNAL', `Unexpected failure: ${message}`, {}, { cause: err });
 }
@@ -45,4 +40,38 @@ export function reportFailure(io: CliIo, json: boolean, err: unknown): ExitCode 
     io.stderr.write(`stateflow: ${error.message.replace(/\s*\n\s*/g, ' ')} [${error.code}]\n`);
   }
   return exitCodeFor(error.code);
+}
+
+/** Errno codes of a path that does not exist. */
+const MISSING = new Set(['ENOENT', 'ENOTDIR']);
+/** Errno codes of a path this user may not use. */
+const DENIED = new Set(['EACCES', 'EPERM']);
+
+function fromFileSystem(err: unknown): StateflowError | null {
+  if (!(err instanceof Error)) return null;
+  const { code, path } = err as NodeJS.ErrnoException;
+  if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) return null;
+  const where = typeof path === 'string' ? path : 'a path given on the command line';
+  const details = typeof path === 'string' ? { path, errno: code } : { errno: code };
+  if (MISSING.has(code)) {
+    return new StateflowError('NOT_FOUND', `No such file or directory: ${where}; check the path.`, details, { cause: err });
+  }
+  if (code === 'EISDIR') {
+    return new StateflowError('USAGE', `${where} is a directory: pass the path of a file.`, details, { cause: err });
+  }
+  if (DENIED.has(code)) {
+    return new StateflowError('USAGE', `Permission denied for ${where} (${code}): check its permissions or pass another path.`, details, { cause: err });
+  }
+  if (typeof path !== 'string') return null;
+  return new StateflowError('STORE_IO', `Cannot access ${path} (${code}): check the path and its permissions.`, details, { cause: err });
+}
+
+/**
+ * Give a file system error that lacks its path (e.g. EISDIR from reading a directory's
+ * descriptor) the path of `file`, so the boundary can name it; other values pass through.
+ */
+export function withPath(err: unknown, file: string): unknown {
+  const errno = err as NodeJS.ErrnoException;
+  if (err instanceof Error && typeof errno.code === 'string' && errno.path === undefined) errno.path = file;
+  return err;
 }

@@ -34,6 +34,15 @@ export interface HistoryEntry {
   meta: JsonObject;
 }
 
+/** The command-line options `import` and `import-git` share. */
+export interface ImportOptions {
+  stream: string;
+  /** `--at`: where each document is placed. */
+  at: string;
+  /** `--append`: continue a stream that already has revisions. */
+  append?: boolean;
+}
+
 /** A skipped history entry. */
 export interface SkippedEntry {
   source: string;
@@ -82,8 +91,10 @@ export function parsePlacement(text: string): string[] {
  *
  * @param entries - the history, oldest first.
  * @param progress - advanced once per entry while publishing.
+ * @param append - continue a stream that already has revisions (`--append`).
+ * @throws CONFLICT `{ stream, expected: 'none', actual }` when the stream already has revisions
+ *   and `append` is false; CONFLICT when another writer changes the stream during the import.
  * @throws INPUT_INVALID (naming the entry) when a document cannot be stored exactly as it is.
- * @throws CONFLICT when another writer changes the stream during the import.
  */
 export async function importHistory(
   store: Store,
@@ -91,8 +102,16 @@ export async function importHistory(
   keys: string[],
   entries: AsyncIterable<HistoryEntry>,
   progress: (total: number) => Progress,
+  append: boolean,
 ): Promise<ImportReport> {
   const head = await store.head(stream);
+  if (head.rev > 0 && !append) {
+    throw new StateflowError(
+      'CONFLICT',
+      `Stream ${stream} already has ${head.rev} revision${head.rev === 1 ? '' : 's'}; pass --append to continue it.`,
+      { stream, expected: 'none', actual: head.rev },
+    );
+  }
   let state = await store.state(stream);
   let previous = valueAt(state, keys);
   const planned: { patch: JsonObject; meta: JsonObject }[] = [];

@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { StateflowError } from '@stateflow/core';
+import { withPath } from './failure.js';
 import { readAll, type CliIo } from './io.js';
 
 /**
@@ -11,7 +12,8 @@ import { readAll, type CliIo } from './io.js';
  * directory), anything else is the JSON text itself.
  *
  * @param what - what the value is, for the error message (e.g. "patch").
- * @throws USAGE when the text is not JSON; NOT_FOUND when `@file` does not exist.
+ * @throws USAGE when the text is not JSON; NOT_FOUND when `@file` does not exist, USAGE when it
+ *   is a directory (translated at the CLI boundary).
  */
 export async function readJsonArgument(source: string, io: CliIo, what: string): Promise<unknown> {
   let text: string;
@@ -21,7 +23,9 @@ export async function readJsonArgument(source: string, io: CliIo, what: string):
     origin = 'stdin';
   } else if (source.startsWith('@')) {
     const file = path.resolve(io.cwd, source.slice(1));
-    text = await readFile(file, 'utf8');
+    text = await readFile(file, 'utf8').catch((err: unknown) => {
+      throw withPath(err, file);
+    });
     origin = file;
   } else {
     text = source;

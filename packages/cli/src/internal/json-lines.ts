@@ -5,6 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { StateflowError, isStateflowError } from '@stateflow/core';
+import { withPath } from './failure.js';
 
 /** One parsed line: its 1-based line number and value. */
 export interface JsonLine {
@@ -19,9 +20,8 @@ export interface JsonLine {
  *   file does not exist (translated at the CLI boundary).
  */
 export async function* readJsonLines(file: string): AsyncGenerator<JsonLine> {
-  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
   let line = 0;
-  for await (const text of lines) {
+  for await (const text of textLines(file)) {
     line++;
     if (text.trim() === '') continue;
     let value: unknown;
@@ -41,10 +41,18 @@ export async function* readJsonLines(file: string): AsyncGenerator<JsonLine> {
 
 /** Count the non-blank lines of a JSON Lines file (for progress totals). */
 export async function countJsonLines(file: string): Promise<number> {
-  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
   let count = 0;
-  for await (const text of lines) if (text.trim() !== '') count++;
+  for await (const text of textLines(file)) if (text.trim() !== '') count++;
   return count;
+}
+
+/** The lines of `file`; a read failure (e.g. EISDIR) carries the file's path. */
+async function* textLines(file: string): AsyncGenerator<string> {
+  try {
+    yield* createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  } catch (err) {
+    throw withPath(err, file);
+  }
 }
 
 /** Re-throw `err` with "line N of FILE: " in front of its message, keeping its code and details. */

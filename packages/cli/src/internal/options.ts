@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { nonEmpty } from './arguments.js';
 import type { CliIo } from './io.js';
 
 /** Owner selection, the shape `@stateflow/tools` `createRuntime` takes. */
@@ -38,10 +39,10 @@ interface RawGlobals {
 /** Declare the global options on the root program. */
 export function addGlobalOptions(program: Command): Command {
   return program
-    .option('--dir <dir>', 'store directory (default: $STATEFLOW_DIR or ./.stateflow)')
+    .option('--dir <dir>', 'store directory (default: $STATEFLOW_DIR or ./.stateflow)', nonEmpty('a directory'))
     .option('--global', 'select the global owner')
-    .option('--cwd <dir>', 'select the cwd owner for this directory (default when no owner is given: the current directory)')
-    .option('--session <id>', 'select the session owner with this id')
+    .option('--cwd <dir>', 'select the cwd owner for this directory (default when no owner is given: the current directory)', nonEmpty('a directory'))
+    .option('--session <id>', 'select the session owner with this id', nonEmpty('a session id'))
     .option('--mode <mode>', 'active or passive (response plane policy)', parseMode, 'active')
     .option('--json', 'machine output: JSON on stdout, {"error": …} on failure');
 }
