@@ -58,23 +58,34 @@ export const sessionSchema = {
   required: ['id', 'ladder', 'name', 'status', 'createdAt', 'lastUsedAt', 'rev'],
 } as const;
 
-/** One chat message (OpenAI shape; `content` may be a string or text parts). */
+/** A text content part, OpenAI's `{ "type": "text", "text": "…" }`. */
+const textPartSchema = {
+  type: 'object',
+  properties: { type: { const: 'text' }, text: { type: 'string' } },
+  required: ['type', 'text'],
+} as const;
+
+/**
+ * One chat message (OpenAI shape). `content` is a string, an array of text parts, or `null`
+ * (an assistant message that only calls tools); ladders take text, so other parts (images,
+ * audio, files) are refused.
+ */
 const chatMessageSchema = {
   type: 'object',
   properties: {
-    role: { type: 'string' },
+    role: { enum: ['system', 'developer', 'user', 'assistant', 'tool', 'function'] },
     content: {
-      anyOf: [
-        { type: 'string' },
-        { type: 'array', items: { type: 'object', properties: { type: { type: 'string' }, text: { type: 'string' } } } },
-        { type: 'null' },
-      ],
+      description: 'a string, an array of text parts {"type": "text", "text": "…"}, or null',
+      anyOf: [{ type: 'string' }, { type: 'array', items: textPartSchema }, { type: 'null' }],
     },
   },
   required: ['role'],
 } as const;
 
-/** Body of `POST …/chat/completions` (OpenAI-compatible; unknown members are ignored). */
+/**
+ * Body of `POST …/chat/completions` (OpenAI-compatible; unknown members are ignored). Validated
+ * as sent, without type coercion: `"model": 5` is refused, not turned into `"5"`.
+ */
 export const chatCompletionBodySchema = {
   type: 'object',
   properties: {

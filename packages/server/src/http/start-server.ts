@@ -3,15 +3,16 @@
  * sessions, OpenAI-compatible chat/completions over a ladder, time-travel slate reads and the
  * read_state / patch_state state API, on fastify.
  */
-import { isIP } from 'node:net';
 import Fastify from 'fastify';
-import type { FastifyInstance } from 'fastify';
-import { StateflowError } from '@stateflow/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { StateflowError, elidePath } from '@stateflow/core';
 import { openStore } from '@stateflow/store';
 import type { Store } from '@stateflow/store';
 import { SessionManager } from '@stateflow/slates';
 import { loadApiKeys, authenticate } from './api-keys.js';
 import { toHttpError } from './error-status.js';
+import { assertLoopbackRequest, isLoopbackHost } from './loopback-guard.js';
+import { compileValidator } from './request-validation.js';
 import { loadLadderCatalog } from './ladder-catalog.js';
 import type { RejectedLadder } from './ladder-catalog.js';
 import { resolveModel } from './ladder-runtime.js';
@@ -23,6 +24,9 @@ import type { ServerContext } from './server-context.js';
 
 /** Default port of `stateflow serve`. */
 export const DEFAULT_PORT = 7411;
+
+/** Default largest request body, in bytes (8 MiB). */
+export const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -55,6 +59,8 @@ export interface ServerOptions {
   sessionRetentionMs?: number;
   /** Interval of the expiry/retention sweep, in ms; `0` disables the timer. Default 1 hour. */
   sweepIntervalMs?: number;
+  /** Largest request body in bytes; larger ones answer 413 `BODY_TOO_LARGE`. Default {@link DEFAULT_BODY_LIMIT} (8 MiB). */
+  bodyLimit?: number;
   /** Receives start-up warnings (rejected ladders). Default: write to stderr. */
   onWarning?: (message: string) => void;
 }
@@ -71,6 +77,11 @@ export interface ServerHandle {
   ladders: string[];
   /** Ladder files rejected at start, with the reason. */
   rejected: RejectedLadder[];
+  /**
+   * Whether API keys are configured: every `/v1/…` request then needs
+   * `Authorization: Bearer <key>`, and the state API serves only the caller's ladder sessions.
+   */
+  requiresKey: boolean;
   /** Stop listening, wait for calls in flight, close the store if the server opened it. */
   close(): Promise<void>;
 }
@@ -85,7 +96,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   const env = options.env ?? process.env;
   const keys = loadApiKeys({ keys: options.keys, keysFile: options.keysFile, env: env.STATEFLOW_API_KEYS });
   const host = options.host ?? '127.0.0.1';
-  if (keys === null && !isLoopback(host)) {
+  if (keys === null && !isLoopbackHost(host)) {
     throw new StateflowError(
       'USAGE',
       `Refusing to bind ${host} without API keys: with no keys the server serves one local user on loopback only. ` +
@@ -111,7 +122,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   });
   const context: ServerContext = { store, sessions, catalog, model, keys, clock: options.clock ?? (() => new Date()) };
 
-  const app = buildApp(context);
+  const app = buildApp(context, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
   let url: string;
   try {
     url = await app.listen({ host, port: options.port ?? DEFAULT_PORT });
@@ -135,6 +146,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     store,
     ladders: served,
     rejected: catalog.rejected,
+    requiresKey: keys !== null,
     async close() {
       if (timer !== undefined) clearInterval(timer);
       sessions.shutdown();
@@ -145,34 +157,44 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   };
 }
 
-/** The fastify app: auth hook, routes, one error handler. */
-function buildApp(context: ServerContext): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });
-  app.decorateRequest('user', '');
-  app.addHook('onRequest', async (request) => {
-    if (request.url.startsWith('/v1/')) request.user = authenticate(context.keys, request.headers.authorization);
-  });
-  app.setErrorHandler(async (err, _request, reply) => {
-    const { status, body } = toHttpError(err);
+/**
+ * The fastify app: JSON bodies only, validated without coercion; `__proto__`/`constructor` keys
+ * are data (as everywhere else in Stateflow: `JSON.parse` makes them own properties and the tools
+ * copy them as data); the loopback guard (no keys) and the auth hook; the routes; and one
+ * translation of every failure — route errors, fastify's client errors, unknown routes,
+ * malformed URLs — into the `{error: {code, type, message, details}}` body.
+ */
+function buildApp(context: ServerContext, bodyLimit: number): FastifyInstance {
+  const send = (err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const { status, body } = toHttpError(err, { bodyLimit, contentType: request.headers['content-type'] });
     // OpenAI clients retry 409 and 5xx by default; a stale revision or a missing model will not heal.
     if (status === 409 || body.error.code === 'MODEL_UNAVAILABLE') void reply.header('x-should-retry', 'false');
     return reply.status(status).send(body);
+  };
+  const app = Fastify({
+    logger: false,
+    bodyLimit,
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
+    frameworkErrors: (err, request, reply) => void send(err, request, reply),
   });
-  app.setNotFoundHandler(async (request, reply) => {
-    const { status, body } = toHttpError(new StateflowError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`));
-    return reply.status(status).send(body);
+  app.setValidatorCompiler(compileValidator);
+  // Bodies are JSON: fastify's text/plain parser would hand a string to the routes.
+  app.removeContentTypeParser('text/plain');
+  app.decorateRequest('user', '');
+  app.addHook('onRequest', async (request) => {
+    if (context.keys === null) assertLoopbackRequest(request.headers.host, request.headers.origin);
+    if (request.url.startsWith('/v1/')) request.user = authenticate(context.keys, request.headers.authorization);
   });
+  app.setErrorHandler(async (err, request, reply) => send(err, request, reply));
+  app.setNotFoundHandler(async (request, reply) =>
+    send(new StateflowError('NOT_FOUND', `No route ${request.method} ${elidePath(request.url.split('?')[0] ?? '')}`), request, reply),
+  );
   app.get('/openapi.json', async () => openApiDocument(context.baseUrl ?? ''));
   registerSessionRoutes(app, context);
   registerChatRoute(app, context);
   registerStateRoutes(app, context);
   return app;
-}
-
-function isLoopback(host: string): boolean {
-  if (host === 'localhost') return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1';
 }
 
 declare module 'fastify' {

@@ -139,7 +139,7 @@ describe('MCP server wiring', () => {
   it('parses the stdio options into a selection', () => {
     expect(parseMcpArgs(['--dir', 'd', '--global', '--cwd', '.', '--session', 's'])).toEqual({
       dir: 'd',
-      selection: { mode: 'active', global: true, cwd: '.', session: 's' },
+      selection: { mode: 'active', global: true, cwd: path.resolve('.'), session: 's' },
     });
     expect(() => parseMcpArgs(['--cwd', '.'])).toThrow('Missing --dir');
     expect(() => parseMcpArgs(['--dir', 'd', '--mode', 'sleepy'])).toThrow('--mode must be active or passive');

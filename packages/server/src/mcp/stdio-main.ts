@@ -7,6 +7,7 @@
  * the process is signalled, then closes the store. Diagnostics go to stderr (stdout carries
  * the protocol).
  */
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { StateflowError, isStateflowError } from '@stateflow/core';
@@ -48,7 +49,8 @@ export function parseMcpArgs(argv: string[]): McpStdioArgs {
   }
   const selection: Selection = { mode: values.mode };
   if (values.global === true) selection.global = true;
-  if (values.cwd !== undefined) selection.cwd = values.cwd;
+  // The cwd owner is named by an absolute directory: a relative --cwd is resolved here.
+  if (values.cwd !== undefined) selection.cwd = path.resolve(values.cwd);
   if (values.session !== undefined) selection.session = values.session;
   return { dir: values.dir, selection };
 }

@@ -6,10 +6,10 @@
  * - `X-Session-Id`: run on that session's slates (serialised per session); writes persist.
  * - No header: fresh slates; nothing persists (the runner publishes nothing without a session).
  * - `local/` ladders: one slate stream in the local store, no session lifecycle.
- * - `If-Match: <rev>`: fail with 409 CONFLICT unless the slate stream is at `rev` when the call
+ * - `If-Match: "<rev>"` (or `<rev>`): fail with 409 CONFLICT unless the slate stream is at `rev` when the call
  *   starts (checked inside the session's queue, so no other call can slip in between).
  */
-import { StateflowError } from '@stateflow/core';
+import { StateflowError, elidePath } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
 import { LOCAL_SESSION, isLocalLadder, pausableModel, sessionSlateStream } from '@stateflow/slates';
 import type { PauseCheckpoint } from '@stateflow/slates';
@@ -25,7 +25,7 @@ import type { LadderParams } from './ladder-target.js';
 /** The subset of an OpenAI chat completion request the server reads. */
 interface ChatBody {
   model: string;
-  messages: Array<{ role: string; content?: string | Array<{ type?: string; text?: string }> | null }>;
+  messages: Array<{ role: string; content?: string | Array<{ type: 'text'; text: string }> | null }>;
   stream?: boolean;
 }
 
@@ -42,8 +42,8 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext):
       }
       const question = lastUserMessage(body);
       const model = requireModel(context.model, body.model);
-      const sessionId = headerValue(request.headers['x-session-id']);
-      const ifMatch = parseIfMatch(headerValue(request.headers['if-match']));
+      const sessionId = headerValue(request.headers, 'x-session-id', 'X-Session-Id', 'send a session id, or omit the header for a call without a session');
+      const ifMatch = parseIfMatch(headerValue(request.headers, 'if-match', 'If-Match', 'send a slate revision such as "3", or omit the header'));
       const user = request.user;
 
       const call = async (session: string | undefined, control?: PauseCheckpoint): Promise<LadderCallResult> => {
@@ -81,13 +81,14 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext):
   );
 }
 
+/** The last user message's text; several text parts are joined with a newline. */
 function lastUserMessage(body: ChatBody): string {
   for (let i = body.messages.length - 1; i >= 0; i--) {
     const message = body.messages[i];
     if (message?.role !== 'user') continue;
     const content = message.content;
     if (typeof content === 'string') return content;
-    if (Array.isArray(content)) return content.map((part) => (part.type === 'text' || part.type === undefined ? (part.text ?? '') : '')).join('');
+    if (Array.isArray(content)) return content.map((part) => part.text).join('\n');
     return '';
   }
   throw new StateflowError('INPUT_INVALID', 'messages has no user message; the last user message is the ladder input (input.context)', {
@@ -95,19 +96,44 @@ function lastUserMessage(body: ChatBody): string {
   });
 }
 
-function headerValue(value: string | string[] | undefined): string | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
+/**
+ * The trimmed value of header `name` (the first one when repeated), or `undefined` when absent.
+ * @throws INPUT_INVALID when the header is present but empty: an empty header is a mistake,
+ *   not an omission (an empty `X-Session-Id` must not become a call without a session).
+ */
+function headerValue(headers: Record<string, string | string[] | undefined>, name: string, shown: string, advice: string): string | undefined {
+  const raw = headers[name];
+  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+  if (value === '') throw new StateflowError('INPUT_INVALID', `${shown} is empty; ${advice}.`, { field: shown, reason: 'empty' });
+  return value;
 }
 
-/** Parse `If-Match: 3`, `"3"` or `W/"3"` into a revision. */
+/**
+ * Parse `If-Match: "3"` or `If-Match: 3` into a slate revision: a non-negative safe integer
+ * without leading zeros, optionally in double quotes (a strong entity tag, as the `ETag` the
+ * server sends). Weak tags (`W/"3"`) are refused: a revision match is exact.
+ * @throws INPUT_INVALID for anything else (unbalanced quotes, `W/`, `*`, lists, `1e23`, too large).
+ */
 function parseIfMatch(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const match = /^(?:W\/)?"?(\d+)"?$/.exec(value);
-  if (match?.[1] === undefined) {
-    throw new StateflowError('INPUT_INVALID', `If-Match must be a slate revision such as "3", got ${JSON.stringify(value)}`, { field: 'If-Match' });
+  const shown = JSON.stringify(elidePath(value));
+  if (/^W\//i.test(value)) {
+    throw new StateflowError('INPUT_INVALID', `If-Match ${shown} is a weak entity tag; a slate revision matches exactly: send a strong tag such as "3" (as in the ETag answered).`, {
+      field: 'If-Match',
+      reason: 'weak',
+    });
   }
-  return Number(match[1]);
+  const match = /^(?:"(0|[1-9]\d*)"|(0|[1-9]\d*))$/.exec(value);
+  const digits = match?.[1] ?? match?.[2];
+  const rev = digits === undefined ? Number.NaN : Number(digits);
+  if (!Number.isSafeInteger(rev)) {
+    throw new StateflowError(
+      'INPUT_INVALID',
+      `If-Match must be one slate revision, a non-negative integer written "3" or 3 (as in the ETag answered), got ${shown}.`,
+      { field: 'If-Match', reason: 'format' },
+    );
+  }
+  return rev;
 }
 
 async function assertRevision(store: Store, stream: string, expected: number): Promise<void> {

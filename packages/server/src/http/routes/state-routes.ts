@@ -27,8 +27,8 @@ export function registerStateRoutes(app: FastifyInstance, context: ServerContext
   app.post<{ Body: unknown }>('/v1/state/patch', async (request) => {
     const { selection, input } = split(request.body);
     await authorizeSelection(context, request.user, selection, 'patch');
-    const run = () => createRuntime({ store: context.store, selection }).patchState(input);
-    return selection.session === undefined ? run() : context.sessions.serial(`state:${selection.session}`, run);
+    // patch_state queues itself per store (@stateflow/tools): concurrent patches never conflict.
+    return createRuntime({ store: context.store, selection }).patchState(input);
   });
 }
 
