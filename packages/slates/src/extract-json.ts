@@ -69,33 +69,77 @@ function fromFences(output: string): unknown {
 
 const CLOSER: Record<string, string> = { '{': '}', '[': ']' };
 
-/** End index (exclusive) of the balanced span starting at `start`, or -1. Respects strings. */
-function balancedEnd(text: string, start: number): number {
-  const expected: string[] = [];
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i] as string;
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-      continue;
-    }
-    if (c === '"') inString = true;
-    else if (c === '{' || c === '[') expected.push(CLOSER[c] as string);
-    else if (c === '}' || c === ']') {
-      if (expected.pop() !== c) return -1;
-      if (expected.length === 0) return i + 1;
-    }
+/**
+ * Characters the balanced scan may hand to `JSON.parse` in total, per character of output:
+ * nested spans that fail to parse deep inside (`[[[…1,]…]]]`) would otherwise cost quadratic
+ * time. Past the budget the scan stops and finds nothing.
+ */
+export const BALANCED_PARSE_BUDGET_PER_CHAR = 32;
+
+/**
+ * End indexes (exclusive) of balanced spans, or -1, memoised per opener. A scan from `start`
+ * runs with fresh state (not in a string), exactly as scanning that span alone would; every
+ * opener it passes outside strings gets its own answer from the same pass, and a later scan that
+ * reaches a memoised opener jumps over its span (or fails with it), so each character is walked
+ * a bounded number of times instead of once per opener before it.
+ */
+class BalancedSpans {
+  readonly #text: string;
+  readonly #end = new Map<number, number>();
+
+  constructor(text: string) {
+    this.#text = text;
   }
-  return -1;
+
+  /** End index (exclusive) of the balanced span starting at the opener `start`, or -1. */
+  endOf(start: number): number {
+    const known = this.#end.get(start);
+    return known ?? this.#scan(start);
+  }
+
+  #fail(stack: number[]): number {
+    for (const at of stack) this.#end.set(at, -1);
+    return -1;
+  }
+
+  #scan(start: number): number {
+    const text = this.#text;
+    const stack: number[] = [];
+    let inString = false;
+    for (let i = start; i < text.length; i++) {
+      const c = text[i] as string;
+      if (inString) {
+        if (c === '\\') i++;
+        else if (c === '"') inString = false;
+        continue;
+      }
+      if (c === '"') inString = true;
+      else if (c === '{' || c === '[') {
+        const known = i === start ? undefined : this.#end.get(i);
+        if (known === -1) return this.#fail(stack);
+        if (known !== undefined) i = known - 1;
+        else stack.push(i);
+      } else if (c === '}' || c === ']') {
+        const open = stack.pop() as number;
+        if (CLOSER[text[open] as string] !== c) return this.#fail([...stack, open]);
+        this.#end.set(open, i + 1);
+        if (stack.length === 0) return i + 1;
+      }
+    }
+    return this.#fail(stack);
+  }
 }
 
 function fromBalanced(output: string): unknown {
+  const spans = new BalancedSpans(output);
+  let budget = BALANCED_PARSE_BUDGET_PER_CHAR * output.length;
   for (let i = 0; i < output.length; i++) {
     const c = output[i];
     if (c !== '{' && c !== '[') continue;
-    const end = balancedEnd(output, i);
+    const end = spans.endOf(i);
     if (end === -1) continue;
+    budget -= end - i;
+    if (budget < 0) return undefined;
     const value = candidate(output.slice(i, end));
     if (value !== undefined) return value;
   }
@@ -111,6 +155,10 @@ function fromBalanced(output: string): unknown {
  * 3. Else the first balanced `{…}` or `[…]` span (string- and escape-aware) that parses;
  *    balanced spans that do not parse (`{draft}`) are skipped and scanning resumes inside them.
  * 4. Else nothing. Malformed JSON is never repaired; a block that parses to `null` is skipped.
+ *
+ * Cost is bounded: spans are matched in one memoised pass, and the balanced scan hands at most
+ * {@link BALANCED_PARSE_BUDGET_PER_CHAR} × `output.length` characters to `JSON.parse` in total
+ * (past that it finds nothing; ordinary outputs never come near it).
  *
  * First block wins: later JSON blocks are ignored, also when the first one parses but is not a
  * JSON value by core's definition (`{"a": 1e999}`): that block is returned as `notJson`.

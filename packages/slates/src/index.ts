@@ -27,7 +27,7 @@ export type {
   WriteTarget,
   RetrieveDecl,
 } from './config-types.js';
-export { extractJson, extractJsonBlock, parseJsonText } from './extract-json.js';
+export { extractJson, extractJsonBlock, parseJsonText, BALANCED_PARSE_BUDGET_PER_CHAR } from './extract-json.js';
 export type { JsonBlock } from './extract-json.js';
 export type { NonJson } from './internal/json-config.js';
 export { createSlateState, slateContents, fileContents } from './slate-state.js';
