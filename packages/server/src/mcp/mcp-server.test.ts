@@ -118,6 +118,25 @@ describe('MCP stdio server (SDK client over a child process)', () => {
     });
   });
 
+  it('40 concurrent patch_state calls on different keys all succeed and every key is present', async () => {
+    const calls = Array.from({ length: 40 }, (_, i) =>
+      client.callTool({ name: 'patch_state', arguments: { patch: { cwd: { tactics: { [`k${i}`]: i } } } } }) as Promise<CallToolResult>,
+    );
+    const results = await Promise.all(calls);
+    expect(results.filter((r) => r.isError === true).map((r) => payload(r))).toEqual([]);
+    const read = (await client.callTool({ name: 'read_state', arguments: { path: 'cwd.tactics' } })) as CallToolResult;
+    expect(payload(read)).toEqual({ value: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i])) });
+  });
+
+  it('a 1 MB path answers a bounded error, not the path echoed back', async () => {
+    const huge = (await client.callTool({ name: 'read_state', arguments: { path: `cwd.lazy.${'x'.repeat(1_000_000)}` } })) as CallToolResult;
+    expect(huge.isError).toBe(true);
+    const body = payload(huge) as { code: string; message: string };
+    expect(body.code).toBe('PATH_SYNTAX');
+    expect(body.message).toMatch(/at column 4097: path is longer than 4096 characters\.$/);
+    expect(JSON.stringify(huge.content).length).toBeLessThan(400);
+  });
+
   it('closes the store when the client disconnects (the directory can be reopened)', async () => {
     await client.close();
     let store;

@@ -1,0 +1,408 @@
+/**
+ * The HTTP server under hostile or unusual requests, on a real server on a loopback port over
+ * classic-level: concurrent state patches, DNS rebinding (Host/Origin) without keys, exact
+ * OpenAI content shapes without type coercion, `__proto__`/`constructor` keys as data, fastify's
+ * client errors in the documented error format, huge paths, selection rules, strict If-Match and
+ * X-Session-Id.
+ */
+import { request as httpRequest } from 'node:http';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '@stateflow/server';
+import type { ServerHandle } from '@stateflow/server';
+import { stateflow } from '../cli/helpers.js';
+import type { FakeUpstream } from './fake-upstream.js';
+import { ask, http, makeDirs, startCountingUpstream, upstreamEnv } from './fixtures.js';
+import type { Dirs } from './fixtures.js';
+
+/** A raw HTTP/1.1 request with exactly the given headers (fetch cannot set Host). */
+function raw(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: init.method ?? (init.body === undefined ? 'GET' : 'POST'), headers: init.headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text), headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+/** Every error body has exactly the documented shape. */
+function expectErrorFormat(body: any, code: string): void {
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(Object.keys(body.error)).toEqual(['code', 'type', 'message', 'details']);
+  expect(body.error.code).toBe(code);
+  expect(body.error.type).toBe('invalid_request_error');
+  expect(typeof body.error.message).toBe('string');
+  expect(typeof body.error.details).toBe('object');
+}
+
+const PROJ = '/work/proj';
+const stateRead = (input: Record<string, unknown>) => ({ selection: { cwd: PROJ, mode: 'active' }, ...input });
+
+describe('HTTP hardening (one local user, no keys)', () => {
+  let dirs: Dirs;
+  let upstream: FakeUpstream;
+  let server: ServerHandle;
+  let port: string;
+
+  beforeAll(async () => {
+    dirs = await makeDirs();
+    // A key written through the CLI before the server holds the store.
+    await mkdir(dirs.dir, { recursive: true });
+    const cli = await stateflow(['--dir', dirs.dir, '--cwd', PROJ, 'patch', '{"tactics": {"__proto__": {"from": "cli"}, "keep": 1}}']);
+    expect(cli.stderr).toBe('published transition 1 (cwd rev 1)\n');
+    expect(cli.code).toBe(0);
+    upstream = await startCountingUpstream();
+    server = await startServer({ dir: dirs.dir, ladders: dirs.ladders, port: 0, env: upstreamEnv(upstream), sweepIntervalMs: 0, bodyLimit: 64 * 1024, onWarning: () => undefined });
+    port = new URL(server.url).port;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await upstream?.close();
+    await dirs?.cleanup();
+  });
+
+  describe('concurrent state patches', () => {
+    it('40 concurrent POST /v1/state/patch on different keys all answer 200 and every key is present', async () => {
+      const patches = Array.from({ length: 40 }, (_, i) =>
+        http(`${server.url}/v1/state/patch`, { body: { selection: { cwd: '/work/concurrent', mode: 'active' }, patch: { tactics: { [`k${i}`]: i } } } }),
+      );
+      const answers = await Promise.all(patches);
+      expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 40 }, () => 200));
+      const read = await http(`${server.url}/v1/state/read`, { body: { selection: { cwd: '/work/concurrent', mode: 'active' }, path: 'tactics' } });
+      expect(read.body).toEqual({ value: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i])) });
+      expect((await server.store.head('cwd:/work/concurrent')).rev).toBe(40);
+    });
+
+    it('and on one session selection, across scopes', async () => {
+      const patches = Array.from({ length: 40 }, (_, i) =>
+        http(`${server.url}/v1/state/patch`, {
+          body: { selection: { cwd: '/work/c2', session: 'agent-1', mode: 'active' }, patch: { [i % 2 === 0 ? 'cwd' : 'session']: { lazy: { [`k${i}`]: i } } } },
+        }),
+      );
+      expect((await Promise.all(patches)).filter((a) => a.status !== 200)).toEqual([]);
+      expect(Object.keys((await server.store.state('cwd:/work/c2')).lazy as object)).toHaveLength(20);
+      expect(Object.keys((await server.store.state('session:agent-1')).lazy as object)).toHaveLength(20);
+    });
+  });
+
+  describe('DNS rebinding: Host and Origin without keys', () => {
+    it.each(['localhost', '127.0.0.1', '[::1]', 'LOCALHOST', '127.0.0.2'])('accepts Host %s with the port', async (host) => {
+      const answer = await raw(`${server.url}/openapi.json`, { headers: { host: `${host}:${port}` } });
+      expect(answer.status).toBe(200);
+      expect(answer.body.openapi).toMatch(/^3\.1/);
+    });
+
+    it('accepts a loopback Host without a port', async () => {
+      expect((await raw(`${server.url}/openapi.json`, { headers: { host: 'localhost' } })).status).toBe(200);
+    });
+
+    it.each(['evil.example', 'evil.example:7411', 'localhost.evil.example', '127.0.0.1.nip.io', '10.0.0.1', '0.0.0.0', '[::ffff:127.0.0.1]'])(
+      'refuses Host %s with 403 FORBIDDEN in the documented format',
+      async (host) => {
+        const answer = await raw(`${server.url}/v1/state/read`, {
+          headers: { host, 'content-type': 'application/json' },
+          body: JSON.stringify(stateRead({ path: 'tactics' })),
+        });
+        expect(answer.status).toBe(403);
+        expectErrorFormat(answer.body, 'FORBIDDEN');
+        expect(answer.body.error.message).toContain('DNS rebinding');
+        expect(answer.body.error.details).toEqual({ header: 'Host', value: host });
+      },
+    );
+
+    it('refuses a non-loopback Origin (and Origin: null), on every route', async () => {
+      for (const origin of ['http://evil.example', `http://evil.example:${port}`, 'null', 'file://', 'http://localhost.evil.example']) {
+        for (const url of [`${server.url}/openapi.json`, `${server.url}/v1/alice/researcher/sessions`, `${server.url}/nope`]) {
+          const answer = await raw(url, { headers: { host: `127.0.0.1:${port}`, origin } });
+          expect(answer.status, `${origin} ${url}`).toBe(403);
+          expectErrorFormat(answer.body, 'FORBIDDEN');
+          expect(answer.body.error.details).toEqual({ header: 'Origin', value: origin });
+        }
+      }
+    });
+
+    it('accepts a loopback Origin on any port', async () => {
+      for (const origin of ['http://localhost:5173', 'http://127.0.0.1', 'https://[::1]:8443', `http://127.0.0.1:${port}`]) {
+        const answer = await raw(`${server.url}/v1/state/read`, {
+          headers: { host: `127.0.0.1:${port}`, origin, 'content-type': 'application/json' },
+          body: JSON.stringify(stateRead({ path: 'tactics.keep' })),
+        });
+        expect(answer.status, origin).toBe(200);
+        expect(answer.body).toEqual({ value: 1 });
+      }
+    });
+  });
+
+  describe('chat/completions content shapes, no coercion', () => {
+    const chat = (body: unknown) => http(`${server.url}/v1/alice/researcher/chat/completions`, { body });
+
+    it('accepts a single text part, and several text parts joined by a newline', async () => {
+      const start = upstream.requests.length;
+      const single = await chat({ model: 'gpt-4o', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+      expect(single.status).toBe(200);
+      expect(JSON.stringify(upstream.requests[start]?.messages)).toContain('hi');
+      const several = await chat({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'first part' }, { type: 'text', text: 'second part' }] }],
+      });
+      expect(several.status).toBe(200);
+      expect(JSON.stringify(upstream.requests[start + 1]?.messages)).toContain('first part\\nsecond part');
+      const plain = await chat(ask('a string'));
+      expect(plain.status).toBe(200);
+    });
+
+    it.each<[string, unknown, string, string]>([
+      ['content 5', { model: 'gpt-4o', messages: [{ role: 'user', content: 5 }] }, 'body.messages.0.content', 'body.messages[0].content must be a string, an array of text parts {"type": "text", "text": "…"}, or null.'],
+      ['content true', { model: 'gpt-4o', messages: [{ role: 'user', content: true }] }, 'body.messages.0.content', 'body.messages[0].content must be a string, an array of text parts {"type": "text", "text": "…"}, or null.'],
+      ['an image part', { model: 'gpt-4o', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'http://x' } }] }] }, 'body.messages.0.content', 'body.messages[0].content must be a string, an array of text parts {"type": "text", "text": "…"}, or null.'],
+      ['a bare string part', { model: 'gpt-4o', messages: [{ role: 'user', content: ['hi'] }] }, 'body.messages.0.content', 'body.messages[0].content must be a string, an array of text parts {"type": "text", "text": "…"}, or null.'],
+      ['a text part without text', { model: 'gpt-4o', messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 'body.messages.0.content', 'body.messages[0].content must be a string, an array of text parts {"type": "text", "text": "…"}, or null.'],
+      ['model 5', { model: 5, messages: [{ role: 'user', content: 'hi' }] }, 'body.model', 'body.model must be a string.'],
+      ['no model', { messages: [{ role: 'user', content: 'hi' }] }, 'body', 'body needs the member "model".'],
+      ['stream "yes"', { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], stream: 'yes' }, 'body.stream', 'body.stream must be a boolean.'],
+      ['an unknown role', { model: 'gpt-4o', messages: [{ role: 'robot', content: 'hi' }] }, 'body.messages.0.role', 'body.messages[0].role must be one of "system", "developer", "user", "assistant", "tool", "function".'],
+    ])('refuses %s with 400 INPUT_INVALID naming the member', async (_, body, field, message) => {
+      const answer = await chat(body);
+      expect(answer.status).toBe(400);
+      expectErrorFormat(answer.body, 'INPUT_INVALID');
+      expect(answer.body.error.message).toBe(message);
+      expect(answer.body.error.details.field).toBe(field);
+    });
+
+    it('refuses unknown members of the session creation body instead of dropping them', async () => {
+      const answer = await http(`${server.url}/v1/alice/researcher/sessions`, { body: { name: 'x', nmae: 'y' } });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.message).toBe('body does not accept the member "nmae".');
+      const coerced = await http(`${server.url}/v1/alice/researcher/sessions`, { body: { name: 5 } });
+      expect(coerced.status).toBe(400);
+      expect(coerced.body.error.message).toBe('body.name must be a string.');
+    });
+
+    it('still coerces query strings: ?at=1 is revision 1', async () => {
+      const created = await http(`${server.url}/v1/alice/researcher/sessions`, { body: {} });
+      const at = await http(`${server.url}/v1/alice/researcher/sessions/${created.body.id}/slates?at=1`);
+      expect(at.status).toBe(200);
+      expect(at.body.rev).toBe(1);
+      const bad = await http(`${server.url}/v1/alice/researcher/sessions/${created.body.id}/slates?at=one`);
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.message).toBe('querystring.at must be an integer.');
+    });
+  });
+
+  describe('__proto__ and constructor keys are data', () => {
+    const before = { ...Object.getOwnPropertyDescriptors(Object.prototype) };
+
+    it('a key written through the CLI is read and deleted over HTTP', async () => {
+      const read = await raw(`${server.url}/v1/state/read`, {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(stateRead({ path: 'tactics' })),
+      });
+      expect(read.status).toBe(200);
+      expect(JSON.stringify(read.body)).toBe('{"value":{"__proto__":{"from":"cli"},"keep":1}}');
+      const deleted = await raw(`${server.url}/v1/state/patch`, {
+        headers: { 'content-type': 'application/json' },
+        body: `{"selection": {"cwd": "${PROJ}", "mode": "active"}, "patch": {"tactics": {"__proto__": null}}}`,
+      });
+      expect(deleted.status).toBe(200);
+      expect(deleted.body).toEqual({ state_updates: { effective: [{ path: 'tactics.__proto__', deleted: true }] } });
+      expect(await server.store.state(`cwd:${PROJ}`)).toEqual({ tactics: { keep: 1 } });
+    });
+
+    it('patches with __proto__ and constructor.prototype keys are stored as data; no prototype is polluted', async () => {
+      const body =
+        `{"selection": {"cwd": "/work/proto", "mode": "active"}, "patch": {"tactics": ` +
+        `{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {"polluted": "yes"}}, "plain": {"__proto__": {"polluted": "yes"}}}}}`;
+      const patched = await raw(`${server.url}/v1/state/patch`, { headers: { 'content-type': 'application/json' }, body });
+      expect(patched.status).toBe(200);
+      const read = await raw(`${server.url}/v1/state/read`, {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ selection: { cwd: '/work/proto', mode: 'active' }, path: 'tactics', projection: 'keys' }),
+      });
+      expect(read.body).toEqual({ meta: { type: 'object', size: 3 }, keys: JSON.parse('{"__proto__": "object", "constructor": "object", "plain": "object"}') });
+      const stored = await server.store.state('cwd:/work/proto');
+      expect(Object.keys(stored.tactics as object)).toEqual(['__proto__', 'constructor', 'plain']);
+      expect(Object.getPrototypeOf(stored.tactics)).toBe(Object.prototype);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect(Object.getOwnPropertyDescriptors(Object.prototype)).toEqual(before);
+    });
+
+    it('__proto__ at the top of a body or a selection is an unknown member, not a prototype', async () => {
+      const top = await raw(`${server.url}/v1/state/read`, {
+        headers: { 'content-type': 'application/json' },
+        body: `{"__proto__": {"projection": "keys"}, "selection": {"cwd": "${PROJ}", "mode": "active"}, "path": "tactics"}`,
+      });
+      expect(top.status).toBe(400);
+      expect(top.body.error.message).toContain('"__proto__"');
+      const selection = await raw(`${server.url}/v1/state/read`, {
+        headers: { 'content-type': 'application/json' },
+        body: `{"selection": {"__proto__": {"mode": "active"}, "cwd": "${PROJ}"}, "path": "tactics"}`,
+      });
+      expect(selection.status).toBe(400);
+      expect(selection.body.error.details.field).toBe('selection.__proto__');
+      const chat = await raw(`${server.url}/v1/alice/researcher/chat/completions`, {
+        headers: { 'content-type': 'application/json' },
+        body: `{"__proto__": {"stream": true}, "constructor": {"prototype": {"stream": true}}, "model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}`,
+      });
+      expect(chat.status).toBe(200);
+      expect(({} as Record<string, unknown>).stream).toBeUndefined();
+      expect(Object.getOwnPropertyDescriptors(Object.prototype)).toEqual(before);
+    });
+  });
+
+  describe('fastify client errors in the documented format', () => {
+    it('a malformed URL → 400 INPUT_INVALID', async () => {
+      const answer = await raw(`${server.url}/v1/demo/notes/sessions/%ZZ`);
+      expect(answer.status).toBe(400);
+      expectErrorFormat(answer.body, 'INPUT_INVALID');
+      expect(answer.body.error.details).toEqual({ field: 'url', reason: 'bad-url' });
+    });
+
+    it('an unknown route → 404 NOT_FOUND', async () => {
+      const answer = await raw(`${server.url}/v2/nothing`);
+      expect(answer.status).toBe(404);
+      expectErrorFormat(answer.body, 'NOT_FOUND');
+    });
+
+    it('a body over the limit → 413 BODY_TOO_LARGE', async () => {
+      const body = JSON.stringify(stateRead({ path: 'x'.repeat(70 * 1024) }));
+      const answer = await raw(`${server.url}/v1/state/read`, { headers: { 'content-type': 'application/json' }, body });
+      expect(answer.status).toBe(413);
+      expectErrorFormat(answer.body, 'BODY_TOO_LARGE');
+      expect(answer.body.error.details).toEqual({ limit: 64 * 1024 });
+      expect(answer.body.error.message).toBe('The request body is larger than 65536 bytes; send a smaller body.');
+    });
+
+    it('a body that is not JSON by content type → 415 MEDIA_TYPE_UNSUPPORTED', async () => {
+      for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+        const answer = await raw(`${server.url}/v1/state/read`, { headers: { 'content-type': contentType }, body: JSON.stringify(stateRead({ path: 'tactics' })) });
+        expect(answer.status, contentType).toBe(415);
+        expectErrorFormat(answer.body, 'MEDIA_TYPE_UNSUPPORTED');
+        expect(answer.body.error.details).toEqual({ contentType });
+      }
+      const none = await raw(`${server.url}/v1/state/read`, { body: JSON.stringify(stateRead({ path: 'tactics' })) });
+      expect(none.status).toBe(415);
+      expect(none.body.error.message).toBe('The request body must be JSON, sent with "Content-Type: application/json"; got no Content-Type.');
+    });
+
+    it('bad JSON → 400 INPUT_INVALID', async () => {
+      const answer = await raw(`${server.url}/v1/state/read`, { headers: { 'content-type': 'application/json' }, body: '{"selection":' });
+      expect(answer.status).toBe(400);
+      expectErrorFormat(answer.body, 'INPUT_INVALID');
+      expect(answer.body.error.details).toEqual({ field: 'body', reason: 'json' });
+    });
+  });
+
+  describe('paths and selections', () => {
+    it('a huge path answers a bounded PATH_SYNTAX', async () => {
+      const answer = await http(`${server.url}/v1/state/read`, { body: stateRead({ path: `tactics.${'x'.repeat(60_000)}` }) });
+      expect(answer.status).toBe(400);
+      expectErrorFormat(answer.body, 'PATH_SYNTAX');
+      expect(answer.body.error.details.column).toBe(4097);
+      expect(JSON.stringify(answer.body).length).toBeLessThan(600);
+    });
+
+    it('an unknown selection member, a relative cwd and a missing mode are INPUT_INVALID with clear messages', async () => {
+      const typo = await http(`${server.url}/v1/state/read`, { body: { selection: { cwd: '/p', sesion: 'x', mode: 'active' }, path: 'tactics' } });
+      expect(typo.status).toBe(400);
+      expect(typo.body.error.message).toBe('selection does not accept "sesion"; its members are global, cwd, session and mode.');
+      const relative = await http(`${server.url}/v1/state/read`, { body: { selection: { cwd: 'proj', mode: 'active' }, path: 'tactics' } });
+      expect(relative.status).toBe(400);
+      expect(relative.body.error.message).toMatch(/^selection\.cwd must be an absolute directory path, got the relative path "proj"/);
+      const mode = await http(`${server.url}/v1/state/read`, { body: { selection: { cwd: '/p' }, path: 'tactics' } });
+      expect(mode.status).toBe(400);
+      expect(mode.body.error.message).toBe('selection.mode is required: "active" or "passive".');
+    });
+  });
+
+  describe('If-Match and X-Session-Id', () => {
+    let id: string;
+    const call = (headers: Record<string, string>) =>
+      raw(`${server.url}/v1/alice/researcher/chat/completions`, { headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(ask('hi')) });
+
+    beforeAll(async () => {
+      id = (await http(`${server.url}/v1/alice/researcher/sessions`, { body: {} })).body.id;
+    });
+
+    it('accepts "<n>" and <n>', async () => {
+      const quoted = await call({ 'x-session-id': id, 'if-match': '"1"' });
+      expect(quoted.status).toBe(200);
+      expect(quoted.headers.etag).toBe('"2"');
+      expect((await call({ 'x-session-id': id, 'if-match': '2' })).status).toBe(200);
+      expect((await call({ 'x-session-id': id, 'if-match': '2' })).status).toBe(409);
+    });
+
+    it.each(['"3', '3"', 'W/"3"', 'w/"3"', '1e23', '99999999999999999999', '*', '"3", "4"', '03', '-1', '3.0', '""'])(
+      'refuses If-Match %s with 400 INPUT_INVALID',
+      async (value) => {
+        const answer = await call({ 'x-session-id': id, 'if-match': value });
+        expect(answer.status).toBe(400);
+        expectErrorFormat(answer.body, 'INPUT_INVALID');
+        expect(answer.body.error.details.field).toBe('If-Match');
+        expect(answer.body.error.message).toMatch(/^If-Match (must be one slate revision|".*" is a weak entity tag)/);
+      },
+    );
+
+    it('an empty or blank X-Session-Id is 400, not a call without a session', async () => {
+      for (const value of ['', '   ']) {
+        const before = upstream.requests.length;
+        const answer = await call({ 'x-session-id': value });
+        expect(answer.status).toBe(400);
+        expect(answer.body.error.message).toBe('X-Session-Id is empty; send a session id, or omit the header for a call without a session.');
+        expect(upstream.requests.length).toBe(before);
+      }
+      const empty = await call({ 'x-session-id': id, 'if-match': '' });
+      expect(empty.status).toBe(400);
+      expect(empty.body.error.details).toEqual({ field: 'If-Match', reason: 'empty' });
+    });
+  });
+});
+
+describe('with API keys the Host is not restricted', () => {
+  let dirs: Dirs;
+  let server: ServerHandle;
+  beforeAll(async () => {
+    dirs = await makeDirs();
+    server = await startServer({ dir: dirs.dir, ladders: dirs.ladders, port: 0, keys: { 'key-a': 'alice' }, sweepIntervalMs: 0, onWarning: () => undefined });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await dirs?.cleanup();
+  });
+
+  it('serves any Host and Origin, and reports that a key is required', async () => {
+    expect(server.requiresKey).toBe(true);
+    const headers = { host: 'stateflow.example.com', origin: 'https://app.example.com' };
+    expect((await raw(`${server.url}/v1/alice/researcher/sessions`, { headers })).status).toBe(401);
+    const listed = await raw(`${server.url}/v1/alice/researcher/sessions`, { headers: { ...headers, authorization: 'Bearer key-a' } });
+    expect(listed.status).toBe(200);
+    expect(listed.body).toEqual({ object: 'list', data: [] });
+  });
+
+  it('the state API works with a created session and the key', async () => {
+    const created = await http(`${server.url}/v1/alice/researcher/sessions`, { body: {}, key: 'key-a' });
+    const read = await http(`${server.url}/v1/state/read`, { key: 'key-a', body: { selection: { session: created.body.id, mode: 'active' }, path: 'session', projection: 'keys' } });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual({ meta: { type: 'object', size: 0 }, keys: {} });
+  });
+});
+
+describe('requiresKey without keys', () => {
+  it('is false', async () => {
+    const dirs = await makeDirs();
+    const server = await startServer({ dir: path.join(dirs.root, 'store'), port: 0, sweepIntervalMs: 0, onWarning: () => undefined });
+    try {
+      expect(server.requiresKey).toBe(false);
+    } finally {
+      await server.close();
+      await dirs.cleanup();
+    }
+  });
+});
