@@ -79,3 +79,15 @@ describe('extractJsonBlock: the first block must be JSON by core snapshotJson', 
     expect(parseJsonText('[1,]')).toBeUndefined();
   });
 });
+
+describe('extractJson: fenced blocks', () => {
+  it('a fence closes only with the same fence, so an unclosed longer fence does not swallow a json block', () => {
+    expect(extractJson('intro\n````\n```json\n{"a": 1}\n```\nprose {draft}')).toEqual({ a: 1 });
+  });
+
+  it('many unclosed openers before a json block are scanned in one pass and still find it', () => {
+    const output = '```\n'.repeat(10_000).replace(/```\n$/, '') + 'text\n' + '```json\n'.repeat(20_000) + '{"found": true}\n```\n';
+    // 10,000 plain fences pair up with each other; the last ```json opener's block is the first json one that closes.
+    expect(extractJson(output)).toEqual({ found: true });
+  });
+});

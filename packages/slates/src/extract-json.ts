@@ -56,12 +56,44 @@ function candidate(text: string): unknown {
   return raw === null ? undefined : raw;
 }
 
-const FENCE = /^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^\n]*\n([\s\S]*?)^[ \t]*\1[ \t]*$/gm;
+const FENCE_OPENER = /^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)/;
+const FENCE_CLOSER = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
+
+/**
+ * Fenced blocks in order: an opener line (a fence of 3+ backticks or tildes and an info string)
+ * up to the next line that is exactly the same fence. One pass over the lines plus one forward
+ * cursor per fence string, so many unclosed openers cost linear, not quadratic, time.
+ */
+function* fencedBlocks(output: string): Generator<{ info: string; body: string }> {
+  const lines = output.split('\n');
+  const closers = new Map<string, number[]>();
+  lines.forEach((line, index) => {
+    const fence = FENCE_CLOSER.exec(line)?.[1];
+    if (fence === undefined) return;
+    const list = closers.get(fence);
+    if (list === undefined) closers.set(fence, [index]);
+    else list.push(index);
+  });
+  const cursors = new Map<string, number>();
+  for (let i = 0; i < lines.length - 1; i++) {
+    const opener = FENCE_OPENER.exec(lines[i] as string);
+    if (opener === null) continue;
+    const fence = opener[1] as string;
+    const candidates = closers.get(fence) ?? [];
+    let k = cursors.get(fence) ?? 0;
+    while (k < candidates.length && (candidates[k] as number) <= i) k++;
+    cursors.set(fence, k);
+    const close = candidates[k];
+    if (close === undefined) continue;
+    yield { info: opener[2] ?? '', body: lines.slice(i + 1, close).join('\n') };
+    i = close;
+  }
+}
 
 function fromFences(output: string): unknown {
-  for (const m of output.matchAll(FENCE)) {
-    if ((m[2] ?? '').toLowerCase() !== 'json') continue;
-    const value = candidate(m[3] ?? '');
+  for (const { info, body } of fencedBlocks(output)) {
+    if (info.toLowerCase() !== 'json') continue;
+    const value = candidate(body);
     if (value !== undefined) return value;
   }
   return undefined;
