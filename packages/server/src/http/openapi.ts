@@ -16,12 +16,18 @@ import {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: unknown) => ({ 'application/json': { schema } });
+/** Error responses of an operation; every operation can answer 403 (the keyless loopback guard). */
 const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [String(s), { description: ERROR_TEXT[s] ?? 'Error', content: json(ref('Error')) }]));
+  Object.fromEntries([...statuses, 403].sort((a, b) => a - b).map((s) => [String(s), { description: ERROR_TEXT[s] ?? 'Error', content: json(ref('Error')) }]));
+/** Error responses of an operation with a JSON request body: also 413 and 415. */
+const bodyErrors = (...statuses: number[]) => errors(...statuses, 413, 415);
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Bad input (INPUT_INVALID, PATH_*, PATCH_INVALID, …)',
   401: 'Missing or unknown API key (UNAUTHORIZED)',
+  403: 'Without API keys: a Host that is not localhost/127.0.0.1/[::1], or a non-loopback Origin (FORBIDDEN)',
+  413: 'Request body over the limit (BODY_TOO_LARGE)',
+  415: 'Request body not sent as Content-Type: application/json (MEDIA_TYPE_UNSUPPORTED)',
   404: 'Unknown ladder, or unknown or foreign session (NOT_FOUND, SESSION_NOT_FOUND, REVISION_NOT_FOUND)',
   409: 'Stale If-Match revision (CONFLICT) or paused session (SESSION_PAUSED)',
   410: 'Session closed or expired (SESSION_CLOSED), or history no longer retained',
@@ -87,7 +93,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
           summary: 'Create a session of the ladder (declared slate files initialised)',
           parameters: ladderParams,
           requestBody: { required: false, content: json(ref('CreateSession')) },
-          responses: { '200': { description: 'Created', content: json(ref('CreatedSession')) }, ...errors(400, 401, 404) },
+          responses: { '200': { description: 'Created', content: json(ref('CreatedSession')) }, ...bodyErrors(400, 401, 404) },
         },
         get: {
           operationId: 'listSessions',
@@ -140,11 +146,11 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
           summary: 'Run the ladder; the last user message is input.context',
           parameters: [
             ...ladderParams,
-            { name: 'X-Session-Id', in: 'header', required: false, schema: { type: 'string' }, description: 'Run on this session (omit: a fresh slate, nothing persisted)' },
-            { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'Expected slate revision; stale → 409' },
+            { name: 'X-Session-Id', in: 'header', required: false, schema: { type: 'string' }, description: 'Run on this session (omit: a fresh slate, nothing persisted; empty: 400)' },
+            { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'Expected slate revision, "3" or 3 (weak W/ tags are refused); stale → 409' },
           ],
           requestBody: { required: true, content: json(ref('ChatCompletionRequest')) },
-          responses: { '200': { description: 'Completion', content: json(ref('ChatCompletion')) }, ...errors(400, 401, 404, 409, 410, 502, 503) },
+          responses: { '200': { description: 'Completion', content: json(ref('ChatCompletion')) }, ...bodyErrors(400, 401, 404, 409, 410, 502, 503) },
         },
       },
       '/v1/state/read': {
@@ -155,7 +161,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             required: true,
             content: json(withSelection(readStateInputSchema)),
           },
-          responses: { '200': { description: 'The read_state output' }, ...errors(400, 401, 404) },
+          responses: { '200': { description: 'The read_state output' }, ...bodyErrors(400, 401, 404) },
         },
       },
       '/v1/state/patch': {
@@ -166,7 +172,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             required: true,
             content: json(withSelection(patchStateInputSchema)),
           },
-          responses: { '200': { description: 'The patch_state output' }, ...errors(400, 401, 404, 409, 410) },
+          responses: { '200': { description: 'The patch_state output' }, ...bodyErrors(400, 401, 404, 409, 410) },
         },
       },
     },
