@@ -314,6 +314,24 @@ describe('exit and abort', () => {
     ]);
   });
 
+  it('nodes: N model calls run in parallel (each node waits for all N calls to arrive)', async () => {
+    const ladder = { name: 'parallel', steps: [{ id: 'a', nodes: 3 }] };
+    const arrived: number[] = [];
+    let release: () => void = () => {};
+    const allArrived = new Promise<void>((resolve) => (release = resolve));
+    const model = {
+      async complete(request: { node: number }): Promise<string> {
+        arrived.push(request.node);
+        if (arrived.length === 3) release();
+        await allArrived; // a sequential runner would wait here forever on node 0
+        return `node ${request.node}`;
+      },
+    };
+    const result = await runLadder({ store, ladder, input: 'q', model });
+    expect(arrived).toEqual([0, 1, 2]);
+    expect(result.output).toBe('node 0\n\nnode 1\n\nnode 2');
+  });
+
   it('then: abort ends the run; gated writes made before it are committed', async () => {
     const ladder = {
       name: 'abort',

@@ -245,13 +245,12 @@ async function runSteps(ctx: RunCtx, result: LadderRunResult): Promise<void> {
       continue;
     }
     const nodes = step.nodes ?? 1;
-    const outputs: string[] = [];
-    const retrieval: NonNullable<StepTrace['retrieval']> = [];
-    for (let node = 0; node < nodes; node++) {
-      const ran = await runNode(ctx, step, node, previous);
-      outputs.push(ran.output);
-      if (ran.retrieval) retrieval.push(ran.retrieval);
-    }
+    // The nodes' model calls run in parallel. Each node's first call is issued synchronously in
+    // node order (runNode does not await before calling the model), so a scripted model consumes
+    // its lines in node order; later retrieval rounds follow in the order answers arrive.
+    const ran = await Promise.all(Array.from({ length: nodes }, (_, node) => runNode(ctx, step, node, previous)));
+    const outputs = ran.map((r) => r.output);
+    const retrieval = ran.flatMap((r) => (r.retrieval === undefined ? [] : [r.retrieval]));
     const survivors: number[] = [];
     for (let node = 0; node < nodes && result.aborted === undefined; node++) {
       const output = outputs[node] as string;
