@@ -4,7 +4,7 @@
  * against the BUILT bin and a store in a temp directory; every command must succeed and the
  * outputs are checked. The import-git example from the README's prose runs too.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { access, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -145,3 +145,12 @@ const available = historiesAvailable(['eslint-package-json.jsonl']);
   });
 });
 
+
+describe('README paths', () => {
+  it('names only files and folders of this checkout that exist (`packages/…`, `examples/…` are from the root)', async () => {
+    const text = await readFile(README, 'utf8');
+    const paths = [...text.matchAll(/`((?:packages|test|bench)\/[A-Za-z0-9_./-]+)`/g)].map((match) => match[1] ?? '');
+    expect(paths).toContain('packages/cli/examples/ladders/demo/notes.yaml');
+    for (const relative of new Set(paths)) await expect(access(path.join(REPO_ROOT, relative)), relative).resolves.toBeUndefined();
+  });
+});
