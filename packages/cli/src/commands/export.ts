@@ -1,6 +1,7 @@
 /**
  * `stateflow export [--stream S]`: JSON Lines of transitions, oldest first, each with `prevHash`
- * and `hash`, so `stateflow replay` can rebuild and verify the store elsewhere.
+ * and `hash`, so `stateflow replay` can rebuild and verify the store elsewhere. A lost log record
+ * fails the export with STORE_CORRUPT (exit 5; store `transitions()` fails closed).
  */
 import type { Command } from 'commander';
 import type { CommandContext } from '../internal/context.js';
