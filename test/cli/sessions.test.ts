@@ -103,3 +103,24 @@ describe('the main job (npm start runs stateflow serve)', () => {
     }
   });
 });
+
+describe('serve with API keys', () => {
+  it('prints a command that works for a key holder: it creates a session of a served ladder', async () => {
+    const keys = path.join(root, 'keys.json');
+    await writeFile(keys, JSON.stringify({ 'k-alice': 'alice' }));
+    const { child, banner } = await startServe(
+      ['serve', '--port', '0', '--keys', keys, '--ladders', 'packages/cli/examples/ladders'],
+      { STATEFLOW_DIR: path.join(root, 'keyed') },
+    );
+    try {
+      const tryLine = banner.trim().split('\n')[3] ?? '';
+      expect(tryLine).toContain("-H 'Authorization: Bearer <your key>'");
+      const command = tryLine.slice('try: '.length).replace('<your key>', 'k-alice');
+      const result = await runProcess('bash', ['-c', command]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ id: expect.stringMatching(/^sess_/), ladder: '@demo/notes' });
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+  });
+});

@@ -42,13 +42,12 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
         ...(local.model === undefined ? {} : { model: local.model }),
         onWarning: (message) => ctx.io.stderr.write(`${message}\n`),
       });
-      const selection = JSON.stringify({ selection: { cwd: ctx.io.cwd, mode: 'active' }, path: 'cwd', projection: 'keys' });
       ctx.io.stdout.write(
         [
           `stateflow serving on ${server.url}`,
           `data: ${options.dir}`,
           `ladders: ${server.ladders.length === 0 ? 'none (pass --ladders DIR to serve some)' : server.ladders.join(', ')}`,
-          `try: curl -s ${server.url}/v1/state/read -H 'content-type: application/json' -d '${selection}'`,
+          `try: ${tryCommand(server.url, server.requiresKey, server.ladders, ctx.io.cwd)}`,
           'stop with Ctrl-C',
           '',
         ].join('\n'),
@@ -59,4 +58,19 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
       });
       await server.close();
     });
+}
+
+/**
+ * One command that works against the server just started. Without API keys the state API serves
+ * the local user's cwd owner; with keys a caller reaches only its own ladder sessions, so the
+ * command creates one (or, with no ladder served, fetches the OpenAPI document).
+ */
+function tryCommand(url: string, requiresKey: boolean, ladders: string[], cwd: string): string {
+  if (!requiresKey) {
+    const body = JSON.stringify({ selection: { cwd, mode: 'active' }, path: 'cwd', projection: 'keys' });
+    return `curl -s ${url}/v1/state/read -H 'content-type: application/json' -d '${body}'`;
+  }
+  const ladder = ladders[0];
+  if (ladder === undefined) return `curl -s ${url}/openapi.json`;
+  return `curl -s -X POST ${url}/v1/${ladder.replace(/^@/, '')}/sessions -H 'Authorization: Bearer <your key>' -H 'content-type: application/json' -d '{}'`;
 }
