@@ -15,6 +15,8 @@ export type { LazyNavigation } from './lazy-navigation.js';
 export { validatePatch } from './patch-validate.js';
 export type { PatchInvalidReason, PatchInvalidDetails } from './patch-validate.js';
 export { applyPatch } from './patch-apply.js';
+export { patchSeries } from './patch-series.js';
+export type { PatchSeries } from './patch-series.js';
 export { netPatch } from './net-patch.js';
 export { diff } from './diff.js';
 export { narrowPatch, applyNarrowedPatch } from './narrow-patch.js';

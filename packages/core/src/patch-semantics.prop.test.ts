@@ -11,6 +11,7 @@ import { applyNarrowedPatch, narrowPatch } from './narrow-patch.js';
 import { netPatch } from './net-patch.js';
 import { overlay } from './overlay.js';
 import { applyPatch } from './patch-apply.js';
+import { patchSeries } from './patch-series.js';
 
 const numRuns = Number(process.env.STATEFLOW_FC_RUNS ?? 100);
 const seed = process.env.STATEFLOW_FC_SEED === undefined ? undefined : Number(process.env.STATEFLOW_FC_SEED);
@@ -281,6 +282,68 @@ describe('patch semantics (properties)', () => {
         const patchBefore = structuredClone(patch);
         const after = applyPatch(state, patch);
         return deepFrozen(after) && jsonEqual(state, stateBefore) && jsonEqual(patch, patchBefore);
+      }),
+      params,
+    );
+  });
+
+  it('patchSeries equals folding applyPatch (key order included), never mutates its base, and its states are deeply frozen', () => {
+    const deepFrozen = (v: unknown): boolean =>
+      typeof v !== 'object' || v === null || (Object.isFrozen(v) && Object.values(v).every(deepFrozen));
+    const history = fc.tuple(stateArb, fc.array(fc.array(fc.nat({ max: 1000 }), { maxLength: 32 }), { minLength: 1, maxLength: 8 }), fc.nat(), fc.boolean());
+    fc.assert(
+      fc.property(history, ([state, choiceLists, cutPick, frozenBase]) => {
+        const base = frozenBase ? frozenClone(state) : structuredClone(state);
+        const baseText = JSON.stringify(base);
+        // The fold runs on its own copy: applyPatch freezes what it shares with an unfrozen base.
+        const folded: JsonObject[] = [];
+        const patches: JsonObject[] = [];
+        let s = structuredClone(base);
+        for (const choices of choiceLists) {
+          const patch = frozenClone(patchFor(new Choices(choices), s));
+          s = applyPatch(s, patch);
+          patches.push(patch);
+          folded.push(s);
+        }
+        const cut = cutPick % patches.length;
+        const series = patchSeries(base);
+        patches.forEach((patch, i) => {
+          series.apply(patch);
+          if (i === cut) expect(JSON.stringify(series.state())).toBe(JSON.stringify(folded[i]));
+        });
+        const result = series.state();
+        expect(JSON.stringify(result)).toBe(JSON.stringify(folded.at(-1)));
+        expect(deepFrozen(result)).toBe(true);
+        expect(JSON.stringify(base)).toBe(baseText);
+        return true;
+      }),
+      params,
+    );
+  });
+
+  it('patchSeries: a failing patch throws what applyPatch throws, and the series is unusable after it', () => {
+    fc.assert(
+      fc.property(brokenPatch, ({ state, patch }) => {
+        let expected: unknown;
+        try {
+          applyPatch(state, patch);
+        } catch (err) {
+          expected = err;
+        }
+        const series = patchSeries(state);
+        expect(() => series.apply(patch)).toThrow(StateflowError);
+        let actual: unknown;
+        try {
+          patchSeries(state).apply(patch);
+        } catch (err) {
+          actual = err;
+        }
+        expect((actual as StateflowError).code).toBe((expected as StateflowError).code);
+        expect((actual as StateflowError).details).toEqual((expected as StateflowError).details);
+        expect((actual as StateflowError).message).toBe((expected as StateflowError).message);
+        expect(() => series.state()).toThrow('unusable');
+        expect(() => series.apply({ a: 1 })).toThrow('unusable');
+        return true;
       }),
       params,
     );

@@ -12,12 +12,12 @@ export interface CheckedPatch {
 
 /**
  * Snapshots `patch`, checks the top-level rules and applies it to `state` with the checking
- * walker. Shared by `validatePatch`, `applyPatch` and `netPatch` so that "valid" means exactly
- * "applies".
+ * walker. Shared by `validatePatch`, `applyPatch`, `netPatch` and `patchSeries` so that
+ * "valid" means exactly "applies". `owned`: see {@link mergeValue}.
  *
  * @throws StateflowError `PATCH_INVALID` (every reason).
  */
-export function checkPatch(state: JsonObject, patch: unknown): CheckedPatch {
+export function checkPatch(state: JsonObject, patch: unknown, owned?: Set<object>): CheckedPatch {
   if (!isJsonObject(patch)) {
     const what = patch === null ? 'null' : Array.isArray(patch) ? 'an array' : `a ${typeof patch}`;
     throw patchInvalid(`a patch must be a JSON object, got ${what}`, { reason: 'not-object', at: '' });
@@ -26,5 +26,5 @@ export function checkPatch(state: JsonObject, patch: unknown): CheckedPatch {
   if (Object.keys(snapshot).length === 0) {
     throw patchInvalid('the empty patch {} is an invalid no-op; send at least one key', { reason: 'empty', at: '' });
   }
-  return { patch: snapshot, result: mergeValue(state, snapshot, '') as JsonObject };
+  return { patch: snapshot, result: mergeValue(state, snapshot, '', owned) as JsonObject };
 }

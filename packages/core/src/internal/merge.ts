@@ -21,9 +21,14 @@ const EMPTY: JsonObject = Object.freeze({});
  *   or not an object (RFC 7396); `null` members delete keys (absent keys: no-op);
  * - index patch (`"[N]"` keys only): addresses existing elements of an array target.
  *
+ * With `owned` (a patch series, {@link PatchSeries}): containers in `owned` were created by
+ * earlier patches of the same series and are not shared with anyone, so they are changed in
+ * place instead of copied again; every fresh copy is added to `owned`. Without it nothing is
+ * ever mutated.
+ *
  * @throws StateflowError `PATCH_INVALID` (any reason except `not-object`, `empty`, `not-json`).
  */
-export function mergeValue(target: JsonValue | undefined, patch: JsonValue, at: string): JsonValue {
+export function mergeValue(target: JsonValue | undefined, patch: JsonValue, at: string, owned?: Set<object>): JsonValue {
   if (!isJsonObject(patch)) {
     assertWritableValue(patch, at);
     return patch;
@@ -37,14 +42,22 @@ export function mergeValue(target: JsonValue | undefined, patch: JsonValue, at: 
         at,
       });
     }
-    return mergeArray(target, patch, at);
+    return mergeArray(target, patch, at, owned);
   }
-  return mergeObject(isJsonObject(target) ? target : EMPTY, patch, at);
+  return mergeObject(isJsonObject(target) ? target : EMPTY, patch, at, owned);
 }
 
-function mergeObject(target: JsonObject, patch: JsonObject, at: string): JsonObject {
+function mergeObject(target: JsonObject, patch: JsonObject, at: string, owned: Set<object> | undefined): JsonObject {
   let result = target;
-  const writable = (): JsonObject => (result === target ? (result = copyObject(target)) : result);
+  let mine = owned?.has(target) === true;
+  const writable = (): JsonObject => {
+    if (!mine) {
+      result = copyObject(target);
+      owned?.add(result);
+      mine = true;
+    }
+    return result;
+  };
   for (const key of Object.keys(patch)) {
     const member = patch[key] as JsonValue;
     const current = ownValue(target, key);
@@ -52,14 +65,15 @@ function mergeObject(target: JsonObject, patch: JsonObject, at: string): JsonObj
       if (current !== undefined) delete writable()[key];
       continue;
     }
-    const next = mergeValue(current, member, childPointer(at, key));
+    const next = mergeValue(current, member, childPointer(at, key), owned);
     if (next !== current) defineData(writable(), key, next);
   }
   return result;
 }
 
-function mergeArray(target: JsonArray, patch: JsonObject, at: string): JsonArray {
+function mergeArray(target: JsonArray, patch: JsonObject, at: string, owned: Set<object> | undefined): JsonArray {
   let result = target;
+  let mine = owned?.has(target) === true;
   for (const key of Object.keys(patch)) {
     const selector = classifyKey(key);
     if (selector.kind !== 'index') throw new Error(`unreachable: "${key}" in an index patch`);
@@ -73,9 +87,13 @@ function mergeArray(target: JsonArray, patch: JsonObject, at: string): JsonArray
       );
     }
     const current = target[selector.index] as JsonValue;
-    const next = mergeValue(current, patch[key] as JsonValue, elementAt);
+    const next = mergeValue(current, patch[key] as JsonValue, elementAt, owned);
     if (next !== current) {
-      if (result === target) result = target.slice();
+      if (!mine) {
+        result = target.slice();
+        owned?.add(result);
+        mine = true;
+      }
       result[selector.index] = next;
     }
   }

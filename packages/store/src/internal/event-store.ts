@@ -6,7 +6,7 @@
  * stream once it was first used (checkpoint + tail replay), the last seq and hash, and an LRU of
  * reconstructed historical states. Memory changes only after a batch was written.
  */
-import { StateflowError, applyPatch, diff, isJsonObject, isStateflowError, netPatch, overlay, validatePatch } from '@stateflow/core';
+import { StateflowError, applyPatch, diff, isJsonObject, isStateflowError, netPatch, overlay, patchSeries, validatePatch } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type {
   AuditReport,
@@ -701,16 +701,19 @@ class EventStore implements Store {
       checkpointBytes = value.byteLength;
     }
     if (baseRev < h.origin) throw corrupt(checkpointKey(stream, h.origin), 'the checkpoint at the origin is missing', stream);
-    let state = base;
+    // One patch series: the tail is applied with one copy of each touched container and one
+    // deep freeze, instead of a copy and a freeze per patch.
+    const series = patchSeries(base);
     let patchBytes = 0;
     for (const change of baseRev === rev ? [] : await this.#changes(stream, baseRev + 1, rev)) {
       try {
-        state = applyPatch(state, change.patch);
+        series.apply(change.patch);
       } catch (err) {
         throw corrupt(revKey(stream, change.rev), `stored patch does not apply: ${(err as Error).message}`, stream, err);
       }
       if (measure) patchBytes += encodeValue(change.patch).byteLength;
     }
+    const state = series.state();
     const problem = stateProblem(stream, state);
     if (problem !== null) throw corrupt(revKey(stream, rev), `replay gives an invalid state: ${problem}`, stream);
     return { state, debt: { patchBytes, checkpointBytes } };
