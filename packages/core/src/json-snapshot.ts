@@ -18,7 +18,7 @@ import { childPointer } from './internal/pointer.js';
  *   storage cannot represent one); `reason: 'too-deep'` beyond {@link MAX_PATCH_DEPTH} levels.
  */
 export function snapshotJson(value: unknown, at = ''): JsonValue {
-  return freeze(copy(value, at, new Set()), true);
+  return freeze(copy(value, { at, path: [], ancestors: new Set() }), true);
 }
 
 /**
@@ -30,57 +30,80 @@ export const MAX_PATCH_DEPTH = 512;
 
 const LONE_SURROGATE = /\p{Cs}/u;
 
-function copy(value: unknown, at: string, ancestors: Set<object>): JsonValue {
+/**
+ * Where the copy is: the caller's pointer `at`, the keys walked below it (the pointer text is
+ * built only for an error, not for every member), and the containers on the way (cycles).
+ */
+interface Walk {
+  at: string;
+  path: string[];
+  ancestors: Set<object>;
+}
+
+function pointer(walk: Walk): string {
+  let at = walk.at;
+  for (const key of walk.path) at = childPointer(at, key);
+  return at;
+}
+
+function copy(value: unknown, walk: Walk): JsonValue {
   switch (typeof value) {
     case 'string':
-      if (LONE_SURROGATE.test(value)) throw notJson(at, 'a string with a lone surrogate is not valid Unicode text');
+      if (LONE_SURROGATE.test(value)) throw notJson(walk, 'a string with a lone surrogate is not valid Unicode text');
       return value;
     case 'boolean':
       return value;
     case 'number':
-      if (!Number.isFinite(value)) throw notJson(at, `${String(value)} is not a JSON number`);
+      if (!Number.isFinite(value)) throw notJson(walk, `${String(value)} is not a JSON number`);
       return value === 0 ? 0 : value;
     case 'object':
       if (value === null) return null;
       break;
     default:
-      throw notJson(at, `a ${typeof value} is not a JSON value`);
+      throw notJson(walk, `a ${typeof value} is not a JSON value`);
   }
-  if (ancestors.has(value)) throw notJson(at, 'the value contains a cycle');
+  const { ancestors } = walk;
+  if (ancestors.has(value)) throw notJson(walk, 'the value contains a cycle');
   if (ancestors.size >= MAX_PATCH_DEPTH) {
-    throw patchInvalid(`containers are nested more than ${MAX_PATCH_DEPTH} levels deep`, { reason: 'too-deep', at });
+    throw patchInvalid(`containers are nested more than ${MAX_PATCH_DEPTH} levels deep`, { reason: 'too-deep', at: pointer(walk) });
   }
   ancestors.add(value);
-  const result = Array.isArray(value) ? copyArray(value, at, ancestors) : copyObject(value, at, ancestors);
+  const result = Array.isArray(value) ? copyArray(value, walk) : copyObject(value, walk);
   ancestors.delete(value);
   return result;
 }
 
-function copyArray(value: unknown[], at: string, ancestors: Set<object>): JsonValue[] {
-  if (Object.getPrototypeOf(value) !== Array.prototype) throw notJson(at, 'an array subclass is not a JSON array');
+function copyArray(value: unknown[], walk: Walk): JsonValue[] {
+  if (Object.getPrototypeOf(value) !== Array.prototype) throw notJson(walk, 'an array subclass is not a JSON array');
   const result: JsonValue[] = [];
   for (let i = 0; i < value.length; i++) {
-    const elementAt = childPointer(at, String(i));
-    if (!(i in value)) throw notJson(elementAt, 'a sparse array (hole) is not JSON');
-    result.push(copy(value[i], elementAt, ancestors));
+    walk.path.push(String(i));
+    if (!(i in value)) throw notJson(walk, 'a sparse array (hole) is not JSON');
+    result.push(copy(value[i], walk));
+    walk.path.pop();
   }
   return result;
 }
 
-function copyObject(value: object, at: string, ancestors: Set<object>): JsonObject {
+function copyObject(value: object, walk: Walk): JsonObject {
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) {
     const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
-    throw notJson(at, `an instance of ${typeof name === 'string' ? name : 'a class'} is not a plain JSON object`);
+    throw notJson(walk, `an instance of ${typeof name === 'string' ? name : 'a class'} is not a plain JSON object`);
   }
   const result: JsonObject = {};
   for (const key of Object.keys(value)) {
-    if (LONE_SURROGATE.test(key)) throw notJson(childPointer(at, key), 'a key with a lone surrogate is not valid Unicode text');
-    defineData(result, key, copy((value as Record<string, unknown>)[key], childPointer(at, key), ancestors));
+    walk.path.push(key);
+    if (LONE_SURROGATE.test(key)) throw notJson(walk, 'a key with a lone surrogate is not valid Unicode text');
+    const member = copy((value as Record<string, unknown>)[key], walk);
+    // Assignment is much faster than defining; only `__proto__` would reach the prototype setter.
+    if (key === '__proto__') defineData(result, key, member);
+    else result[key] = member;
+    walk.path.pop();
   }
   return result;
 }
 
-function notJson(at: string, message: string): Error {
-  return patchInvalid(message, { reason: 'not-json', at });
+function notJson(walk: Walk, message: string): Error {
+  return patchInvalid(message, { reason: 'not-json', at: pointer(walk) });
 }
