@@ -25,33 +25,56 @@ export const Family = {
 
 const FORMAT_NAME = 'format';
 
-function num(n: number): Buffer {
-  const b = Buffer.alloc(8);
-  b.writeUIntBE(n, 2, 6);
+/** Write `n` as 8 bytes big-endian (top two bytes zero) at `offset`. */
+function writeNum(b: Buffer, offset: number, n: number): void {
+  b.writeUInt16BE(0, offset);
+  b.writeUIntBE(n, offset + 2, 6);
+}
+
+/** `family` + `n` (8 bytes), in one allocation. */
+function familyNum(family: number, n: number): Buffer {
+  const b = Buffer.allocUnsafe(9);
+  b[0] = family;
+  writeNum(b, 1, n);
   return b;
 }
 
-function streamPart(stream: string): Buffer {
-  return Buffer.concat([Buffer.from(stream, 'utf8'), Buffer.from([0])]);
+/** `family` + UTF-8 `text`, in one allocation. */
+function familyText(family: number, text: string): Buffer {
+  const length = Buffer.byteLength(text, 'utf8');
+  const b = Buffer.allocUnsafe(1 + length);
+  b[0] = family;
+  b.write(text, 1, length, 'utf8');
+  return b;
+}
+
+/** `family` + UTF-8 `stream` + 0x00 + `n` (8 bytes), in one allocation. */
+function streamNum(family: number, stream: string, n: number): Buffer {
+  const length = Buffer.byteLength(stream, 'utf8');
+  const b = Buffer.allocUnsafe(length + 10);
+  b[0] = family;
+  b.write(stream, 1, length, 'utf8');
+  b[length + 1] = 0;
+  writeNum(b, length + 2, n);
+  return b;
 }
 
 const fam = (f: number): Buffer => Buffer.from([f]);
 
 /** Key of the format-version record. */
-export const formatKey = (): Buffer => Buffer.concat([fam(Family.meta), Buffer.from(FORMAT_NAME, 'utf8')]);
+export const formatKey = (): Buffer => familyText(Family.meta, FORMAT_NAME);
 /** Key of the transition with global `seq`. */
-export const logKey = (seq: number): Buffer => Buffer.concat([fam(Family.log), num(seq)]);
+export const logKey = (seq: number): Buffer => familyNum(Family.log, seq);
 /** Key of `stream`'s revision-index entry for `rev`. */
-export const revKey = (stream: string, rev: number): Buffer => Buffer.concat([fam(Family.rev), streamPart(stream), num(rev)]);
+export const revKey = (stream: string, rev: number): Buffer => streamNum(Family.rev, stream, rev);
 /** Key of `stream`'s seq-index entry for `seq`. */
-export const seqKey = (stream: string, seq: number): Buffer => Buffer.concat([fam(Family.seq), streamPart(stream), num(seq)]);
+export const seqKey = (stream: string, seq: number): Buffer => streamNum(Family.seq, stream, seq);
 /** Key of `stream`'s head. */
-export const headKey = (stream: string): Buffer => Buffer.concat([fam(Family.head), Buffer.from(stream, 'utf8')]);
+export const headKey = (stream: string): Buffer => familyText(Family.head, stream);
 /** Key of `stream`'s checkpoint at `rev`. */
-export const checkpointKey = (stream: string, rev: number): Buffer =>
-  Buffer.concat([fam(Family.checkpoint), streamPart(stream), num(rev)]);
+export const checkpointKey = (stream: string, rev: number): Buffer => streamNum(Family.checkpoint, stream, rev);
 /** Key of the idempotency record for `id`. */
-export const idKey = (id: string): Buffer => Buffer.concat([fam(Family.id), Buffer.from(id, 'utf8')]);
+export const idKey = (id: string): Buffer => familyText(Family.id, id);
 
 /** Half-open key range `[gte, lt)`. */
 export interface KeyRange {
@@ -66,8 +89,7 @@ export function familyRange(family: number): KeyRange {
 
 /** Keys of a per-stream numbered family (`rev`, `seq`, `checkpoint`) with number in `[from, to]`. */
 export function streamRange(family: number, stream: string, from: number, to: number): KeyRange {
-  const prefix = Buffer.concat([fam(family), streamPart(stream)]);
-  return { gte: Buffer.concat([prefix, num(from)]), lt: Buffer.concat([prefix, num(to + 1)]) };
+  return { gte: streamNum(family, stream, from), lt: streamNum(family, stream, to + 1) };
 }
 
 /** Log keys with seq in `[from, to]`. */
