@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Harness } from './test-support/backends.js';
 import { backends } from './test-support/backends.js';
 import { parseKey } from './internal/keys.js';
-import { CHECKPOINT_MIN_PATCH_BYTES } from './internal/event-store.js';
+import { CHECKPOINT_MIN_PATCH_BYTES } from './internal/checkpoint-policy.js';
 
 const text = (kib: number, seed: string): string => seed.repeat(Math.ceil((kib * 1024) / seed.length)).slice(0, kib * 1024);
 

@@ -1,0 +1,96 @@
+/**
+ * Compaction and retention (README "Compaction", "Retention policy"): this module owns moving a
+ * stream's origin forward in one batch — a checkpoint at the new origin, older checkpoints and
+ * revision-index entries deleted, transitions no retained revision needs replaced by pruned
+ * stubs that keep the chain link — both on request (`Store.compact`) and as the retention
+ * policy applied after each accepted transition, and dropping what memory held below the origin.
+ */
+import type { StreamId, Transition } from '../types.js';
+import { stateHash } from './hash.js';
+import { Family, checkpointKey, headKey, idKey, logKey, streamRange } from './keys.js';
+import { currentOf, logRecord, seqOfRev, stateAtUnlocked } from './history.js';
+import { decodeCount, encodeRecord } from './records.js';
+import type { HeadRecord, PrunedRecord } from './records.js';
+import type { StorageOp } from './storage.js';
+import { checkWritable, headOf } from './store-context.js';
+import type { StoreContext } from './store-context.js';
+
+/**
+ * Compact `stream` to keep its last `keep` revisions (never moving the origin back), under the
+ * exclusive lock; `keep` already checked.
+ * @throws STORE_CLOSED, STORE_CORRUPT, STORE_IO
+ */
+export function compactStream(ctx: StoreContext, stream: StreamId, keep: number): Promise<{ origin: number; deleted: number }> {
+  return ctx.lock.exclusive(async () => {
+    const h = headOf(ctx, stream);
+    return compactTo(ctx, stream, Math.max(h.origin, h.rev - keep + 1));
+  });
+}
+
+/**
+ * Apply the retention policy to the streams a transition changed, at checkpoint boundaries.
+ * Best effort: the transition is already accepted; a failure here is retried on the next
+ * publish (and an audit reports stored damage).
+ */
+export async function applyRetention(ctx: StoreContext, t: Transition): Promise<void> {
+  try {
+    await retain(ctx, t);
+  } catch {
+    // see above
+  }
+}
+
+async function retain(ctx: StoreContext, t: Transition): Promise<void> {
+  const policy = ctx.settings.retention;
+  if (policy === null) return;
+  const k = ctx.settings.checkpointInterval;
+  for (const { stream } of t.changes) {
+    const h = headOf(ctx, stream);
+    const target = Math.floor((h.rev - policy.keepRevisions + 1) / k) * k;
+    if (target > h.origin) {
+      await ctx.lock.exclusive(async () => {
+        const now = headOf(ctx, stream);
+        const origin = Math.floor((now.rev - policy.keepRevisions + 1) / k) * k;
+        if (origin > now.origin) await compactTo(ctx, stream, origin);
+      });
+    }
+  }
+}
+
+/**
+ * Move `stream`'s origin to `origin` in one batch: checkpoint at the origin, delete older
+ * checkpoints and revision-index entries, and replace transitions that no retained revision of
+ * any stream needs by pruned stubs that keep the chain link. Caller holds the exclusive lock.
+ */
+async function compactTo(ctx: StoreContext, stream: StreamId, origin: number): Promise<{ origin: number; deleted: number }> {
+  checkWritable(ctx);
+  await currentOf(ctx, stream, true); // cross-checks the head before anything is rewritten
+  const h = headOf(ctx, stream);
+  if (origin <= h.origin) return { origin: h.origin, deleted: 0 };
+  const ops: StorageOp[] = [];
+  if ((await ctx.storage.get(checkpointKey(stream, origin))) === undefined) {
+    const state = await stateAtUnlocked(ctx, stream, origin, true);
+    const seq = origin === h.rev ? h.seq : await seqOfRev(ctx, stream, origin);
+    ops.push({ type: 'put', key: checkpointKey(stream, origin), value: encodeRecord({ rev: origin, seq, state, stateHash: stateHash(state) }) });
+  }
+  for await (const [key] of ctx.storage.iterate(streamRange(Family.checkpoint, stream, 0, origin - 1))) ops.push({ type: 'del', key });
+  const origins = (s: StreamId): number => (s === stream ? origin : headOf(ctx, s).origin);
+  for await (const [key, value] of ctx.storage.iterate(streamRange(Family.rev, stream, 0, origin))) {
+    ops.push({ type: 'del', key });
+    const seq = decodeCount(key, value, stream);
+    const record = await logRecord(ctx, seq, stream);
+    if (record.pruned || !record.changes.every((c) => c.rev <= origins(c.stream))) continue;
+    const stub: PrunedRecord = { pruned: true, seq, changes: record.changes.map((c) => ({ stream: c.stream, rev: c.rev })), prevHash: record.prevHash, hash: record.hash };
+    ops.push({ type: 'put', key: logKey(seq), value: encodeRecord(stub) });
+    if (record.id !== undefined) ops.push({ type: 'del', key: idKey(record.id) });
+  }
+  const head: HeadRecord = { rev: h.rev, seq: h.seq, origin };
+  ops.push({ type: 'put', key: headKey(stream), value: encodeRecord(head) });
+  await ctx.storage.write(ops, { sync: ctx.settings.durability === 'fsync' && ctx.storage.capabilities.fsync });
+  ctx.heads.set(stream, head);
+  // Reloaded on next use, so its checkpoint debt counts from the latest checkpoint again.
+  ctx.current.delete(stream);
+  ctx.debt.delete(stream);
+  ctx.history.deleteWhere((key) => key.startsWith(`${stream}\u0000`) && Number(key.slice(stream.length + 1)) < origin);
+  return { origin, deleted: origin - h.origin };
+}

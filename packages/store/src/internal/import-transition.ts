@@ -1,0 +1,82 @@
+/**
+ * Verbatim import (`Store.append`; README "Decisions": `append`): this module owns verifying an
+ * exported transition against the store before it is written unchanged — its seq and `prevHash`
+ * continue the chain, its time, id and meta are well-formed, each change is the next revision of
+ * its stream and a valid patch that changes something and leaves a valid state, and its hash is
+ * sha256(prevHash ‖ canonical(body)) — then committing it alone.
+ */
+import { StateflowError, applyPatch, isJsonObject, netPatch, validatePatch } from '@stateflow/core';
+import type { JsonObject } from '@stateflow/core';
+import type { StreamId, Transition } from '../types.js';
+import { transitionHash } from './hash.js';
+import { idKey } from './keys.js';
+import { currentOf } from './history.js';
+import { addToGroup, newGroup, writeGroup } from './publication.js';
+import type { Staged } from './publication.js';
+import { checkWritable, headOf } from './store-context.js';
+import type { StoreContext } from './store-context.js';
+import { checkStream, checkedInput, describeInput, jsonObjectCopy, stateProblem } from './validate.js';
+
+/**
+ * Verify `transition` and write it unchanged, alone, under the write lock. The caller's object is
+ * read once, into plain copies, before it is verified.
+ * @throws INPUT_INVALID (`details.field` names the check), PATCH_INVALID, STREAM_INVALID,
+ *   STORE_CLOSED, STORE_CORRUPT, STORE_IO
+ */
+export function appendTransition(ctx: StoreContext, transition: Transition): Promise<void> {
+  return ctx.lock.write(async () => {
+    checkWritable(ctx);
+    const group = newGroup(ctx);
+    // Read the caller's object once, into plain copies, before verifying it.
+    const copy = checkedInput('transition', () =>
+      isJsonObject(transition)
+        ? { ...transition, changes: Array.isArray(transition.changes) ? transition.changes.map((c) => (isJsonObject(c) ? { ...c } : c)) : transition.changes }
+        : transition,
+    );
+    addToGroup(ctx, group, await verifyImport(ctx, copy));
+    await writeGroup(ctx, group);
+  });
+}
+
+/** Verify an exported transition for {@link Store.append}; stage it unchanged. */
+async function verifyImport(ctx: StoreContext, t: Transition): Promise<Staged> {
+  const bad = (field: string, reason: string): StateflowError =>
+    new StateflowError('INPUT_INVALID', `Cannot append transition ${describeInput(isJsonObject(t) ? t.seq : t)}: ${reason}`, { field, reason });
+  if (!isJsonObject(t)) throw bad('transition', 'not an object');
+  if (t.seq !== ctx.lastSeq + 1) throw bad('seq', `seq must be ${ctx.lastSeq + 1} (the store's last seq is ${ctx.lastSeq})`);
+  if (t.prevHash !== ctx.lastHash) throw bad('prevHash', `prevHash does not match the hash of transition ${ctx.lastSeq}`);
+  if (typeof t.time !== 'string' || Number.isNaN(Date.parse(t.time))) throw bad('time', 'time is not an ISO 8601 timestamp');
+  let meta: JsonObject | undefined;
+  if (t.meta !== undefined) {
+    try {
+      meta = jsonObjectCopy(t.meta, 'meta');
+    } catch (err) {
+      throw bad('meta', `meta is not a JSON object: ${(err as Error).message}`);
+    }
+  }
+  if (t.id !== undefined) {
+    if (typeof t.id !== 'string' || t.id.length === 0) throw bad('id', 'id is not a non-empty string');
+    if ((await ctx.storage.get(idKey(t.id))) !== undefined) throw bad('id', `id ${JSON.stringify(t.id)} was already accepted`);
+  }
+  if (!Array.isArray(t.changes) || t.changes.length === 0) throw bad('changes', 'changes is empty');
+  const states = new Map<StreamId, JsonObject>();
+  for (const c of t.changes) {
+    if (!isJsonObject(c)) throw bad('changes', 'a change is not an object');
+    checkStream(c.stream);
+    if (states.has(c.stream)) throw bad('changes', `stream ${c.stream} appears twice`);
+    const h = headOf(ctx, c.stream);
+    if (c.rev !== h.rev + 1) throw bad('changes', `stream ${c.stream} is at revision ${h.rev}; the change has revision ${describeInput(c.rev)}`);
+    const before = await currentOf(ctx, c.stream);
+    validatePatch(before, c.patch);
+    if (Object.keys(netPatch(before, c.patch)).length === 0) throw bad('changes', `the patch for ${c.stream} changes nothing`);
+    const after = applyPatch(before, c.patch);
+    const problem = stateProblem(c.stream, after);
+    if (problem !== null) throw bad('changes', `the patch for ${c.stream} leaves an invalid state: ${problem}`);
+    states.set(c.stream, after);
+  }
+  const transition: Transition = { seq: t.seq, time: t.time, changes: t.changes.map((c) => ({ stream: c.stream, rev: c.rev, patch: c.patch })), prevHash: t.prevHash, hash: t.hash };
+  if (t.id !== undefined) transition.id = t.id;
+  if (meta !== undefined) transition.meta = meta;
+  if (transitionHash(t.prevHash, transition) !== t.hash) throw bad('hash', 'hash does not match sha256(prevHash ‖ canonical(body))');
+  return { transition, states, sync: ctx.settings.durability === 'fsync' };
+}

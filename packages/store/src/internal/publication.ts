@@ -1,0 +1,213 @@
+/**
+ * Publication (README "Group commit", "One transition writes", "Hash chain"): this module owns
+ * turning inputs into transitions and writing them — the publish queue and its group commit,
+ * staging each input against memory as the earlier members of its group will leave it
+ * (idempotency, expected revisions, patch validation, net patches, state validity, seq and hash
+ * chain), and writing a group's transitions with their index, head, checkpoint and id records in
+ * one atomic batch, after which memory is updated and watchers are notified.
+ */
+import { StateflowError, applyPatch, netPatch, validatePatch } from '@stateflow/core';
+import type { JsonObject } from '@stateflow/core';
+import type { ExpectedRevision, PublishInput, PublishResult, StreamChange, StreamId, Transition } from '../types.js';
+import { NO_DEBT, checkpointDue } from './checkpoint-policy.js';
+import type { CheckpointDebt } from './checkpoint-policy.js';
+import { encodeValue } from './codec.js';
+import { stateHash, transitionHash } from './hash.js';
+import { checkpointKey, headKey, idKey, logKey, revKey, seqKey } from './keys.js';
+import { currentOf, logRecord } from './history.js';
+import { decodeCount, encodeRecord } from './records.js';
+import type { HeadRecord } from './records.js';
+import type { StorageOp } from './storage.js';
+import { checkWritable, headOf } from './store-context.js';
+import type { Queued, StoreContext } from './store-context.js';
+import { checkedInput, stateProblem } from './validate.js';
+
+/** The result of a call that changes nothing (nothing is recorded, not even its id). */
+export const NOOP: PublishResult = Object.freeze({ status: 'noop', transition: null });
+
+/** One transition ready to be written, with the resulting state of each stream it changes. */
+export interface Staged {
+  transition: Transition;
+  states: Map<StreamId, JsonObject>;
+  sync: boolean;
+}
+
+/**
+ * Transitions staged for one batch (group commit), and memory as it will be once that batch is
+ * written: later members of the group are checked against the earlier ones.
+ */
+export interface Group {
+  staged: Staged[];
+  heads: Map<StreamId, HeadRecord>;
+  states: Map<StreamId, JsonObject>;
+  ids: Map<string, Transition>;
+  lastSeq: number;
+  lastHash: string;
+}
+
+/**
+ * Queue a checked publish for the next group commit; resolves once the batch holding it was
+ * written (or rejects with its own error, or the batch's write error).
+ */
+export function enqueue(ctx: StoreContext, input: PublishInput): Promise<PublishResult> {
+  return new Promise<PublishResult>((resolve, reject) => {
+    ctx.queue.push({ input, resolve, reject });
+    // The first publish of a group schedules it; later ones join until it starts.
+    if (ctx.queue.length === 1) void ctx.lock.write(() => commitQueued(ctx));
+  });
+}
+
+/** Commit one publication on its own (fork, revert). Caller holds the write lock. */
+export async function commit(ctx: StoreContext, input: PublishInput): Promise<PublishResult> {
+  const group = newGroup(ctx);
+  const result = await stage(ctx, input, group);
+  await writeGroup(ctx, group);
+  return result;
+}
+
+/**
+ * Group commit: take every queued publish, stage each in order against memory as the earlier
+ * ones will leave it (each accepted or rejected on its own, exactly as if they ran one after
+ * another), write all accepted ones in one batch, then settle them. Runs as one write task.
+ */
+async function commitQueued(ctx: StoreContext): Promise<void> {
+  const queued = ctx.queue;
+  ctx.queue = [];
+  const group = newGroup(ctx);
+  const settled: { item: Queued; result: PublishResult }[] = [];
+  for (const item of queued) {
+    try {
+      settled.push({ item, result: await stage(ctx, item.input, group) });
+    } catch (err) {
+      item.reject(err);
+    }
+  }
+  try {
+    await writeGroup(ctx, group);
+  } catch (err) {
+    for (const { item } of settled) item.reject(err);
+    return;
+  }
+  for (const { item, result } of settled) item.resolve(result);
+}
+
+/** An empty group starting at the store's chain tip. */
+export function newGroup(ctx: StoreContext): Group {
+  return { staged: [], heads: new Map(), states: new Map(), ids: new Map(), lastSeq: ctx.lastSeq, lastHash: ctx.lastHash };
+}
+
+/** A stream's head as the group will leave it. */
+function groupHead(ctx: StoreContext, group: Group, stream: StreamId): HeadRecord {
+  return group.heads.get(stream) ?? headOf(ctx, stream);
+}
+
+/** Add a staged transition to the group: later members see its heads, states, id and hash. */
+export function addToGroup(ctx: StoreContext, group: Group, staged: Staged): void {
+  const { transition } = staged;
+  for (const { stream, rev } of transition.changes) {
+    group.heads.set(stream, { rev, seq: transition.seq, origin: headOf(ctx, stream).origin });
+    group.states.set(stream, staged.states.get(stream) as JsonObject);
+  }
+  if (transition.id !== undefined) group.ids.set(transition.id, transition);
+  group.lastSeq = transition.seq;
+  group.lastHash = transition.hash;
+  group.staged.push(staged);
+}
+
+/**
+ * Validate a publication against the group's view of the heads and stage it (nothing is
+ * written here). Check order: idempotency id, expected revisions, every patch against the
+ * captured basis, net patches, resulting state validity.
+ */
+async function stage(ctx: StoreContext, input: PublishInput, group: Group): Promise<PublishResult> {
+  checkWritable(ctx);
+  if (input.id !== undefined) {
+    const sibling = group.ids.get(input.id);
+    if (sibling !== undefined) return { status: 'duplicate', transition: sibling };
+    const bytes = await ctx.storage.get(idKey(input.id));
+    if (bytes !== undefined) {
+      const seq = decodeCount(idKey(input.id), bytes);
+      const original = await logRecord(ctx, seq);
+      if (!original.pruned) return { status: 'duplicate', transition: original };
+    }
+  }
+  const streams = Object.keys(input.changes);
+  const basis = new Map<StreamId, JsonObject>();
+  for (const s of streams) basis.set(s, group.states.get(s) ?? (await currentOf(ctx, s)));
+  enforceExpected(input.expected ?? {}, (s) => groupHead(ctx, group, s));
+  for (const s of streams) checkedInput(`the patch for stream ${s}`, () => validatePatch(basis.get(s) as JsonObject, input.changes[s]));
+  const changes: StreamChange[] = [];
+  const states = new Map<StreamId, JsonObject>();
+  for (const s of streams) {
+    const before = basis.get(s) as JsonObject;
+    const net = netPatch(before, input.changes[s] as JsonObject);
+    if (Object.keys(net).length === 0) continue;
+    const after = applyPatch(before, net);
+    const problem = stateProblem(s, after);
+    if (problem !== null) {
+      throw new StateflowError('PATCH_INVALID', `The patch for stream ${s} would leave an invalid state: ${problem}`, { reason: 'invalid-state', at: '' });
+    }
+    changes.push(Object.freeze({ stream: s, rev: groupHead(ctx, group, s).rev + 1, patch: net }));
+    states.set(s, after);
+  }
+  if (changes.length === 0) return NOOP;
+  const body: Omit<Transition, 'hash' | 'prevHash'> = { seq: group.lastSeq + 1, time: ctx.settings.clock().toISOString(), changes: Object.freeze(changes) as StreamChange[] };
+  if (input.id !== undefined) body.id = input.id;
+  // Already a frozen copy (checkPublishInput): later mutation of the caller's object cannot
+  // change what is stored, hashed, or seen by watchers and duplicates.
+  if (input.meta !== undefined) body.meta = input.meta;
+  const transition: Transition = Object.freeze({ ...body, prevHash: group.lastHash, hash: transitionHash(group.lastHash, body) });
+  addToGroup(ctx, group, { transition, states, sync: (input.durability ?? ctx.settings.durability) === 'fsync' });
+  return { status: 'accepted', transition };
+}
+
+/** @throws CONFLICT when a stream's head (as `headOf` gives it) is not the expected revision. */
+export function enforceExpected(expected: Record<StreamId, ExpectedRevision>, headOf: (stream: StreamId) => HeadRecord): void {
+  for (const [s, e] of Object.entries(expected)) {
+    const actual = headOf(s).rev;
+    if (e === 'any' || (e === 'none' && actual === 0) || e === actual) continue;
+    throw new StateflowError(
+      'CONFLICT',
+      `Stream ${s} is at revision ${actual}, expected ${e === 'none' ? 'no revision' : `revision ${e}`}; re-read and retry`,
+      { stream: s, expected: e, actual },
+    );
+  }
+}
+
+/**
+ * Write every staged transition of a group in one atomic batch (synced when any member asked
+ * for fsync), then install the group in memory and notify watchers in seq order.
+ */
+export async function writeGroup(ctx: StoreContext, group: Group): Promise<void> {
+  if (group.staged.length === 0) return;
+  const ops: StorageOp[] = [];
+  const debts = new Map<StreamId, CheckpointDebt>();
+  for (const { transition, states } of group.staged) {
+    ops.push({ type: 'put', key: logKey(transition.seq), value: encodeRecord(transition) });
+    for (const { stream, rev, patch } of transition.changes) {
+      ops.push({ type: 'put', key: revKey(stream, rev), value: encodeRecord(transition.seq) });
+      ops.push({ type: 'put', key: seqKey(stream, transition.seq), value: encodeRecord(rev) });
+      const before = debts.get(stream) ?? ctx.debt.get(stream) ?? NO_DEBT;
+      let debt = { ...before, patchBytes: before.patchBytes + encodeValue(patch).byteLength };
+      if (checkpointDue(rev, ctx.settings.checkpointInterval, debt)) {
+        const state = states.get(stream) as JsonObject;
+        const value = encodeRecord({ rev, seq: transition.seq, state, stateHash: stateHash(state) });
+        ops.push({ type: 'put', key: checkpointKey(stream, rev), value });
+        debt = { patchBytes: 0, checkpointBytes: value.byteLength };
+      }
+      debts.set(stream, debt);
+    }
+    if (transition.id !== undefined) ops.push({ type: 'put', key: idKey(transition.id), value: encodeRecord(transition.seq) });
+  }
+  for (const [stream, head] of group.heads) ops.push({ type: 'put', key: headKey(stream), value: encodeRecord(head) });
+  const sync = group.staged.some((staged) => staged.sync) && ctx.storage.capabilities.fsync;
+  await ctx.storage.write(ops, { sync });
+  for (const [stream, head] of group.heads) {
+    ctx.heads.set(stream, head);
+    ctx.current.set(stream, group.states.get(stream) as JsonObject);
+    ctx.debt.set(stream, debts.get(stream) as CheckpointDebt);
+  }
+  ctx.lastSeq = group.lastSeq;
+  ctx.lastHash = group.lastHash;
+  for (const { transition } of group.staged) ctx.hub.publish(transition);
+}

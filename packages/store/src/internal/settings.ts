@@ -1,0 +1,62 @@
+/**
+ * Store options resolved into settings (DESIGN.md "Store model"; README "Options"): this module
+ * owns checking the `StoreOptions` a caller passes to `openStore`/`openMemoryStore`, applying
+ * their defaults (K = 64, buffered durability, a 256-entry history cache, no retention, the
+ * system clock), and the checked clock that every transition time is read from.
+ */
+import { StateflowError } from '@stateflow/core';
+import type { Durability, StoreOptions } from '../types.js';
+import { checkCount, checkOptions, checkedInput, describeInput } from './validate.js';
+
+/** Resolved options with defaults applied. */
+export interface Settings {
+  checkpointInterval: number;
+  durability: Durability;
+  cacheSize: number;
+  retention: { keepRevisions: number } | null;
+  clock: () => Date;
+}
+
+/**
+ * Check `options` and apply the defaults.
+ * @throws INPUT_INVALID naming the offending option
+ */
+export function resolveSettings(options: StoreOptions = {}): Settings {
+  checkOptions(options, 'options');
+  if (options.clock !== undefined && typeof options.clock !== 'function') {
+    throw new StateflowError('INPUT_INVALID', 'clock must be a function returning a Date', { field: 'clock' });
+  }
+  checkOptions(options.retention, 'retention');
+  const k = options.checkpointInterval ?? 64;
+  if (!Number.isSafeInteger(k) || k < 1) {
+    throw new StateflowError('INPUT_INVALID', `checkpointInterval must be an integer ≥ 1, got ${describeInput(k)}`, { field: 'checkpointInterval' });
+  }
+  const cacheSize = options.cacheSize ?? 256;
+  checkCount(cacheSize, 'cacheSize');
+  const durability = options.durability ?? 'buffered';
+  if (durability !== 'buffered' && durability !== 'fsync') {
+    throw new StateflowError('INPUT_INVALID', `durability must be "buffered" or "fsync"`, { field: 'durability' });
+  }
+  const keep = options.retention?.keepRevisions;
+  if (keep !== undefined && (!Number.isSafeInteger(keep) || keep < 1)) {
+    throw new StateflowError('INPUT_INVALID', `retention.keepRevisions must be an integer ≥ 1, got ${describeInput(keep)}`, { field: 'retention.keepRevisions' });
+  }
+  return {
+    checkpointInterval: k,
+    durability,
+    cacheSize,
+    retention: keep === undefined ? null : { keepRevisions: keep },
+    clock: checkedClock(options.clock ?? (() => new Date())),
+  };
+}
+
+/** A clock whose every reading is checked: a transition time must be a valid Date. */
+function checkedClock(clock: () => Date): () => Date {
+  return () => {
+    const now = checkedInput('clock', () => clock());
+    if (!(now instanceof Date) || Number.isNaN(now.getTime())) {
+      throw new StateflowError('INPUT_INVALID', `the clock option returned ${describeInput(now)}, not a valid Date`, { field: 'clock' });
+    }
+    return now;
+  };
+}

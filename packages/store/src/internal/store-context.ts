@@ -1,0 +1,123 @@
+/**
+ * The state one open store shares between its internal modules (README "Storage layout",
+ * "Opening"): this module owns the {@link StoreContext} shape, loading it at open (every head
+ * record and the chain tip, never the log), and the guards every module applies to it — the
+ * store is open, writes are possible, and a stream's head (failing closed for a broken stream).
+ * Memory in the context changes only after a batch was written.
+ */
+import { StateflowError, isStateflowError } from '@stateflow/core';
+import type { JsonObject } from '@stateflow/core';
+import type { PublishInput, PublishResult, StreamId } from '../types.js';
+import { AccessLock } from './access-lock.js';
+import type { CheckpointDebt } from './checkpoint-policy.js';
+import { GENESIS_HASH } from './hash.js';
+import { Family, familyRange, parseKey } from './keys.js';
+import { Lru } from './lru.js';
+import { decodeHead, decodeLog } from './records.js';
+import type { HeadRecord } from './records.js';
+import type { Settings } from './settings.js';
+import type { Storage } from './storage.js';
+import { VerifiedRecords } from './verified-records.js';
+import { WatchHub } from './watch-hub.js';
+
+/** The empty state: every stream's state at revision 0. */
+export const EMPTY: JsonObject = Object.freeze({}) as JsonObject;
+const ZERO_HEAD: HeadRecord = Object.freeze({ rev: 0, seq: 0, origin: 0 });
+
+/** A publish waiting for the next group commit. */
+export interface Queued {
+  input: PublishInput;
+  resolve: (result: PublishResult) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * In memory for one open store: every stream's head (loaded at open), the current state of each
+ * stream once it was first used (checkpoint + tail replay), the last seq and hash, and an LRU of
+ * reconstructed historical states.
+ */
+export interface StoreContext {
+  readonly storage: Storage;
+  readonly settings: Settings;
+  readonly lock: AccessLock;
+  readonly hub: WatchHub;
+  readonly heads: Map<StreamId, HeadRecord>;
+  /** Streams whose head record does not decode: every use fails closed with this error. */
+  readonly broken: Map<StreamId, StateflowError>;
+  readonly current: Map<StreamId, JsonObject>;
+  /** Checkpoint debt of every stream in `current` (set and updated together with it). */
+  readonly debt: Map<StreamId, CheckpointDebt>;
+  /** Publishes waiting for the next group commit. */
+  queue: Queued[];
+  readonly history: Lru<string, JsonObject>;
+  readonly verified: VerifiedRecords;
+  lastSeq: number;
+  lastHash: string;
+  /** Set when the chain tip does not decode: reads still work, writes fail closed. */
+  tipError: StateflowError | null;
+  closed: boolean;
+}
+
+/** A context over opened `storage`, with heads and the chain tip loaded (never the log). */
+export async function loadContext(storage: Storage, settings: Settings): Promise<StoreContext> {
+  const ctx: StoreContext = {
+    storage,
+    settings,
+    lock: new AccessLock(),
+    hub: new WatchHub(),
+    heads: new Map(),
+    broken: new Map(),
+    current: new Map(),
+    debt: new Map(),
+    queue: [],
+    history: new Lru(settings.cacheSize),
+    verified: new VerifiedRecords(),
+    lastSeq: 0,
+    lastHash: GENESIS_HASH,
+    tipError: null,
+    closed: false,
+  };
+  for await (const [key, value] of storage.iterate(familyRange(Family.head))) {
+    const parsed = parseKey(key);
+    if (parsed.family !== 'head') continue;
+    try {
+      ctx.heads.set(parsed.stream, decodeHead(key, value, parsed.stream));
+    } catch (err) {
+      if (!isStateflowError(err, 'STORE_CORRUPT')) throw err;
+      ctx.broken.set(parsed.stream, err);
+    }
+  }
+  for await (const [key, value] of storage.iterate({ ...familyRange(Family.log), reverse: true, limit: 1 })) {
+    const parsed = parseKey(key);
+    if (parsed.family !== 'log') continue;
+    ctx.lastSeq = parsed.seq;
+    try {
+      ctx.lastHash = decodeLog(key, value, parsed.seq).hash;
+    } catch (err) {
+      if (!isStateflowError(err, 'STORE_CORRUPT')) throw err;
+      ctx.tipError = err;
+    }
+  }
+  return ctx;
+}
+
+/** @throws STORE_CLOSED after `close()` */
+export function checkOpen(ctx: StoreContext): void {
+  if (ctx.closed) throw new StateflowError('STORE_CLOSED', 'The store is closed', {});
+}
+
+/** @throws STORE_CLOSED, or STORE_CORRUPT when the chain tip does not decode */
+export function checkWritable(ctx: StoreContext): void {
+  checkOpen(ctx);
+  if (ctx.tipError !== null) throw ctx.tipError;
+}
+
+/**
+ * A stream's head (revision 0 at seq 0 when it has none).
+ * @throws STORE_CORRUPT when the stream's head record is broken
+ */
+export function headOf(ctx: StoreContext, stream: StreamId): HeadRecord {
+  const broken = ctx.broken.get(stream);
+  if (broken !== undefined) throw broken;
+  return ctx.heads.get(stream) ?? ZERO_HEAD;
+}
