@@ -173,6 +173,36 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     expect(codes).toEqual(expect.arrayContaining(['HEAD_MISMATCH H/session:ok', 'INDEX_MISMATCH R/global/2', 'ID_MISMATCH I/t3']));
     expect((await failure(h.store.stateAt('global', 2))).code).toBe('STORE_CORRUPT');
   });
+
+  it('a missing and an extra R and S entry in the middle of a stream: INDEX_MISMATCH each, nothing else', async () => {
+    const { revKey, seqKey } = await import('./internal/keys.js');
+    await h.raw(async (s) => {
+      await s.write([{ type: 'del', key: revKey('global', 4) }], { sync: false });
+      await s.write([{ type: 'del', key: seqKey('global', 6) }], { sync: false });
+      await s.write([{ type: 'del', key: seqKey('session:ok', 5) }], { sync: false });
+      await put(s, revKey('session:ok', 2), encodeValue(4));
+      await put(s, revKey('global', 9), encodeValue(9));
+      await put(s, seqKey('session:ok', 3), encodeValue(2));
+      await put(s, seqKey('global', 5), encodeValue(4));
+      await put(s, revKey('other', 1), encodeValue(3)); // a stream the log never names, between the two
+      await put(s, seqKey('other', 3), encodeValue(1));
+    });
+    await h.reopen();
+    const problems = (await h.store.audit()).problems.map((p) => `${p.code} ${p.key} ${p.stream ?? ''}: ${p.detail}`);
+    expect(problems.sort()).toEqual(
+      [
+        'INDEX_MISMATCH R/global/4 global: revision-index entry is missing',
+        'INDEX_MISMATCH R/global/9 global: points at seq 9; the log has this revision at seq undefined',
+        'INDEX_MISMATCH R/other/1 other: points at seq 3; the log has this revision at seq undefined',
+        'INDEX_MISMATCH S/other/3 other: says revision 1; the log has no change of this stream at this seq',
+        'INDEX_MISMATCH R/session:ok/2 session:ok: points at seq 4; the log has this revision at seq 5',
+        'INDEX_MISMATCH S/global/5 global: says revision 4; the log has revision 5 at this seq',
+        'INDEX_MISMATCH S/global/6 global: seq-index entry is missing',
+        'INDEX_MISMATCH S/session:ok/3 session:ok: says revision 2; the log has no change of this stream at this seq',
+        'INDEX_MISMATCH S/session:ok/5 session:ok: seq-index entry is missing',
+      ].sort(),
+    );
+  });
 });
 
 describe.each(backends)('a corrupt chain tip on $name', (backend) => {

@@ -3,6 +3,12 @@
  * from its origin checkpoint, and checks the hash chain link by link, every checkpoint, every
  * head, the revision and seq indexes and the idempotency records. It never writes and never
  * stops at the first problem.
+ *
+ * Memory is O(streams + checkpoints + ids + problems) plus a compact spill of 17 bytes per change:
+ * heads, checkpoint hashes and replayed states are per stream; the indexes are checked by
+ * merge-joins in key order against each stream's changes in typed-array columns
+ * (`audit-indexes.ts` explains why a spill rather than per-stream cursors); idempotency ids are
+ * optional client ids and stay in a map.
  */
 import { applyPatch, isJsonObject, isStateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
@@ -10,6 +16,7 @@ import { AuditCode } from '../audit-code.js';
 import type { AuditProblem, AuditReport } from '../types.js';
 import { decodeValue } from './codec.js';
 import { GENESIS_HASH, stateHash, transitionHash } from './hash.js';
+import { checkRevisionIndex, checkSeqIndex, StreamChanges } from './audit-indexes.js';
 import { Family, describeKey, familyRange, parseKey } from './keys.js';
 import { FORMAT, decodeCheckpoint, decodeCount, decodeHead, decodeLog } from './records.js';
 import type { HeadRecord, LogRecord } from './records.js';
@@ -94,8 +101,18 @@ export async function runAudit(storage: Storage, onProgress?: (done: number, tot
     const k = parseKey(key);
     if (k.family === 'log') total = k.seq;
   }
-  const revSeqs = new Map<string, Map<number, number>>();
-  const seqRevs = new Map<number, Map<string, number>>();
+  /** Every stream's changes in log order, for the index checks. */
+  const logged = new Map<string, StreamChanges>();
+  const loggedChanges = (stream: string): StreamChanges => {
+    let changes = logged.get(stream);
+    if (changes === undefined) {
+      changes = new StreamChanges();
+      logged.set(stream, changes);
+    }
+    return changes;
+  };
+  /** Streams with an unpruned change above their origin, each with the seq that produced its head revision (if any). */
+  const headSeqs = new Map<string, number | undefined>();
   const ids = new Map<string, number>();
   let prevHash = GENESIS_HASH;
   let expectedSeq = 1;
@@ -125,6 +142,7 @@ export async function runAudit(storage: Storage, onProgress?: (done: number, tot
     prevHash = record.hash;
     if (record.pruned) {
       for (const c of record.changes) {
+        loggedChanges(c.stream).push(record.seq, c.rev, true);
         if (c.rev > originOf(c.stream)) report(AuditCode.HISTORY_MISSING, key, `revision ${c.rev} is retained (origin ${originOf(c.stream)}) but its transition was pruned`, c.stream);
       }
       continue;
@@ -134,14 +152,10 @@ export async function runAudit(storage: Storage, onProgress?: (done: number, tot
       report(AuditCode.HASH_MISMATCH, key, 'the stored hash differs from sha256(prevHash ‖ canonical(body))', stream);
     }
     if (record.id !== undefined) ids.set(record.id, record.seq);
-    const atSeq = new Map<string, number>();
-    seqRevs.set(record.seq, atSeq);
     for (const c of record.changes) {
-      atSeq.set(c.stream, c.rev);
+      loggedChanges(c.stream).push(record.seq, c.rev, false);
       if (c.rev <= originOf(c.stream)) continue;
-      const perStream = revSeqs.get(c.stream) ?? new Map<number, number>();
-      perStream.set(c.rev, record.seq);
-      revSeqs.set(c.stream, perStream);
+      headSeqs.set(c.stream, c.rev === heads.get(c.stream)?.rev ? record.seq : headSeqs.get(c.stream));
       const r = replayOf(c.stream);
       if (!r.ok) continue;
       if (c.rev !== r.rev + 1) {
@@ -174,7 +188,7 @@ export async function runAudit(storage: Storage, onProgress?: (done: number, tot
   for (const [stream, head] of heads) {
     const r = replays.get(stream) ?? { rev: 0, state: {}, ok: true };
     if (!r.ok) continue;
-    const seq = head.rev === head.origin ? undefined : revSeqs.get(stream)?.get(head.rev);
+    const seq = head.rev === head.origin ? undefined : headSeqs.get(stream);
     if (r.rev !== head.rev || (seq !== undefined && seq !== head.seq)) {
       report(AuditCode.HEAD_MISMATCH, `H/${stream}`, `head says revision ${head.rev} at seq ${head.seq}; the log replays to revision ${r.rev}`, stream);
     }
@@ -182,51 +196,14 @@ export async function runAudit(storage: Storage, onProgress?: (done: number, tot
       if (rev > head.rev) report(AuditCode.CHECKPOINT_MISMATCH, `C/${stream}/${rev}`, `checkpoint beyond the head revision ${head.rev}`, stream);
     }
   }
-  for (const stream of revSeqs.keys()) {
+  for (const stream of headSeqs.keys()) {
     if (!heads.has(stream)) report(AuditCode.HEAD_MISMATCH, `H/${stream}`, 'stream has transitions but no head', stream);
   }
 
-  // Revision index.
-  const seenRevs = new Set<string>();
-  for await (const [key, value] of storage.iterate(familyRange(Family.rev))) {
-    const k = parseKey(key);
-    if (k.family !== 'rev') {
-      report(AuditCode.UNKNOWN_RECORD, key, 'malformed revision-index key');
-      continue;
-    }
-    const expected = revSeqs.get(k.stream)?.get(k.n);
-    const actual = decodeIndex(key, value, k.stream, report);
-    if (actual === undefined) continue;
-    if (k.n <= originOf(k.stream)) report(AuditCode.INDEX_MISMATCH, key, `entry below the origin ${originOf(k.stream)} should have been deleted`, k.stream);
-    else if (expected !== actual) report(AuditCode.INDEX_MISMATCH, key, `points at seq ${actual}; the log has this revision at seq ${String(expected)}`, k.stream);
-    seenRevs.add(`${k.stream}\u0000${k.n}`);
-  }
-  for (const [stream, perStream] of revSeqs) {
-    for (const rev of perStream.keys()) {
-      if (!seenRevs.has(`${stream}\u0000${rev}`)) report(AuditCode.INDEX_MISMATCH, `R/${stream}/${rev}`, 'revision-index entry is missing', stream);
-    }
-  }
-
-  // Seq index (kept below the origin too, so effectiveAt can name the revision a seq had).
-  const seenSeqs = new Set<string>();
-  for await (const [key, value] of storage.iterate(familyRange(Family.seq))) {
-    const k = parseKey(key);
-    if (k.family !== 'seq') {
-      report(AuditCode.UNKNOWN_RECORD, key, 'malformed seq-index key');
-      continue;
-    }
-    const actual = decodeIndex(key, value, k.stream, report);
-    const expected = seqRevs.get(k.n)?.get(k.stream);
-    if (actual !== undefined && expected !== undefined && actual !== expected) {
-      report(AuditCode.INDEX_MISMATCH, key, `says revision ${actual}; the log has revision ${expected} at this seq`, k.stream);
-    }
-    seenSeqs.add(`${k.stream}\u0000${k.n}`);
-  }
-  for (const [seq, perSeq] of seqRevs) {
-    for (const stream of perSeq.keys()) {
-      if (!seenSeqs.has(`${stream}\u0000${seq}`)) report(AuditCode.INDEX_MISMATCH, `S/${stream}/${seq}`, 'seq-index entry is missing', stream);
-    }
-  }
+  // Revision index, then seq index: merge-joins in key order.
+  const decode = (key: Uint8Array, value: Uint8Array, stream: string): number | undefined => decodeIndex(key, value, stream, report);
+  await checkRevisionIndex(storage, logged, originOf, decode, report);
+  await checkSeqIndex(storage, logged, decode, report);
 
   // Idempotency records.
   for await (const [key, value] of storage.iterate(familyRange(Family.id))) {
