@@ -6,7 +6,7 @@
  * chain), and writing a group's transitions with their index, head, checkpoint and id records in
  * one atomic batch, after which memory is updated and watchers are notified.
  */
-import { StateflowError, applyPatch, netPatch, validatePatch } from '@stateflow/core';
+import { StateflowError, applyPatch, netPatch } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { ExpectedRevision, PublishInput, PublishResult, StreamChange, StreamId, Transition } from '../types.js';
 import { NO_DEBT, checkpointDue } from './checkpoint-policy.js';
@@ -135,12 +135,15 @@ async function stage(ctx: StoreContext, input: PublishInput, group: Group): Prom
   const basis = new Map<StreamId, JsonObject>();
   for (const s of streams) basis.set(s, group.states.get(s) ?? (await currentOf(ctx, s)));
   enforceExpected(input.expected ?? {}, (s) => groupHead(ctx, group, s));
-  for (const s of streams) checkedInput(`the patch for stream ${s}`, () => validatePatch(basis.get(s) as JsonObject, input.changes[s]));
+  // netPatch validates each patch as it computes it (the same PATCH_INVALID as validatePatch),
+  // so every patch is read and checked once, all of them before any state is built.
+  const nets = new Map<StreamId, JsonObject>();
+  for (const s of streams) nets.set(s, checkedInput(`the patch for stream ${s}`, () => netPatch(basis.get(s) as JsonObject, input.changes[s] as JsonObject)));
   const changes: StreamChange[] = [];
   const states = new Map<StreamId, JsonObject>();
   for (const s of streams) {
     const before = basis.get(s) as JsonObject;
-    const net = netPatch(before, input.changes[s] as JsonObject);
+    const net = nets.get(s) as JsonObject;
     if (Object.keys(net).length === 0) continue;
     const after = applyPatch(before, net);
     const problem = stateProblem(s, after);
