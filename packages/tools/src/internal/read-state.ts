@@ -47,31 +47,31 @@ export async function readState(ctx: RuntimeContext, input: unknown): Promise<Re
   const projection = (request.projection ?? 'value') as Projection;
   const view = await captureView(ctx);
   if (typeof request.path === 'string') {
-    const path = request.path;
+    const parsed = parsePath(request.path);
     try {
-      return await readOne(ctx, view, path, projection);
+      return await readOne(ctx, view, parsed, projection);
     } catch (err) {
       if (projection !== 'value' || !isStateflowError(err, 'PATH_NOT_FOUND')) throw err;
-      const sentinel = danglingReferenceSentinel(ctx, view, parsePath(path));
+      const sentinel = danglingReferenceSentinel(ctx, view, parsed);
       if (sentinel === null) throw err;
       return sentinel;
     }
   }
   const paths = request.paths as string[];
   // Syntax and owner errors fail the batch before any history is read.
-  for (const path of paths) bind(ctx, parsePath(path));
+  const parsedPaths = paths.map(parsePath);
+  for (const parsed of parsedPaths) bind(ctx, parsed);
   const results: ProjectionResults[Projection][] = [];
   // Sequential on purpose: the first failing path in request order is the error reported.
-  for (const path of paths) results.push(await readOne(ctx, view, path, projection));
+  for (const parsed of parsedPaths) results.push(await readOne(ctx, view, parsed, projection));
   let next = 0;
   return readBatch(paths, projection, () => results[next++] as ProjectionResults[Projection]);
 }
 
-async function readOne(ctx: RuntimeContext, view: StoreView, path: string, projection: Projection): Promise<ProjectionResults[Projection]> {
-  const parsed = parsePath(path);
+async function readOne(ctx: RuntimeContext, view: StoreView, parsed: ParsedPath, projection: Projection): Promise<ProjectionResults[Projection]> {
   const target = bind(ctx, parsed);
   if (projection === 'patch') return { patch: display(ctx, await readPatch(ctx, view, target, parsed)) };
-  const value = readPlaneAware(await rootAt(ctx, view, target), parsed.steps, path);
+  const value = readPlaneAware(await rootAt(ctx, view, target), parsed.steps, parsed.text);
   return projection === 'keys' ? projectKeys(value) : { value: display(ctx, value) };
 }
 
