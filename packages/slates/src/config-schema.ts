@@ -168,6 +168,3 @@ export const ladderConfigSchema: JsonObject = {
   additionalProperties: false,
   definitions: { metatag, file, folder, slateRef, writeTarget, field, step },
 };
-
-/** Schema of one slate reference (`slateRead.from`, slate sources). */
-export const slateRefSchema: JsonObject = slateRef;

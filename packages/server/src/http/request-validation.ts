@@ -11,9 +11,6 @@ import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { StateflowError, elidePath } from '@stateflow/core';
 
-/** The parts of a request fastify validates. */
-export type HttpPart = 'body' | 'params' | 'querystring' | 'headers';
-
 // verbose: an anyOf error carries its schema, whose `description` says what is accepted.
 const bodyAjv = new Ajv({ coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false, verbose: true });
 const textAjv = new Ajv({ coerceTypes: true, useDefaults: true, removeAdditional: false, allErrors: false, verbose: true });
