@@ -14,7 +14,7 @@ import type { CliIo } from './io.js';
  * errno errors naming a path → STORE_IO), each naming the path when it is known; anything else
  * → INTERNAL.
  */
-export function toStateflowError(err: unknown): StateflowError {
+function toStateflowError(err: unknown): StateflowError {
   if (isStateflowError(err)) return err;
   if (err instanceof CommanderError) {
     const message = err.message.replace(/^error: /, '');

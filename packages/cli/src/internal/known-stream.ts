@@ -6,7 +6,7 @@ import { StateflowError } from '@stateflow/core';
 import type { Store, StreamId } from '@stateflow/store';
 
 /** The id forms and where to list them, appended to "unknown stream" messages. */
-export const STREAM_ID_HINT =
+const STREAM_ID_HINT =
   'stream ids look like global, cwd:/abs/dir or session:ID (or a name like history:x); run "stateflow log" to list the streams of this store';
 
 /** "Stream X is unknown (it has no revisions): stream ids look like …". */

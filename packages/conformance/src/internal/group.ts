@@ -38,7 +38,7 @@ export interface GroupBuilder {
 const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** The reason used when a test needs {@link StoreInitializer.reopen} and the backend has none. */
-export const NO_REOPEN_REASON = 'the initializer has no reopen (no persistence to test)';
+const NO_REOPEN_REASON = 'the initializer has no reopen (no persistence to test)';
 
 /** The default skip reporter: one `console.warn` line naming the backend, test and reason. */
 export function warnSkip(skip: SkipRecord): void {

@@ -26,7 +26,7 @@ import type { ServerContext } from './server-context.js';
 export const DEFAULT_PORT = 7411;
 
 /** Default largest request body, in bytes (8 MiB). */
-export const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
+const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {

@@ -16,7 +16,7 @@ import type {
 } from '../config-types.js';
 
 /** System metatags, computed by the projection and never declared or written. */
-export const SYSTEM_METATAGS = ['index', 'tree', 'created', 'modified', 'size'] as const;
+const SYSTEM_METATAGS = ['index', 'tree', 'created', 'modified', 'size'] as const;
 
 /** True for a system metatag name. */
 export function isSystemMetatag(name: string): boolean {
@@ -95,7 +95,7 @@ export function isWriteAction(action: unknown): action is { write: GateWrite } {
 }
 
 /** Every write target of a step (its slateWrite and its gated writes). */
-export function writeTargets(step: StepDecl): WriteTarget[] {
+function writeTargets(step: StepDecl): WriteTarget[] {
   const out: WriteTarget[] = [];
   if (step.slateWrite) out.push(step.slateWrite.to);
   for (const branch of [step.if?.then, step.if?.else]) {

@@ -17,7 +17,7 @@ const NODE_REFS: readonly string[] = ['current', 'previous', 'accumulate'];
 const INPUT = /^input\.([A-Za-z_$][A-Za-z0-9_$-]*)$/;
 
 /** What a valid `from:` looks like, for error messages. */
-export const SOURCE_FORMS =
+const SOURCE_FORMS =
   'previous, output, input.<key>, a literal string, { stepId, nodeRef?: current|previous|accumulate } or { stepId, node: N }, or { slate, folder, file, metatag? }';
 
 /** Parse a `from:` value, or return the reason it is not a valid source spec. */

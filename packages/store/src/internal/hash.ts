@@ -11,7 +11,7 @@ import type { Transition } from '../types.js';
 export const GENESIS_HASH = '0'.repeat(64);
 
 /** The hashed body of a transition: every field except `prevHash` and `hash`. */
-export function transitionBody(t: Omit<Transition, 'hash' | 'prevHash'>): JsonObject {
+function transitionBody(t: Omit<Transition, 'hash' | 'prevHash'>): JsonObject {
   const body: JsonObject = { seq: t.seq, time: t.time };
   if (t.id !== undefined) body.id = t.id;
   if (t.meta !== undefined) body.meta = t.meta;

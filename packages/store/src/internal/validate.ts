@@ -6,9 +6,9 @@ import type { JsonObject } from '@stateflow/core';
 import type { ExpectedRevision, PublishInput } from '../types.js';
 
 /** Longest stream id, in UTF-8 bytes. */
-export const MAX_STREAM_BYTES = 1024;
+const MAX_STREAM_BYTES = 1024;
 /** Longest idempotency id, in UTF-8 bytes. */
-export const MAX_ID_BYTES = 1024;
+const MAX_ID_BYTES = 1024;
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;

@@ -17,7 +17,7 @@ export interface RuntimeContext {
 }
 
 /** The selected owner for `scope`, or `undefined` when it is not selected. */
-export function ownerOf(ctx: RuntimeContext, scope: OwnerScope): SelectedOwner | undefined {
+function ownerOf(ctx: RuntimeContext, scope: OwnerScope): SelectedOwner | undefined {
   return ctx.owners.find((owner) => owner.scope === scope);
 }
 

@@ -8,7 +8,7 @@ import type { JsonObject, JsonValue } from '@stateflow/core';
 import type { Selection } from '../selection.js';
 
 /** True for an empty response (`""`, `{}`, `[]`), which views treat as absent. */
-export function isEmptyResponse(value: JsonValue | undefined): boolean {
+function isEmptyResponse(value: JsonValue | undefined): boolean {
   if (value === undefined || value === '') return true;
   if (Array.isArray(value)) return value.length === 0;
   return isJsonObject(value) && Object.keys(value).length === 0;
