@@ -62,7 +62,7 @@ export interface ErrorDetailsByCode {
   PATH_KIND: { path: string; expected: string; actual: string; at?: string };
   INDEX_OUT_OF_RANGE: { path: string; index: number | string; length: number; at?: string };
   OWNER_NOT_SELECTED: { path?: string; owner: string };
-  PATCH_INVALID: { reason: string; at?: string; index?: string; length?: number };
+  PATCH_INVALID: { reason: string; at?: string; index?: string; length?: number; problem?: string };
   INPUT_INVALID: { field?: string; reason?: string };
   CONFLICT: { stream: string; expected: number | 'none' | 'any'; actual: number };
   REVISION_NOT_FOUND: { stream: string; rev: number; head: number };

@@ -58,7 +58,7 @@ describe('RFC 7396 Appendix A on object-rooted, null-free state', () => {
   });
 
   it.each(refusedPatches)('%s is refused (%s)', (_name, target, patch) => {
-    expect(() => validatePatch(target, patch)).toThrow(expect.objectContaining({ code: 'PATCH_INVALID', details: { reason: 'not-object', at: '' } }));
+    expect(() => validatePatch(target, patch)).toThrow(expect.objectContaining({ code: 'PATCH_INVALID', details: expect.objectContaining({ reason: 'not-object', at: '' }) }));
   });
 
   it.skip.each(notApplicable)('%s does not apply: %s', () => {});

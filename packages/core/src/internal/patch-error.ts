@@ -26,16 +26,21 @@ export type PatchInvalidReason =
   /** `"[N]"` addresses an element that does not exist (N ≥ length). */
   | 'index-out-of-range';
 
-/** Details of a `PATCH_INVALID` error: `at` is an RFC 6901 pointer into the patch (`""` = the whole patch). */
+/**
+ * Details of a `PATCH_INVALID` error: `at` is an RFC 6901 pointer into the patch (`""` = the
+ * whole patch); `problem` is the message's own words without the location prefix, for callers
+ * that report the same problem about another input (tool inputs, `meta`, slate values).
+ */
 export interface PatchInvalidDetails {
   reason: PatchInvalidReason;
   at?: string;
   index?: string;
   length?: number;
+  problem?: string;
 }
 
 /** Builds the `PATCH_INVALID` error; the message always names the location. */
-export function patchInvalid(message: string, details: PatchInvalidDetails): StateflowError<'PATCH_INVALID'> {
+export function patchInvalid(problem: string, details: Omit<PatchInvalidDetails, 'problem'>): StateflowError<'PATCH_INVALID'> {
   const where = details.at === undefined ? '' : ` (at "${details.at === '' ? '/' : details.at}")`;
-  return new StateflowError('PATCH_INVALID', `Invalid patch${where}: ${message}`, details);
+  return new StateflowError('PATCH_INVALID', `Invalid patch${where}: ${problem}`, { ...details, problem });
 }

@@ -28,7 +28,7 @@ export function jsonCopy(value: unknown): { value: JsonValue } | NonJson {
     return { value: snapshotJson(value) };
   } catch (err) {
     if (isStateflowError(err, 'PATCH_INVALID')) {
-      return { pointer: err.details.at ?? '', problem: err.message.replace(/^Invalid patch[^:]*: /, '') };
+      return { pointer: err.details.at ?? '', problem: err.details.problem ?? err.message };
     }
     return { pointer: '', problem: `cannot be read as JSON (${err instanceof Error ? err.message : String(err)})` };
   }

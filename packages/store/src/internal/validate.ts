@@ -124,7 +124,7 @@ export function jsonObjectCopy(value: unknown, field: string): JsonObject {
   } catch (err) {
     if (!isStateflowError(err, 'PATCH_INVALID')) throw err;
     const at = err.details.at ?? '';
-    const reason = err.message.replace(/^Invalid patch[^:]*: /, '');
+    const reason = err.details.problem ?? err.message;
     throw new StateflowError('INPUT_INVALID', `${field} is not JSON at "${at === '' ? '/' : at}": ${reason}`, { field, reason: `${reason} (at "${at}")` }, { cause: err });
   }
 }

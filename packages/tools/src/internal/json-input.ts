@@ -27,7 +27,7 @@ export function jsonInput(tool: string, input: unknown): JsonValue {
   } catch (err) {
     if (isStateflowError(err, 'PATCH_INVALID')) {
       const field = fieldOf(err.details.at ?? '');
-      const problem = err.message.replace(/^Invalid patch[^:]*: /, '');
+      const problem = err.details.problem ?? err.message;
       const where = field === '' ? `${tool} input` : `${tool} input "${field}"`;
       return fail(`${where} is not JSON: ${problem}; tool inputs must be JSON.`, { ...(field === '' ? {} : { field }), reason: err.details.reason }, err);
     }
