@@ -56,9 +56,15 @@ export async function runProcess(command: string, args: string[], options: RunOp
     let stdout = '';
     let stderr = '';
     const sink = options.stdoutFile === undefined ? null : createWriteStream(options.stdoutFile);
+    // Decode as streams: a multi-byte UTF-8 character split across two chunks must not turn
+    // into two U+FFFD (large outputs with non-ASCII text arrive in load-dependent chunk sizes).
+    child.stderr.setEncoding('utf8');
     if (sink !== null) child.stdout.pipe(sink);
-    else child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    else {
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk: string) => (stdout += chunk));
+    }
+    child.stderr.on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => {
       const done = () => resolve({ code: code ?? -1, stdout, stderr });

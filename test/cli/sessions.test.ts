@@ -51,11 +51,13 @@ function startServe(args: string[], env: Record<string, string>): Promise<{ chil
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk;
       if (out.includes('stop with Ctrl-C\n')) resolve({ child, banner: out });
     });
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: string) => (err += chunk));
     child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
   });
 }

@@ -58,7 +58,8 @@ describe('OpenAI-compatible client against a real loopback HTTP server', () => {
   let reply: unknown = { choices: [{ message: { role: 'assistant', content: 'Hello from the server' } }] };
   const server = createServer((req, res) => {
     let body = '';
-    req.on('data', (c) => (body += c));
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
     req.on('end', () => {
       seen.push({ url: req.url ?? '', auth: req.headers.authorization, body: JSON.parse(body) });
       res.writeHead(status, { 'content-type': 'application/json' });

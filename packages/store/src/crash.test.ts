@@ -26,9 +26,11 @@ function runAndKill(dir: string, tag: string, acks: number, delayMs: number): Pr
     let buffer = '';
     let stderr = '';
     let killing = false;
-    proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    proc.stdout.on('data', (d: Buffer) => {
-      buffer += d.toString();
+    proc.stdout.setEncoding('utf8');
+    proc.stderr.setEncoding('utf8');
+    proc.stderr.on('data', (d: string) => (stderr += d));
+    proc.stdout.on('data', (d: string) => {
+      buffer += d;
       let nl;
       while ((nl = buffer.indexOf('\n')) >= 0) {
         const line = buffer.slice(0, nl);
