@@ -2,7 +2,7 @@ import { freeze } from 'immer';
 import type { JsonObject, JsonValue } from './json.js';
 import { defineData } from './internal/define-data.js';
 import { patchInvalid } from './internal/patch-error.js';
-import { childPointer } from './internal/pointer.js';
+import { childPointer } from './json-pointer.js';
 
 /**
  * A deep, deeply frozen copy of a caller's value as pure JSON, read exactly once.

@@ -11,7 +11,7 @@ import { Ajv } from 'ajv';
 import type { ErrorObject } from 'ajv';
 import { LineCounter, Parser, parseDocument } from 'yaml';
 import type { CST } from 'yaml';
-import { StateflowError } from '@stateflow/core';
+import { StateflowError, pointerSegments } from '@stateflow/core';
 import type { LadderConfig } from './config-types.js';
 import { ladderConfigSchema } from './config-schema.js';
 import type { Catalog } from './internal/catalog.js';
@@ -105,7 +105,7 @@ function cstDepth(text: string): number {
 }
 
 function locate(config: Record<string, unknown>, pointer: string): { head: string; rest: string } {
-  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointerSegments(pointer);
   const rest = (from: number): string =>
     parts
       .slice(from)

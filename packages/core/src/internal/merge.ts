@@ -5,7 +5,7 @@ import { defineData } from './define-data.js';
 import { copyObject, ownValue } from './own-property.js';
 import { patchInvalid } from './patch-error.js';
 import { assertWritableValue, patchObjectShape } from './patch-shape.js';
-import { childPointer } from './pointer.js';
+import { childPointer } from '../json-pointer.js';
 
 const EMPTY: JsonObject = Object.freeze({});
 

@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from '../json.js';
 import { isJsonObject } from '../json.js';
 import { classifyKey } from './index-key.js';
 import { patchInvalid } from './patch-error.js';
-import { childPointer } from './pointer.js';
+import { childPointer } from '../json-pointer.js';
 
 /**
  * The two shapes a patch object can take: an ordinary object patch (`'keys'`, including `{}`)

@@ -9,7 +9,7 @@
  */
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { StateflowError, elidePath } from '@stateflow/core';
+import { StateflowError, elidePath, pointerSegments } from '@stateflow/core';
 
 // verbose: an anyOf error carries its schema, whose `description` says what is accepted.
 const bodyAjv = new Ajv({ coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false, verbose: true });
@@ -34,7 +34,7 @@ export function validationError(errors: readonly ErrorObject[], part: string, ca
   const error = errors.find((e) => e.keyword === 'anyOf') ?? errors[0];
   const options = { cause };
   if (error === undefined) return new StateflowError('INPUT_INVALID', `The request ${part} is invalid.`, { field: part, reason: 'schema' }, options);
-  const field = [part, ...error.instancePath.split('/').slice(1).map(unescapePointer)].join('.');
+  const field = [part, ...pointerSegments(error.instancePath)].join('.');
   const where = elidePath(displayField(part, error.instancePath));
   return new StateflowError('INPUT_INVALID', `${where} ${problem(error)}.`, { field: elidePath(field), reason: error.keyword }, options);
 }
@@ -64,12 +64,8 @@ function problem(error: ErrorObject): string {
 /** `body` + `/messages/0/content` → `body.messages[0].content`. */
 function displayField(part: string, pointer: string): string {
   let out = part;
-  for (const step of pointer.split('/').slice(1).map(unescapePointer)) out += /^(0|[1-9]\d*)$/.test(step) ? `[${step}]` : `.${step}`;
+  for (const step of pointerSegments(pointer)) out += /^(0|[1-9]\d*)$/.test(step) ? `[${step}]` : `.${step}`;
   return out;
-}
-
-function unescapePointer(step: string): string {
-  return step.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
 function article(type: string): string {

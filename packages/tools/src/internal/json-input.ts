@@ -5,7 +5,7 @@
  * lone surrogate); core's {@link snapshotJson} (the one JSON copier) finds it, and its
  * `PATCH_INVALID` is reported here as `INPUT_INVALID` naming where it sits.
  */
-import { StateflowError, isStateflowError, snapshotJson } from '@stateflow/core';
+import { StateflowError, isStateflowError, pointerSegments, snapshotJson } from '@stateflow/core';
 import type { JsonValue } from '@stateflow/core';
 
 /**
@@ -42,9 +42,5 @@ function fail(message: string, details: { field?: string; reason: string }, caus
 
 /** `/patch/session/a~1b` → `patch.session.a/b` (RFC 6901 unescaped, dotted). */
 function fieldOf(pointer: string): string {
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .join('.');
+  return pointerSegments(pointer).join('.');
 }
