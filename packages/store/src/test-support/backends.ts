@@ -10,7 +10,7 @@ import path from 'node:path';
 import { MemoryLevel } from 'memory-level';
 import type { Store, StoreOptions } from '../types.js';
 import { openEventStore } from '../internal/event-store.js';
-import { openDiskStorage, openMemoryStorage } from '../internal/storage.js';
+import { openDiskStorage, openMemoryStorage } from '../internal/level-storage.js';
 import type { Storage } from '../internal/storage.js';
 
 /** A store under test plus the means to reopen it and reach its raw storage. */
