@@ -100,3 +100,13 @@ export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   for await (const x of it) out.push(x);
   return out;
 }
+
+/**
+ * A full byte dump of a directory: every file (LevelDB's info log and LOCK included) by name →
+ * sha256 of its bytes. Two equal dumps mean the directory is byte for byte the same.
+ */
+export async function byteDump(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const name of (await readdir(dir)).sort()) out[name] = createHash('sha256').update(await readFile(path.join(dir, name))).digest('hex');
+  return out;
+}

@@ -1,0 +1,3 @@
+export { inCi, unavailable } from './environment.js';
+export { mountTmpfs } from './tmpfs.js';
+export type { Tmpfs } from './tmpfs.js';
