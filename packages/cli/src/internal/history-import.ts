@@ -18,6 +18,7 @@ import {
   jsonEqual,
   snapshotJson,
   parsePath,
+  quotePath,
   type JsonObject,
   type JsonValue,
 } from '@stateflow/core';
@@ -164,7 +165,8 @@ function jsonDocument(keys: string[], entry: HistoryEntry): void {
     snapshotJson(placeAt(keys, entry.doc as JsonObject));
   } catch (err) {
     if (!isStateflowError(err, 'PATCH_INVALID')) throw err;
-    throw new StateflowError('INPUT_INVALID', `${entry.source}: the document cannot be stored: ${err.message}`, { field: entry.source, reason: err.details.reason }, { cause: err });
+    const where = err.details.at === undefined ? '' : ` at ${quotePath(err.details.at)}`;
+    throw new StateflowError('INPUT_INVALID', `${entry.source}: the document cannot be stored${where}: ${err.details.problem ?? err.message}`, { field: entry.source, reason: err.details.reason }, { cause: err });
   }
 }
 
