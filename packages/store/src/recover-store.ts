@@ -11,10 +11,11 @@ import { cp, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { StateflowError, isStateflowError } from '@stateflow/core';
 import type { AuditProblem } from './types.js';
-import { Family, familyRange, parseKey } from './internal/keys.js';
+import { Family, familyRange, formatKey, parseKey } from './internal/keys.js';
 import { checkLevelDbFiles } from './internal/leveldb/file-check.js';
 import { batchPutKeys } from './internal/leveldb/write-batch.js';
-import { openDiskStorageRecovering } from './internal/level-storage.js';
+import { openDiskStorageRecovering, repairDiskStorage } from './internal/level-storage.js';
+import { FORMAT, encodeRecord } from './internal/records.js';
 import { truncateAfter, intactChainTip } from './internal/truncate-log.js';
 import { openStore } from './open-store.js';
 import { describeInput } from './internal/validate.js';
@@ -26,7 +27,7 @@ export interface RecoveryReport {
   /** The recovered copy. */
   into: string;
   /** Damage found in the original's files before anything ran (file, byte offset, what). */
-  damage: { file: string; offset: number; detail: string }[];
+  damage: { kind: 'missing' | 'truncated' | 'damaged'; file: string; offset: number; detail: string }[];
   /** The last transition kept: the copy holds exactly 1…tip, with a verified chain. */
   tip: number;
   /**
@@ -37,6 +38,14 @@ export interface RecoveryReport {
   lastSeqHeld: number;
   /** Transitions the copy does not hold, as inclusive ranges `[first, last]`. */
   lost: [number, number][];
+  /**
+   * When a file that held data is gone or cut short (a deleted log, a missing or truncated
+   * table), no file says how many transitions it held: transitions after this seq may be lost
+   * beyond `lost`. `null` when the evidence is complete.
+   */
+  mayHaveLostAfter: number | null;
+  /** LevelDB's repair had to rebuild the copy (its plain recovery could not open it). */
+  repaired: boolean;
   /** Of the lost ones, those LevelDB's recovery still read but that follow a lost one (removed from the copy). */
   dropped: number;
   /** Streams whose retained history starts after the tip: removed from the copy. */
@@ -75,19 +84,20 @@ export async function recoverStore(dir: string, into: string): Promise<RecoveryR
   await mkdir(target, { recursive: true });
   await io(target, () => cp(source, target, { recursive: true, filter: (file) => path.basename(file) !== 'LOCK' }));
 
-  const storage = await openDiskStorageRecovering(target);
-  let tip: number;
-  let truncated: { dropped: number; streamsRemoved: string[] };
+  // LevelDB's recovery first; when it cannot open or read the copy (a garbled CURRENT, a missing
+  // MANIFEST, a truncated table), LevelDB's repair rebuilds the copy and everything runs again.
+  let repaired = false;
+  let kept: { tip: number; lastSeq: number; dropped: number; streamsRemoved: string[] };
   try {
-    for await (const [key] of storage.iterate({ ...familyRange(Family.log), reverse: true, limit: 1 })) {
-      const parsed = parseKey(key);
-      if (parsed.family === 'log') lastSeqHeld = Math.max(lastSeqHeld, parsed.seq);
-    }
-    tip = await intactChainTip(storage);
-    truncated = await truncateAfter(storage, tip);
-  } finally {
-    await storage.close();
+    kept = await cutToIntactPrefix(target);
+  } catch (err) {
+    if (!isStateflowError(err, 'STORE_IO', 'STORE_CORRUPT')) throw err;
+    await repairDiskStorage(target);
+    repaired = true;
+    kept = await cutToIntactPrefix(target);
   }
+  const { tip } = kept;
+  lastSeqHeld = Math.max(lastSeqHeld, kept.lastSeq);
   const store = await openStore(target, { createIfMissing: false });
   let problems: AuditProblem[];
   try {
@@ -102,10 +112,33 @@ export async function recoverStore(dir: string, into: string): Promise<RecoveryR
     tip,
     lastSeqHeld: Math.max(lastSeqHeld, tip),
     lost: lastSeqHeld > tip ? [[tip + 1, lastSeqHeld]] : [],
-    dropped: truncated.dropped,
-    streamsRemoved: truncated.streamsRemoved,
+    mayHaveLostAfter: files.damage.some((d) => d.kind !== 'damaged') ? Math.max(lastSeqHeld, tip) : null,
+    repaired,
+    dropped: kept.dropped,
+    streamsRemoved: kept.streamsRemoved,
     problems,
   };
+}
+
+/**
+ * Open the copy with LevelDB's recovery and cut it to the longest intact prefix of its chain
+ * (writing the format record if the damage took it).
+ * @returns the tip kept, the highest seq the copy held, what was cut
+ */
+async function cutToIntactPrefix(dir: string): Promise<{ tip: number; lastSeq: number; dropped: number; streamsRemoved: string[] }> {
+  const storage = await openDiskStorageRecovering(dir);
+  try {
+    let lastSeq = 0;
+    for await (const [key] of storage.iterate({ ...familyRange(Family.log), reverse: true, limit: 1 })) {
+      const parsed = parseKey(key);
+      if (parsed.family === 'log') lastSeq = parsed.seq;
+    }
+    if ((await storage.get(formatKey())) === undefined) await storage.write([{ type: 'put', key: formatKey(), value: encodeRecord(FORMAT) }], { sync: true });
+    const tip = await intactChainTip(storage);
+    return { tip, lastSeq, ...(await truncateAfter(storage, tip)) };
+  } finally {
+    await storage.close();
+  }
 }
 
 /** Seqs of the transitions (`L` keys) a write-batch record puts; none when it does not decode. */

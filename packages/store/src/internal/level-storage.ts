@@ -140,6 +140,20 @@ export function openDiskStorageRecovering(dir: string): Promise<Storage> {
   return openCheckedDiskStorage(dir, false);
 }
 
+/**
+ * Run LevelDB's repair (RepairDB) on `dir`: it rebuilds a MANIFEST from the tables and logs it
+ * finds and moves unreadable files to `dir/lost`. Only for a copy made by `recoverStore`, when
+ * LevelDB cannot even open it (a missing or garbled CURRENT or MANIFEST, a truncated table).
+ * @throws STORE_CORRUPT / STORE_IO (translated) when the repair fails
+ */
+export async function repairDiskStorage(dir: string): Promise<void> {
+  try {
+    await ClassicLevel.repair(dir);
+  } catch (err) {
+    throw translateStorageError(err, dir);
+  }
+}
+
 async function openCheckedDiskStorage(dir: string, createIfMissing: boolean): Promise<Storage> {
   const level = new ClassicLevel<Uint8Array, Uint8Array>(dir, { ...LEVEL_OPTIONS, createIfMissing });
   const flush = (): Promise<void> => level.compactRange(NO_KEYS, NO_KEYS);

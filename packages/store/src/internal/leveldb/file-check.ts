@@ -36,8 +36,14 @@ export interface ReplayedLog {
   scan: LogScan;
 }
 
-/** One damaged place in a LevelDB directory. */
+/**
+ * One damaged place in a LevelDB directory. `kind`: `missing` (a log or table the MANIFEST names
+ * is gone) and `truncated` (a table shorter than the MANIFEST says) lose records that no
+ * remaining file names; `damaged` is anything else (bytes that do not verify, a missing or
+ * garbled CURRENT or MANIFEST, which LevelDB's repair rebuilds from the tables and logs).
+ */
 export interface FileDamage {
+  kind: 'missing' | 'truncated' | 'damaged';
   file: string;
   offset: number;
   detail: string;
@@ -87,34 +93,34 @@ export async function checkLevelDbFiles(dir: string, options: { tolerateDamage?:
   }
   const present = new Set(names);
   const damage: FileDamage[] = [];
-  const corrupt = (file: string, offset: number, detail: string): void => {
+  const corrupt = (kind: FileDamage['kind'], file: string, offset: number, detail: string): void => {
     if (options.tolerateDamage !== true) throw fileCorrupt(dir, file, offset, detail);
-    damage.push({ file, offset, detail });
+    damage.push({ kind, file, offset, detail });
   };
   const unreadable = (): LevelDbFiles => ({ exists: true, logs: [], damage });
   if (!present.has('CURRENT')) {
     const data = names.filter(isLevelDbData);
     if (data.length === 0) return { exists: false };
-    corrupt('CURRENT', 0, `missing, while LevelDB files are present (${data.slice(0, 3).join(', ')}${data.length > 3 ? ', …' : ''}); LevelDB would create an empty database over them`);
+    corrupt('damaged', 'CURRENT', 0, `missing, while LevelDB files are present (${data.slice(0, 3).join(', ')}${data.length > 3 ? ', …' : ''}); LevelDB would create an empty database over them`);
     return unreadable();
   }
   const current = (await read(dir, 'CURRENT')).toString('latin1');
   const manifestName = /^(MANIFEST-\d+)\n$/.exec(current)?.[1];
   if (manifestName === undefined) {
-    corrupt('CURRENT', 0, `does not name a MANIFEST (holds ${JSON.stringify(current.slice(0, 40))})`);
+    corrupt('damaged', 'CURRENT', 0, `does not name a MANIFEST (holds ${JSON.stringify(current.slice(0, 40))})`);
     return unreadable();
   }
   if (!present.has(manifestName)) {
-    corrupt(manifestName, 0, 'missing (CURRENT names it)');
+    corrupt('damaged', manifestName, 0, 'missing (CURRENT names it)');
     return unreadable();
   }
   const manifestScan = scanLog(await read(dir, manifestName));
-  if (manifestScan.damage !== null && !manifestScan.damage.tail) corrupt(manifestName, manifestScan.damage.offset, manifestScan.damage.reason);
+  if (manifestScan.damage !== null && !manifestScan.damage.tail) corrupt('damaged', manifestName, manifestScan.damage.offset, manifestScan.damage.reason);
   let version: ManifestVersion;
   try {
     version = foldManifest(manifestScan.records.map((r) => r.data));
   } catch (err) {
-    corrupt(manifestName, 0, (err as Error).message);
+    corrupt('damaged', manifestName, 0, (err as Error).message);
     return unreadable();
   }
   const files = new Map<number, string>();
@@ -125,11 +131,11 @@ export async function checkLevelDbFiles(dir: string, options: { tolerateDamage?:
   for (const [number, size] of version.tables) {
     const name = files.get(number);
     if (name === undefined || !TABLE_FILE.test(name)) {
-      corrupt(`${String(number).padStart(6, '0')}.ldb`, 0, `table missing (the MANIFEST lists it with ${size} bytes)`);
+      corrupt('missing', `${String(number).padStart(6, '0')}.ldb`, 0, `table missing (the MANIFEST lists it with ${size} bytes)`);
       continue;
     }
     const actual = (await statFile(dir, name)).size;
-    if (actual !== size) corrupt(name, Math.min(actual, size), `table is ${actual} bytes, the MANIFEST says ${size}${actual < size ? ' (truncated)' : ''}`);
+    if (actual !== size) corrupt('truncated', name, Math.min(actual, size), `table is ${actual} bytes, the MANIFEST says ${size}${actual < size ? ' (truncated)' : ''}`);
   }
   const replayed = [...files]
     .filter(([number, name]) => LOG_FILE.test(name) && (number >= version.logNumber || number === version.prevLogNumber))
@@ -137,7 +143,7 @@ export async function checkLevelDbFiles(dir: string, options: { tolerateDamage?:
     .map(([, name]) => name);
   const expectedLog = `${String(version.logNumber).padStart(6, '0')}.log`;
   if (version.logNumber > 0 && !replayed.some((name) => Number(LOG_FILE.exec(name)?.[1]) === version.logNumber)) {
-    corrupt(expectedLog, 0, 'write-ahead log missing (the MANIFEST expects it)');
+    corrupt('missing', expectedLog, 0, 'write-ahead log missing (the MANIFEST expects it)');
   }
   const logs: ReplayedLog[] = [];
   for (const name of replayed) {
@@ -149,8 +155,7 @@ export async function checkLevelDbFiles(dir: string, options: { tolerateDamage?:
     if (damage === null) return;
     const newest = logs.slice(i + 1).every((later) => later.bytes === 0);
     if (!damage.tail || !newest) {
-      const after = log.bytes - damage.offset;
-      corrupt(log.name, damage.offset, `write-ahead log damaged (${damage.reason}); LevelDB's recovery would drop the ${after} bytes from there, with every transition in them`);
+      corrupt('damaged', log.name, damage.offset, `write-ahead log damaged (${damage.reason}) with data after it; LevelDB's recovery would silently drop the damaged records and the rest of their block, with the transitions in them`);
     }
   });
   return { exists: true, logs, damage };

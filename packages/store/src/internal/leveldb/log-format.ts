@@ -48,10 +48,11 @@ export interface LogDamage {
   /** What is wrong there, in LevelDB's words where it has them. */
   reason: string;
   /**
-   * True when nothing intact follows the damage: the shape a crash in the middle of the last
-   * write leaves (a record cut short at the end of the file, a logical record missing its last
-   * fragments, zeros after the last record). False when an intact record follows: damage in
-   * the middle of the log, which LevelDB's recovery would skip over, losing what it held.
+   * True when the damage has the shape a crash in the middle of the last write leaves: from the
+   * damaged record to the end of the file there is nothing but that record cut short, zeros
+   * (a file extended but not written), or one record cut short by the end of the file; or the
+   * log ends in a logical record missing its last fragments. False otherwise — damage with
+   * data after it, which LevelDB's recovery would skip over, losing what the damaged part held.
    */
   tail: boolean;
 }
@@ -79,8 +80,8 @@ export interface ScanOptions {
 /**
  * Read every logical record of a log-format file and locate its first damage.
  *
- * Cost: one pass over `bytes` with a CRC32C per record; on damage, one header check per later
- * block (to tell a torn tail from damage followed by intact records).
+ * Cost: one pass over `bytes` with a CRC32C per record (and, after damage, one pass over the rest
+ * to tell a torn tail from damage followed by data).
  */
 export function scanLog(bytes: Uint8Array, options: ScanOptions = {}): LogScan {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -91,8 +92,9 @@ export function scanLog(bytes: Uint8Array, options: ScanOptions = {}): LogScan {
   let fragmentStart = 0;
   let pos = 0;
   /** Record damage at `offset`; returns whether to go on reading at `resumeAt`. */
-  const damaged = (offset: number, reason: string, resumeAt: number): boolean => {
-    damage ??= { offset, reason, tail: !intactRecordFrom(bytes, view, resumeAt) };
+  /** Record damage at `offset` (a tail if only a torn write's leftovers follow `rest`); go on at `resumeAt`? */
+  const damaged = (offset: number, reason: string, resumeAt: number, rest = resumeAt): boolean => {
+    damage ??= { offset, reason, tail: tornFrom(bytes, view, rest) };
     fragments = null;
     pos = resumeAt;
     return options.salvage === true;
@@ -111,7 +113,7 @@ export function scanLog(bytes: Uint8Array, options: ScanOptions = {}): LogScan {
       continue;
     }
     if (bytes.length - pos < HEADER_SIZE) {
-      damaged(pos, 'truncated record header at end of file', bytes.length);
+      damaged(pos, 'truncated record header at end of file', bytes.length, pos);
       break;
     }
     const stored = view.getUint32(pos, true);
@@ -120,15 +122,15 @@ export function scanLog(bytes: Uint8Array, options: ScanOptions = {}): LogScan {
     const nextBlock = pos + blockLeft;
     const end = pos + HEADER_SIZE + length;
     if (type === RecordType.Zero && length === 0) {
-      if (damaged(pos, 'zero-filled record', nextBlock)) continue;
+      if (damaged(pos, 'zero-filled record', nextBlock, pos)) continue;
       break;
     }
     if (HEADER_SIZE + length > blockLeft) {
-      if (damaged(pos, 'bad record length', nextBlock)) continue;
+      if (damaged(pos, 'bad record length', nextBlock, pos + HEADER_SIZE)) continue;
       break;
     }
     if (end > bytes.length) {
-      damaged(pos, 'truncated record at end of file', bytes.length);
+      damaged(pos, 'truncated record at end of file', bytes.length, pos);
       break;
     }
     const payload = bytes.subarray(pos + HEADER_SIZE, end);
@@ -171,21 +173,16 @@ export function scanLog(bytes: Uint8Array, options: ScanOptions = {}): LogScan {
 }
 
 /**
- * Whether an intact physical record (valid type, length inside its block and the file, matching
- * checksum) starts at `from` or at any later block boundary: LevelDB's reader resynchronises at
- * block boundaries, so such a record is data its recovery would read past the damage.
+ * Whether the bytes from `from` to the end of the file are what a write cut short by a crash
+ * leaves: nothing, one physical record (or header) cut short by the end of the file, or zeros.
  */
-function intactRecordFrom(bytes: Uint8Array, view: DataView, from: number): boolean {
-  const candidates = [from];
-  for (let b = Math.ceil((from + 1) / BLOCK_SIZE) * BLOCK_SIZE; b < bytes.length; b += BLOCK_SIZE) candidates.push(b);
-  for (const pos of candidates) {
-    const blockLeft = BLOCK_SIZE - (pos % BLOCK_SIZE);
-    if (blockLeft < HEADER_SIZE || bytes.length - pos < HEADER_SIZE) continue;
-    const length = view.getUint16(pos + 4, true);
-    const type = bytes[pos + 6] as number;
-    const end = pos + HEADER_SIZE + length;
-    if (type < RecordType.Full || type > RecordType.Last || HEADER_SIZE + length > blockLeft || end > bytes.length) continue;
-    if (maskedCrc(type, bytes.subarray(pos + HEADER_SIZE, end)) === view.getUint32(pos, true)) return true;
+function tornFrom(bytes: Uint8Array, view: DataView, from: number): boolean {
+  if (from >= bytes.length || bytes.length - from < HEADER_SIZE) return true;
+  const blockLeft = BLOCK_SIZE - (from % BLOCK_SIZE);
+  if (blockLeft >= HEADER_SIZE) {
+    const length = view.getUint16(from + 4, true);
+    if (HEADER_SIZE + length <= blockLeft && from + HEADER_SIZE + length > bytes.length) return true;
   }
-  return false;
+  for (let i = from; i < bytes.length; i++) if (bytes[i] !== 0) return false;
+  return true;
 }
