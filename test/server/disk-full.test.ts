@@ -5,27 +5,18 @@
  * the files) and answers 200. After the server stops, the store holds exactly the acknowledged
  * patches, audited clean. Needs root for `mount` (skips visibly elsewhere; fails under CI=true).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStore } from '@stateflow/store';
 import { startServer } from '@stateflow/server';
-import { mountTmpfs, unavailable, type Tmpfs } from '@stateflow/test-kit';
+import { tmpfsForTest } from '@stateflow/test-kit';
 
-let disk: Tmpfs | null = null;
-afterEach(async () => {
-  await disk?.unmount();
-  disk = null;
-});
 
 const selection = { cwd: '/work/disk-full', mode: 'active' };
 
 describe('a server on a full disk', () => {
   it('answers the failed write with its error, reopens its store on the next write, and loses no acknowledged patch', async (t) => {
-    const mounted = await mountTmpfs(3 * 1024 * 1024);
-    if ('unavailable' in mounted) {
-      unavailable(mounted.unavailable);
-      return t.skip();
-    }
-    disk = mounted;
+    const disk = await tmpfsForTest(3 * 1024 * 1024, { skip: () => t.skip(), onFinished: (fn) => t.onTestFinished(fn) });
+    if (disk === null) return;
     const dir = `${disk.dir}/store`;
     const server = await startServer({ dir, port: 0, sweepIntervalMs: 0 });
     const patch = (i: number): Promise<Response> =>

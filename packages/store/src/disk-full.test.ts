@@ -6,19 +6,13 @@
  * reopen must show exactly the acknowledged transitions, audited clean.
  * Needs root for `mount` (skips with a visible reason elsewhere; fails under CI=true).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
-import { mountTmpfs, unavailable, type Tmpfs } from '@stateflow/test-kit';
+import { tmpfsForTest } from '@stateflow/test-kit';
 import type { Durability, Store } from './types.js';
 import { openStore } from './open-store.js';
 
 const PATCH = 'x'.repeat(60_000);
-let disk: Tmpfs | null = null;
-
-afterEach(async () => {
-  await disk?.unmount();
-  disk = null;
-});
 
 /** Publish until the disk is full; returns the seqs acknowledged and the failure. */
 async function fillDisk(store: Store): Promise<{ acked: number[]; failure: unknown }> {
@@ -36,12 +30,8 @@ async function fillDisk(store: Store): Promise<{ acked: number[]; failure: unkno
 
 describe.each<Durability>(['buffered', 'fsync'])('disk full (%s)', (durability) => {
   it('refuses every write after a failed one until reopened; the reopen holds exactly the acknowledged transitions', async (t) => {
-    const mounted = await mountTmpfs(3 * 1024 * 1024);
-    if ('unavailable' in mounted) {
-      unavailable(mounted.unavailable);
-      return t.skip();
-    }
-    disk = mounted;
+    const disk = await tmpfsForTest(3 * 1024 * 1024, { skip: () => t.skip(), onFinished: (fn) => t.onTestFinished(fn) });
+    if (disk === null) return;
     const dir = `${disk.dir}/store`;
     let store = await openStore(dir, { durability, checkpointInterval: 4 });
     await store.publish({ changes: { 'cwd:/w': { tactics: { step: 'before' } } } });

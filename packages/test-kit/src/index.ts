@@ -1,3 +1,3 @@
 export { inCi, unavailable } from './environment.js';
-export { mountTmpfs } from './tmpfs.js';
+export { mountTmpfs, tmpfsForTest } from './tmpfs.js';
 export type { Tmpfs } from './tmpfs.js';

@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { unavailable } from './environment.js';
 
 const run = promisify(execFile);
 
@@ -43,4 +44,21 @@ export async function mountTmpfs(bytes: number): Promise<Tmpfs | { unavailable: 
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Mount a tmpfs of `bytes` for one test, unmounted after it (`onFinished`, e.g. vitest's
+ * `onTestFinished`); where none can be mounted, report it ({@link unavailable}: a failure under
+ * CI) and `skip` the test.
+ * @returns the mount, or `null` after `skip` was called
+ */
+export async function tmpfsForTest(bytes: number, test: { skip(): void; onFinished(fn: () => Promise<void>): void }): Promise<Tmpfs | null> {
+  const mounted = await mountTmpfs(bytes);
+  if ('unavailable' in mounted) {
+    unavailable(mounted.unavailable);
+    test.skip();
+    return null;
+  }
+  test.onFinished(() => mounted.unmount());
+  return mounted;
 }
