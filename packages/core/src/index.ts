@@ -1,5 +1,7 @@
 export { ErrorCode, StateflowError, isStateflowError } from './errors.js';
-export type { ErrorDetails, ErrorDetailsByCode } from './errors.js';
+export type { ErrorDetails, ErrorDetailsByCode, NoDetails, StateflowErrorConstructor } from './errors.js';
+export { ERROR_FACTS, ExitCode, errorTableMarkdown } from './error-facts.js';
+export type { ErrorFacts } from './error-facts.js';
 export { isJsonObject, kindOf, hasOwn, jsonEqual } from './json.js';
 export type { JsonValue, JsonObject, JsonArray, JsonScalar, JsonKind } from './json.js';
 export { parsePath, formatPath, isPathKey, isScopeRoot, SCOPE_ROOTS, MAX_PATH_LENGTH } from './path-grammar.js';
@@ -13,7 +15,8 @@ export type { Projection, KeysMeta, KeyKinds, KeysResult, ProjectionResults, Bat
 export { lazyNavigation, LAZY_HINT_MAX_KEYS, LAZY_HINT_MAX_CHARS } from './lazy-navigation.js';
 export type { LazyNavigation } from './lazy-navigation.js';
 export { validatePatch } from './patch-validate.js';
-export type { PatchInvalidReason, PatchInvalidDetails } from './patch-validate.js';
+export { prefixPatchError } from './patch-error.js';
+export type { PatchInvalidReason, PatchInvalidDetails } from './patch-error.js';
 export { applyPatch } from './patch-apply.js';
 export { patchSeries } from './patch-series.js';
 export type { PatchSeries } from './patch-series.js';

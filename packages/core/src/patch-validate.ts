@@ -26,4 +26,3 @@ export function validatePatch(state: JsonObject, patch: unknown): asserts patch 
   checkPatch(state, patch);
 }
 
-export type { PatchInvalidReason, PatchInvalidDetails } from './internal/patch-error.js';

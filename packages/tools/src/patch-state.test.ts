@@ -78,6 +78,15 @@ describe('patch_state', () => {
     expect(await dump(ts.store)).toEqual(before);
   });
 
+  it('names where a patch is invalid with an RFC 6901 pointer into the patch, as core does', async () => {
+    const before = await dump(ts.store);
+    expect((await rejection(rt.patchState({ patch: { cwd: { lazy: 'text' } } }), 'PATCH_INVALID')).details).toEqual({ reason: 'lazy-root', at: '/cwd/lazy' });
+    expect((await rejection(rt.patchState({ patch: { cwd: { notes: 'x' } } }), 'PATCH_INVALID')).details).toEqual({ reason: 'unknown-plane', at: '/cwd/notes' });
+    expect((await rejection(rt.patchState({ patch: { global: { response: 'x' } } }), 'PATCH_INVALID')).details).toEqual({ reason: 'response-owner', at: '/global/response' });
+    expect((await rejection(rt.patchState({ patch: { cwd: { tactics: { list: [1, null] } } } }), 'PATCH_INVALID')).details).toMatchObject({ reason: 'null-in-value', at: '/cwd/tactics/list/1' });
+    expect(await dump(ts.store)).toEqual(before);
+  });
+
   it('response: written only to the session in Active mode; global/cwd writes and Passive mode are typed errors', async () => {
     const before = await dump(ts.store);
     expect((await rejection(rt.patchState({ patch: { global: { response: 'x' } } }), 'PATCH_INVALID')).details.reason).toBe('response-owner');

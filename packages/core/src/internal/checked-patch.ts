@@ -2,7 +2,7 @@ import type { JsonObject } from '../json.js';
 import { isJsonObject } from '../json.js';
 import { snapshotJson } from '../json-snapshot.js';
 import { mergeValue } from './merge.js';
-import { patchInvalid } from './patch-error.js';
+import { patchInvalid } from '../patch-error.js';
 
 /** A validated patch: its frozen JSON snapshot and the (unfrozen) result of applying it. */
 export interface CheckedPatch {

@@ -3,7 +3,7 @@ import { isJsonObject, kindOf } from '../json.js';
 import { classifyKey } from './index-key.js';
 import { defineData } from './define-data.js';
 import { copyObject, ownValue } from './own-property.js';
-import { patchInvalid } from './patch-error.js';
+import { patchInvalid } from '../patch-error.js';
 import { assertWritableValue, patchObjectShape } from './patch-shape.js';
 import { childPointer } from '../json-pointer.js';
 

@@ -51,14 +51,15 @@ export function chatCompletion(
 
 /**
  * The model for a request's `model` name.
- * @throws MODEL_UNAVAILABLE (503) when no upstream is configured, saying how to configure one.
+ * @throws MODEL_NOT_CONFIGURED (503) when no upstream is configured, saying how to configure one.
  */
 export function requireModel(provider: ModelProvider | null, modelName: string): Model {
   if (provider === null) {
     throw new StateflowError(
-      'MODEL_UNAVAILABLE',
+      'MODEL_NOT_CONFIGURED',
       'No model upstream configured: set OPENAI_BASE_URL (an OpenAI-compatible endpoint, e.g. http://localhost:11434/v1) and OPENAI_API_KEY, ' +
         'or start the server with --model scripted:<file.jsonl>',
+      {},
     );
   }
   return provider(modelName);

@@ -26,7 +26,7 @@ export async function resolveModel(option: string | undefined, env: Record<strin
   if (option !== undefined) {
     const match = /^scripted:(.+)$/.exec(option);
     if (match?.[1] === undefined) {
-      throw new StateflowError('USAGE', `--model must be scripted:<file.jsonl>, got "${option}"; for a real model set OPENAI_BASE_URL / OPENAI_API_KEY`);
+      throw new StateflowError('USAGE', `--model must be scripted:<file.jsonl>, got "${option}"; for a real model set OPENAI_BASE_URL / OPENAI_API_KEY`, {});
     }
     const scripted = await scriptedModelFromFile(match[1]);
     return () => scripted;

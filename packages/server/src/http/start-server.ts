@@ -10,7 +10,7 @@ import { openStore } from '@stateflow/store';
 import type { Store } from '@stateflow/store';
 import { SessionManager } from '@stateflow/slates';
 import { loadApiKeys, authenticate } from './api-keys.js';
-import { toHttpError } from './error-status.js';
+import { shouldRetry, toHttpError } from './error-status.js';
 import { assertLoopbackRequest, isLoopbackHost } from './loopback-guard.js';
 import { compileValidator } from './request-validation.js';
 import { loadLadderCatalog } from './ladder-catalog.js';
@@ -105,6 +105,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
       'USAGE',
       `Refusing to bind ${host} without API keys: with no keys the server serves one local user on loopback only. ` +
         'Give --keys FILE or STATEFLOW_API_KEYS, or bind 127.0.0.1.',
+      {},
     );
   }
   const model = await resolveModel(options.model, env);
@@ -116,7 +117,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   const ownsStore = store === undefined;
   if (store === undefined) {
     const dir = options.dir;
-    if (dir === undefined) throw new StateflowError('USAGE', 'startServer needs a store directory (dir) or a store');
+    if (dir === undefined) throw new StateflowError('USAGE', 'startServer needs a store directory (dir) or a store', {});
     // A server must not stay broken after a failed write: it reopens its store by itself.
     store = reopeningStore(await openStore(dir), () => openStore(dir));
   }
@@ -173,9 +174,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
 function buildApp(context: ServerContext, bodyLimit: number): FastifyInstance {
   const send = (err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const { status, body } = toHttpError(err, { bodyLimit, contentType: request.headers['content-type'] });
-    // OpenAI clients retry 409 and 5xx by default; a stale revision or a missing model will not heal.
-    if (status === 409 || body.error.code === 'MODEL_UNAVAILABLE') void reply.header('x-should-retry', 'false');
-    return reply.status(status).send(body);
+    return reply.status(status).header('x-should-retry', shouldRetry(body.error.code)).send(body);
   };
   const app = Fastify({
     logger: false,
@@ -194,7 +193,7 @@ function buildApp(context: ServerContext, bodyLimit: number): FastifyInstance {
   });
   app.setErrorHandler(async (err, request, reply) => send(err, request, reply));
   app.setNotFoundHandler(async (request, reply) =>
-    send(new StateflowError('NOT_FOUND', `No route ${request.method} ${elidePath(request.url.split('?')[0] ?? '')}`), request, reply),
+    send(new StateflowError('NOT_FOUND', `No route ${request.method} ${elidePath(request.url.split('?')[0] ?? '')}`, { route: elidePath(request.url.split('?')[0] ?? '') }), request, reply),
   );
   app.get('/openapi.json', async () => openApiDocument(context.baseUrl ?? ''));
   registerSessionRoutes(app, context);

@@ -88,13 +88,14 @@ describe('MCP stdio server (SDK client over a child process)', () => {
     expect(payload(batch)).toEqual({ value: ['review', { release: { $ref: 'cwd.lazy.plan' } }] });
   });
 
-  it('returns isError with {code, message} for a bad path and for rejected input', async () => {
+  it('returns isError with {code, message, details} (as HTTP and the CLI do) for a bad path and for rejected input', async () => {
     const bad = (await client.callTool({ name: 'read_state', arguments: { path: 'cwd.lazy.*' } })) as CallToolResult;
     expect(bad.isError).toBe(true);
     expect(bad.structuredContent).toBeUndefined();
-    const body = payload(bad) as { code: string; message: string };
-    expect(Object.keys(body)).toEqual(['code', 'message']);
+    const body = payload(bad) as { code: string; message: string; details: unknown };
+    expect(Object.keys(body)).toEqual(['code', 'message', 'details']);
     expect(body.code).toBe('PATH_SYNTAX');
+    expect(body.details).toEqual({ path: 'cwd.lazy.*', column: 10 });
     expect(body.message).toContain('wildcards');
     const offset = (await client.callTool({ name: 'read_state', arguments: { path: 'cwd', offset: 1 } })) as CallToolResult;
     expect(offset.isError).toBe(true);
@@ -134,7 +135,8 @@ describe('MCP stdio server (SDK client over a child process)', () => {
     const body = payload(huge) as { code: string; message: string };
     expect(body.code).toBe('PATH_SYNTAX');
     expect(body.message).toMatch(/at column 4097: path is longer than 4096 characters\.$/);
-    expect(JSON.stringify(huge.content).length).toBeLessThan(400);
+    // The message and the details' path are both bounded (the path shown as 200 characters at most).
+    expect(JSON.stringify(huge.content).length).toBeLessThan(800);
   });
 
   it('closes the store when the client disconnects (the directory can be reopened)', async () => {

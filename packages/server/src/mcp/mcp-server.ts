@@ -117,9 +117,8 @@ async function toolResult(call: () => Promise<object>): Promise<CallToolResult> 
     const result = await call();
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
   } catch (err) {
-    const body = isStateflowError(err)
-      ? { code: err.code, message: err.message }
-      : { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) };
+    // The same `{ code, message, details }` as the HTTP error body and the CLI's `--json` failure.
+    const body = isStateflowError(err) ? err.toJSON() : { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err), details: {} };
     return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
   }
 }

@@ -115,10 +115,10 @@ export class SessionManager {
     this.idleMs = options.idleMs ?? 30 * DAY_MS;
     this.retentionMs = options.retentionMs ?? 30 * DAY_MS;
     if (!(this.idleMs > 0)) {
-      throw new StateflowError('USAGE', `Session idle period must be > 0 ms, got ${this.idleMs}`);
+      throw new StateflowError('USAGE', `Session idle period must be > 0 ms, got ${this.idleMs}`, {});
     }
     if (!(this.retentionMs >= 0)) {
-      throw new StateflowError('USAGE', `Session retention must be ≥ 0 ms, got ${this.retentionMs}`);
+      throw new StateflowError('USAGE', `Session retention must be ≥ 0 ms, got ${this.retentionMs}`, {});
     }
   }
 

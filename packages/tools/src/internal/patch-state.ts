@@ -11,6 +11,7 @@ import {
   StateflowError,
   anchorRefs,
   applyWithIntentOwnership,
+  childPointer,
   diff,
   hasOwn,
   isJsonObject,
@@ -18,8 +19,9 @@ import {
   isPlane,
   netPatch,
   isStateflowError,
+  prefixPatchError,
 } from '@stateflow/core';
-import type { JsonObject, JsonValue, OwnerScope } from '@stateflow/core';
+import type { JsonObject, JsonValue, OwnerScope, PatchInvalidReason } from '@stateflow/core';
 import type { StoreView } from '@stateflow/store';
 import { captureView, capturedStream, display, requireOwner, soleOwner } from './context.js';
 import type { RuntimeContext } from './context.js';
@@ -70,7 +72,7 @@ export async function patchState(ctx: RuntimeContext, input: unknown): Promise<P
  * per-store queue moved a head) the call is re-evaluated on a fresh capture, at most
  * {@link MAX_PUBLISH_ATTEMPTS} times.
  */
-async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, JsonObject>): Promise<PatchStateResult> {
+async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, ScopePatch>): Promise<PatchStateResult> {
   for (let attempt = 1; ; attempt++) {
     const view = await captureView(ctx);
     const staged = stage(view, patches);
@@ -97,10 +99,10 @@ async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, J
  * scoped (`{cwd: {...}}`), or unscoped planes with exactly one selected owner. With one owner,
  * eligible flat `$ref`s are anchored to it.
  */
-function scopePatches(ctx: RuntimeContext, patch: JsonObject): Map<SelectedOwner, JsonObject> {
+function scopePatches(ctx: RuntimeContext, patch: JsonObject): Map<SelectedOwner, ScopePatch> {
   const keys = Object.keys(patch);
   const scoped = keys.filter((key) => (SCOPES as readonly string[]).includes(key));
-  const out = new Map<SelectedOwner, JsonObject>();
+  const out = new Map<SelectedOwner, ScopePatch>();
   if (scoped.length === 0) {
     const sole = soleOwner(ctx);
     if (sole === null) {
@@ -109,7 +111,7 @@ function scopePatches(ctx: RuntimeContext, patch: JsonObject): Map<SelectedOwner
         'unscoped-ambiguous',
       );
     }
-    out.set(requireOwner(ctx, sole), checkScopePatch(ctx, sole, patch));
+    out.set(requireOwner(ctx, sole), { patch: checkScopePatch(ctx, sole, patch), at: '' });
   } else {
     if (scoped.length !== keys.length) {
       const plane = keys.find((key) => !scoped.includes(key));
@@ -122,12 +124,18 @@ function scopePatches(ctx: RuntimeContext, patch: JsonObject): Map<SelectedOwner
       if (!isJsonObject(scopePatch)) {
         throw invalid(`The ${scope} patch must be an object of planes, got ${JSON.stringify(scopePatch)}.`, 'not-object', scope);
       }
-      out.set(owner, checkScopePatch(ctx, scope, scopePatch));
+      out.set(owner, { patch: checkScopePatch(ctx, scope, scopePatch), at: childPointer('', scope) });
     }
   }
   const sole = soleOwner(ctx);
-  if (sole !== null) for (const [owner, scopePatch] of out) out.set(owner, anchorRefs(scopePatch, sole));
+  if (sole !== null) for (const [owner, scopePatch] of out) out.set(owner, { ...scopePatch, patch: anchorRefs(scopePatch.patch, sole) });
   return out;
+}
+
+/** One scope's part of the tool's patch, and the RFC 6901 pointer to it in the tool's patch. */
+interface ScopePatch {
+  patch: JsonObject;
+  at: string;
 }
 
 /** Plane rules of one scope's patch that hold whatever the basis. */
@@ -139,19 +147,20 @@ function checkScopePatch(ctx: RuntimeContext, scope: OwnerScope, patch: JsonObje
       throw invalid(
         `"${key}" is not a plane of ${scope}; patch_state writes intents, strategy, tactics, artifacts, response or lazy.`,
         'unknown-plane',
-        `${scope}.${key}`,
+        scope,
+        key,
       );
     }
   }
   if (hasOwn(patch, 'lazy') && patch.lazy !== null && !isJsonObject(patch.lazy)) {
-    throw invalid(`The ${scope} lazy root must be an object, got ${kindName(patch.lazy as JsonValue)}; put the value under a key, as in {"lazy": {"notes": ...}}.`, 'lazy-root', `${scope}.lazy`);
+    throw invalid(`The ${scope} lazy root must be an object, got ${kindName(patch.lazy as JsonValue)}; put the value under a key, as in {"lazy": {"notes": ...}}.`, 'lazy-root', scope, 'lazy');
   }
   if (hasOwn(patch, 'response')) {
     if (scope !== 'session') {
-      throw invalid(`New answers are written only to the session; ${scope}.response is not writable.`, 'response-owner', `${scope}.response`);
+      throw invalid(`New answers are written only to the session; ${scope}.response is not writable.`, 'response-owner', scope, 'response');
     }
     if (ctx.mode === 'passive') {
-      throw invalid('Passive mode writes no response; session.response is writable only in Active mode.', 'response-passive', 'session.response');
+      throw invalid('Passive mode writes no response; session.response is writable only in Active mode.', 'response-passive', 'session', 'response');
     }
   }
   return patch;
@@ -165,13 +174,13 @@ interface Staged {
 }
 
 /** Applies every scope patch with the ownership cascade against one captured basis. */
-function stage(view: StoreView, patches: Map<SelectedOwner, JsonObject>): Staged {
+function stage(view: StoreView, patches: Map<SelectedOwner, ScopePatch>): Staged {
   const staged: Staged = { changes: new Map(), cascaded: [] };
-  for (const [owner, patch] of patches) {
+  for (const [owner, { patch, at }] of patches) {
     const before = capturedStream(view, owner).state;
-    const { after, cascaded } = applyWithIntentOwnership(owner.scope, before, patch);
+    const { after, cascaded } = inToolPatch(at, () => applyWithIntentOwnership(owner.scope, before, patch));
     if (hasOwn(after, 'lazy') && !isJsonObject(after.lazy)) {
-      throw invalid(`The ${owner.scope} lazy root must stay an object.`, 'lazy-root', `${owner.scope}.lazy`);
+      throw invalid(`The ${owner.scope} lazy root must stay an object.`, 'lazy-root', owner.scope, 'lazy');
     }
     for (const keys of cascaded) staged.cascaded.push({ scope: owner.scope, keys });
     // Without a cascade the authored patch's own net form is stored (a whole-array replacement
@@ -237,6 +246,17 @@ function kindName(value: JsonValue): string {
   return Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;
 }
 
-function invalid(message: string, reason: string, at?: string): StateflowError<'PATCH_INVALID'> {
-  return new StateflowError('PATCH_INVALID', message, { reason, ...(at === undefined ? {} : { at }) });
+/** Run `fn`; a PATCH_INVALID it raises about a scope's patch points into the tool's patch (`at` + its pointer). */
+function inToolPatch<T>(at: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (!isStateflowError(err, 'PATCH_INVALID') || at === '') throw err;
+    throw prefixPatchError(err, at);
+  }
+}
+
+/** PATCH_INVALID with `at` the RFC 6901 pointer of `segments` into the tool's patch (`""`: the whole patch). */
+function invalid(message: string, reason: PatchInvalidReason, ...segments: string[]): StateflowError<'PATCH_INVALID'> {
+  return new StateflowError('PATCH_INVALID', message, { reason, at: segments.reduce(childPointer, '') });
 }

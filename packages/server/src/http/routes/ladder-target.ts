@@ -26,7 +26,7 @@ export function servedLadder(context: ServerContext, params: LadderParams): Ladd
   const id = `@${params.author.replace(/^@/, '')}/${params.ladder}`;
   const entry = context.catalog.ladders.get(id);
   if (entry === undefined) {
-    throw new StateflowError('NOT_FOUND', `Ladder ${id} is not served (no valid ${id.slice(1)}.yaml in the ladders directory)`);
+    throw new StateflowError('NOT_FOUND', `Ladder ${id} is not served (no valid ${id.slice(1)}.yaml in the ladders directory)`, { ladder: id });
   }
   return entry;
 }

@@ -1,4 +1,4 @@
-import { StateflowError } from '../errors.js';
+import { StateflowError } from './errors.js';
 
 /**
  * Stable slugs for `PATCH_INVALID` `details.reason` (DESIGN.md "Patches", "Decisions").
@@ -24,7 +24,21 @@ export type PatchInvalidReason =
   /** `"[N]"` keys addressed at a value that is not an array (an object, a scalar, or an absent key). */
   | 'index-on-non-array'
   /** `"[N]"` addresses an element that does not exist (N ≥ length). */
-  | 'index-out-of-range';
+  | 'index-out-of-range'
+  /** The patch applies but leaves an invalid state (the store: a non-object `lazy` plane in a scope stream). */
+  | 'invalid-state'
+  /** A tool patch mixes scope roots (`global`, `cwd`, `session`) with unscoped planes. */
+  | 'mixed-scoped-and-unscoped'
+  /** A tool patch without scope roots while more than one owner is selected. */
+  | 'unscoped-ambiguous'
+  /** A tool patch names a key that is not a plane (`intents`, `strategy`, `tactics`, `artifacts`, `response`, `lazy`). */
+  | 'unknown-plane'
+  /** A tool patch would make a scope's `lazy` plane something other than an object. */
+  | 'lazy-root'
+  /** A tool patch writes `response` outside the session (new answers go only to the session). */
+  | 'response-owner'
+  /** A tool patch writes `response` in Passive mode. */
+  | 'response-passive';
 
 /**
  * Details of a `PATCH_INVALID` error: `at` is an RFC 6901 pointer into the patch (`""` = the
@@ -33,14 +47,22 @@ export type PatchInvalidReason =
  */
 export interface PatchInvalidDetails {
   reason: PatchInvalidReason;
-  at?: string;
+  at: string;
   index?: string;
   length?: number;
   problem?: string;
 }
 
 /** Builds the `PATCH_INVALID` error; the message always names the location. */
-export function patchInvalid(problem: string, details: Omit<PatchInvalidDetails, 'problem'>): StateflowError<'PATCH_INVALID'> {
-  const where = details.at === undefined ? '' : ` (at "${details.at === '' ? '/' : details.at}")`;
-  return new StateflowError('PATCH_INVALID', `Invalid patch${where}: ${problem}`, { ...details, problem });
+export function patchInvalid(problem: string, details: Omit<PatchInvalidDetails, 'problem'>, cause?: unknown): StateflowError<'PATCH_INVALID'> {
+  return new StateflowError('PATCH_INVALID', `Invalid patch (at "${details.at === '' ? '/' : details.at}"): ${problem}`, { ...details, problem }, cause === undefined ? undefined : { cause });
+}
+
+/**
+ * The same `PATCH_INVALID` about a patch that sits at pointer `prefix` inside a larger one (a
+ * scope's patch inside a tool's patch): `at` and the message point into the larger patch.
+ */
+export function prefixPatchError(err: StateflowError<'PATCH_INVALID'>, prefix: string): StateflowError<'PATCH_INVALID'> {
+  const { problem, ...details } = err.details;
+  return patchInvalid(problem ?? err.message, { ...details, at: `${prefix}${details.at}` }, err);
 }
