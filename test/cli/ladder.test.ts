@@ -1,6 +1,6 @@
 /**
  * `stateflow ladder validate` and `stateflow ladder run` end to end through the built bin, with a
- * scripted model and a LevelDB store on disk (issue 5, items 10–11).
+ * scripted model and a LevelDB store on disk (slates README "API").
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';

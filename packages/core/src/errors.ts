@@ -8,8 +8,6 @@
  * `err.details`. The facts of each code — meaning, retryable, HTTP status, exit code — are one
  * table, {@link ERROR_FACTS} (`error-facts.ts`), from which every transport derives its own.
  */
-import type { PatchInvalidDetails } from './patch-error.js';
-
 /** Stable error codes. The value equals the key; `errors.md` documents each one. */
 export const ErrorCode = {
   // --- paths and reads (core) ---
@@ -56,6 +54,59 @@ export const ErrorCode = {
 
 /** Union of every stable error code. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/**
+ * Stable slugs for `PATCH_INVALID` `details.reason` (DESIGN.md "Patches", "Decisions").
+ * Callers may switch on these; they are never renamed.
+ */
+export type PatchInvalidReason =
+  /** The top-level patch is not a JSON object (array, scalar, `null`, `undefined`). */
+  | 'not-object'
+  /** The top-level patch is `{}`: an invalid no-op. */
+  | 'empty'
+  /** Not representable as JSON: `undefined`, NaN, ±Infinity, functions, symbols, bigints, class instances, sparse arrays, cycles. */
+  | 'not-json'
+  /** Containers nested more than 512 levels deep (an operational bound, not a semantic one). */
+  | 'too-deep'
+  /** `null` inside a value being written (an array, or an indexed element), where it is not a deletion marker. */
+  | 'null-in-value'
+  /** A key of the form `[…]` that is not a canonical non-negative decimal index (`[01]`, `[+1]`, `[ 1]`, `[1.0]`, `[]`). */
+  | 'bad-index-syntax'
+  /** An `[N]` key inside an object that is written as a value (inside an array), where it would be stored as data. */
+  | 'index-key-in-value'
+  /** One patch object mixes `"[N]"` keys with ordinary keys. */
+  | 'mixed-index-and-keys'
+  /** `"[N]"` keys addressed at a value that is not an array (an object, a scalar, or an absent key). */
+  | 'index-on-non-array'
+  /** `"[N]"` addresses an element that does not exist (N ≥ length). */
+  | 'index-out-of-range'
+  /** The patch applies but leaves an invalid state (the store: a non-object `lazy` plane in a scope stream). */
+  | 'invalid-state'
+  /** A tool patch mixes scope roots (`global`, `cwd`, `session`) with unscoped planes. */
+  | 'mixed-scoped-and-unscoped'
+  /** A tool patch without scope roots while more than one owner is selected. */
+  | 'unscoped-ambiguous'
+  /** A tool patch names a key that is not a plane (`intents`, `strategy`, `tactics`, `artifacts`, `response`, `lazy`). */
+  | 'unknown-plane'
+  /** A tool patch would make a scope's `lazy` plane something other than an object. */
+  | 'lazy-root'
+  /** A tool patch writes `response` outside the session (new answers go only to the session). */
+  | 'response-owner'
+  /** A tool patch writes `response` in Passive mode. */
+  | 'response-passive';
+
+/**
+ * Details of a `PATCH_INVALID` error: `at` is an RFC 6901 pointer into the patch (`""` = the
+ * whole patch); `problem` is the message's own words without the location prefix, for callers
+ * that report the same problem about another input (tool inputs, `meta`, slate values).
+ */
+export interface PatchInvalidDetails {
+  reason: PatchInvalidReason;
+  at: string;
+  index?: string;
+  length?: number;
+  problem?: string;
+}
 
 /** Details of a code that carries none. */
 export type NoDetails = Record<string, never>;

@@ -1,5 +1,5 @@
 export { ErrorCode, StateflowError, isStateflowError } from './errors.js';
-export type { ErrorDetails, ErrorDetailsByCode, NoDetails, StateflowErrorConstructor } from './errors.js';
+export type { ErrorDetails, ErrorDetailsByCode, NoDetails, PatchInvalidDetails, PatchInvalidReason, StateflowErrorConstructor } from './errors.js';
 export { ERROR_FACTS, ExitCode, errorTableMarkdown } from './error-facts.js';
 export type { ErrorFacts } from './error-facts.js';
 export { isJsonObject, kindOf, hasOwn, jsonEqual } from './json.js';
@@ -16,7 +16,6 @@ export { lazyNavigation, LAZY_HINT_MAX_KEYS, LAZY_HINT_MAX_CHARS } from './lazy-
 export type { LazyNavigation } from './lazy-navigation.js';
 export { validatePatch } from './patch-validate.js';
 export { prefixPatchError } from './patch-error.js';
-export type { PatchInvalidReason, PatchInvalidDetails } from './patch-error.js';
 export { applyPatch } from './patch-apply.js';
 export { patchSeries } from './patch-series.js';
 export type { PatchSeries } from './patch-series.js';

@@ -1,6 +1,6 @@
 /**
  * The step runner: one ladder call over a session's slates, committed as ONE store transition
- * (issue 5 §9; DESIGN.md "Ladder slates as a projection").
+ * (seed ladr-reads-and-writes; DESIGN.md "Ladder slates as a projection").
  *
  * Per step, in config order: resolve fields → call the model once per node (with the bounded
  * retrieve loop when declared) → evaluate the gate per node (survivors, gated writes, abort) →

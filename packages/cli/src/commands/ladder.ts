@@ -1,6 +1,6 @@
 /**
  * `stateflow ladder validate <file>` and `stateflow ladder run <file> --input TEXT [--session ID]
- * --model scripted:<file.jsonl> | openai:<model>` (issue 5, items 10–11), through
+ * --model scripted:<file.jsonl> | openai:<model>` (slates README "API"), through
  * `@stateflow/slates`.
  */
 import path from 'node:path';

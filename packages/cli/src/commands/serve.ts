@@ -1,5 +1,5 @@
 /**
- * `stateflow serve`: the main job (issue 7) — the HTTP server of `@stateflow/server` (sessions
+ * `stateflow serve`: the main job (README "Quick start") — the HTTP server of `@stateflow/server` (sessions
  * API, chat/completions over ladders, state API) on the embedded store, by default
  * `./.stateflow` on 127.0.0.1:7411. Prints where it listens, where the data is, and one command
  * to try; stops on SIGINT/SIGTERM.

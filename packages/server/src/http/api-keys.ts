@@ -1,5 +1,5 @@
 /**
- * API keys → user ids (issue 6 "Users"): `--keys FILE` or `STATEFLOW_API_KEYS`, both a JSON
+ * API keys → user ids (server README "Users and keys"): `--keys FILE` or `STATEFLOW_API_KEYS`, both a JSON
  * object `{ "<key>": "<user id>" }`, sent as `Authorization: Bearer <key>`.
  */
 import { readFileSync } from 'node:fs';

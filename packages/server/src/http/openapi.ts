@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 document served at `GET /openapi.json` (issue 6), built from the same schemas
+ * The OpenAPI 3.1 document served at `GET /openapi.json` (server README "Endpoints"), built from the same schemas
  * the routes validate with.
  */
 import { patchStateInputSchema, readStateInputSchema } from '@stateflow/tools';

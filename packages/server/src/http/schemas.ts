@@ -1,6 +1,6 @@
 /**
  * JSON Schemas of the HTTP API's bodies, used both to validate requests (fastify) and to build
- * the OpenAPI document, so the two never drift (issue 6 "An OpenAPI document").
+ * the OpenAPI document, so the two never drift (the OpenAPI document at /openapi.json).
  */
 import { SESSION_STATUSES } from '@stateflow/slates';
 

@@ -1,5 +1,5 @@
 /**
- * `startServer`: the Stateflow HTTP server (issue 6; seeds/ladr-stateful-sessions.txt) — ladder
+ * `startServer`: the Stateflow HTTP server (seed ladr-stateful-sessions) — ladder
  * sessions, OpenAI-compatible chat/completions over a ladder, time-travel slate reads and the
  * read_state / patch_state state API, on fastify.
  */

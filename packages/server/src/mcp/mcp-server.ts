@@ -1,5 +1,5 @@
 /**
- * The MCP transport of the agent surface (issue 4 "packages/server: MCP over stdio"): the tools
+ * The MCP transport of the agent surface (README "An agent over MCP"): the tools
  * `read_state` and `patch_state` with their JSON Schemas, and the baseline snapshot as the
  * resource `stateflow://baseline`.
  *

@@ -1,6 +1,6 @@
 /**
  * Session routes (seeds/ladr-stateful-sessions.txt "A session is created via the platform API",
- * "A session has a lifecycle"; issue 6 "Endpoints"): create, list, get, close, pause, resume,
+ * "A session has a lifecycle"; server README "Endpoints"): create, list, get, close, pause, resume,
  * and the time-travel slate read.
  */
 import { StateflowError } from '@stateflow/core';

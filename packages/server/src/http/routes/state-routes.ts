@@ -1,5 +1,5 @@
 /**
- * The state API for agents that do not speak MCP (issue 6): `POST /v1/state/read` and
+ * The state API for agents that do not speak MCP (server README "State API"): `POST /v1/state/read` and
  * `POST /v1/state/patch` take the `read_state` / `patch_state` tool input plus a `selection`
  * and answer exactly the tool's output; errors go through the status table.
  *
