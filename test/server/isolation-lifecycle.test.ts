@@ -78,6 +78,20 @@ describe('isolation between users', () => {
       'INPUT_INVALID',
     ]);
 
+    // A local/ ladder has one slate stream for the whole store: with keys it would be shared
+    // across users, so every local/ route refuses with 403 before the model is asked.
+    const before = upstream.requests.length;
+    const local = await http(`${server.url}/v1/local/notes/chat/completions`, { body: ask('alice writes a secret'), key: 'key-alice' });
+    expect(local.status).toBe(403);
+    expect(local.body.error.code).toBe('FORBIDDEN');
+    expect(local.body.error.details).toEqual({ ladder: '@local/notes', reason: 'local-ladder' });
+    expect(local.body.error.message).toContain('@alice/researcher');
+    const viaClient = await ladderClient(server.url, 'local/notes', 'key-bob').chat.completions.create(ask('bob asks')).catch((e: unknown) => e);
+    expect([(viaClient as APIError).status, (viaClient as APIError).code]).toEqual([403, 'FORBIDDEN']);
+    expect((await http(`${server.url}/v1/local/notes/sessions`, { key: 'key-bob' })).status).toBe(403);
+    expect(upstream.requests.length).toBe(before);
+    expect((await server.store.head('slate:@local/notes:local')).rev).toBe(0);
+
     // Alice still sees everything, unchanged.
     const mine = await http(`${server.url}/v1/alice/researcher/sessions`, { key: 'key-alice' });
     expect(mine.body.data.map((s: { id: string }) => s.id)).toEqual([id]);

@@ -74,7 +74,8 @@ export interface ErrorDetailsByCode {
   SESSION_NOT_FOUND: { session: string };
   SESSION_CLOSED: { session: string; status: string };
   SESSION_PAUSED: { session: string };
-  FORBIDDEN: { header: string; value: string };
+  /** A refused `Host`/`Origin` header, or a `local/` ladder on a server with API keys. */
+  FORBIDDEN: { header: string; value: string } | { ladder: string; reason: 'local-ladder' };
   BODY_TOO_LARGE: { limit: number };
   MEDIA_TYPE_UNSUPPORTED: { contentType: string };
 }

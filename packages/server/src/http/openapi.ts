@@ -25,7 +25,7 @@ const bodyErrors = (...statuses: number[]) => errors(...statuses, 413, 415);
 const ERROR_TEXT: Record<number, string> = {
   400: 'Bad input (INPUT_INVALID, PATH_*, PATCH_INVALID, …)',
   401: 'Missing or unknown API key (UNAUTHORIZED)',
-  403: 'Without API keys: a Host that is not localhost/127.0.0.1/[::1], or a non-loopback Origin (FORBIDDEN)',
+  403: 'Without API keys: a Host that is not localhost/127.0.0.1/[::1], or a non-loopback Origin; with API keys: a local/ ladder (FORBIDDEN)',
   413: 'Request body over the limit (BODY_TOO_LARGE)',
   415: 'Request body not sent as Content-Type: application/json (MEDIA_TYPE_UNSUPPORTED)',
   404: 'Unknown ladder, or unknown or foreign session (NOT_FOUND, SESSION_NOT_FOUND, REVISION_NOT_FOUND)',
