@@ -161,6 +161,34 @@ describe('lifecycle with an injected clock', () => {
     expect((await s.store.audit()).problems).toEqual([]);
   });
 
+  it('state patches racing a close never land after it; with retention 0 nothing of the session remains', async () => {
+    const time = manualClock();
+    const s = await start('race', 0, time);
+    const id = await create(s);
+    const patch = (i: number) =>
+      http(`${s.url}/v1/state/patch`, { body: { selection: { session: id, mode: 'active' }, patch: { tactics: { [`k${i}`]: i } } } });
+    const early = Array.from({ length: 20 }, (_, i) => patch(i));
+    const closing = http(`${s.url}/v1/alice/researcher/sessions/${id}/close`, { method: 'POST' });
+    const late = Array.from({ length: 20 }, (_, i) => patch(20 + i));
+    const closed = await closing;
+    const answers = await Promise.all([...early, ...late]);
+    expect(closed.status, JSON.stringify(closed.body)).toBe(200);
+    expect(closed.body).toMatchObject({ status: 'closed', purgedAt: '2026-07-21T10:00:00.000Z' });
+    for (const answer of answers) {
+      expect([200, 410], JSON.stringify(answer.body)).toContain(answer.status);
+      if (answer.status === 410) expect(answer.body.error.code).toBe('SESSION_CLOSED');
+    }
+    // Whatever landed before the close was purged with it; nothing landed after it.
+    expect(await s.store.state(`session:${id}`)).toEqual({});
+    const after = await patch(99);
+    expect([after.status, after.body.error.code]).toEqual([410, 'SESSION_CLOSED']);
+    const read = await http(`${s.url}/v1/state/read`, { body: { selection: { session: id, mode: 'active' }, path: 'session', projection: 'keys' } });
+    expect([read.status, read.body.error.code]).toEqual([410, 'SESSION_CLOSED']);
+    expect(await s.sessions.sweep()).toEqual({ expired: [], purged: [] });
+    expect(await s.store.state(`session:${id}`)).toEqual({});
+    expect((await s.store.audit()).problems).toEqual([]);
+  });
+
   it('retention delete (0 days): closing deletes the slates at once', async () => {
     const time = manualClock();
     const s = await start('delete', 0, time);

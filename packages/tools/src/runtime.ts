@@ -23,6 +23,15 @@ export interface RuntimeOptions {
   selection: Selection;
   /** How many recent transitions the baseline considers (default 10, ≥ 0). */
   recentTransitions?: number;
+  /**
+   * Extra CAS expectations of every `patch_state` publication: called inside the store's write
+   * queue before each capture (so once per attempt), it returns `{ stream: revision }` pairs the
+   * publication must still find at its head, or throws to refuse the call. A transport uses it
+   * to tie a write to the state of something else, e.g. a session record that must still be
+   * open when the patch lands (a concurrent close moves that stream and the patch is then
+   * re-evaluated, where the precondition refuses it).
+   */
+  precondition?: () => Promise<Record<string, number>>;
 }
 
 /** The agent surface over one store and one owner selection. */
@@ -74,10 +83,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   if (!Number.isSafeInteger(recent) || recent < 0) {
     throw new StateflowError('INPUT_INVALID', 'createRuntime options.recentTransitions must be an integer ≥ 0.', { field: 'recentTransitions' });
   }
+  if (options.precondition !== undefined && typeof options.precondition !== 'function') {
+    throw new StateflowError('INPUT_INVALID', 'createRuntime options.precondition must be a function returning {stream: revision}.', { field: 'precondition' });
+  }
   const ctx: RuntimeContext = {
     store: options.store,
     owners: selectedOwners(options.selection),
     mode: options.selection.mode,
+    ...(options.precondition === undefined ? {} : { precondition: options.precondition }),
   };
   return {
     owners: ctx.owners,

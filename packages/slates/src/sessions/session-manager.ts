@@ -7,7 +7,7 @@
  * `{ kind: 'session', event, user }`, so sessions get history and audit from the store.
  */
 import { randomBytes } from 'node:crypto';
-import { StateflowError } from '@stateflow/core';
+import { StateflowError, isStateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
 import {
@@ -21,6 +21,9 @@ import {
 import type { SessionRecord } from './session-record.js';
 import { SerialQueue } from './session-queue.js';
 import type { ExecutionState, PauseCheckpoint } from './session-execution.js';
+
+/** Publications a purge tries before giving up (each re-reads the states it deletes). */
+const PURGE_ATTEMPTS = 5;
 
 /** One day in milliseconds. */
 export const DAY_MS = 86_400_000;
@@ -201,6 +204,30 @@ export class SessionManager {
   }
 
   /**
+   * The CAS guard of a write to the session's agent state (`session:<id>`) made outside the
+   * session's queue (the state API): `{ "ladder-session:<id>": <record revision> }`, to pass as
+   * an `expected` revision of the same publication. A close, expiry or purge moves the record
+   * stream, so a write guarded this way can never land after the session ended: its
+   * publication conflicts and, evaluated again, this refuses it.
+   * @throws SESSION_NOT_FOUND unknown or foreign session; SESSION_CLOSED closed or expired.
+   */
+  async writeGuard(id: string, owner: string): Promise<Record<string, number>> {
+    let loaded = await this.#load(id, owner);
+    if (this.#due(loaded.record)) {
+      await this.get(id, owner);
+      loaded = await this.#load(id, owner);
+    }
+    const { record } = loaded;
+    if (isEnded(record.status)) {
+      throw new StateflowError('SESSION_CLOSED', `Session "${record.id}" is ${record.status}; its state can be read during retention but not patched`, {
+        session: record.id,
+        status: record.status,
+      });
+    }
+    return { [sessionMetaStream(id)]: loaded.rev };
+  }
+
+  /**
    * Run `fn` serialised under an arbitrary key (used for `local/` ladders, which have no session
    * lifecycle but share the same single-writer guarantee).
    */
@@ -287,7 +314,15 @@ export class SessionManager {
       const current = await this.#refresh(await this.#load(id, owner));
       if (isEnded(current.record.status)) return current.record;
       const closed = await this.#update(current, { status: 'closed', closedAt: this.now().toISOString() }, 'closed');
-      return (await this.#refresh({ record: closed, rev: current.rev + 1 })).record;
+      try {
+        return (await this.#refresh({ record: closed, rev: current.rev + 1 })).record;
+      } catch (err) {
+        // The close itself is published: answer it. A purge that could not run now (its
+        // retries exhausted by writers of the session's state) stays due, and the next access
+        // or sweep runs it again.
+        if (!isStateflowError(err, 'CONFLICT')) throw err;
+        return closed;
+      }
     });
   }
 
@@ -411,28 +446,39 @@ export class SessionManager {
     return current;
   }
 
-  /** Delete the session's slates and agent state (one transition), then compact their history away. */
+  /**
+   * Delete the session's slates and agent state (one transition, guarded by their heads), then
+   * compact their history away. A write to them between the read and the publication (the state
+   * API queues outside the session's queue) makes the publication conflict: the states are read
+   * again, up to {@link PURGE_ATTEMPTS} times.
+   * @throws CONFLICT when every attempt conflicted.
+   */
   async #purge(loaded: Loaded): Promise<Loaded> {
     const { record } = loaded;
     const targets = [sessionSlateStream(record.ladder, record.id), agentSessionStream(record.id)];
     const meta = sessionMetaStream(record.id);
-    const changes: Record<string, JsonObject> = { [meta]: { purgedAt: this.now().toISOString() } };
-    const expected: Record<string, number> = { [meta]: loaded.rev };
-    const toCompact: string[] = [];
-    for (const stream of targets) {
-      const head = await this.store.head(stream);
-      if (head.rev === 0) continue;
-      toCompact.push(stream);
-      const state = await this.store.state(stream);
-      const keys = Object.keys(state);
-      if (keys.length === 0) continue;
-      changes[stream] = Object.fromEntries(keys.map((k) => [k, null])) as unknown as JsonObject;
-      expected[stream] = head.rev;
+    for (let attempt = 1; ; attempt++) {
+      const changes: Record<string, JsonObject> = { [meta]: { purgedAt: this.now().toISOString() } };
+      const expected: Record<string, number> = { [meta]: loaded.rev };
+      const view = await this.store.view(targets);
+      const toCompact: string[] = [];
+      for (const stream of targets) {
+        const current = view.streams[stream];
+        if (current === undefined || current.rev === 0) continue;
+        toCompact.push(stream);
+        expected[stream] = current.rev;
+        const keys = Object.keys(current.state);
+        if (keys.length > 0) changes[stream] = Object.fromEntries(keys.map((k) => [k, null])) as unknown as JsonObject;
+      }
+      try {
+        await this.store.publish({ changes, expected, meta: eventMeta('purged', record.owner) });
+      } catch (err) {
+        if (isStateflowError(err, 'CONFLICT') && err.details.stream !== meta && attempt < PURGE_ATTEMPTS) continue;
+        throw err;
+      }
+      for (const stream of toCompact) await this.store.compact(stream, { keepRevisions: 1 });
+      return this.#load(record.id, record.owner);
     }
-    await this.store.publish({ changes, expected, meta: eventMeta('purged', record.owner) });
-    for (const stream of toCompact) await this.store.compact(stream, { keepRevisions: 1 });
-    const next = await this.#load(record.id, record.owner);
-    return next;
   }
 
   async #update(loaded: Loaded, patch: JsonObject, event: string, user?: string): Promise<SessionRecord> {

@@ -14,6 +14,8 @@ export interface RuntimeContext {
   /** Selected owners in overlay order (global → cwd → session). */
   owners: SelectedOwner[];
   mode: Selection['mode'];
+  /** Extra CAS expectations of each publication (RuntimeOptions.precondition). */
+  precondition?: () => Promise<Record<string, number>>;
 }
 
 /** The selected owner for `scope`, or `undefined` when it is not selected. */

@@ -72,11 +72,12 @@ export async function patchState(ctx: RuntimeContext, input: unknown): Promise<P
  */
 async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, JsonObject>): Promise<PatchStateResult> {
   for (let attempt = 1; ; attempt++) {
+    const guards = (await ctx.precondition?.()) ?? {};
     const view = await captureView(ctx);
     const staged = stage(view, patches);
     if (staged.changes.size === 0) return receipt(ctx, view, staged);
     const changes: Record<string, JsonObject> = {};
-    const expected: Record<string, number | 'none'> = {};
+    const expected: Record<string, number | 'none'> = { ...guards };
     for (const [owner, change] of staged.changes) {
       changes[owner.stream] = change.net;
       const rev = capturedStream(view, owner).rev;
