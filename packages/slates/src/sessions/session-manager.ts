@@ -82,11 +82,27 @@ export interface ResumeResult<T = unknown> {
 
 type Loaded = { record: SessionRecord; rev: number };
 
-/** A call in flight: pause requests for it, and its parking spot once paused. */
+interface Waiter<T> {
+  resolve: (value: T) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * A call in flight and where it is in a pause: `running`; `pause-requested` (a pause waits for
+ * the call's next model call); `parking` (the call is recording its execution state); `parked`
+ * (it waits for a resume). Every request that meets a call in one of these phases is answered
+ * from here, never queued behind the call: the call holds the session's queue, so a request
+ * queued behind a parked call would wait forever.
+ */
 interface RunningCall {
-  pauseRequested: boolean;
-  waiters: Array<{ resolve: (record: SessionRecord) => void; reject: (err: unknown) => void }>;
-  parked: { resolve: () => void; reject: (err: unknown) => void } | undefined;
+  phase: 'running' | 'pause-requested' | 'parking' | 'parked';
+  /** Pause requests waiting for the call to park. */
+  pauses: Array<Waiter<SessionRecord>>;
+  /** Resume requests that arrived while it was parking: answered once the record says paused. */
+  resumes: Array<Waiter<SessionRecord>>;
+  /** Set by a close that met a pause in progress: the call fails instead of parking. */
+  closed?: StateflowError<'SESSION_CLOSED'>;
+  parked?: Waiter<void>;
 }
 
 /**
@@ -193,7 +209,7 @@ export class SessionManager {
   async call<T>(id: string, owner: string, fn: (record: SessionRecord, control: PauseCheckpoint) => Promise<T>): Promise<T> {
     // Fail fast instead of queueing behind a paused call.
     const before = await this.#load(id, owner);
-    if (before.record.status === 'paused' || this.#running.get(id)?.parked !== undefined) assertCallable({ ...before.record, status: 'paused' });
+    if (before.record.status === 'paused' || this.#running.get(id)?.phase === 'parked') assertCallable({ ...before.record, status: 'paused' });
     return this.#queue.run(id, async () => {
       const loaded = await this.#refresh(await this.#load(id, owner));
       assertCallable(loaded.record);
@@ -246,11 +262,11 @@ export class SessionManager {
     const loaded = await this.#load(id, owner);
     assertNotEnded(loaded.record);
     const running = this.#running.get(id);
-    if (running !== undefined && running.parked === undefined) {
-      running.pauseRequested = true;
-      return new Promise<SessionRecord>((resolve, reject) => running.waiters.push({ resolve, reject }));
+    if (running?.phase === 'parked') return loaded.record;
+    if (running !== undefined) {
+      if (running.phase === 'running') running.phase = 'pause-requested';
+      return new Promise<SessionRecord>((resolve, reject) => running.pauses.push({ resolve, reject }));
     }
-    if (running?.parked !== undefined) return loaded.record;
     return this.#queue.run(id, async () => {
       const current = await this.#refresh(await this.#load(id, owner));
       assertNotEnded(current.record);
@@ -274,11 +290,24 @@ export class SessionManager {
   ): Promise<ResumeResult<T>> {
     const loaded = await this.#load(id, owner);
     const running = this.#running.get(id);
-    const parked = running?.parked;
-    if (parked !== undefined) {
+    if (running?.phase === 'parked') {
       const record = await this.#update(loaded, resumePatch(loaded.record, this.now()), 'resumed');
-      running!.parked = undefined;
-      parked.resolve();
+      const parked = running.parked;
+      running.phase = 'running';
+      running.parked = undefined;
+      parked?.resolve();
+      return { record, execution: undefined };
+    }
+    if (running?.phase === 'pause-requested') {
+      // The pause has not happened yet: cancel it. Its requests answer with the session as it
+      // stays, not paused.
+      assertNotEnded(loaded.record);
+      running.phase = 'running';
+      for (const w of running.pauses.splice(0)) w.resolve(loaded.record);
+      return { record: loaded.record, execution: undefined };
+    }
+    if (running?.phase === 'parking') {
+      const record = await new Promise<SessionRecord>((resolve, reject) => running.resumes.push({ resolve, reject }));
       return { record, execution: undefined };
     }
     return this.#queue.run(id, async () => {
@@ -301,14 +330,22 @@ export class SessionManager {
    */
   async close(id: string, owner: string): Promise<SessionRecord> {
     await this.#load(id, owner); // unknown or foreign: SESSION_NOT_FOUND before touching anything
-    const parked = this.#running.get(id)?.parked;
-    if (parked !== undefined) {
-      parked.reject(
-        new StateflowError('SESSION_CLOSED', `Session "${id}" was closed while paused; the paused call wrote nothing`, {
-          session: id,
-          status: 'closed',
-        }),
-      );
+    const running = this.#running.get(id);
+    if (running !== undefined && running.phase !== 'running') {
+      // A pause in progress: the call must end (it holds the queue the close waits in), and it
+      // wrote nothing, since a call publishes only at its end.
+      const closed = new StateflowError('SESSION_CLOSED', `Session "${id}" was closed while paused; the paused call wrote nothing`, {
+        session: id,
+        status: 'closed',
+      });
+      running.closed = closed;
+      for (const w of [...running.pauses.splice(0), ...running.resumes.splice(0)]) w.reject(closed);
+      if (running.phase === 'parked') {
+        const parked = running.parked;
+        running.parked = undefined;
+        running.phase = 'running';
+        parked?.reject(closed);
+      }
     }
     return this.#queue.run(id, async () => {
       const current = await this.#refresh(await this.#load(id, owner));
@@ -335,6 +372,7 @@ export class SessionManager {
       const parked = running.parked;
       if (parked === undefined) continue;
       running.parked = undefined;
+      running.phase = 'running';
       parked.reject(
         new StateflowError('SESSION_PAUSED', `Session "${id}" is paused and the server stopped; resume it to continue the call`, {
           session: id,
@@ -367,33 +405,51 @@ export class SessionManager {
 
   /** Run `fn` as the session's call in flight, so {@link pause} can reach it. */
   async #tracked<T>(record: SessionRecord, fn: (record: SessionRecord, control: PauseCheckpoint) => Promise<T>): Promise<T> {
-    const running: RunningCall = { pauseRequested: false, waiters: [], parked: undefined };
+    const running: RunningCall = { phase: 'running', pauses: [], resumes: [] };
     this.#running.set(record.id, running);
     const control: PauseCheckpoint = {
       checkpoint: async (snapshot) => {
-        if (!running.pauseRequested) return;
-        running.pauseRequested = false;
-        const loaded = await this.#load(record.id, record.owner);
-        const paused = await this.#update(loaded, { status: 'paused', execution: snapshot() as unknown as JsonObject }, 'paused');
-        const resumed = new Promise<void>((resolve, reject) => {
+        if (running.closed !== undefined) throw running.closed;
+        if (running.phase !== 'pause-requested') return;
+        running.phase = 'parking';
+        let paused: SessionRecord;
+        try {
+          const loaded = await this.#load(record.id, record.owner);
+          paused = await this.#update(loaded, { status: 'paused', execution: snapshot() as unknown as JsonObject }, 'paused');
+        } catch (err) {
+          running.phase = 'running';
+          for (const w of [...running.pauses.splice(0), ...running.resumes.splice(0)]) w.reject(err);
+          throw err;
+        }
+        for (const w of running.pauses.splice(0)) w.resolve(paused);
+        if (running.closed !== undefined) throw running.closed;
+        const resumes = running.resumes.splice(0);
+        if (resumes.length > 0) {
+          // Resumed while parking: the record says paused now, so resume it and go on.
+          running.phase = 'running';
+          const loaded = await this.#load(record.id, record.owner);
+          const resumed = await this.#update(loaded, resumePatch(loaded.record, this.now()), 'resumed');
+          for (const w of resumes) w.resolve(resumed);
+          return;
+        }
+        running.phase = 'parked';
+        await new Promise<void>((resolve, reject) => {
           running.parked = { resolve, reject };
         });
-        for (const w of running.waiters.splice(0)) w.resolve(paused);
-        await resumed;
       },
     };
     try {
       return await fn(record, control);
     } finally {
       this.#running.delete(record.id);
-      if (running.pauseRequested) {
+      if (running.phase === 'pause-requested') {
         // The call ended before another model call: pause between calls, still inside the queue.
         try {
           const loaded = await this.#load(record.id, record.owner);
           const paused = isEnded(loaded.record.status) ? loaded.record : await this.#update(loaded, { status: 'paused' }, 'paused');
-          for (const w of running.waiters.splice(0)) w.resolve(paused);
+          for (const w of running.pauses.splice(0)) w.resolve(paused);
         } catch (err) {
-          for (const w of running.waiters.splice(0)) w.reject(err);
+          for (const w of running.pauses.splice(0)) w.reject(err);
         }
       }
     }
