@@ -10,6 +10,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '@stateflow/server';
+import { createRuntime } from '@stateflow/tools';
 import type { ServerHandle } from '@stateflow/server';
 import { stateflow } from '../cli/helpers.js';
 import type { FakeUpstream } from './fake-upstream.js';
@@ -319,6 +320,37 @@ describe('HTTP hardening (one local user, no keys)', () => {
       const mode = await http(`${server.url}/v1/state/read`, { body: { selection: { cwd: '/p' }, path: 'tactics' } });
       expect(mode.status).toBe(400);
       expect(mode.body.error.message).toBe('selection.mode is required: "active" or "passive".');
+    });
+  });
+
+  describe('bounded read answers', () => {
+    const MIB = 1024 * 1024;
+    beforeAll(async () => {
+      // One 1 MiB value, written through the library (the server's body limit here is 64 KiB).
+      const runtime = createRuntime({ store: server.store, selection: { cwd: '/work/big', mode: 'active' } });
+      await runtime.patchState({ patch: { lazy: { big: 'x'.repeat(MIB) } } });
+    });
+    const read = (body: Record<string, unknown>) => http(`${server.url}/v1/state/read`, { body: { selection: { cwd: '/work/big', mode: 'active' }, ...body } });
+
+    it('a batch of more than 100 paths is 422 RESPONSE_TOO_LARGE before anything is read', async () => {
+      for (const count of [101, 400, 600]) {
+        const answer = await read({ paths: Array.from({ length: count }, () => 'lazy.big') });
+        expect(answer.status).toBe(422);
+        expectErrorFormat(answer.body, 'RESPONSE_TOO_LARGE');
+        expect(answer.body.error.details).toEqual({ cap: 'paths', limit: 100, requested: count });
+      }
+    });
+
+    it('results past 8 MiB are 422 RESPONSE_TOO_LARGE naming the cap and the path that crossed it', async () => {
+      const answer = await read({ paths: Array.from({ length: 100 }, () => 'lazy.big') });
+      expect(answer.status).toBe(422);
+      expectErrorFormat(answer.body, 'RESPONSE_TOO_LARGE');
+      expect(answer.body.error.details).toEqual({ cap: 'bytes', limit: 8 * MIB, index: 7 });
+      expect(answer.body.error.message).toContain('8388608 bytes');
+      const fits = await read({ paths: Array.from({ length: 7 }, () => 'lazy.big') });
+      expect(fits.status).toBe(200);
+      expect(fits.body.value).toHaveLength(7);
+      expect((await read({ path: 'lazy.big', projection: 'keys' })).body).toEqual({ meta: { type: 'string', length: MIB }, keys: [] });
     });
   });
 

@@ -27,6 +27,7 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 const exitCodeByErrorCode: Partial<Record<ErrorCode, ExitCode>> = {
   USAGE: ExitCode.USAGE,
   INPUT_INVALID: ExitCode.USAGE,
+  RESPONSE_TOO_LARGE: ExitCode.USAGE,
   PATH_SYNTAX: ExitCode.USAGE,
   PATH_KIND: ExitCode.USAGE,
   PATCH_INVALID: ExitCode.USAGE,

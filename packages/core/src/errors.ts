@@ -19,6 +19,7 @@ export const ErrorCode = {
   PATCH_INVALID: 'PATCH_INVALID',
   // --- tool inputs (tools) ---
   INPUT_INVALID: 'INPUT_INVALID',
+  RESPONSE_TOO_LARGE: 'RESPONSE_TOO_LARGE',
   // --- store ---
   CONFLICT: 'CONFLICT',
   REVISION_NOT_FOUND: 'REVISION_NOT_FOUND',
@@ -64,6 +65,12 @@ export interface ErrorDetailsByCode {
   OWNER_NOT_SELECTED: { path?: string; owner: string };
   PATCH_INVALID: { reason: string; at?: string; index?: string; length?: number; problem?: string };
   INPUT_INVALID: { field?: string; reason?: string };
+  /**
+   * A read whose answer would pass a transport ceiling: `cap: 'paths'` — more paths than
+   * `limit` in one batch (`requested` of them); `cap: 'bytes'` — results passing `limit` bytes
+   * of JSON, crossed at the 0-based path `index` of the batch (0 for a single path).
+   */
+  RESPONSE_TOO_LARGE: { cap: 'paths'; limit: number; requested: number } | { cap: 'bytes'; limit: number; index: number };
   CONFLICT: { stream: string; expected: number | 'none' | 'any'; actual: number };
   REVISION_NOT_FOUND: { stream: string; rev: number; head: number };
   TRANSITION_NOT_FOUND: { seq: number; lastSeq: number };

@@ -23,6 +23,7 @@ export { narrowPatch, applyNarrowedPatch } from './narrow-patch.js';
 export type { PatchPathStep } from './narrow-patch.js';
 export { overlay } from './overlay.js';
 export { snapshotJson, MAX_PATCH_DEPTH } from './json-snapshot.js';
+export { jsonByteLength } from './json-size.js';
 export { childPointer, pointerSegments } from './json-pointer.js';
 export { structuredRef, findStructuredRefs, parseRefPath, isAnchorableRef, anchorRefs, relativizeRefs } from './references.js';
 export type { OwnerScope, RefKind, FoundRef } from './references.js';

@@ -11,6 +11,7 @@ export {
   PATCH_STATE_DESCRIPTION,
 } from './schemas.js';
 export type { ReadStateResult } from './internal/read-state.js';
+export { MAX_READ_PATHS, MAX_RESPONSE_BYTES } from './internal/read-state.js';
 export type { PatchStateResult, EffectiveUpdate } from './internal/patch-state.js';
 export { MAX_PUBLISH_ATTEMPTS } from './internal/patch-state.js';
 export type { Baseline, BaselineTransition } from './internal/baseline.js';

@@ -9,7 +9,8 @@ import { validationError } from './request-validation.js';
 
 /**
  * HTTP status per error code: 400 bad input, 401 no/unknown API key, 403 a keyless server
- * refusing a non-loopback `Host`/`Origin`, 413 body too large, 415 body not JSON, 404 unknown (or another
+ * refusing a non-loopback `Host`/`Origin` (or a `local/` ladder with keys), 413 body too large, 415 body not JSON,
+ * 422 an answer over the response caps, 404 unknown (or another
  * user's) session, ladder or revision, 409 conflict or paused session, 410 closed/expired session
  * or history no longer retained, 502 the model upstream failed, 503 no model configured or store
  * busy, 500 everything that is the server's fault.
@@ -22,6 +23,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   OWNER_NOT_SELECTED: 400,
   PATCH_INVALID: 400,
   INPUT_INVALID: 400,
+  RESPONSE_TOO_LARGE: 422,
   CONFLICT: 409,
   REVISION_NOT_FOUND: 404,
   TRANSITION_NOT_FOUND: 404,

@@ -137,6 +137,19 @@ describe('MCP stdio server (SDK client over a child process)', () => {
     expect(JSON.stringify(huge.content).length).toBeLessThan(400);
   });
 
+  it('bounds a read_state answer: too many paths, or results past 8 MiB, are a RESPONSE_TOO_LARGE tool error', async () => {
+    const written = await client.callTool({ name: 'patch_state', arguments: { patch: { cwd: { lazy: { big: 'y'.repeat(1024 * 1024) } } } } });
+    expect(written.isError).toBeUndefined();
+    const many = (await client.callTool({ name: 'read_state', arguments: { paths: Array.from({ length: 400 }, () => 'cwd.lazy.big') } })) as CallToolResult;
+    expect(many.isError).toBe(true);
+    expect((payload(many) as { code: string }).code).toBe('RESPONSE_TOO_LARGE');
+    const large = (await client.callTool({ name: 'read_state', arguments: { paths: Array.from({ length: 20 }, () => 'cwd.lazy.big') } })) as CallToolResult;
+    expect(large.isError).toBe(true);
+    expect(payload(large)).toEqual({ code: 'RESPONSE_TOO_LARGE', message: expect.stringContaining('8388608 bytes') });
+    const one = (await client.callTool({ name: 'read_state', arguments: { path: 'cwd.lazy.big', projection: 'keys' } })) as CallToolResult;
+    expect(payload(one)).toEqual({ meta: { type: 'string', length: 1024 * 1024 }, keys: [] });
+  });
+
   it('closes the store when the client disconnects (the directory can be reopened)', async () => {
     await client.close();
     let store;
