@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '@stateflow/server';
+import { DEFAULT_BODY_LIMIT, startServer } from '@stateflow/server';
 import { createRuntime } from '@stateflow/tools';
 import type { ServerHandle } from '@stateflow/server';
 import { stateflow } from '../cli/helpers.js';
@@ -394,6 +394,39 @@ describe('HTTP hardening (one local user, no keys)', () => {
       expect(empty.status).toBe(400);
       expect(empty.body.error.details).toEqual({ field: 'If-Match', reason: 'empty' });
     });
+  });
+});
+
+describe('cost per request: the default body limit', () => {
+  let dirs: Dirs;
+  let server: ServerHandle;
+  beforeAll(async () => {
+    dirs = await makeDirs();
+    server = await startServer({ dir: dirs.dir, port: 0, sweepIntervalMs: 0, onWarning: () => undefined });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await dirs?.cleanup();
+  });
+  const patch = (value: unknown) =>
+    raw(`${server.url}/v1/state/patch`, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ selection: { cwd: '/work/cost', mode: 'active' }, patch: { lazy: { v: value } } }),
+    });
+
+  it('is 1 MiB: an 8 MB legal patch (which held the event loop ~9 s) answers 413 without being processed', async () => {
+    expect(DEFAULT_BODY_LIMIT).toBe(1024 * 1024);
+    const answer = await patch(Array.from({ length: 4 * 1024 * 1024 }, (_, i) => i % 10));
+    expect(answer.status).toBe(413);
+    expectErrorFormat(answer.body, 'BODY_TOO_LARGE');
+    expect(answer.body.error.details).toEqual({ limit: 1024 * 1024 });
+    expect((await server.store.head('cwd:/work/cost')).rev).toBe(0);
+  });
+
+  it('a patch under the limit is served', async () => {
+    const answer = await patch('x'.repeat(1000 * 1000));
+    expect(answer.status).toBe(200);
+    expect((await server.store.head('cwd:/work/cost')).rev).toBe(1);
   });
 });
 

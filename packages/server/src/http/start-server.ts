@@ -25,8 +25,14 @@ import type { ServerContext } from './server-context.js';
 /** Default port of `stateflow serve`. */
 export const DEFAULT_PORT = 7411;
 
-/** Default largest request body, in bytes (8 MiB). */
-const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
+/**
+ * Default largest request body, in bytes (1 MiB). Validating, diffing and storing a patch costs
+ * CPU on the one event loop in proportion to its element count, and every other request waits
+ * meanwhile: at 8 MiB one legal patch stalled the server for ~9 s, at 1 MiB the worst shape
+ * measured (an array of small numbers) costs ~1 s (bench/request-stall.mjs). Raise it with
+ * `bodyLimit` / `--body-limit` where clients are trusted.
+ */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -59,7 +65,7 @@ export interface ServerOptions {
   sessionRetentionMs?: number;
   /** Interval of the expiry/retention sweep, in ms; `0` disables the timer. Default 1 hour. */
   sweepIntervalMs?: number;
-  /** Largest request body in bytes; larger ones answer 413 `BODY_TOO_LARGE`. Default {@link DEFAULT_BODY_LIMIT} (8 MiB). */
+  /** Largest request body in bytes (≥ 1); larger ones answer 413 `BODY_TOO_LARGE`. Default {@link DEFAULT_BODY_LIMIT} (1 MiB). */
   bodyLimit?: number;
   /** Receives start-up warnings (rejected ladders). Default: write to stderr. */
   onWarning?: (message: string) => void;
@@ -103,6 +109,10 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
         'Give --keys FILE or STATEFLOW_API_KEYS, or bind 127.0.0.1.',
     );
   }
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  if (!Number.isSafeInteger(bodyLimit) || bodyLimit < 1) {
+    throw new StateflowError('USAGE', `bodyLimit must be a whole number of bytes ≥ 1, got ${String(options.bodyLimit)}`);
+  }
   const model = await resolveModel(options.model, env);
   const catalog = await loadLadderCatalog(options.ladders);
   const warn = options.onWarning ?? ((message: string) => process.stderr.write(`${message}\n`));
@@ -122,7 +132,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   });
   const context: ServerContext = { store, sessions, catalog, model, keys, clock: options.clock ?? (() => new Date()) };
 
-  const app = buildApp(context, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
+  const app = buildApp(context, bodyLimit);
   let url: string;
   try {
     url = await app.listen({ host, port: options.port ?? DEFAULT_PORT });
