@@ -73,6 +73,21 @@ describe('stateflow ladder', () => {
     expect((json(missing) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
   });
 
+  it('validate: a match schema that refers to itself ({$ref: "#"}) or is $async exits 2 naming it', async () => {
+    const selfRef = path.join(root, 'selfref.yaml');
+    await writeFile(selfRef, LADDER.replace(/match: .*/, 'match: { $ref: "#" }'));
+    const result = await stateflow(['ladder', 'validate', selfRef]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe(
+      'Step "answer": slateWrite match refers to itself through "$ref" without descending into the value (at "/$ref"), so checking any value would never end\n',
+    );
+    const asyncSchema = path.join(root, 'async.yaml');
+    await writeFile(asyncSchema, LADDER.replace(/match: \{ type: object,/, 'match: { $async: true, type: object,'));
+    const async = await stateflow(['ladder', 'validate', asyncSchema]);
+    expect(async.code).toBe(2);
+    expect(async.stdout).toContain('Step "answer": slateWrite match is asynchronous ($async: true)');
+  });
+
   it('run --json with a session: output, one transition, slates, evicted, refused', async () => {
     const result = await stateflow(['--dir', dir, '--session', 's1', '--json', 'ladder', 'run', ladder, '--input', 'When do we ship?', '--model', `scripted:${script}`]);
     expect(result.code, result.stderr).toBe(0);

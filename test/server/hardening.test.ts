@@ -6,13 +6,14 @@
  * X-Session-Id.
  */
 import { request as httpRequest } from 'node:http';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BODY_LIMIT, startServer } from '@stateflow/server';
 import { createRuntime } from '@stateflow/tools';
 import type { ServerHandle } from '@stateflow/server';
 import { stateflow } from '../cli/helpers.js';
+import { startFakeUpstream } from './fake-upstream.js';
 import type { FakeUpstream } from './fake-upstream.js';
 import { ask, http, makeDirs, startCountingUpstream, upstreamEnv } from './fixtures.js';
 import type { Dirs } from './fixtures.js';
@@ -427,6 +428,63 @@ describe('cost per request: the default body limit', () => {
     const answer = await patch('x'.repeat(1000 * 1000));
     expect(answer.status).toBe(200);
     expect((await server.store.head('cwd:/work/cost')).rev).toBe(1);
+  });
+});
+
+describe('hostile ladder schemas', () => {
+  let dirs: Dirs;
+  let upstream: FakeUpstream;
+  let server: ServerHandle;
+  const GUARDED = `
+name: Guarded
+slates:
+  - title: Notes
+    folders:
+      - name: log
+        tokenLimit: 1000
+        files:
+          - { name: log.md, init: blank }
+steps:
+  - id: answer
+    fields:
+      - { name: Question, type: text, from: input.context }
+    slateWrite:
+      to: { slate: Notes, folder: log, file: log.md }
+      on: append
+      match: { type: object, required: [x], properties: { x: { type: string, pattern: "^(a+)+$" } } }
+`;
+  beforeAll(async () => {
+    dirs = await makeDirs();
+    await writeFile(path.join(dirs.ladders, 'alice', 'guarded.yaml'), GUARDED);
+    await writeFile(path.join(dirs.ladders, 'alice', 'selfref.yaml'), GUARDED.replace(/match: .*/, 'match: { $ref: "#" }'));
+    await writeFile(path.join(dirs.ladders, 'alice', 'lookahead.yaml'), GUARDED.replace('^(a+)+$', '^(?=a).*$'));
+    // The model echoes text the user steers: 29 a's and a b (a backtracking engine: ~2^29 steps).
+    upstream = await startFakeUpstream(() => JSON.stringify({ x: `${'a'.repeat(29)}b` }));
+    server = await startServer({ dir: dirs.dir, ladders: dirs.ladders, port: 0, env: upstreamEnv(upstream), sweepIntervalMs: 0, onWarning: () => undefined });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await upstream?.close();
+    await dirs?.cleanup();
+  });
+
+  it('a catastrophic-backtracking pattern fed steered model output does not block the server', async () => {
+    const call = http(`${server.url}/v1/alice/guarded/chat/completions`, { body: ask('aaaa') });
+    const meanwhile = await http(`${server.url}/openapi.json`);
+    expect(meanwhile.status).toBe(200);
+    const answer = await call;
+    expect(answer.status).toBe(200);
+    expect(answer.body.stateflow.refused).toEqual([]);
+  }, 5_000);
+
+  it('a self-referencing schema and a pattern the linear engine cannot run are rejected at start, not 500 per call', async () => {
+    const rejected = Object.fromEntries(server.rejected.map((r) => [path.basename(r.file), r]));
+    expect(rejected['selfref.yaml']?.code).toBe('CONFIG_INVALID');
+    expect(rejected['selfref.yaml']?.message).toContain('refers to itself through "$ref" without descending into the value');
+    expect(rejected['lookahead.yaml']?.code).toBe('CONFIG_INVALID');
+    expect(rejected['lookahead.yaml']?.message).toContain('cannot run on the linear-time regular expression engine');
+    expect(server.ladders).not.toContain('@alice/selfref');
+    expect((await http(`${server.url}/v1/alice/selfref/chat/completions`, { body: ask('x') })).status).toBe(404);
   });
 });
 

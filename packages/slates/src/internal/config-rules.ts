@@ -118,7 +118,7 @@ function checkSchema(ctx: Ctx, who: string, schema: object, into: Map<string, Js
     return;
   }
   const compiled = tryCompile(ctx.compile, schema);
-  if ('error' in compiled) ctx.problems.push(`${who} is not a valid JSON Schema: ${compiled.error}`);
+  if ('problem' in compiled) ctx.problems.push(`${who} ${compiled.problem}`);
   else into.set(stepId, compiled.check);
 }
 
