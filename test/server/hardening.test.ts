@@ -6,11 +6,13 @@
  * X-Session-Id.
  */
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BODY_LIMIT, startServer } from '@stateflow/server';
 import { createRuntime } from '@stateflow/tools';
+import { openStore } from '@stateflow/store';
 import type { ServerHandle } from '@stateflow/server';
 import { stateflow } from '../cli/helpers.js';
 import { startFakeUpstream } from './fake-upstream.js';
@@ -485,6 +487,88 @@ steps:
     expect(rejected['lookahead.yaml']?.message).toContain('cannot run on the linear-time regular expression engine');
     expect(server.ladders).not.toContain('@alice/selfref');
     expect((await http(`${server.url}/v1/alice/selfref/chat/completions`, { body: ask('x') })).status).toBe(404);
+  });
+});
+
+describe('internal failures and client errors', () => {
+  let dirs: Dirs;
+  let server: ServerHandle;
+  const logged: string[] = [];
+  beforeAll(async () => {
+    dirs = await makeDirs();
+    await mkdir(dirs.dir, { recursive: true });
+    const store = await openStore(dirs.dir);
+    // A store whose reads of one stream fail with a foreign error: a real internal failure path.
+    const failing = new Proxy(store, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key);
+        if (key === 'view') {
+          return (streams: string[]) => {
+            if (streams.includes('cwd:/work/boom')) throw new TypeError('disk said no');
+            return target.view(streams);
+          };
+        }
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    server = await startServer({ store: failing, ladders: dirs.ladders, port: 0, sweepIntervalMs: 0, onWarning: () => undefined, logDestination: { write: (line: string) => logged.push(line) } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await server?.store.close();
+    await dirs?.cleanup();
+  });
+
+  it('an INTERNAL answer carries a request id, and the server log has a line with that id and the error', async () => {
+    const answer = await raw(`${server.url}/v1/state/read`, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ selection: { cwd: '/work/boom', mode: 'active' }, path: 'tactics' }),
+    });
+    expect(answer.status).toBe(500);
+    expect(answer.body.error.code).toBe('INTERNAL');
+    const id = answer.body.error.details.requestId as string;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(answer.headers['x-request-id']).toBe(id);
+    expect(JSON.stringify(answer.body)).not.toContain('disk said no');
+    const lines = logged.map((line) => JSON.parse(line) as Record<string, any>).filter((entry) => entry.reqId === id);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 50, code: 'INTERNAL', status: 500, method: 'POST', url: '/v1/state/read' });
+    expect(JSON.stringify(lines[0]?.err)).toContain('disk said no');
+    // A client error is not logged.
+    const before = logged.length;
+    expect((await http(`${server.url}/v2/nothing`)).status).toBe(404);
+    expect(logged.length).toBe(before);
+  });
+
+  it("Node's own 431 and 400 answers use the documented error body", async () => {
+    const big = await raw(`${server.url}/openapi.json`, { headers: { 'x-filler': 'x'.repeat(32 * 1024) } });
+    expect(big.status).toBe(431);
+    expectErrorFormat(big.body, 'HEADERS_TOO_LARGE');
+    expect(big.body.error.details).toEqual({ limit: 16 * 1024 });
+    const garbage = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(server.url).port), '127.0.0.1', () => socket.end('NOT HTTP AT ALL\r\n\r\n'));
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(garbage).toMatch(/^HTTP\/1\.1 400 /);
+    const body = JSON.parse(garbage.slice(garbage.indexOf('\r\n\r\n') + 4));
+    expectErrorFormat(body, 'INPUT_INVALID');
+    expect(body.error.details).toEqual({ field: 'request', reason: 'malformed-http' });
+  });
+
+  it('slates?at= beyond safe integers is 400 INPUT_INVALID, not a 404 naming Infinity or a rounded revision', async () => {
+    const id = (await http(`${server.url}/v1/alice/researcher/sessions`, { body: {} })).body.id as string;
+    for (const at of ['1e400', '9007199254740993', '9007199254740992']) {
+      const answer = await http(`${server.url}/v1/alice/researcher/sessions/${id}/slates?at=${at}`);
+      expect(answer.status, at).toBe(400);
+      expectErrorFormat(answer.body, 'INPUT_INVALID');
+      expect(answer.body.error.details.field).toBe('querystring.at');
+      expect(answer.body.error.message).toBe('querystring.at must be <= 9007199254740991.');
+    }
+    expect((await http(`${server.url}/v1/alice/researcher/sessions/${id}/slates?at=1`)).status).toBe(200);
   });
 });
 

@@ -54,6 +54,8 @@ const exitCodeByErrorCode: Partial<Record<ErrorCode, ExitCode>> = {
   MODEL_UNAVAILABLE: ExitCode.FAILURE,
   MODEL_FAILED: ExitCode.FAILURE,
   UNAUTHORIZED: ExitCode.FAILURE,
+  HEADERS_TOO_LARGE: ExitCode.FAILURE,
+  REQUEST_TIMEOUT: ExitCode.FAILURE,
   INTERNAL: ExitCode.FAILURE,
 };
 

@@ -46,6 +46,8 @@ export const ErrorCode = {
   UNAUTHORIZED: 'UNAUTHORIZED',
   FORBIDDEN: 'FORBIDDEN',
   BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  HEADERS_TOO_LARGE: 'HEADERS_TOO_LARGE',
+  REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
   MEDIA_TYPE_UNSUPPORTED: 'MEDIA_TYPE_UNSUPPORTED',
   INTERNAL: 'INTERNAL',
 } as const;
@@ -84,6 +86,10 @@ export interface ErrorDetailsByCode {
   /** A refused `Host`/`Origin` header, or a `local/` ladder on a server with API keys. */
   FORBIDDEN: { header: string; value: string } | { ladder: string; reason: 'local-ladder' };
   BODY_TOO_LARGE: { limit: number };
+  HEADERS_TOO_LARGE: { limit: number };
+  REQUEST_TIMEOUT: Record<string, never>;
+  /** `requestId`: the HTTP server's id of the request, also in its log line and `x-request-id`. */
+  INTERNAL: { requestId?: string; operation?: string };
   MEDIA_TYPE_UNSUPPORTED: { contentType: string };
 }
 

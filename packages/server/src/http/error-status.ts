@@ -47,6 +47,8 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   BODY_TOO_LARGE: 413,
+  HEADERS_TOO_LARGE: 431,
+  REQUEST_TIMEOUT: 408,
   MEDIA_TYPE_UNSUPPORTED: 415,
   INTERNAL: 500,
 };
@@ -86,7 +88,7 @@ function asStateflowError(err: unknown, request: RequestFacts): StateflowError {
   if (isStateflowError(err)) return err;
   const e = err as { statusCode?: number; validation?: unknown; validationContext?: string; message?: string; code?: string } | null;
   if (e === null || typeof e !== 'object' || typeof e.statusCode !== 'number' || e.statusCode < 400 || e.statusCode >= 500) {
-    return new StateflowError('INTERNAL', 'Internal server error; see the server log', {}, { cause: err });
+    return new StateflowError('INTERNAL', 'Internal server error', {}, { cause: err });
   }
   if (Array.isArray(e.validation)) return validationError(e.validation as ErrorObject[], e.validationContext ?? 'request', err);
   switch (e.code) {

@@ -135,7 +135,8 @@ export const chatCompletionSchema = {
 /** Query of `GET …/sessions/{id}/slates`. */
 export const slatesQuerySchema = {
   type: 'object',
-  properties: { at: { type: 'integer', minimum: 0, description: 'Slate stream revision; default the head' } },
+  // The route refuses what coerces beyond safe integers ("1e400" → Infinity, 2^53 + 1 → rounded).
+  properties: { at: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Slate stream revision; default the head' } },
   additionalProperties: false,
 } as const;
 
