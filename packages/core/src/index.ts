@@ -13,6 +13,7 @@ export type { Projection, KeysMeta, KeyKinds, KeysResult, ProjectionResults, Bat
 export { lazyNavigation, LAZY_HINT_MAX_KEYS, LAZY_HINT_MAX_CHARS } from './lazy-navigation.js';
 export type { LazyNavigation } from './lazy-navigation.js';
 export { validatePatch } from './patch-validate.js';
+export type { PatchOptions } from './patch-options.js';
 export type { PatchInvalidReason, PatchInvalidDetails } from './patch-validate.js';
 export { applyPatch } from './patch-apply.js';
 export { patchSeries } from './patch-series.js';

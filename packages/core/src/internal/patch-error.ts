@@ -24,7 +24,9 @@ export type PatchInvalidReason =
   /** `"[N]"` keys addressed at a value that is not an array (an object, a scalar, or an absent key). */
   | 'index-on-non-array'
   /** `"[N]"` addresses an element that does not exist (N ≥ length). */
-  | 'index-out-of-range';
+  | 'index-out-of-range'
+  /** An object patch would create or replace a value with `{}` (only with `emptyObjects: 'refuse'`). */
+  | 'empty-object';
 
 /**
  * Details of a `PATCH_INVALID` error: `at` is an RFC 6901 pointer into the patch (`""` = the

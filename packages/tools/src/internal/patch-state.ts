@@ -19,7 +19,7 @@ import {
   netPatch,
   isStateflowError,
 } from '@stateflow/core';
-import type { JsonObject, JsonValue, OwnerScope } from '@stateflow/core';
+import type { JsonObject, JsonValue, OwnerScope, PatchOptions } from '@stateflow/core';
 import type { StoreView } from '@stateflow/store';
 import { captureView, capturedStream, display, requireOwner, soleOwner } from './context.js';
 import type { RuntimeContext } from './context.js';
@@ -52,6 +52,8 @@ export interface PatchStateResult {
 }
 
 const SCOPES: readonly OwnerScope[] = ['global', 'cwd', 'session'];
+
+const AGENT_PATCH: PatchOptions = { emptyObjects: 'refuse' };
 
 /**
  * Handles one `patch_state` call. Input checks run at once; capture → stage → publish runs in
@@ -170,7 +172,9 @@ function stage(view: StoreView, patches: Map<SelectedOwner, JsonObject>): Staged
   const staged: Staged = { changes: new Map(), cascaded: [] };
   for (const [owner, patch] of patches) {
     const before = capturedStream(view, owner).state;
-    const { after, cascaded } = applyWithIntentOwnership(owner.scope, before, patch);
+    // The agent patch language refuses `{}` that would create or replace a value: the patch
+    // projection would read that change as `{}`, "no change" (core PatchOptions).
+    const { after, cascaded } = applyWithIntentOwnership(owner.scope, before, patch, AGENT_PATCH);
     if (hasOwn(after, 'lazy') && !isJsonObject(after.lazy)) {
       throw invalid(`The ${owner.scope} lazy root must stay an object.`, 'lazy-root', `${owner.scope}.lazy`);
     }
@@ -178,7 +182,7 @@ function stage(view: StoreView, patches: Map<SelectedOwner, JsonObject>): Staged
     // Without a cascade the authored patch's own net form is stored (a whole-array replacement
     // stays a replacement in the `patch` projection); a cascade can clear and rewrite the same
     // target, which only a diff of the final state expresses.
-    const net = cascaded.length === 0 ? netPatch(before, patch) : diff(before, after);
+    const net = cascaded.length === 0 ? netPatch(before, patch, AGENT_PATCH) : diff(before, after);
     if (Object.keys(net).length > 0) staged.changes.set(owner, { after, net });
   }
   return staged;
