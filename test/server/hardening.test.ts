@@ -216,7 +216,7 @@ describe('HTTP hardening (one local user, no keys)', () => {
         body: `{"selection": {"cwd": "${PROJ}", "mode": "active"}, "patch": {"tactics": {"__proto__": null}}}`,
       });
       expect(deleted.status).toBe(200);
-      expect(deleted.body).toEqual({ state_updates: { effective: [{ path: 'tactics.__proto__', deleted: true }] } });
+      expect(deleted.body).toEqual({ state_updates: { effective: [{ path: 'tactics.__proto__', deleted: true }], selectors: { cwd: 'cwd[2]' } } });
       expect(await server.store.state(`cwd:${PROJ}`)).toEqual({ tactics: { keep: 1 } });
     });
 

@@ -76,6 +76,7 @@ describe('MCP stdio server (SDK client over a child process)', () => {
           { path: 'intents.release', value: { $ref: 'cwd.lazy.plan' } },
           { path: 'tactics.next', value: 'review' },
         ],
+        selectors: { cwd: 'cwd[1]', session: 'session[1]' },
       },
     });
     const value = (await client.callTool({ name: 'read_state', arguments: { path: 'cwd[1].lazy.plan' } })) as CallToolResult;
@@ -113,7 +114,11 @@ describe('MCP stdio server (SDK client over a child process)', () => {
       state: { intents: { release: { $ref: 'cwd.lazy.plan' } }, tactics: { next: 'review' } },
       lazy_navigation: { available: true, path: 'effective.lazy', keys: { plan: 'object' } },
       transitions: [
-        { seq: 1, patch: { cwd: { intents: { release: { $ref: 'cwd.lazy.plan' } } }, session: { tactics: { next: 'review' } } } },
+        {
+          seq: 1,
+          selectors: { cwd: 'cwd[1]', session: 'session[1]' },
+          patch: { cwd: { intents: { release: { $ref: 'cwd.lazy.plan' } } }, session: { tactics: { next: 'review' } } },
+        },
       ],
     });
   });

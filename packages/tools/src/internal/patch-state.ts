@@ -25,6 +25,7 @@ import { captureView, capturedStream, display, requireOwner, soleOwner } from '.
 import type { RuntimeContext } from './context.js';
 import { checkToolInput } from './input-validation.js';
 import { serialPerStore } from './store-queue.js';
+import { scopeSelectors } from './baseline.js';
 import { effectiveView } from './views.js';
 import type { SelectedOwner } from '../selection.js';
 
@@ -48,7 +49,15 @@ export type EffectiveUpdate = { path: string; value: JsonValue } | { path: strin
  *   remains in the effective view. Lazy paths never appear.
  */
 export interface PatchStateResult {
-  state_updates: { cascaded?: string[]; effective: EffectiveUpdate[] };
+  state_updates: {
+    cascaded?: string[];
+    effective: EffectiveUpdate[];
+    /**
+     * Present when the call published: per changed scope, the historical selector that reads
+     * the scope as this call left it (`{"cwd": "cwd[12]"}`), for later `read_state` of history.
+     */
+    selectors?: Partial<Record<OwnerScope, string>>;
+  };
 }
 
 const SCOPES: readonly OwnerScope[] = ['global', 'cwd', 'session'];
@@ -85,13 +94,16 @@ async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, J
       const rev = capturedStream(view, owner).rev;
       expected[owner.stream] = rev === 0 ? 'none' : rev;
     }
+    let published;
     try {
-      await ctx.store.publish({ changes, expected });
+      published = await ctx.store.publish({ changes, expected });
     } catch (err) {
       if (isStateflowError(err, 'CONFLICT') && attempt < MAX_PUBLISH_ATTEMPTS) continue;
       throw err;
     }
-    return receipt(ctx, view, staged);
+    const result = receipt(ctx, view, staged);
+    if (published.transition !== null) result.state_updates.selectors = scopeSelectors(ctx, published.transition.changes);
+    return result;
   }
 }
 

@@ -136,7 +136,7 @@ async function rootAt(ctx: RuntimeContext, view: StoreView, target: Target): Pro
   if (target.kind === 'scope') {
     const current = capturedStream(view, target.owner);
     if (target.at === null) return scopeView(current.state);
-    checkRevision(target.owner.scope, target.at, current.rev);
+    checkRevision(target.owner, target.at, current.rev);
     return scopeView(await ctx.store.stateAt(target.owner.stream, target.at));
   }
   if (target.at === null) return effectiveView(ctx.owners.map((owner) => capturedStream(view, owner).state), ctx.mode);
@@ -164,7 +164,7 @@ async function readPatch(ctx: RuntimeContext, view: StoreView, target: Target, p
   if (target.kind === 'scope') {
     const current = capturedStream(view, target.owner);
     const rev = target.at ?? current.rev;
-    if (target.at !== null) checkRevision(target.owner.scope, rev, current.rev);
+    if (target.at !== null) checkRevision(target.owner, rev, current.rev);
     if (rev === 0) throw noPatch(`${target.owner.scope} has no transition at revision 0 (its empty initial state)`, target.owner.stream, current.rev);
     [patch, before] = await Promise.all([ctx.store.patchAt(target.owner.stream, rev), ctx.store.stateAt(target.owner.stream, rev - 1)]);
     after = applyPatch(before, patch);
@@ -220,9 +220,16 @@ async function lastChangeSeq(ctx: RuntimeContext, view: StoreView): Promise<numb
   return last;
 }
 
-function checkRevision(scope: string, rev: number, head: number): void {
+function checkRevision(owner: SelectedOwner, rev: number, head: number): void {
   if (rev > head) {
-    throw new StateflowError('REVISION_NOT_FOUND', `${scope}[${rev}] does not exist: ${scope} is at revision ${head}.`, { stream: scope, rev, head });
+    const { scope, stream } = owner;
+    throw new StateflowError(
+      'REVISION_NOT_FOUND',
+      `${scope}[${rev}] does not exist: ${scope} (stream ${elidePath(stream)}) is at revision ${head}. ` +
+        `${scope}[N] counts ${scope}'s own revisions, not global transitions: use the selectors the baseline and patch_state receipts give, ` +
+        `or effective[N] with a global transition number.`,
+      { stream, rev, head },
+    );
   }
 }
 
