@@ -17,7 +17,7 @@ import type { ServerHandle } from '@stateflow/server';
 import { stateflow } from '../cli/helpers.js';
 import { startFakeUpstream } from './fake-upstream.js';
 import type { FakeUpstream } from './fake-upstream.js';
-import { ask, http, makeDirs, startCountingUpstream, upstreamEnv } from './fixtures.js';
+import { ask, http, ladderClient, makeDirs, startCountingUpstream, upstreamEnv } from './fixtures.js';
 import type { Dirs } from './fixtures.js';
 
 /** A raw HTTP/1.1 request with exactly the given headers (fetch cannot set Host). */
@@ -460,6 +460,10 @@ steps:
     await writeFile(path.join(dirs.ladders, 'alice', 'guarded.yaml'), GUARDED);
     await writeFile(path.join(dirs.ladders, 'alice', 'selfref.yaml'), GUARDED.replace(/match: .*/, 'match: { $ref: "#" }'));
     await writeFile(path.join(dirs.ladders, 'alice', 'lookahead.yaml'), GUARDED.replace('^(a+)+$', '^(?=a).*$'));
+    await writeFile(
+      path.join(dirs.ladders, 'alice', 'gated.yaml'),
+      'name: Gated\nsteps:\n  - id: check\n    fields:\n      - { name: Q, type: text, from: input.context }\n    if: { equals: "ok", then: continue, else: abort }\n  - id: answer\n    systemPrompt: "Answer."\n',
+    );
     // The model echoes text the user steers: 29 a's and a b (a backtracking engine: ~2^29 steps).
     upstream = await startFakeUpstream(() => JSON.stringify({ x: `${'a'.repeat(29)}b` }));
     server = await startServer({ dir: dirs.dir, ladders: dirs.ladders, port: 0, env: upstreamEnv(upstream), sweepIntervalMs: 0, onWarning: () => undefined });
@@ -478,6 +482,18 @@ steps:
     expect(answer.status).toBe(200);
     expect(answer.body.stateflow.refused).toEqual([]);
   }, 5_000);
+
+  it('an aborted run is a distinct answer the official openai client parses: a refusal naming the step, stateflow.aborted', async () => {
+    const completion = await ladderClient(server.url, 'alice/gated').chat.completions.create(ask('anything'));
+    const choice = completion.choices[0];
+    expect(choice?.message.content).toBeNull();
+    expect(choice?.message.refusal).toBe('The ladder aborted at step "check" (node 0): its gate did not match and its else is abort.');
+    expect(choice?.finish_reason).toBe('stop');
+    expect((completion as unknown as { stateflow: { aborted: unknown } }).stateflow.aborted).toEqual({ step: 'check', node: 0, branch: 'else' });
+    const completed = await http(`${server.url}/v1/alice/guarded/chat/completions`, { body: ask('aaaa') });
+    expect(completed.body.stateflow.aborted).toBeNull();
+    expect(typeof completed.body.choices[0].message.content).toBe('string');
+  });
 
   it('a self-referencing schema and a pattern the linear engine cannot run are rejected at start, not 500 per call', async () => {
     const rejected = Object.fromEntries(server.rejected.map((r) => [path.basename(r.file), r]));

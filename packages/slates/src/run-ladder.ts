@@ -30,6 +30,7 @@ import type { Evicted, Refused } from './slate-write.js';
 import { loadTokenCounter } from './token-counter.js';
 import type { TokenCounter } from './token-counter.js';
 import { sessionSlateStream } from './sessions/session-record.js';
+import type { AbortedAt } from './run-outcome.js';
 
 /** Options of {@link runLadder}. */
 export interface RunLadderOptions {
@@ -75,8 +76,8 @@ export interface LadderRunResult {
   slates: Record<string, Record<string, Record<string, string>>>;
   evicted: Evicted[];
   refused: Refused[];
-  /** Set when a gate action `abort` ended the run. */
-  aborted?: { step: string; node: number; branch: 'then' | 'else' };
+  /** Set when a gate action `abort` ended the run (see {@link runOutcome} for how transports show it). */
+  aborted?: AbortedAt;
   /** Steps that did not run because a step they depend on had no survivors. */
   skipped: string[];
   steps: StepTrace[];
