@@ -82,6 +82,14 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     httpStatus: 400,
     exitCode: USAGE,
   },
+  RESPONSE_TOO_LARGE: {
+    meaning:
+      "A read's answer would pass a transport ceiling, so nothing is returned (never a truncated answer): more paths in one `read_state` batch than the cap (checked before anything is read), or results larger than the response cap in bytes (counted while they are assembled). Read fewer or smaller paths.",
+    details: "`{ cap: 'paths', limit, requested }` or `{ cap: 'bytes', limit, index }` (`index`: the path at which the cap was crossed)",
+    retryable: false,
+    httpStatus: 422,
+    exitCode: USAGE,
+  },
   CONFLICT: {
     meaning: 'CAS failed: a stream is not at the expected revision (its head moved past the captured basis); nothing was published. Re-read, then publish against the new revision.',
     details: '`{ stream, expected, actual }`',
@@ -246,8 +254,8 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
   },
   FORBIDDEN: {
     meaning:
-      'A request is refused whatever its key: on a keyless loopback server, a `Host` that is not a loopback name or address, or an `Origin` that is not a loopback origin (DNS rebinding, cross-site requests).',
-    details: '`{ header, value }` (the value shortened)',
+      "A request is refused whatever its key: on a keyless loopback server, a `Host` that is not a loopback name or address, or an `Origin` that is not a loopback origin (DNS rebinding, cross-site requests); on a server with API keys, a `local/` ladder (its one slate stream would be shared across users).",
+    details: "`{ header, value }` (the value shortened), or `{ ladder, reason: 'local-ladder' }`",
     retryable: false,
     httpStatus: 403,
     exitCode: FAILURE,
@@ -259,6 +267,20 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     httpStatus: 413,
     exitCode: USAGE,
   },
+  HEADERS_TOO_LARGE: {
+    meaning: "A request's header section is larger than the transport accepts (HTTP 431).",
+    details: '`{ limit }` (bytes)',
+    retryable: false,
+    httpStatus: 431,
+    exitCode: USAGE,
+  },
+  REQUEST_TIMEOUT: {
+    meaning: 'A request did not arrive completely in time (HTTP 408).',
+    details: '`{}`',
+    retryable: true,
+    httpStatus: 408,
+    exitCode: FAILURE,
+  },
   MEDIA_TYPE_UNSUPPORTED: {
     meaning: 'A request body is not of a media type the transport accepts (the HTTP API takes `application/json`).',
     details: '`{ contentType }`',
@@ -267,8 +289,8 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     exitCode: USAGE,
   },
   INTERNAL: {
-    meaning: 'An unexpected failure; `cause` holds the original error. Report it.',
-    details: '`{ operation? }`',
+    meaning: 'An unexpected failure; `cause` holds the original error. Report it: the HTTP server logs it to stderr with the request id the answer carries.',
+    details: '`{ requestId?, operation? }`',
     retryable: false,
     httpStatus: 500,
     exitCode: FAILURE,

@@ -20,6 +20,7 @@ export const ErrorCode = {
   PATCH_INVALID: 'PATCH_INVALID',
   // --- tool inputs (tools) ---
   INPUT_INVALID: 'INPUT_INVALID',
+  RESPONSE_TOO_LARGE: 'RESPONSE_TOO_LARGE',
   // --- store ---
   CONFLICT: 'CONFLICT',
   REVISION_NOT_FOUND: 'REVISION_NOT_FOUND',
@@ -48,6 +49,8 @@ export const ErrorCode = {
   UNAUTHORIZED: 'UNAUTHORIZED',
   FORBIDDEN: 'FORBIDDEN',
   BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  HEADERS_TOO_LARGE: 'HEADERS_TOO_LARGE',
+  REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
   MEDIA_TYPE_UNSUPPORTED: 'MEDIA_TYPE_UNSUPPORTED',
   INTERNAL: 'INTERNAL',
 } as const;
@@ -80,6 +83,8 @@ export type PatchInvalidReason =
   | 'index-on-non-array'
   /** `"[N]"` addresses an element that does not exist (N ≥ length). */
   | 'index-out-of-range'
+  /** An object patch would create or replace a value with `{}` (only with `emptyObjects: 'refuse'`). */
+  | 'empty-object'
   /** The patch applies but leaves an invalid state (the store: a non-object `lazy` plane in a scope stream). */
   | 'invalid-state'
   /** A tool patch mixes scope roots (`global`, `cwd`, `session`) with unscoped planes. */
@@ -125,6 +130,12 @@ export interface ErrorDetailsByCode {
   OWNER_NOT_SELECTED: { path?: string; owner: string };
   PATCH_INVALID: PatchInvalidDetails;
   INPUT_INVALID: { field?: string; reason?: string };
+  /**
+   * A read whose answer would pass a transport ceiling: `cap: 'paths'` — more paths than
+   * `limit` in one batch (`requested` of them); `cap: 'bytes'` — results passing `limit` bytes
+   * of JSON, crossed at the 0-based path `index` of the batch (0 for a single path).
+   */
+  RESPONSE_TOO_LARGE: { cap: 'paths'; limit: number; requested: number } | { cap: 'bytes'; limit: number; index: number };
   CONFLICT: { stream: string; expected: number | 'none' | 'any'; actual: number };
   REVISION_NOT_FOUND: { stream: string; rev: number; head: number };
   TRANSITION_NOT_FOUND: { seq: number; lastSeq: number };
@@ -148,10 +159,14 @@ export interface ErrorDetailsByCode {
   USAGE: { at?: string; stream?: string; mode?: string; reason?: string; dir?: string; model?: string; path?: string; errno?: string };
   NOT_FOUND: { dir: string } | { file: string } | { stream: string } | { repo: string } | { route: string } | { ladder: string };
   UNAUTHORIZED: NoDetails;
-  FORBIDDEN: { header: string; value: string };
+  /** A refused `Host`/`Origin` header, or a `local/` ladder on a server with API keys. */
+  FORBIDDEN: { header: string; value: string } | { ladder: string; reason: 'local-ladder' };
   BODY_TOO_LARGE: { limit: number };
+  HEADERS_TOO_LARGE: { limit: number };
+  REQUEST_TIMEOUT: NoDetails;
   MEDIA_TYPE_UNSUPPORTED: { contentType: string };
-  INTERNAL: { operation?: string };
+  /** `requestId`: the HTTP server's id of the request, also in its log line and `x-request-id`. */
+  INTERNAL: { requestId?: string; operation?: string };
 }
 
 /** The details type of a code. */

@@ -15,6 +15,7 @@ export type { Projection, KeysMeta, KeyKinds, KeysResult, ProjectionResults, Bat
 export { lazyNavigation, LAZY_HINT_MAX_KEYS, LAZY_HINT_MAX_CHARS } from './lazy-navigation.js';
 export type { LazyNavigation } from './lazy-navigation.js';
 export { validatePatch } from './patch-validate.js';
+export type { PatchOptions } from './patch-options.js';
 export { prefixPatchError } from './patch-error.js';
 export { applyPatch } from './patch-apply.js';
 export { patchSeries } from './patch-series.js';
@@ -25,6 +26,7 @@ export { narrowPatch, applyNarrowedPatch } from './narrow-patch.js';
 export type { PatchPathStep } from './narrow-patch.js';
 export { overlay } from './overlay.js';
 export { snapshotJson, MAX_PATCH_DEPTH } from './json-snapshot.js';
+export { jsonByteLength } from './json-size.js';
 export { childPointer, pointerSegments } from './json-pointer.js';
 export { structuredRef, findStructuredRefs, parseRefPath, isAnchorableRef, anchorRefs, relativizeRefs } from './references.js';
 export type { OwnerScope, RefKind, FoundRef } from './references.js';

@@ -21,12 +21,13 @@ import {
   isStateflowError,
   prefixPatchError,
 } from '@stateflow/core';
-import type { JsonObject, JsonValue, OwnerScope, PatchInvalidReason } from '@stateflow/core';
+import type { JsonObject, JsonValue, OwnerScope, PatchInvalidReason, PatchOptions } from '@stateflow/core';
 import type { StoreView } from '@stateflow/store';
 import { captureView, capturedStream, display, requireOwner, soleOwner } from './context.js';
 import type { RuntimeContext } from './context.js';
 import { checkToolInput } from './input-validation.js';
 import { serialPerStore } from './store-queue.js';
+import { scopeSelectors } from './baseline.js';
 import { effectiveView } from './views.js';
 import type { SelectedOwner } from '../selection.js';
 
@@ -50,10 +51,20 @@ export type EffectiveUpdate = { path: string; value: JsonValue } | { path: strin
  *   remains in the effective view. Lazy paths never appear.
  */
 export interface PatchStateResult {
-  state_updates: { cascaded?: string[]; effective: EffectiveUpdate[] };
+  state_updates: {
+    cascaded?: string[];
+    effective: EffectiveUpdate[];
+    /**
+     * Present when the call published: per changed scope, the historical selector that reads
+     * the scope as this call left it (`{"cwd": "cwd[12]"}`), for later `read_state` of history.
+     */
+    selectors?: Partial<Record<OwnerScope, string>>;
+  };
 }
 
 const SCOPES: readonly OwnerScope[] = ['global', 'cwd', 'session'];
+
+const AGENT_PATCH: PatchOptions = { emptyObjects: 'refuse' };
 
 /**
  * Handles one `patch_state` call. Input checks run at once; capture → stage → publish runs in
@@ -74,23 +85,27 @@ export async function patchState(ctx: RuntimeContext, input: unknown): Promise<P
  */
 async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, ScopePatch>): Promise<PatchStateResult> {
   for (let attempt = 1; ; attempt++) {
+    const guards = (await ctx.precondition?.()) ?? {};
     const view = await captureView(ctx);
     const staged = stage(view, patches);
     if (staged.changes.size === 0) return receipt(ctx, view, staged);
     const changes: Record<string, JsonObject> = {};
-    const expected: Record<string, number | 'none'> = {};
+    const expected: Record<string, number | 'none'> = { ...guards };
     for (const [owner, change] of staged.changes) {
       changes[owner.stream] = change.net;
       const rev = capturedStream(view, owner).rev;
       expected[owner.stream] = rev === 0 ? 'none' : rev;
     }
+    let published;
     try {
-      await ctx.store.publish({ changes, expected });
+      published = await ctx.store.publish({ changes, expected });
     } catch (err) {
       if (isStateflowError(err, 'CONFLICT') && attempt < MAX_PUBLISH_ATTEMPTS) continue;
       throw err;
     }
-    return receipt(ctx, view, staged);
+    const result = receipt(ctx, view, staged);
+    if (published.transition !== null) result.state_updates.selectors = scopeSelectors(ctx, published.transition.changes);
+    return result;
   }
 }
 
@@ -178,7 +193,9 @@ function stage(view: StoreView, patches: Map<SelectedOwner, ScopePatch>): Staged
   const staged: Staged = { changes: new Map(), cascaded: [] };
   for (const [owner, { patch, at }] of patches) {
     const before = capturedStream(view, owner).state;
-    const { after, cascaded } = inToolPatch(at, () => applyWithIntentOwnership(owner.scope, before, patch));
+    // The agent patch language refuses `{}` that would create or replace a value: the patch
+    // projection would read that change as `{}`, "no change" (core PatchOptions).
+    const { after, cascaded } = inToolPatch(at, () => applyWithIntentOwnership(owner.scope, before, patch, AGENT_PATCH));
     if (hasOwn(after, 'lazy') && !isJsonObject(after.lazy)) {
       throw invalid(`The ${owner.scope} lazy root must stay an object.`, 'lazy-root', owner.scope, 'lazy');
     }
@@ -186,7 +203,7 @@ function stage(view: StoreView, patches: Map<SelectedOwner, ScopePatch>): Staged
     // Without a cascade the authored patch's own net form is stored (a whole-array replacement
     // stays a replacement in the `patch` projection); a cascade can clear and rewrite the same
     // target, which only a diff of the final state expresses.
-    const net = cascaded.length === 0 ? netPatch(before, patch) : diff(before, after);
+    const net = cascaded.length === 0 ? netPatch(before, patch, AGENT_PATCH) : diff(before, after);
     if (Object.keys(net).length > 0) staged.changes.set(owner, { after, net });
   }
   return staged;

@@ -103,6 +103,10 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
       const stream = sessionSlateStream(entry.id, record.id);
       const head = await context.store.head(stream);
       const at = request.query.at ?? head.rev;
+      // Query strings are coerced: "1e400" arrives as Infinity, "9007199254740993" rounded.
+      if (!Number.isSafeInteger(at)) {
+        throw new StateflowError('INPUT_INVALID', `querystring.at must be <= ${Number.MAX_SAFE_INTEGER}.`, { field: 'querystring.at', reason: 'maximum' });
+      }
       if (at > head.rev) {
         throw new StateflowError('REVISION_NOT_FOUND', `Slate revision ${at} does not exist; the session's slates are at revision ${head.rev}`, {
           stream,
