@@ -40,7 +40,7 @@ export { RETRIEVAL_BUDGET_MESSAGE, selectFiles } from './retrieve.js';
 export type { RetrievedDocument } from './retrieve.js';
 export { loadTokenCounter, MAX_PRETOKEN_CHARS, TOKEN_ENCODINGS } from './token-counter.js';
 export type { TokenCounter, TokenEncoding } from './token-counter.js';
-export type { Model, ModelRequest, ModelMessage } from './model.js';
+export type { Model, ModelRequest, ModelMessage, ModelCompletion, CompleteOptions, TokenUsage } from './model.js';
 export { scriptedModel, scriptedModelFromFile, parseScript } from './scripted-model.js';
 export type { ScriptedModel } from './scripted-model.js';
 export { openAIModel } from './openai-model.js';
