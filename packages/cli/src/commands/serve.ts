@@ -16,6 +16,7 @@ interface ServeOptions {
   port: number;
   keys?: string;
   model?: string;
+  upstreamModel?: string;
   sessionIdle: number;
   sessionRetention: number;
 }
@@ -33,6 +34,11 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
     .option('--port <port>', 'TCP port (0 picks a free one)', nonNegativeInt, 7411)
     .option('--keys <file>', 'API keys file {"<key>": "<user id>"} (else $STATEFLOW_API_KEYS; none: one local user)')
     .option('--model <spec>', 'model for ladders: scripted:<file.jsonl> (default: OPENAI_BASE_URL / OPENAI_API_KEY)')
+    .addOption(
+      new Option('--upstream-model <name>', 'upstream model for requests whose model is the ladder itself (what GET …/models lists)').env(
+        'STATEFLOW_UPSTREAM_MODEL',
+      ),
+    )
     .addOption(
       new Option('--session-idle <duration>', 'a session unused this long expires (90s, 12h, 30d)')
         .env('STATEFLOW_SESSION_IDLE')
@@ -57,6 +63,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
         ...(local.ladders === undefined ? {} : { ladders: path.resolve(ctx.io.cwd, local.ladders) }),
         ...(local.keys === undefined ? {} : { keysFile: path.resolve(ctx.io.cwd, local.keys) }),
         ...(local.model === undefined ? {} : { model: local.model }),
+        ...(local.upstreamModel === undefined ? {} : { upstreamModel: local.upstreamModel }),
         sessionIdleMs: local.sessionIdle,
         sessionRetentionMs: local.sessionRetention,
         onWarning: (message) => ctx.io.stderr.write(`${message}\n`),

@@ -6,14 +6,20 @@ import { StateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
 import { createSlateState, openAIModel, runLadder, scriptedModelFromFile, sessionSlateStream, slateContents } from '@stateflow/slates';
-import type { Evicted, Model, Refused } from '@stateflow/slates';
+import type { Evicted, LadderRunResult, Model, Refused, TokenUsage } from '@stateflow/slates';
+import type { ConversationInput } from './conversation.js';
 import type { LadderEntry } from './ladder-catalog.js';
 
-/**
- * The model for one chat/completions request, given the request's `model` name (passed to an
- * OpenAI-compatible upstream; a scripted model ignores it).
- */
-export type ModelProvider = (modelName: string) => Model;
+/** Where a server's ladders get their model. */
+export interface ModelProvider {
+  /**
+   * The model for one chat/completions request, given the request's `model` name (passed to an
+   * OpenAI-compatible upstream; a scripted model ignores it).
+   */
+  forName(modelName: string): Model;
+  /** Whether the name reaches an upstream that needs a real model name (not a scripted model). */
+  readonly usesName: boolean;
+}
 
 /**
  * The provider for `--model` and the environment: `scripted:<file.jsonl>` (one script for the
@@ -29,11 +35,11 @@ export async function resolveModel(option: string | undefined, env: Record<strin
       throw new StateflowError('USAGE', `--model must be scripted:<file.jsonl>, got "${option}"; for a real model set OPENAI_BASE_URL / OPENAI_API_KEY`);
     }
     const scripted = await scriptedModelFromFile(match[1]);
-    return () => scripted;
+    return { forName: () => scripted, usesName: false };
   }
   const configured = (name: string) => (env[name] ?? '') !== '';
   if (!configured('OPENAI_BASE_URL') && !configured('OPENAI_API_KEY')) return null;
-  return (modelName) => openAIModel({ model: modelName, env });
+  return { forName: (modelName) => openAIModel({ model: modelName, env }), usesName: true };
 }
 
 /** Every declared file of the ladder's slates initialised per its `init:`, as slate stream state. */
@@ -55,10 +61,12 @@ export interface LadderCallInput {
   entry: LadderEntry;
   /** Session to run on; `undefined` runs on fresh slates and persists nothing. */
   session: string | undefined;
-  /** The ladder's `input.context`: the last user message. */
-  context: string;
+  /** The ladder's input: `input.context`, `input.messages`, `input.system` (see `conversation.ts`). */
+  input: ConversationInput;
   model: Model;
   clock: () => Date;
+  /** Receives the call's output as it is produced (the runner's `onOutput`). */
+  onOutput?: (text: string) => void;
 }
 
 /** What a call produced. */
@@ -71,6 +79,10 @@ export interface LadderCallResult {
   transition: number | null;
   evicted: Evicted[];
   refused: Refused[];
+  /** Token usage summed over the call's model calls; `null` when one is unknown. */
+  usage: TokenUsage | null;
+  /** Set when a gate's `abort` ended the run (`output` is then `''`). */
+  aborted?: NonNullable<LadderRunResult['aborted']>;
 }
 
 /**
@@ -83,11 +95,20 @@ export async function runLadderCall(input: LadderCallInput): Promise<LadderCallR
     store,
     ladder: entry.ladder,
     ladderId: entry.id,
-    input: { context: input.context },
+    input: { ...input.input },
     session,
     model: input.model,
     clock: input.clock,
+    ...(input.onOutput === undefined ? {} : { onOutput: input.onOutput }),
   });
   const rev = session === undefined ? null : (await store.head(sessionSlateStream(entry.id, session))).rev;
-  return { output: result.output ?? '', rev, transition: result.transition, evicted: result.evicted, refused: result.refused };
+  return {
+    output: result.output ?? '',
+    rev,
+    transition: result.transition,
+    evicted: result.evicted,
+    refused: result.refused,
+    usage: result.usage,
+    ...(result.aborted === undefined ? {} : { aborted: result.aborted }),
+  };
 }

@@ -91,9 +91,52 @@ export const chatCompletionBodySchema = {
   properties: {
     model: { type: 'string', minLength: 1 },
     messages: { type: 'array', minItems: 1, items: chatMessageSchema },
-    stream: { type: 'boolean' },
+    stream: { type: 'boolean', description: 'Answer as Server-Sent Events of chat.completion.chunk objects' },
+    stream_options: {
+      anyOf: [{ type: 'object', properties: { include_usage: { type: 'boolean' } } }, { type: 'null' }],
+      description: 'With stream: include_usage adds a last chunk with the usage (every other chunk has usage: null)',
+    },
+    tools: { anyOf: [{ type: 'array' }, { type: 'null' }], description: 'Not supported: a non-empty list is refused with 400' },
+    functions: { anyOf: [{ type: 'array' }, { type: 'null' }], description: 'Not supported: a non-empty list is refused with 400' },
   },
   required: ['model', 'messages'],
+} as const;
+
+/** Token usage, OpenAI's `usage` object. */
+const usageSchema = {
+  type: 'object',
+  description: "Summed over every model call of the ladder; omitted when any call's usage is unknown",
+  properties: {
+    prompt_tokens: { type: 'integer' },
+    completion_tokens: { type: 'integer' },
+    total_tokens: { type: 'integer' },
+  },
+  required: ['prompt_tokens', 'completion_tokens', 'total_tokens'],
+} as const;
+
+/** Stateflow's member of a completion and of a streamed completion's last chunk. */
+const stateflowMemberSchema = {
+  type: 'object',
+  description: 'Which session and slate revision the call ran on and what it wrote',
+  properties: {
+    session: { type: ['string', 'null'] },
+    ladder: { type: 'string' },
+    rev: { type: ['integer', 'null'], description: 'Slate stream revision after the call (null: nothing persisted)' },
+    transition: { type: ['integer', 'null'], description: "Global seq of the call's transition, if it wrote" },
+    evicted: { type: 'array' },
+    refused: { type: 'array' },
+    aborted: {
+      description: "The gate that ended the run with abort (the message's content is then null and refusal says so), or null",
+      anyOf: [
+        {
+          type: 'object',
+          properties: { step: { type: 'string' }, node: { type: 'integer' }, branch: { enum: ['then', 'else'] } },
+          required: ['step', 'node', 'branch'],
+        },
+        { type: 'null' },
+      ],
+    },
+  },
 } as const;
 
 /** Response of `POST …/chat/completions`: OpenAI's `chat.completion` plus a `stateflow` member. */
@@ -110,26 +153,78 @@ export const chatCompletionSchema = {
         type: 'object',
         properties: {
           index: { type: 'integer' },
-          message: { type: 'object', properties: { role: { const: 'assistant' }, content: { type: 'string' } } },
+          message: {
+            type: 'object',
+            properties: {
+              role: { const: 'assistant' },
+              content: { type: ['string', 'null'], description: "The ladder's output; null when the run was aborted" },
+              refusal: { type: ['string', 'null'], description: 'Set when a gate aborted the run: which step aborted' },
+            },
+          },
           finish_reason: { type: 'string' },
         },
       },
     },
-    usage: { type: 'object' },
-    stateflow: {
-      type: 'object',
-      description: 'Which session and slate revision the call ran on and what it wrote',
-      properties: {
-        session: { type: ['string', 'null'] },
-        ladder: { type: 'string' },
-        rev: { type: ['integer', 'null'], description: 'Slate stream revision after the call (null: nothing persisted)' },
-        transition: { type: ['integer', 'null'], description: "Global seq of the call's transition, if it wrote" },
-        evicted: { type: 'array' },
-        refused: { type: 'array' },
+    usage: usageSchema,
+    stateflow: stateflowMemberSchema,
+  },
+  required: ['id', 'object', 'created', 'model', 'choices', 'stateflow'],
+} as const;
+
+/**
+ * One Server-Sent Event (`data: <json>`) of a streamed completion: first a role delta, then
+ * content deltas (or, for an aborted run, one refusal delta), then a chunk with
+ * `finish_reason: "stop"` and the `stateflow` member, then (include_usage) a chunk with empty
+ * `choices` and the usage, then `data: [DONE]`. A failure after the first content byte is one
+ * event `{"error": {code, type, message, details}}` and the stream ends without [DONE].
+ */
+export const chatCompletionChunkSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    object: { const: 'chat.completion.chunk' },
+    created: { type: 'integer' },
+    model: { type: 'string' },
+    choices: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          index: { type: 'integer' },
+          delta: {
+            type: 'object',
+            properties: { role: { const: 'assistant' }, content: { type: 'string' }, refusal: { type: 'string' } },
+          },
+          finish_reason: { type: ['string', 'null'] },
+        },
+      },
+    },
+    usage: { anyOf: [usageSchema, { type: 'null' }] },
+    stateflow: stateflowMemberSchema,
+  },
+  required: ['id', 'object', 'created', 'model', 'choices'],
+} as const;
+
+/** Response of `GET /v1/{author}/{ladder}/models`: the ladder, listed as one model. */
+export const modelListSchema = {
+  type: 'object',
+  properties: {
+    object: { const: 'list' },
+    data: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string', description: 'The ladder id @author/name; as a request model it means the default upstream model' },
+          object: { const: 'model' },
+          created: { type: 'integer', description: 'Unix seconds the server started serving it' },
+          owned_by: { type: 'string', description: 'The ladder author' },
+        },
+        required: ['id', 'object', 'created', 'owned_by'],
       },
     },
   },
-  required: ['id', 'object', 'created', 'model', 'choices'],
+  required: ['object', 'data'],
 } as const;
 
 /** Query of `GET …/sessions/{id}/slates`. */

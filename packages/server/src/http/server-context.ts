@@ -13,6 +13,8 @@ export interface ServerContext {
   catalog: LadderCatalog;
   /** The configured model provider, or `null` (chat/completions answers 503). */
   model: ModelProvider | null;
+  /** The upstream model a request naming the ladder itself as `model` gets (`--upstream-model`). */
+  upstreamModel?: string;
   /** API key → user id, or `null` for the single local user. */
   keys: ReadonlyMap<string, string> | null;
   clock: () => Date;

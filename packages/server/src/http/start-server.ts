@@ -19,6 +19,7 @@ import { resolveModel } from './ladder-runtime.js';
 import { openApiDocument } from './openapi.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
 import { registerChatRoute } from './routes/chat-route.js';
+import { registerModelsRoutes } from './routes/models-route.js';
 import { registerStateRoutes } from './routes/state-routes.js';
 import type { ServerContext } from './server-context.js';
 
@@ -49,7 +50,13 @@ export interface ServerOptions {
    * upstream from `OPENAI_BASE_URL` / `OPENAI_API_KEY`; with neither, chat/completions answers 503.
    */
   model?: string;
-  /** Environment read for `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `STATEFLOW_API_KEYS`. Default `process.env`. */
+  /**
+   * The upstream model name used when a request's `model` is the ladder's own id (what
+   * `GET …/models` lists). Default `STATEFLOW_UPSTREAM_MODEL`; without one such a request answers
+   * 400 when the upstream is OpenAI-compatible (a scripted model needs no name).
+   */
+  upstreamModel?: string;
+  /** Environment read for `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `STATEFLOW_API_KEYS`, `STATEFLOW_UPSTREAM_MODEL`. Default `process.env`. */
   env?: Record<string, string | undefined>;
   /** Clock for session lifecycle times (tests inject one). Default `() => new Date()`. */
   clock?: () => Date;
@@ -120,7 +127,16 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     idleMs: options.sessionIdleMs,
     retentionMs: options.sessionRetentionMs,
   });
-  const context: ServerContext = { store, sessions, catalog, model, keys, clock: options.clock ?? (() => new Date()) };
+  const upstreamModel = options.upstreamModel ?? (env.STATEFLOW_UPSTREAM_MODEL || undefined);
+  const context: ServerContext = {
+    store,
+    sessions,
+    catalog,
+    model,
+    keys,
+    clock: options.clock ?? (() => new Date()),
+    ...(upstreamModel === undefined ? {} : { upstreamModel }),
+  };
 
   const app = buildApp(context, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
   let url: string;
@@ -193,6 +209,7 @@ function buildApp(context: ServerContext, bodyLimit: number): FastifyInstance {
   app.get('/openapi.json', async () => openApiDocument(context.baseUrl ?? ''));
   registerSessionRoutes(app, context);
   registerChatRoute(app, context);
+  registerModelsRoutes(app, context, context.clock());
   registerStateRoutes(app, context);
   return app;
 }

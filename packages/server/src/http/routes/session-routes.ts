@@ -9,6 +9,7 @@ import { isLocalLadder, pausableModel, sessionSlateStream } from '@stateflow/sla
 import type { ExecutionState, SessionRecord } from '@stateflow/slates';
 import type { FastifyInstance } from 'fastify';
 import { chatCompletion, requireModel } from '../chat-completion.js';
+import { recordedInput } from '../conversation.js';
 import { initialSlateState, projectSlates, runLadderCall } from '../ladder-runtime.js';
 import { createSessionBodySchema, ladderParamsSchema, sessionParamsSchema, slatesQuerySchema } from '../schemas.js';
 import type { ServerContext } from '../server-context.js';
@@ -80,8 +81,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
     const resumed = await context.sessions.resume(record.id, request.user, async (current, state, control) => {
       const modelName = String(state.call.model ?? '');
       const model = pausableModel(requireModel(context.model, modelName), control, state.call, state.calls);
-      const question = String(state.call.context ?? '');
-      const result = await runLadderCall({ store: context.store, entry, session: current.id, context: question, model, clock: context.clock });
+      const result = await runLadderCall({ store: context.store, entry, session: current.id, input: recordedInput(state.call), model, clock: context.clock });
       return chatCompletion(result, { model: modelName, session: current.id, ladder: entry.id, now: context.clock() });
     });
     const shown = await view(resumed.record);
