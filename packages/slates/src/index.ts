@@ -30,10 +30,10 @@ export type {
 export { extractJson, extractJsonBlock, parseJsonText, BALANCED_PARSE_BUDGET_PER_CHAR } from './extract-json.js';
 export type { JsonBlock } from './extract-json.js';
 export type { NonJson } from './internal/json-config.js';
-export { createSlateState, slateContents, fileContents } from './slate-state.js';
-export type { SlateStreamState, FolderState, FileState, EntryState } from './slate-state.js';
-export { readSlate, folderIndex, folderTree, renderValue } from './slate-read.js';
-export type { IndexRow, TreeNode } from './slate-read.js';
+export { createSlateState, slateContents, fileContents, touchedFiles, toSlateStreamState } from './slate-state.js';
+export type { SlateStreamState, FolderState, FileState, EntryState, SlateFileRef } from './slate-state.js';
+export { readSlate, folderIndex, folderTree, renderValue, slateMetatags } from './slate-read.js';
+export type { IndexRow, TreeNode, FileMetatags } from './slate-read.js';
 export { applyWrite, mergeByKey } from './slate-write.js';
 export type { WriteRequest, WriteOutcome, WriteContext, Evicted, Refused } from './slate-write.js';
 export { RETRIEVAL_BUDGET_MESSAGE, selectFiles } from './retrieve.js';

@@ -5,8 +5,18 @@
 import { StateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
-import { createSlateState, openAIModel, runLadder, scriptedModelFromFile, sessionSlateStream, slateContents } from '@stateflow/slates';
-import type { Evicted, LadderRunResult, Model, Refused, TokenUsage } from '@stateflow/slates';
+import {
+  createSlateState,
+  loadTokenCounter,
+  openAIModel,
+  runLadder,
+  scriptedModelFromFile,
+  sessionSlateStream,
+  slateContents,
+  slateMetatags,
+  toSlateStreamState,
+} from '@stateflow/slates';
+import type { Evicted, FileMetatags, LadderRunResult, Model, Refused, TokenUsage } from '@stateflow/slates';
 import type { ConversationInput } from './conversation.js';
 import type { LadderEntry } from './ladder-catalog.js';
 
@@ -53,6 +63,15 @@ export function initialSlateState(entry: LadderEntry, at: Date): JsonObject {
  */
 export function projectSlates(state: JsonObject): Record<string, Record<string, Record<string, string>>> {
   return slateContents(state);
+}
+
+/**
+ * Every file's user and system metatags in a stored slate stream state,
+ * `{ <slate title>: { <folder path>: { <file>: { user, system: { created, modified, size, tokens, lastRead? } } } } }`
+ * (`tokens` with the runner's default encoding, o200k_base).
+ */
+export async function projectMetatags(state: JsonObject): Promise<Record<string, Record<string, Record<string, FileMetatags>>>> {
+  return slateMetatags(toSlateStreamState(state), await loadTokenCounter());
 }
 
 /** Input of {@link runLadderCall}. */

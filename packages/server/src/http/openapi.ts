@@ -13,6 +13,8 @@ import {
   modelListSchema,
   selectionSchema,
   sessionSchema,
+  slateHistoryQuerySchema,
+  slateHistorySchema,
   slatesResponseSchema,
 } from './schemas.js';
 
@@ -86,6 +88,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         ChatCompletionChunk: chatCompletionChunkSchema,
         ModelList: modelListSchema,
         Slates: slatesResponseSchema,
+        SlateHistory: slateHistorySchema,
         Selection: selectionSchema,
         Error: errorSchema,
       },
@@ -142,6 +145,18 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
           summary: "The session's slate projection, now or at a past revision",
           parameters: [...sessionParams, { name: 'at', in: 'query', required: false, schema: { type: 'integer', minimum: 0 } }],
           responses: { '200': { description: 'Slates', content: json(ref('Slates')) }, ...errors(400, 401, 404, 410) },
+        },
+      },
+      '/v1/{author}/{ladder}/sessions/{id}/slates/history': {
+        get: {
+          operationId: 'readSlateHistory',
+          summary: "What each call wrote: one entry per revision of the session's slates (rev, seq, time, files changed and read), oldest first, paged",
+          parameters: [
+            ...sessionParams,
+            { name: 'after', in: 'query', required: false, schema: slateHistoryQuerySchema.properties.after },
+            { name: 'limit', in: 'query', required: false, schema: slateHistoryQuerySchema.properties.limit },
+          ],
+          responses: { '200': { description: 'One page of the slate history', content: json(ref('SlateHistory')) }, ...errors(400, 401, 404, 410) },
         },
       },
       '/v1/{author}/{ladder}/chat/completions': {

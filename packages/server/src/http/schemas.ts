@@ -242,9 +242,61 @@ export const slatesResponseSchema = {
     ladder: { type: 'string' },
     rev: { type: 'integer', description: 'Revision shown' },
     head: { type: 'integer', description: 'Current revision' },
-    slates: { type: 'object', description: 'The slate projection at `rev`' },
+    slates: { type: 'object', description: 'The slate projection at `rev`: { <slate title>: { <folder path>: { <file>: <contents> } } }' },
+    metatags: {
+      type: 'object',
+      description:
+        'Every file\'s metatags at `rev`: { <slate title>: { <folder path>: { <file>: { user: { <name>: <value> }, system: { created, modified, size (UTF-8 bytes), tokens (o200k_base), lastRead? } } } } }',
+    },
   },
-  required: ['session', 'ladder', 'rev', 'head', 'slates'],
+  required: ['session', 'ladder', 'rev', 'head', 'slates', 'metatags'],
+} as const;
+
+/** Query of `GET …/sessions/{id}/slates/history`. */
+export const slateHistoryQuerySchema = {
+  type: 'object',
+  properties: {
+    after: { type: 'integer', minimum: 0, description: 'The `seq` of the last entry of the previous page (`next`); default 0, from the first revision' },
+    limit: { type: 'integer', minimum: 1, maximum: 100, description: 'Entries per page; default 20' },
+  },
+  additionalProperties: false,
+} as const;
+
+const fileRefsSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: { slate: { type: 'string' }, folder: { type: 'string' }, file: { type: 'string' } },
+    required: ['slate', 'folder', 'file'],
+  },
+} as const;
+
+/** Response of `GET …/sessions/{id}/slates/history`: one entry per slate revision, oldest first. */
+export const slateHistorySchema = {
+  type: 'object',
+  properties: {
+    session: { type: 'string' },
+    ladder: { type: 'string' },
+    head: { type: 'integer', description: 'Current revision of the slate stream' },
+    origin: { type: 'integer', description: 'Oldest revision still retained' },
+    data: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          rev: { type: 'integer', description: 'Slate revision the transition produced (read it with slates?at=rev)' },
+          seq: { type: 'integer', description: 'Global seq of the transition' },
+          time: { type: 'string', format: 'date-time' },
+          kind: { type: 'string', description: '`session` (the session was created) or `ladder-call` (a chat/completions call)' },
+          changed: { ...fileRefsSchema, description: 'Files whose contents, metatags or times the transition changed' },
+          read: { ...fileRefsSchema, description: 'Files whose read recency alone moved (LRU)' },
+        },
+        required: ['rev', 'seq', 'time', 'kind', 'changed', 'read'],
+      },
+    },
+    next: { type: ['integer', 'null'], description: 'Pass as `after` for the next page; null on the last page' },
+  },
+  required: ['session', 'ladder', 'head', 'origin', 'data', 'next'],
 } as const;
 
 /** The owner selection of a state API call (tools' `Selection`). */

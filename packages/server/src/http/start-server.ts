@@ -20,6 +20,7 @@ import { openApiDocument } from './openapi.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
 import { registerChatRoute } from './routes/chat-route.js';
 import { registerModelsRoutes } from './routes/models-route.js';
+import { registerSlateHistoryRoute } from './routes/slate-history-route.js';
 import { registerStateRoutes } from './routes/state-routes.js';
 import type { ServerContext } from './server-context.js';
 
@@ -210,6 +211,7 @@ function buildApp(context: ServerContext, bodyLimit: number): FastifyInstance {
   registerSessionRoutes(app, context);
   registerChatRoute(app, context);
   registerModelsRoutes(app, context, context.clock());
+  registerSlateHistoryRoute(app, context);
   registerStateRoutes(app, context);
   return app;
 }

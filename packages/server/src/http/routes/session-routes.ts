@@ -10,7 +10,7 @@ import type { ExecutionState, SessionRecord } from '@stateflow/slates';
 import type { FastifyInstance } from 'fastify';
 import { chatCompletion, requireModel } from '../chat-completion.js';
 import { recordedInput } from '../conversation.js';
-import { initialSlateState, projectSlates, runLadderCall } from '../ladder-runtime.js';
+import { initialSlateState, projectMetatags, projectSlates, runLadderCall } from '../ladder-runtime.js';
 import { createSessionBodySchema, ladderParamsSchema, sessionParamsSchema, slatesQuerySchema } from '../schemas.js';
 import type { ServerContext } from '../server-context.js';
 import { assertSessionOfLadder, ownedSession, servedLadder } from './ladder-target.js';
@@ -111,7 +111,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
         });
       }
       const state: JsonObject = at === head.rev ? await context.store.state(stream) : await context.store.stateAt(stream, at);
-      return { session: record.id, ladder: entry.id, rev: at, head: head.rev, slates: projectSlates(state) };
+      return { session: record.id, ladder: entry.id, rev: at, head: head.rev, slates: projectSlates(state), metatags: await projectMetatags(state) };
     },
   );
 }
