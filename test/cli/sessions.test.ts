@@ -11,9 +11,9 @@ import { BIN, REPO_ROOT, removeDir, runProcess, tempDir } from './helpers.js';
 
 const README = path.join(REPO_ROOT, 'README.md');
 
-async function block(name: string): Promise<string> {
+async function block(name: string, language = 'sh'): Promise<string> {
   const text = await readFile(README, 'utf8');
-  const found = new RegExp(`<!-- ${name}:begin[^>]*-->\\s*\`\`\`sh\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${name}:end -->`).exec(text)?.[1];
+  const found = new RegExp(`<!-- ${name}:begin[^>]*-->\\s*\`\`\`${language}\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${name}:end -->`).exec(text)?.[1];
   if (found === undefined) throw new Error(`${README} has no ${name} block`);
   return found;
 }
@@ -83,6 +83,28 @@ describe('README sessions API with curl', () => {
     });
     expect(patched).toHaveProperty('state_updates');
     expect(read).toEqual({ value: { next: 'ship on Friday' } });
+  });
+});
+
+describe('README openai client block', () => {
+  it('creates a session and streams one answer into it with the official client', async () => {
+    const serveLine = (await block('serve')).trim();
+    const { child, banner } = await startServe([...serveLine.split(/\s+/).slice(1), '--port', '0'], { STATEFLOW_DIR: path.join(root, 'openai') });
+    try {
+      const base = /stateflow serving on (http:\/\/\S+)/.exec(banner)?.[1] ?? '';
+      // Run from test/, whose dependencies hold the pinned openai client.
+      const result = await runProcess(process.execPath, ['--input-type=module', '-e', await block('openai', 'js')], {
+        cwd: path.join(REPO_ROOT, 'test'),
+        env: { STATEFLOW_URL: base },
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^We ship on Friday\. \{"exchange": "Q: When do we ship\? A: Friday\."\}\n\d+ tokens\n$/);
+      const sessions = await fetch(`${base}/v1/demo/notes/sessions`).then((r) => r.json() as Promise<{ data: Array<{ id: string; rev: number }> }>);
+      expect(sessions.data).toHaveLength(1);
+      expect(sessions.data[0]?.rev).toBe(2);
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
   });
 });
 
