@@ -102,6 +102,13 @@ export const chatCompletionBodySchema = {
   required: ['model', 'messages'],
 } as const;
 
+/** Members a completion and each of its streamed chunks share (a stream's chunks share the values). */
+const completionHeader = {
+  id: { type: 'string' },
+  created: { type: 'integer', description: 'Unix seconds' },
+  model: { type: 'string' },
+} as const;
+
 /** Token usage, OpenAI's `usage` object. */
 const usageSchema = {
   type: 'object',
@@ -143,10 +150,8 @@ const stateflowMemberSchema = {
 export const chatCompletionSchema = {
   type: 'object',
   properties: {
-    id: { type: 'string' },
+    ...completionHeader,
     object: { const: 'chat.completion' },
-    created: { type: 'integer', description: 'Unix seconds' },
-    model: { type: 'string' },
     choices: {
       type: 'array',
       items: {
@@ -181,10 +186,8 @@ export const chatCompletionSchema = {
 export const chatCompletionChunkSchema = {
   type: 'object',
   properties: {
-    id: { type: 'string' },
+    ...completionHeader,
     object: { const: 'chat.completion.chunk' },
-    created: { type: 'integer' },
-    model: { type: 'string' },
     choices: {
       type: 'array',
       items: {

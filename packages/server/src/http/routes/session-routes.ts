@@ -13,7 +13,7 @@ import { recordedInput } from '../conversation.js';
 import { initialSlateState, projectMetatags, projectSlates, runLadderCall } from '../ladder-runtime.js';
 import { createSessionBodySchema, ladderParamsSchema, sessionParamsSchema, slatesQuerySchema } from '../schemas.js';
 import type { ServerContext } from '../server-context.js';
-import { assertSessionOfLadder, ownedSession, servedLadder } from './ladder-target.js';
+import { assertSessionOfLadder, ownedSession, ownedSlates, servedLadder } from './ladder-target.js';
 import type { LadderParams, SessionParams } from './ladder-target.js';
 
 /** A session as the API shows it: the record (without the owner) plus its slate revision. */
@@ -92,16 +92,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
     '/v1/:author/:ladder/sessions/:id/slates',
     { schema: { params: sessionParamsSchema, querystring: slatesQuerySchema } },
     async (request) => {
-      const { entry, record } = await ownedSession(context, request.user, request.params);
-      if (record.purgedAt !== undefined) {
-        throw new StateflowError(
-          'SESSION_CLOSED',
-          `Session "${record.id}" is ${record.status} and its slates were deleted by the retention policy at ${record.purgedAt}`,
-          { session: record.id, status: record.status },
-        );
-      }
-      const stream = sessionSlateStream(entry.id, record.id);
-      const head = await context.store.head(stream);
+      const { entry, record, stream, head } = await ownedSlates(context, request.user, request.params);
       const at = request.query.at ?? head.rev;
       if (at > head.rev) {
         throw new StateflowError('REVISION_NOT_FOUND', `Slate revision ${at} does not exist; the session's slates are at revision ${head.rev}`, {

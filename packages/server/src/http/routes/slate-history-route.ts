@@ -5,13 +5,12 @@
  * files it changed or only read. Pages follow the stream's seq index, so a page costs its own
  * entries, not the history before it.
  */
-import { StateflowError } from '@stateflow/core';
-import { sessionSlateStream, touchedFiles } from '@stateflow/slates';
+import { touchedFiles } from '@stateflow/slates';
 import type { SlateFileRef } from '@stateflow/slates';
 import type { FastifyInstance } from 'fastify';
 import { sessionParamsSchema, slateHistoryQuerySchema } from '../schemas.js';
 import type { ServerContext } from '../server-context.js';
-import { ownedSession } from './ladder-target.js';
+import { ownedSlates } from './ladder-target.js';
 import type { SessionParams } from './ladder-target.js';
 
 /** Entries per page when `limit` is not given. */
@@ -33,16 +32,7 @@ export function registerSlateHistoryRoute(app: FastifyInstance, context: ServerC
     '/v1/:author/:ladder/sessions/:id/slates/history',
     { schema: { params: sessionParamsSchema, querystring: slateHistoryQuerySchema } },
     async (request) => {
-      const { entry, record } = await ownedSession(context, request.user, request.params);
-      if (record.purgedAt !== undefined) {
-        throw new StateflowError(
-          'SESSION_CLOSED',
-          `Session "${record.id}" is ${record.status} and its slates were deleted by the retention policy at ${record.purgedAt}`,
-          { session: record.id, status: record.status },
-        );
-      }
-      const stream = sessionSlateStream(entry.id, record.id);
-      const head = await context.store.head(stream);
+      const { entry, record, stream, head } = await ownedSlates(context, request.user, request.params);
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const data: SlateHistoryEntry[] = [];
       let more = false;
