@@ -54,6 +54,17 @@ describe('stateflow without a store', () => {
     expect(expectOk(await stateflow(['--version'])).stdout.trim()).toBe('0.1.0');
   });
 
+  it('without a command prints the help of the program or of `ladder`, nothing else, with exit 2', async () => {
+    for (const [args, usage] of [[[], 'Usage: stateflow [options] [command]'], [['ladder'], 'Usage: stateflow ladder [options] [command]']] as const) {
+      const result = await stateflow([...args]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.split('\n')[0]).toBe(usage);
+      expect(result.stderr).not.toContain('outputHelp');
+      expect(result.stderr).not.toContain('[USAGE]');
+    }
+  });
+
   it('rejects an unknown command with one stderr line and exit 2', async () => {
     const result = await stateflow(['frobnicate']);
     expect(result.code).toBe(2);

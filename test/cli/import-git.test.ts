@@ -108,6 +108,28 @@ describe('stateflow import-git', () => {
     expect(neverCommitted.stderr).toContain('No commit of');
   });
 
+  it('a file that never parses imports nothing, says so and exits 2 (INPUT_INVALID)', async () => {
+    await writeFile(path.join(repo, 'broken.json'), '{ "never": ');
+    await git('add', '-A');
+    await git('commit', '-q', '-m', 'broken file');
+    await writeFile(path.join(repo, 'broken.json'), '[1, 2]');
+    await git('add', '-A');
+    await git('commit', '-q', '-m', 'an array, not an object');
+    const dir = path.join(root, 's5');
+    const result = await stateflow(['--dir', dir, '--json', 'import-git', repo, 'broken.json', '--stream', 'global', '--at', 'lazy.x']);
+    expect(result.code).toBe(2);
+    const error = (json(result) as { error: { code: string; details: JsonObject; message: string } }).error;
+    expect(error.code).toBe('INPUT_INVALID');
+    expect(error.details).toEqual({ field: 'history', reason: 'no document' });
+    expect(error.message).toContain('none of the 2 entries');
+    const human = await stateflow(['--dir', dir, 'import-git', repo, 'broken.json', '--stream', 'global', '--at', 'lazy.x']);
+    expect(human.code).toBe(2);
+    expect(human.stderr).toMatch(/^stateflow: Nothing to import: .*the file is not valid JSON at this commit; .*the file is not a JSON object at this commit\)/);
+    const log = await stateflow(['--dir', dir, '--json', 'log']);
+    expect(log.code, log.stderr).toBe(0);
+    expect(log.stdout).toBe('');
+  });
+
   it('rejects --at paths that are not plain keys with exit 2', async () => {
     for (const at of ['cwd.lazy.config', 'lazy.list[0]', 'lazy..x']) {
       const result = await stateflow(['--dir', path.join(root, 's4'), '--json', 'import-git', repo, 'config/app.json', '--stream', 'global', '--at', at]);

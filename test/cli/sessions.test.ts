@@ -11,9 +11,9 @@ import { BIN, REPO_ROOT, removeDir, runProcess, tempDir } from './helpers.js';
 
 const README = path.join(REPO_ROOT, 'README.md');
 
-async function block(name: string): Promise<string> {
+async function block(name: string, language = 'sh'): Promise<string> {
   const text = await readFile(README, 'utf8');
-  const found = new RegExp(`<!-- ${name}:begin[^>]*-->\\s*\`\`\`sh\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${name}:end -->`).exec(text)?.[1];
+  const found = new RegExp(`<!-- ${name}:begin[^>]*-->\\s*\`\`\`${language}\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${name}:end -->`).exec(text)?.[1];
   if (found === undefined) throw new Error(`${README} has no ${name} block`);
   return found;
 }
@@ -86,6 +86,28 @@ describe('README sessions API with curl', () => {
   });
 });
 
+describe('README openai client block', () => {
+  it('creates a session and streams one answer into it with the official client', async () => {
+    const serveLine = (await block('serve')).trim();
+    const { child, banner } = await startServe([...serveLine.split(/\s+/).slice(1), '--port', '0'], { STATEFLOW_DIR: path.join(root, 'openai') });
+    try {
+      const base = /stateflow serving on (http:\/\/\S+)/.exec(banner)?.[1] ?? '';
+      // Run from test/, whose dependencies hold the pinned openai client.
+      const result = await runProcess(process.execPath, ['--input-type=module', '-e', await block('openai', 'js')], {
+        cwd: path.join(REPO_ROOT, 'test'),
+        env: { STATEFLOW_URL: base },
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^We ship on Friday\. \{"exchange": "Q: When do we ship\? A: Friday\."\}\n\d+ tokens\n$/);
+      const sessions = await fetch(`${base}/v1/demo/notes/sessions`).then((r) => r.json() as Promise<{ data: Array<{ id: string; rev: number }> }>);
+      expect(sessions.data).toHaveLength(1);
+      expect(sessions.data[0]?.rev).toBe(2);
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+  });
+});
+
 describe('the main job (npm start runs stateflow serve)', () => {
   it('prints where it listens, where the data is, and a command that works; stops on SIGTERM with exit 0', async () => {
     const dir = path.join(root, 'main-job');
@@ -123,6 +145,62 @@ describe('serve with API keys', () => {
       expect(JSON.parse(result.stdout)).toMatchObject({ id: expect.stringMatching(/^sess_/), ladder: '@demo/notes' });
     } finally {
       expect(await stop(child)).toBe(0);
+    }
+  });
+});
+
+describe('serve session lifecycle options (flags and environment)', () => {
+  const http = async (method: string, target: string) => {
+    const response = await fetch(target, { method, headers: { 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+
+  it('--session-idle and --session-retention expire an unused session and delete its slates', async () => {
+    const { child, banner } = await startServe(
+      ['serve', '--port', '0', '--ladders', 'packages/cli/examples/ladders', '--session-idle', '1s', '--session-retention', '0'],
+      { STATEFLOW_DIR: path.join(root, 'idle') },
+    );
+    try {
+      expect(banner).toContain('sessions: expire after 1s idle; slates kept 0ms after close or expiry\n');
+      const base = /stateflow serving on (http:\/\/\S+)/.exec(banner)?.[1] ?? '';
+      const created = await http('POST', `${base}/v1/demo/notes/sessions`);
+      expect(created.status).toBe(200);
+      const id = String(created.body.id);
+      expect((await http('GET', `${base}/v1/demo/notes/sessions/${id}`)).body.status).toBe('created');
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      const after = await http('GET', `${base}/v1/demo/notes/sessions/${id}`);
+      expect(after.body).toMatchObject({ status: 'expired', purgedAt: expect.any(String) });
+      const slates = await http('GET', `${base}/v1/demo/notes/sessions/${id}/slates`);
+      expect(slates.status).toBe(410);
+      expect(slates.body.error.code).toBe('SESSION_CLOSED');
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+  });
+
+  it('takes STATEFLOW_SESSION_IDLE / STATEFLOW_SESSION_RETENTION when no flag is given; a flag wins', async () => {
+    const env = { STATEFLOW_DIR: path.join(root, 'env'), STATEFLOW_SESSION_IDLE: '12h', STATEFLOW_SESSION_RETENTION: 'forever' };
+    const fromEnv = await startServe(['serve', '--port', '0'], env);
+    expect(await stop(fromEnv.child)).toBe(0);
+    expect(fromEnv.banner).toContain('sessions: expire after 12h idle; slates kept forever after close or expiry\n');
+    const flagWins = await startServe(['serve', '--port', '0', '--session-idle', '90m'], env);
+    expect(await stop(flagWins.child)).toBe(0);
+    expect(flagWins.banner).toContain('sessions: expire after 90m idle; slates kept forever after close or expiry\n');
+    const defaults = await startServe(['serve', '--port', '0'], { STATEFLOW_DIR: path.join(root, 'env') });
+    expect(await stop(defaults.child)).toBe(0);
+    expect(defaults.banner).toContain('sessions: expire after 30d idle; slates kept 30d after close or expiry\n');
+  });
+
+  it('refuses a bad duration with exit 2, naming the flag or the variable', async () => {
+    for (const [args, env, named] of [
+      [['--session-idle', '0'], {}, "option '--session-idle <duration>' argument '0' is invalid"],
+      [['--session-retention', 'soon'], {}, "option '--session-retention <duration>' argument 'soon' is invalid"],
+      [[], { STATEFLOW_SESSION_IDLE: '-5m' }, "value '-5m' from env 'STATEFLOW_SESSION_IDLE' is invalid"],
+    ] as const) {
+      const result = await runProcess(process.execPath, [BIN, 'serve', '--port', '0', ...args], { env: { STATEFLOW_DIR: path.join(root, 'bad'), ...env } });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(named);
+      expect(result.stderr).toMatch(/\[USAGE\]\n$/);
     }
   });
 });

@@ -233,6 +233,7 @@ describe('start-up rules', () => {
       const r = await http(`${s.url}/v1/alice/researcher/chat/completions`, { body: ask('hi') });
       expect(r.status).toBe(503);
       expect(r.body.error.code).toBe('MODEL_NOT_CONFIGURED');
+      expect(r.body.error.details).toMatchObject({ missing: 'upstream' });
       expect(r.headers.get('x-should-retry')).toBe('false');
       expect(r.body.error.message).toContain('OPENAI_BASE_URL');
     } finally {

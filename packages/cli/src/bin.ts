@@ -1,6 +1,6 @@
-#!/usr/bin/env node
 /**
- * The `stateflow` executable: runs the program on this process and exits with its code.
+ * The `stateflow` process: runs the program on this process and exits with its code. The
+ * executable npm links is `bin/stateflow.js`, which imports this module.
  */
 import { runCli } from './program.js';
 

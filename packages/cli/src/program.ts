@@ -25,6 +25,7 @@ import { CommandContext } from './internal/context.js';
 import { reportFailure } from './internal/failure.js';
 import { processIo, type CliIo } from './internal/io.js';
 import { addGlobalOptions } from './internal/options.js';
+import { exitCodeFor } from './exit-codes.js';
 
 /** The version `stateflow --version` prints. */
 export const VERSION = '0.1.0';
@@ -87,6 +88,9 @@ export async function runCli(args: readonly string[], io: CliIo = processIo()): 
     return ctx.exitCode;
   } catch (err) {
     if (err instanceof CommanderError && err.exitCode === 0) return 0;
+    // `stateflow` or `stateflow ladder` without a command: commander has printed that command's
+    // help on stderr; the help is the whole answer, with the usage exit code.
+    if (err instanceof CommanderError && err.code === 'commander.help') return exitCodeFor('USAGE');
     const json = program.opts<{ json?: boolean }>().json === true || args.includes('--json');
     return reportFailure(io, json, err);
   }

@@ -218,8 +218,9 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     exitCode: FAILURE,
   },
   MODEL_NOT_CONFIGURED: {
-    meaning: 'No model is configured for ladder calls (no `--model`, no `OPENAI_BASE_URL` / `OPENAI_API_KEY`).',
-    details: '`{}`',
+    meaning:
+      'No model is configured for ladder calls (no `--model`, no `OPENAI_BASE_URL` / `OPENAI_API_KEY`), or a request named the ladder as its model and no default upstream model (`--upstream-model`) is set.',
+    details: "`{ missing: 'upstream' }` or `{ missing: 'upstream-model', model }` (the request's model name)",
     retryable: false,
     httpStatus: 503,
     exitCode: FAILURE,
@@ -239,8 +240,8 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     exitCode: USAGE,
   },
   NOT_FOUND: {
-    meaning: 'A transport-level resource (store, route, ladder, file, stream, repository) does not exist.',
-    details: '`{ dir }`, `{ file }`, `{ stream }`, `{ repo }`, `{ route }` or `{ ladder }`',
+    meaning: 'A transport-level resource (store, route, ladder, model, file, stream, repository) does not exist.',
+    details: "`{ dir }`, `{ file }`, `{ stream }`, `{ repo }`, `{ route }`, `{ ladder }` or `{ ladder, model }` (a model a ladder's base URL does not serve)",
     retryable: false,
     httpStatus: 404,
     exitCode: NOT_FOUND,

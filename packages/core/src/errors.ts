@@ -154,10 +154,15 @@ export interface ErrorDetailsByCode {
   SESSION_CLOSED: { session: string; status: string };
   SESSION_PAUSED: { session: string };
   MODEL_UNAVAILABLE: { url: string };
-  MODEL_NOT_CONFIGURED: NoDetails;
+  /**
+   * `missing: 'upstream'` — no model at all (no `--model`, no `OPENAI_BASE_URL` /
+   * `OPENAI_API_KEY`); `'upstream-model'` — a request's `model` named the ladder itself, which
+   * means the default upstream model, and none is configured (`model` is that request's name).
+   */
+  MODEL_NOT_CONFIGURED: { missing: 'upstream' } | { missing: 'upstream-model'; model: string };
   MODEL_FAILED: { step: string } | { url: string; status: number } | { origin: string; calls: number };
   USAGE: { at?: string; stream?: string; mode?: string; reason?: string; dir?: string; model?: string; path?: string; errno?: string };
-  NOT_FOUND: { dir: string } | { file: string } | { stream: string } | { repo: string } | { route: string } | { ladder: string };
+  NOT_FOUND: { dir: string } | { file: string } | { stream: string } | { repo: string } | { route: string } | { ladder: string } | { ladder: string; model: string };
   UNAUTHORIZED: NoDetails;
   /** A refused `Host`/`Origin` header, or a `local/` ladder on a server with API keys. */
   FORBIDDEN: { header: string; value: string } | { ladder: string; reason: 'local-ladder' };

@@ -20,7 +20,8 @@ import { Workspace } from './internal/workspace.js';
 import type { Ladder } from './load-ladder.js';
 import { isLoadedLadder, loadLadder } from './load-ladder.js';
 import { checkRunOptions } from './internal/run-options.js';
-import type { Model, ModelMessage, ModelRequest } from './model.js';
+import type { Model, ModelCompletion, ModelMessage, ModelRequest, TokenUsage } from './model.js';
+import { NodeOutputOrder } from './internal/output-order.js';
 import { RETRIEVAL_BUDGET_MESSAGE, documentOf, selectFiles } from './retrieve.js';
 import type { RetrievedDocument } from './retrieve.js';
 import { renderValue } from './slate-read.js';
@@ -53,6 +54,15 @@ export interface RunLadderOptions {
   clock?: () => Date;
   /** Re-applications of the call's writes on a newer head after a CAS conflict. Default 3. */
   conflictRetries?: number;
+  /**
+   * Streams the call's output: receives `output`'s text in order as it is produced, so the pieces
+   * join to `result.output` (nothing when it is `null`). The exit step's model tokens are
+   * forwarded as they arrive when it has no gate and no `retrieve` (its nodes in output order:
+   * node 0 live, each later node once the ones before it finished); with a gate, its survivors
+   * once the gates have decided; with `retrieve`, each node's final answer once it is known.
+   * Earlier steps never stream. Must not throw.
+   */
+  onOutput?: (text: string) => void;
 }
 
 /** What one step did. `survivors` are 0-based node indexes. */
@@ -78,6 +88,11 @@ export interface LadderRunResult {
   refused: Refused[];
   /** Set when a gate action `abort` ended the run (see {@link runOutcome} for how transports show it). */
   aborted?: AbortedAt;
+  /**
+   * Token usage summed over every model call of the run (every step, node and retrieval round);
+   * `null` when any call's usage is unknown (a model that does not report it), never a partial sum.
+   */
+  usage: TokenUsage | null;
   /** Steps that did not run because a step they depend on had no survivors. */
   skipped: string[];
   steps: StepTrace[];
@@ -88,6 +103,9 @@ interface RunCtx {
   model: Model;
   env: SourceEnv;
   count: TokenCounter;
+  /** Running sum of the calls' usage; `null` once one call's usage was unknown. */
+  usage: TokenUsage | null;
+  onOutput: ((text: string) => void) | undefined;
 }
 
 const JOIN = '\n\n';
@@ -131,11 +149,13 @@ function defaultUserContent(ctx: RunCtx, previous: string | undefined): string {
   return renderValue(ctx.env.input.context ?? '');
 }
 
+/** `live` receives the node's answer as it is generated (only for a node without `retrieve`). */
 async function runNode(
   ctx: RunCtx,
   step: StepDecl,
   node: number,
   previous: string | undefined,
+  live?: (text: string) => void,
 ): Promise<{ output: string; retrieval?: { fetches: number; exhausted: boolean; documents: string[] } }> {
   const fields = renderFields(ctx, step, node, previous);
   const user = fields.length > 0 ? fields.join(JOIN) : defaultUserContent(ctx, previous);
@@ -144,7 +164,7 @@ async function runNode(
     if (step.systemPrompt !== undefined) messages.push({ role: 'system', content: step.systemPrompt });
     messages.push({ role: 'user', content: [user, ...extra].join(JOIN) });
     if (exhausted) messages.push({ role: 'user', content: RETRIEVAL_BUDGET_MESSAGE });
-    return completion(ctx.model, { messages, step: step.id, node, round });
+    return completion(ctx, { messages, step: step.id, node, round }, r === undefined ? live : undefined);
   };
   const r = step.retrieve;
   if (r === undefined) return { output: await call(1, [], false) };
@@ -174,22 +194,65 @@ async function runNode(
 }
 
 /**
- * The boundary to a caller-supplied model: whatever it throws that is not a StateflowError,
- * or a non-string answer, is `MODEL_FAILED` (with `cause`), naming the step.
+ * The boundary to a caller-supplied model: whatever it throws that is not a StateflowError, or
+ * an answer that is neither a string nor `{ content: string }`, is `MODEL_FAILED` (with `cause`),
+ * naming the step. Adds the call's usage to the run's (unknown usage makes the run's unknown).
+ * With `live`, the answer's text is forwarded as the model streams it, and whatever it did not
+ * stream when it answers; streamed text that is not the start of the answer is `MODEL_FAILED`.
  */
-async function completion(model: Model, request: ModelRequest): Promise<string> {
-  let output: unknown;
+async function completion(ctx: RunCtx, request: ModelRequest, live?: (text: string) => void): Promise<string> {
+  const failed = (what: string, cause?: unknown) =>
+    new StateflowError('MODEL_FAILED', `The model ${what} in step "${request.step}" (node ${request.node})`, { step: request.step }, cause === undefined ? undefined : { cause });
+  let streamed = '';
+  let answered = false;
+  const options =
+    live === undefined
+      ? undefined
+      : {
+          onDelta: (text: string) => {
+            if (answered || typeof text !== 'string' || text === '') return;
+            streamed += text;
+            live(text);
+          },
+        };
+  let answer: unknown;
   try {
-    output = await model.complete(request);
+    answer = options === undefined ? await ctx.model.complete(request) : await ctx.model.complete(request, options);
   } catch (err) {
     if (isStateflowError(err)) throw err;
-    const text = err instanceof Error ? err.message : String(err);
-    throw new StateflowError('MODEL_FAILED', `The model failed in step "${request.step}" (node ${request.node}): ${text}`, { step: request.step }, { cause: err });
+    throw failed(`failed: ${err instanceof Error ? err.message : String(err)}`, err);
+  } finally {
+    answered = true;
   }
-  if (typeof output !== 'string') {
-    throw new StateflowError('MODEL_FAILED', `The model answered step "${request.step}" (node ${request.node}) with a ${output === null ? 'null' : typeof output}, not a string.`, { step: request.step });
+  const done = modelCompletion(answer);
+  if (done === undefined) {
+    throw failed(`answered with ${answer === null ? 'null' : typeof answer === 'object' ? 'an object without a string content' : `a ${typeof answer}`}, not a string`);
   }
-  return output;
+  if (live !== undefined) {
+    if (!done.content.startsWith(streamed)) throw failed('streamed text that is not the start of its answer');
+    if (done.content.length > streamed.length) live(done.content.slice(streamed.length));
+  }
+  ctx.usage =
+    ctx.usage === null || done.usage === undefined
+      ? null
+      : {
+          promptTokens: ctx.usage.promptTokens + done.usage.promptTokens,
+          completionTokens: ctx.usage.completionTokens + done.usage.completionTokens,
+          totalTokens: ctx.usage.totalTokens + done.usage.totalTokens,
+        };
+  return done.content;
+}
+
+/** A model's answer as a completion; usage that is not three non-negative integers is unknown. */
+function modelCompletion(answer: unknown): ModelCompletion | undefined {
+  if (typeof answer === 'string') return { content: answer };
+  if (typeof answer !== 'object' || answer === null) return undefined;
+  const { content, usage } = answer as { content?: unknown; usage?: Partial<Record<keyof TokenUsage, unknown>> };
+  if (typeof content !== 'string') return undefined;
+  const counts = [usage?.promptTokens, usage?.completionTokens, usage?.totalTokens];
+  if (!counts.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) return { content };
+  const [promptTokens, completionTokens, totalTokens] = counts as [number, number, number];
+  return { content, usage: { promptTokens, completionTokens, totalTokens } };
 }
 
 /**
@@ -246,10 +309,22 @@ async function runSteps(ctx: RunCtx, result: LadderRunResult): Promise<void> {
       continue;
     }
     const nodes = step.nodes ?? 1;
+    const stream = step.id === exitStep(ctx.ladder) ? ctx.onOutput : undefined;
+    // The exit step streams live only when every node's one answer is its output as it stands:
+    // a gate needs the whole answer (and may prune or abort), retrieval rounds may be requests.
+    const order = stream !== undefined && step.if === undefined ? new NodeOutputOrder(nodes, JOIN, stream) : undefined;
     // The nodes' model calls run in parallel. Each node's first call is issued synchronously in
     // node order (runNode does not await before calling the model), so a scripted model consumes
     // its lines in node order; later retrieval rounds follow in the order answers arrive.
-    const ran = await Promise.all(Array.from({ length: nodes }, (_, node) => runNode(ctx, step, node, previous)));
+    const ran = await Promise.all(
+      Array.from({ length: nodes }, async (_, node) => {
+        const live = order === undefined || step.retrieve !== undefined ? undefined : (text: string) => order.delta(node, text);
+        const done = await runNode(ctx, step, node, previous, live);
+        if (order !== undefined && live === undefined) order.delta(node, done.output);
+        order?.finish(node);
+        return done;
+      }),
+    );
     const outputs = ran.map((r) => r.output);
     const retrieval = ran.flatMap((r) => (r.retrieval === undefined ? [] : [r.retrieval]));
     const survivors: number[] = [];
@@ -271,6 +346,9 @@ async function runSteps(ctx: RunCtx, result: LadderRunResult): Promise<void> {
         if (value !== undefined && 'refused' in value) ctx.env.workspace.refuse(refusal(w.to, step.id, node, value.refused));
         else if (value !== undefined) ctx.env.workspace.write({ to: w.to, on, ...(w.key ? { key: w.key } : {}), value: value.value, step: step.id, node });
       }
+    }
+    if (stream !== undefined && order === undefined && result.aborted === undefined && survivors.length > 0) {
+      stream(survivors.map((i) => outputs[i]).join(JOIN));
     }
     const trace: StepTrace = { id: step.id, outputs, survivors };
     if (retrieval.length > 0) trace.retrieval = retrieval;
@@ -299,9 +377,14 @@ async function runSteps(ctx: RunCtx, result: LadderRunResult): Promise<void> {
   }
 }
 
+/** The step whose survivors are the run's output: `exit`, else the last step. */
+function exitStep(ladder: Ladder): string | undefined {
+  return ladder.config.exit ?? ladder.config.steps[ladder.config.steps.length - 1]?.id;
+}
+
 function finalOutput(ladder: Ladder, result: LadderRunResult): string | null {
   if (result.aborted !== undefined) return null;
-  const id = ladder.config.exit ?? ladder.config.steps[ladder.config.steps.length - 1]?.id;
+  const id = exitStep(ladder);
   const trace = result.steps.find((s) => s.id === id);
   if (trace === undefined || trace.survivors.length === 0) return null;
   return trace.survivors.map((i) => trace.outputs[i]).join(JOIN);
@@ -339,10 +422,18 @@ export async function runLadder(options: RunLadderOptions): Promise<LadderRunRes
   const writeCtx = { catalog: ladder.catalog, count, at };
   let workspace = new Workspace(writeCtx, ladder, toWorkingState(base));
   const input: Record<string, JsonValue> = typeof options.input === 'string' ? { context: options.input } : options.input;
-  const ctx: RunCtx = { ladder, model: options.model, count, env: { executed: new Map(), input, workspace } };
-  const result: LadderRunResult = { output: null, transition: null, stream, slates: {}, evicted: [], refused: [], skipped: [], steps: [] };
+  const ctx: RunCtx = {
+    ladder,
+    model: options.model,
+    count,
+    env: { executed: new Map(), input, workspace },
+    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    onOutput: options.onOutput,
+  };
+  const result: LadderRunResult = { output: null, transition: null, stream, slates: {}, evicted: [], refused: [], skipped: [], steps: [], usage: null };
   await runSteps(ctx, result);
   result.output = finalOutput(ladder, result);
+  result.usage = ctx.usage;
 
   // Read recency of LRU folders is state too (it decides what a later write evicts): a call that
   // only reads such files still publishes it, in its one transition.

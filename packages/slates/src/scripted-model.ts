@@ -1,10 +1,12 @@
 /**
  * A model that replays recorded outputs, for tests and demos (slates README "API": JSON Lines, one
- * `{"content": "<model output>"}` per model call, consumed in call order).
+ * `{"content": "<model output>"}` per model call, consumed in call order). It reports token usage
+ * counted with the runner's tokenizer and, when the caller streams, gives each output word by word.
  */
 import { readFile } from 'node:fs/promises';
 import { StateflowError } from '@stateflow/core';
-import type { Model, ModelRequest } from './model.js';
+import type { CompleteOptions, Model, ModelCompletion, ModelRequest } from './model.js';
+import { loadTokenCounter } from './token-counter.js';
 
 /** A scripted model with the requests it received (for assertions). */
 export interface ScriptedModel extends Model {
@@ -12,32 +14,40 @@ export interface ScriptedModel extends Model {
   readonly requests: ModelRequest[];
   /** Outputs not yet consumed. */
   remaining(): number;
+  complete(request: ModelRequest, options?: CompleteOptions): Promise<ModelCompletion>;
 }
 
+/** The pieces a streamed scripted output is given in: each run of non-space with the spaces before it. */
+const PIECE = /\s*\S+|\s+$/g;
+
 /**
- * A scripted model over a list of outputs.
+ * A scripted model over a list of outputs. Usage counts tokens with `encoding` (default
+ * `o200k_base`, the runner's default): `promptTokens` is the sum over the request's messages of
+ * their text's tokens (chat framing tokens are not counted), `completionTokens` the output's.
  * @throws (from `complete`) MODEL_FAILED when a call arrives after the last output
  */
-export function scriptedModel(outputs: readonly string[], origin = 'script'): ScriptedModel {
+export function scriptedModel(outputs: readonly string[], origin = 'script', encoding = 'o200k_base'): ScriptedModel {
   const requests: ModelRequest[] = [];
   let next = 0;
   return {
     requests,
     remaining: () => outputs.length - next,
-    complete(request) {
+    async complete(request, options) {
       requests.push(request);
       const output = outputs[next];
       if (output === undefined) {
-        return Promise.reject(
-          new StateflowError(
-            'MODEL_FAILED',
-            `Scripted model ${origin} has ${outputs.length} outputs but call ${next + 1} arrived (step "${request.step}", node ${request.node}, round ${request.round})`,
-            { origin, calls: next + 1 },
-          ),
+        throw new StateflowError(
+          'MODEL_FAILED',
+          `Scripted model ${origin} has ${outputs.length} outputs but call ${next + 1} arrived (step "${request.step}", node ${request.node}, round ${request.round})`,
+          { origin, calls: next + 1 },
         );
       }
       next += 1;
-      return Promise.resolve(output);
+      const count = await loadTokenCounter(encoding);
+      if (options?.onDelta !== undefined) for (const piece of output.match(PIECE) ?? []) options.onDelta(piece);
+      const promptTokens = request.messages.reduce((sum, message) => sum + count(message.content), 0);
+      const completionTokens = count(output);
+      return { content: output, usage: { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens } };
     },
   };
 }

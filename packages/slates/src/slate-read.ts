@@ -109,3 +109,36 @@ export function renderValue(value: JsonValue | undefined): string {
   if (value === undefined || value === null) return '';
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
+
+/** A file's metatags as an inspector shows them: user metatags with a value, and the system ones. */
+export interface FileMetatags {
+  user: JsonObject;
+  system: { created: string; modified: string; size: number; tokens: number; lastRead?: string };
+}
+
+/**
+ * Every file's metatags: `{ <title>: { <folder path>: { <file>: FileMetatags } } }`. `size` is
+ * UTF-8 bytes of the contents, `tokens` per `count`; `lastRead` is present once the contents
+ * were read.
+ */
+export function slateMetatags(state: SlateStreamState, count: TokenCounter): Record<string, Record<string, Record<string, FileMetatags>>> {
+  const out: Record<string, Record<string, Record<string, FileMetatags>>> = {};
+  for (const [title, slate] of Object.entries(state.slates ?? {})) {
+    const s: Record<string, Record<string, FileMetatags>> = (out[title] = {});
+    for (const [path, folder] of Object.entries(slate.folders)) {
+      const f: Record<string, FileMetatags> = (s[path] = {});
+      for (const [name, file] of sortedFiles(folder)) {
+        const contents = fileContents(file);
+        const system: FileMetatags['system'] = {
+          created: file.created,
+          modified: file.modified,
+          size: Buffer.byteLength(contents, 'utf8'),
+          tokens: count(contents),
+        };
+        if (file.lastRead !== undefined) system.lastRead = file.lastRead;
+        f[name] = { user: file.metatags, system };
+      }
+    }
+  }
+  return out;
+}

@@ -66,8 +66,7 @@ export function materialize(ladder: Ladder, state: SlateStreamState, at: string)
 
 /** A mutable copy of a stored stream state (empty → a fresh layout). */
 export function toWorkingState(stored: JsonObject): SlateStreamState {
-  if (stored.layout === undefined) return { layout: 1, tick: 0, slates: {} };
-  return structuredClone(stored) as unknown as SlateStreamState;
+  return structuredClone(toSlateStreamState(stored));
 }
 
 /**
@@ -77,6 +76,11 @@ export function toWorkingState(stored: JsonObject): SlateStreamState {
  */
 export function createSlateState(ladder: Ladder, at: Date = new Date()): JsonObject {
   return materialize(ladder, toWorkingState({}), at.toISOString()) as unknown as JsonObject;
+}
+
+/** A stored slate stream state read as its layout (a stream with no revision has no slates). */
+export function toSlateStreamState(stored: JsonObject): SlateStreamState {
+  return (stored.layout === undefined ? { layout: 1, tick: 0, slates: {} } : stored) as unknown as SlateStreamState;
 }
 
 /** A file's contents: its entries joined with a blank line (`''` when it has none). */
@@ -96,4 +100,36 @@ export function slateContents(state: SlateStreamState | JsonObject): Record<stri
     }
   }
   return out;
+}
+
+/** A file of a slate, as a transition names it. */
+export interface SlateFileRef {
+  slate: string;
+  folder: string;
+  file: string;
+}
+
+/** Members of a stored file that only record reads (LRU recency), not a change of the file. */
+const READ_MARKS: ReadonlySet<string> = new Set(['lastRead', 'used']);
+
+/**
+ * The files a net patch of the slate stream touched: `changed` when their contents, metatags or
+ * times changed (created, written, evicted, deleted), `read` when only their read recency moved.
+ * Each list in stream order (slate, folder, file as the patch holds them).
+ */
+export function touchedFiles(patch: JsonObject): { changed: SlateFileRef[]; read: SlateFileRef[] } {
+  const changed: SlateFileRef[] = [];
+  const read: SlateFileRef[] = [];
+  const members = (value: unknown): Array<[string, unknown]> =>
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.entries(value) : [];
+  for (const [slate, slatePatch] of members(patch.slates)) {
+    for (const [folder, folderPatch] of members((slatePatch as { folders?: unknown } | null)?.folders)) {
+      for (const [file, filePatch] of members((folderPatch as { files?: unknown } | null)?.files)) {
+        const keys = members(filePatch).map(([key]) => key);
+        const onlyRead = filePatch !== null && keys.length > 0 && keys.every((key) => READ_MARKS.has(key));
+        (onlyRead ? read : changed).push({ slate, folder, file });
+      }
+    }
+  }
+  return { changed, read };
 }

@@ -5,8 +5,6 @@
  */
 import path from 'node:path';
 import type { Command } from 'commander';
-import { StateflowError } from '@stateflow/core';
-import type { Model } from '@stateflow/slates';
 import type { CommandContext } from '../internal/context.js';
 import { emit } from '../internal/output.js';
 import { withStore } from '../internal/store-access.js';
@@ -45,7 +43,7 @@ export function registerLadderCommand(program: Command, ctx: CommandContext): vo
       const session = options.selection.session;
       const slates = await import('@stateflow/slates');
       const config = await slates.loadLadderFile(path.resolve(ctx.io.cwd, file));
-      const model = await modelFrom(local.model, ctx.io.cwd);
+      const model = await slates.modelFromSpec(local.model, { cwd: ctx.io.cwd, env: ctx.io.env });
       const result = await withStore(options.dir, 'create', async (store) =>
         slates.runLadder({
           store,
@@ -70,17 +68,4 @@ export function registerLadderCommand(program: Command, ctx: CommandContext): vo
         ].join('\n'),
       );
     });
-}
-
-/** `scripted:<file.jsonl>` or `openai:<model>` → a model provider of `@stateflow/slates`. */
-async function modelFrom(spec: string, cwd: string): Promise<Model> {
-  const { scriptedModelFromFile, openAIModel } = await import('@stateflow/slates');
-  const colon = spec.indexOf(':');
-  const kind = colon < 0 ? spec : spec.slice(0, colon);
-  const value = colon < 0 ? '' : spec.slice(colon + 1);
-  if (kind === 'scripted' && value !== '') return scriptedModelFromFile(path.resolve(cwd, value));
-  if (kind === 'openai' && value !== '') return openAIModel({ model: value });
-  throw new StateflowError('USAGE', `--model ${JSON.stringify(spec)} is not a model: use scripted:<file.jsonl> or openai:<model name>.`, {
-    model: spec,
-  });
 }

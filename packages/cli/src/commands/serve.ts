@@ -6,8 +6,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Command } from 'commander';
-import { nonNegativeInt, positiveInt } from '../internal/arguments.js';
+import { Option, type Command } from 'commander';
+import { duration, formatDuration, nonNegativeInt, positiveInt } from '../internal/arguments.js';
 import type { CommandContext } from '../internal/context.js';
 
 interface ServeOptions {
@@ -17,7 +17,13 @@ interface ServeOptions {
   keys?: string;
   model?: string;
   bodyLimit?: number;
+  upstreamModel?: string;
+  sessionIdle: number;
+  sessionRetention: number;
 }
+
+/** Default session idle expiry and retention (the session manager's defaults): 30 days. */
+const THIRTY_DAYS_MS = 30 * 86_400_000;
 
 /** Register `serve`. */
 export function registerServeCommand(program: Command, ctx: CommandContext): void {
@@ -28,8 +34,25 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
     .option('--host <host>', 'interface to bind (non-loopback needs API keys)', '127.0.0.1')
     .option('--port <port>', 'TCP port (0 picks a free one)', nonNegativeInt, 7411)
     .option('--keys <file>', 'API keys file {"<key>": "<user id>"} (else $STATEFLOW_API_KEYS; none: one local user)')
-    .option('--model <spec>', 'model for ladders: scripted:<file.jsonl> (default: OPENAI_BASE_URL / OPENAI_API_KEY)')
+    .option('--model <spec>', "model of every ladder call: scripted:<file.jsonl> or openai:<model> (default: OPENAI_BASE_URL / OPENAI_API_KEY with each request's model)")
     .option('--body-limit <bytes>', 'largest request body in bytes (default 1048576 = 1 MiB; larger bodies cost more CPU per request)', positiveInt)
+    .addOption(
+      new Option('--upstream-model <name>', 'upstream model for requests whose model is the ladder itself (what GET …/models lists)').env(
+        'STATEFLOW_UPSTREAM_MODEL',
+      ),
+    )
+    .addOption(
+      new Option('--session-idle <duration>', 'a session unused this long expires (90s, 12h, 30d)')
+        .env('STATEFLOW_SESSION_IDLE')
+        .argParser(duration({ allowZero: false, allowForever: false }))
+        .default(THIRTY_DAYS_MS, '30d'),
+    )
+    .addOption(
+      new Option('--session-retention <duration>', "how long a closed or expired session's slates stay readable before deletion (0 deletes at once; forever keeps them)")
+        .env('STATEFLOW_SESSION_RETENTION')
+        .argParser(duration({ allowZero: true, allowForever: true }))
+        .default(THIRTY_DAYS_MS, '30d'),
+    )
     .action(async (local: ServeOptions, command: Command) => {
       const options = ctx.options(command);
       await mkdir(options.dir, { recursive: true });
@@ -43,7 +66,16 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
         ...(local.keys === undefined ? {} : { keysFile: path.resolve(ctx.io.cwd, local.keys) }),
         ...(local.model === undefined ? {} : { model: local.model }),
         ...(local.bodyLimit === undefined ? {} : { bodyLimit: local.bodyLimit }),
+        ...(local.upstreamModel === undefined ? {} : { upstreamModel: local.upstreamModel }),
+        sessionIdleMs: local.sessionIdle,
+        sessionRetentionMs: local.sessionRetention,
         onWarning: (message) => ctx.io.stderr.write(`${message}\n`),
+      });
+      // Listen for the stop signals before the banner says how to stop: a supervisor (or a test)
+      // that signals as soon as it reads the banner must not meet the default handler.
+      const stopped = new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
       });
       ctx.io.stdout.write(
         [
@@ -51,14 +83,12 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
           `data: ${options.dir}`,
           `ladders: ${server.ladders.length === 0 ? 'none (pass --ladders DIR to serve some)' : server.ladders.join(', ')}`,
           `try: ${tryCommand(server.url, server.requiresKey, server.ladders, ctx.io.cwd)}`,
+          `sessions: expire after ${formatDuration(local.sessionIdle)} idle; slates kept ${formatDuration(local.sessionRetention)} after close or expiry`,
           'stop with Ctrl-C',
           '',
         ].join('\n'),
       );
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      await stopped;
       await server.close();
     });
 }

@@ -2,6 +2,7 @@
  * Argument parsers shared by commands; failures surface as USAGE errors (exit 2).
  */
 import { InvalidArgumentError } from 'commander';
+import ms from 'ms';
 
 /**
  * Parse a non-negative decimal integer (a revision or a seq) no larger than 2^53 − 1, so the
@@ -27,4 +28,34 @@ export function nonEmpty(what: string): (value: string) => string {
     if (value === '') throw new InvalidArgumentError(`expected ${what}, got an empty string.`);
     return value;
   };
+}
+
+/**
+ * A parser for a duration option, in milliseconds: `ms` notation (`90s`, `12h`, `30d`, `1.5h`; a
+ * bare number is milliseconds), `0` only with `allowZero`, and `forever` (→ `Infinity`) only
+ * with `allowForever`.
+ */
+export function duration(options: { allowZero: boolean; allowForever: boolean }): (value: string) => number {
+  const forms = `a duration such as 90s, 12h or 30d${options.allowZero ? ', 0' : ''}${options.allowForever ? ' or forever' : ''}`;
+  return (value) => {
+    if (options.allowForever && value === 'forever') return Infinity;
+    const parsed = /^\s*\d/.test(value) ? ms(value as ms.StringValue) : Number.NaN;
+    if (typeof parsed !== 'number' || !Number.isFinite(parsed) || parsed < 0 || (parsed === 0 && !options.allowZero)) {
+      throw new InvalidArgumentError(`expected ${forms}.`);
+    }
+    return parsed;
+  };
+}
+
+/** Units of {@link formatDuration}, largest first. */
+const UNITS: ReadonlyArray<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1_000]];
+
+/**
+ * A duration in milliseconds in the largest unit that holds it exactly (`30d`, `90m`, `1500ms`;
+ * `ms` itself would round 90 minutes to `2h`), or `forever`.
+ */
+export function formatDuration(milliseconds: number): string {
+  if (milliseconds === Infinity) return 'forever';
+  const unit = UNITS.find(([, size]) => milliseconds > 0 && milliseconds % size === 0);
+  return unit === undefined ? `${milliseconds}ms` : `${milliseconds / unit[1]}${unit[0]}`;
 }

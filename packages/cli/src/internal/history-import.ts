@@ -25,6 +25,8 @@ import {
 import type { Store, StreamId } from '@stateflow/store';
 import type { Progress } from './progress.js';
 
+const EQUAL_TO_PREVIOUS = 'equal to the previous document';
+
 /** One document of a history, or the reason it cannot be one. */
 export interface HistoryEntry {
   /** Where it came from, for messages and skip reports: "line 23", "commit 1a2b3c4". */
@@ -97,7 +99,9 @@ export function parsePlacement(text: string): string[] {
  * @param append - continue a stream that already has revisions (`--append`).
  * @throws CONFLICT `{ stream, expected: 'none', actual }` when the stream already has revisions
  *   and `append` is false; CONFLICT when another writer changes the stream during the import.
- * @throws INPUT_INVALID (naming the entry) when a document cannot be stored exactly as it is.
+ * @throws INPUT_INVALID (naming the entry) when a document cannot be stored exactly as it is;
+ *   INPUT_INVALID `{ field: 'history', reason: 'no document' }` when the history has entries
+ *   but none holds a usable document (a file that never parses): nothing is published.
  */
 export async function importHistory(
   store: Store,
@@ -126,13 +130,22 @@ export async function importHistory(
     }
     jsonDocument(keys, entry);
     if (previous !== undefined && jsonEqual(previous, entry.doc)) {
-      skipped.push({ source: entry.source, reason: 'equal to the previous document' });
+      skipped.push({ source: entry.source, reason: EQUAL_TO_PREVIOUS });
       continue;
     }
     const patch = placeAt(keys, isJsonObject(previous) ? diff(previous, entry.doc) : entry.doc);
     state = checked(state, patch, keys, entry);
     planned.push({ patch, meta: entry.meta });
     previous = entry.doc;
+  }
+  if (planned.length === 0 && skipped.length > 0 && skipped.every((entry) => entry.reason !== EQUAL_TO_PREVIOUS)) {
+    const shown = skipped.slice(0, 3).map((entry) => `${entry.source}: ${entry.reason}`).join('; ');
+    throw new StateflowError(
+      'INPUT_INVALID',
+      `Nothing to import: none of the ${skipped.length} entries holds a JSON object document (${shown}${skipped.length > 3 ? '; …' : ''}). ` +
+        'Check that the file is the JSON document you meant.',
+      { field: 'history', reason: 'no document' },
+    );
   }
   const bar = progress(planned.length);
   let rev = head.rev;

@@ -2,38 +2,53 @@
  * The server's one seam to the ladder runtime of `@stateflow/slates`: model providers, the
  * initial slate of a new session, running one call, and the slate projection.
  */
-import { StateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
-import { createSlateState, openAIModel, runLadder, runOutcome, scriptedModelFromFile, sessionSlateStream, slateContents } from '@stateflow/slates';
-import type { Evicted, Model, Refused, RunOutcome } from '@stateflow/slates';
+import {
+  createSlateState,
+  loadTokenCounter,
+  modelFromSpec,
+  openAIModel,
+  runLadder,
+  runOutcome,
+  sessionSlateStream,
+  slateContents,
+  slateMetatags,
+  toSlateStreamState,
+} from '@stateflow/slates';
+import type { Evicted, FileMetatags, Model, Refused, RunOutcome, TokenUsage } from '@stateflow/slates';
+import type { ConversationInput } from './conversation.js';
 import type { LadderEntry } from './ladder-catalog.js';
 
-/**
- * The model for one chat/completions request, given the request's `model` name (passed to an
- * OpenAI-compatible upstream; a scripted model ignores it).
- */
-export type ModelProvider = (modelName: string) => Model;
+/** Where a server's ladders get their model. */
+export interface ModelProvider {
+  /**
+   * The model for one chat/completions request, given the request's `model` name (passed to an
+   * OpenAI-compatible upstream; a scripted model ignores it).
+   */
+  forName(modelName: string): Model;
+  /** Whether the name reaches an upstream that needs a real model name (not a scripted model). */
+  readonly usesName: boolean;
+}
 
 /**
- * The provider for `--model` and the environment: `scripted:<file.jsonl>` (one script for the
- * whole server, consumed in call order); else an OpenAI-compatible upstream when
- * `OPENAI_BASE_URL` or `OPENAI_API_KEY` is set; else `null` (chat/completions answers 503).
- * @throws USAGE for a `model` option that is not `scripted:<file>`; NOT_FOUND / INPUT_INVALID
- *   for an unreadable or malformed script.
+ * The provider for `--model` and the environment. A `model` option (`scripted:<file.jsonl>` or
+ * `openai:<model>`, slates' `parseModelSpec`) pins the model of every call, whatever a request's
+ * `model` says: one script for the whole server (consumed in call order), or that OpenAI model
+ * on the endpoint `OPENAI_BASE_URL` / `OPENAI_API_KEY` name. Without it, an OpenAI-compatible
+ * upstream when `OPENAI_BASE_URL` or `OPENAI_API_KEY` is set, called with each request's
+ * `model`; else `null` (chat/completions answers 503 MODEL_NOT_CONFIGURED).
+ * @throws USAGE for a `model` option of another form; NOT_FOUND / INPUT_INVALID for an
+ *   unreadable or malformed script.
  */
 export async function resolveModel(option: string | undefined, env: Record<string, string | undefined>): Promise<ModelProvider | null> {
   if (option !== undefined) {
-    const match = /^scripted:(.+)$/.exec(option);
-    if (match?.[1] === undefined) {
-      throw new StateflowError('USAGE', `--model must be scripted:<file.jsonl>, got "${option}"; for a real model set OPENAI_BASE_URL / OPENAI_API_KEY`, {});
-    }
-    const scripted = await scriptedModelFromFile(match[1]);
-    return () => scripted;
+    const pinned = await modelFromSpec(option, { env });
+    return { forName: () => pinned, usesName: false };
   }
   const configured = (name: string) => (env[name] ?? '') !== '';
   if (!configured('OPENAI_BASE_URL') && !configured('OPENAI_API_KEY')) return null;
-  return (modelName) => openAIModel({ model: modelName, env });
+  return { forName: (modelName) => openAIModel({ model: modelName, env }), usesName: true };
 }
 
 /** Every declared file of the ladder's slates initialised per its `init:`, as slate stream state. */
@@ -49,16 +64,27 @@ export function projectSlates(state: JsonObject): Record<string, Record<string, 
   return slateContents(state);
 }
 
+/**
+ * Every file's user and system metatags in a stored slate stream state,
+ * `{ <slate title>: { <folder path>: { <file>: { user, system: { created, modified, size, tokens, lastRead? } } } } }`
+ * (`tokens` with the runner's default encoding, o200k_base).
+ */
+export async function projectMetatags(state: JsonObject): Promise<Record<string, Record<string, Record<string, FileMetatags>>>> {
+  return slateMetatags(toSlateStreamState(state), await loadTokenCounter());
+}
+
 /** Input of {@link runLadderCall}. */
 export interface LadderCallInput {
   store: Store;
   entry: LadderEntry;
   /** Session to run on; `undefined` runs on fresh slates and persists nothing. */
   session: string | undefined;
-  /** The ladder's `input.context`: the last user message. */
-  context: string;
+  /** The ladder's input: `input.context`, `input.messages`, `input.system` (see `conversation.ts`). */
+  input: ConversationInput;
   model: Model;
   clock: () => Date;
+  /** Receives the call's output as it is produced (the runner's `onOutput`). */
+  onOutput?: (text: string) => void;
 }
 
 /** What a call produced. */
@@ -73,6 +99,8 @@ export interface LadderCallResult {
   transition: number | null;
   evicted: Evicted[];
   refused: Refused[];
+  /** Token usage summed over the call's model calls; `null` when one is unknown. */
+  usage: TokenUsage | null;
 }
 
 /**
@@ -85,11 +113,20 @@ export async function runLadderCall(input: LadderCallInput): Promise<LadderCallR
     store,
     ladder: entry.ladder,
     ladderId: entry.id,
-    input: { context: input.context },
+    input: { ...input.input },
     session,
     model: input.model,
     clock: input.clock,
+    ...(input.onOutput === undefined ? {} : { onOutput: input.onOutput }),
   });
   const rev = session === undefined ? null : (await store.head(sessionSlateStream(entry.id, session))).rev;
-  return { output: result.output ?? '', outcome: runOutcome(result), rev, transition: result.transition, evicted: result.evicted, refused: result.refused };
+  return {
+    output: result.output ?? '',
+    outcome: runOutcome(result),
+    rev,
+    transition: result.transition,
+    evicted: result.evicted,
+    refused: result.refused,
+    usage: result.usage,
+  };
 }

@@ -5,12 +5,16 @@
 import { patchStateInputSchema, readStateInputSchema } from '@stateflow/tools';
 import {
   chatCompletionBodySchema,
+  chatCompletionChunkSchema,
   chatCompletionSchema,
   createSessionBodySchema,
   createdSessionSchema,
   errorSchema,
+  modelListSchema,
   selectionSchema,
   sessionSchema,
+  slateHistoryQuerySchema,
+  slateHistorySchema,
   slatesResponseSchema,
 } from './schemas.js';
 
@@ -82,7 +86,10 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         Session: sessionSchema,
         ChatCompletionRequest: chatCompletionBodySchema,
         ChatCompletion: chatCompletionSchema,
+        ChatCompletionChunk: chatCompletionChunkSchema,
+        ModelList: modelListSchema,
         Slates: slatesResponseSchema,
+        SlateHistory: slateHistorySchema,
         Selection: selectionSchema,
         Error: errorSchema,
       },
@@ -141,17 +148,46 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
           responses: { '200': { description: 'Slates', content: json(ref('Slates')) }, ...errors(400, 401, 404, 410) },
         },
       },
+      '/v1/{author}/{ladder}/sessions/{id}/slates/history': {
+        get: {
+          operationId: 'readSlateHistory',
+          summary: "What each call wrote: one entry per revision of the session's slates (rev, seq, time, files changed and read), oldest first, paged",
+          parameters: [
+            ...sessionParams,
+            { name: 'after', in: 'query', required: false, schema: slateHistoryQuerySchema.properties.after },
+            { name: 'limit', in: 'query', required: false, schema: slateHistoryQuerySchema.properties.limit },
+          ],
+          responses: { '200': { description: 'One page of the slate history', content: json(ref('SlateHistory')) }, ...errors(400, 401, 404, 410) },
+        },
+      },
       '/v1/{author}/{ladder}/chat/completions': {
         post: {
           operationId: 'chatCompletion',
-          summary: 'Run the ladder; the last user message is input.context',
+          summary:
+            'Run the ladder on the conversation: the last user message is input.context, the turns before it input.messages, the system messages input.system. ' +
+            'With stream: true the answer is Server-Sent Events (text/event-stream), each `data:` a ChatCompletionChunk, ending with `data: [DONE]`; ' +
+            'errors before the first content byte are JSON errors with their status, a failure after it one `data: {"error": …}` event.',
           parameters: [
             ...ladderParams,
             { name: 'X-Session-Id', in: 'header', required: false, schema: { type: 'string' }, description: 'Run on this session (omit: a fresh slate, nothing persisted; empty: 400)' },
             { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'Expected slate revision, "3" or 3 (weak W/ tags are refused); stale → 409' },
           ],
           requestBody: { required: true, content: json(ref('ChatCompletionRequest')) },
-          responses: { '200': { description: 'Completion', content: json(ref('ChatCompletion')) }, ...bodyErrors(400, 401, 404, 409, 410, 502, 503) },
+          responses: {
+            '200': {
+              description: 'Completion (or, with stream: true, its chunks as Server-Sent Events)',
+              content: { ...json(ref('ChatCompletion')), 'text/event-stream': { schema: ref('ChatCompletionChunk') } },
+            },
+            ...bodyErrors(400, 401, 404, 409, 410, 502, 503),
+          },
+        },
+      },
+      '/v1/{author}/{ladder}/models': {
+        get: {
+          operationId: 'listModels',
+          summary: "The ladder as the one model of its base URL (the OpenAI client's models.list())",
+          parameters: ladderParams,
+          responses: { '200': { description: 'Models', content: json(ref('ModelList')) }, ...errors(401, 404) },
         },
       },
       '/v1/state/read': {

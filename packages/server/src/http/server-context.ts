@@ -1,8 +1,10 @@
 /**
  * What every route of one server shares.
  */
+import type { FastifyRequest } from 'fastify';
 import type { Store } from '@stateflow/store';
 import type { SessionManager } from '@stateflow/slates';
+import type { HttpErrorBody } from './error-status.js';
 import type { LadderCatalog } from './ladder-catalog.js';
 import type { ModelProvider } from './ladder-runtime.js';
 
@@ -13,9 +15,17 @@ export interface ServerContext {
   catalog: LadderCatalog;
   /** The configured model provider, or `null` (chat/completions answers 503). */
   model: ModelProvider | null;
+  /** The upstream model a request naming the ladder itself as `model` gets (`--upstream-model`). */
+  upstreamModel?: string;
   /** API key → user id, or `null` for the single local user. */
   keys: ReadonlyMap<string, string> | null;
   clock: () => Date;
   /** Base URL once listening (for the OpenAPI `servers` entry). */
   baseUrl?: string;
+  /**
+   * The answer to a failure of `request`, `{status, body}` (the error body of every route, also
+   * of a streamed completion's error event). A 5xx — the server's fault — carries the request id
+   * in `details.requestId` and is logged with it.
+   */
+  answerFailure(err: unknown, request: FastifyRequest): { status: number; body: HttpErrorBody };
 }

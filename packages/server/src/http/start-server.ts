@@ -14,6 +14,7 @@ import type { Store } from '@stateflow/store';
 import { SessionManager } from '@stateflow/slates';
 import { loadApiKeys, authenticate } from './api-keys.js';
 import { shouldRetry, toHttpError } from './error-status.js';
+import type { HttpErrorBody } from './error-status.js';
 import { handleClientError } from './client-errors.js';
 import { assertLoopbackRequest, isLoopbackHost } from './loopback-guard.js';
 import { compileValidator } from './request-validation.js';
@@ -23,6 +24,8 @@ import { resolveModel } from './ladder-runtime.js';
 import { openApiDocument } from './openapi.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
 import { registerChatRoute } from './routes/chat-route.js';
+import { registerModelsRoutes } from './routes/models-route.js';
+import { registerSlateHistoryRoute } from './routes/slate-history-route.js';
 import { registerStateRoutes } from './routes/state-routes.js';
 import type { ServerContext } from './server-context.js';
 import { reopeningStore } from '../reopening-store.js';
@@ -59,11 +62,21 @@ export interface ServerOptions {
   /** Path of a JSON file `{ "<key>": "<user id>" }` (`--keys FILE`). */
   keysFile?: string;
   /**
-   * Model provider: `scripted:<file.jsonl>` for demos and tests. Omitted: the OpenAI-compatible
-   * upstream from `OPENAI_BASE_URL` / `OPENAI_API_KEY`; with neither, chat/completions answers 503.
+   * The model of every ladder call, whatever a request's `model` says: `scripted:<file.jsonl>`
+   * (demos and tests) or `openai:<model>` (that model on the `OPENAI_BASE_URL` /
+   * `OPENAI_API_KEY` endpoint). Omitted: the OpenAI-compatible upstream from `OPENAI_BASE_URL` /
+   * `OPENAI_API_KEY`, called with each request's `model`; with neither, chat/completions answers
+   * 503 MODEL_NOT_CONFIGURED.
    */
   model?: string;
-  /** Environment read for `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `STATEFLOW_API_KEYS`. Default `process.env`. */
+  /**
+   * The upstream model name used when a request's `model` is the ladder's own id (what
+   * `GET …/models` lists). Default `STATEFLOW_UPSTREAM_MODEL`; without one such a request answers
+   * 503 MODEL_NOT_CONFIGURED when the upstream takes each request's name (a `model` option pins
+   * one model, which needs no name).
+   */
+  upstreamModel?: string;
+  /** Environment read for `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `STATEFLOW_API_KEYS`, `STATEFLOW_UPSTREAM_MODEL`. Default `process.env`. */
   env?: Record<string, string | undefined>;
   /** Clock for session lifecycle times (tests inject one). Default `() => new Date()`. */
   clock?: () => Date;
@@ -147,10 +160,19 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     idleMs: options.sessionIdleMs,
     retentionMs: options.sessionRetentionMs,
   });
-  const context: ServerContext = { store, sessions, catalog, model, keys, clock: options.clock ?? (() => new Date()) };
-
+  const upstreamModel = options.upstreamModel ?? (env.STATEFLOW_UPSTREAM_MODEL || undefined);
   const log = pino({ base: { service: 'stateflow' } }, options.logDestination ?? pino.destination(2));
-  const app = buildApp(context, bodyLimit, log);
+  const context: ServerContext = {
+    store,
+    sessions,
+    catalog,
+    model,
+    keys,
+    clock: options.clock ?? (() => new Date()),
+    ...(upstreamModel === undefined ? {} : { upstreamModel }),
+    answerFailure: (err, request) => answerFailure(err, request, log, bodyLimit),
+  };
+  const app = buildApp(context, bodyLimit);
   let url: string;
   try {
     url = await app.listen({ host, port: options.port ?? DEFAULT_PORT });
@@ -186,21 +208,29 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
 }
 
 /**
+ * The answer to a failure of `request` (see `ServerContext.answerFailure`): a 5xx is the
+ * server's fault, so the answer says only what the caller can use and the log says the rest.
+ */
+function answerFailure(err: unknown, request: FastifyRequest, log: Logger, bodyLimit: number): { status: number; body: HttpErrorBody } {
+  const { status, body } = toHttpError(err, { bodyLimit, contentType: request.headers['content-type'] });
+  if (status >= 500) {
+    body.error.details = { ...(body.error.details as object), requestId: request.id };
+    if (body.error.code === 'INTERNAL') body.error.message = `Internal server error; the server log has the details under request id ${request.id}.`;
+    log.error({ reqId: request.id, method: request.method, url: elidePath(request.url), code: body.error.code, status, err }, body.error.message);
+  }
+  return { status, body };
+}
+
+/**
  * The fastify app: JSON bodies only, validated without coercion; `__proto__`/`constructor` keys
  * are data (as everywhere else in Stateflow: `JSON.parse` makes them own properties and the tools
  * copy them as data); the loopback guard (no keys) and the auth hook; the routes; and one
  * translation of every failure — route errors, fastify's client errors, unknown routes,
  * malformed URLs — into the `{error: {code, type, message, details}}` body.
  */
-function buildApp(context: ServerContext, bodyLimit: number, log: Logger): FastifyInstance {
+function buildApp(context: ServerContext, bodyLimit: number): FastifyInstance {
   const send = (err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const { status, body } = toHttpError(err, { bodyLimit, contentType: request.headers['content-type'] });
-    if (status >= 500) {
-      // The server's fault: the answer says only what the caller can use, the log says the rest.
-      body.error.details = { ...(body.error.details as object), requestId: request.id };
-      if (body.error.code === 'INTERNAL') body.error.message = `Internal server error; the server log has the details under request id ${request.id}.`;
-      log.error({ reqId: request.id, method: request.method, url: elidePath(request.url), code: body.error.code, status, err }, body.error.message);
-    }
+    const { status, body } = context.answerFailure(err, request);
     return reply.status(status).header('x-should-retry', shouldRetry(body.error.code)).send(body);
   };
   const app = Fastify({
@@ -228,6 +258,8 @@ function buildApp(context: ServerContext, bodyLimit: number, log: Logger): Fasti
   app.get('/openapi.json', async () => openApiDocument(context.baseUrl ?? ''));
   registerSessionRoutes(app, context);
   registerChatRoute(app, context);
+  registerModelsRoutes(app, context, context.clock());
+  registerSlateHistoryRoute(app, context);
   registerStateRoutes(app, context);
   return app;
 }

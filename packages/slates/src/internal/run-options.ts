@@ -11,12 +11,12 @@ import { jsonCopy } from './json-config.js';
  * @throws StateflowError `INPUT_INVALID` with `{ field, reason }` when `options` is not an
  *   object, `store` is not a store, `model` has no `complete` function, `input` is neither a
  *   string nor a JSON object (BigInt, cycles, functions, lone surrogates … anywhere inside),
- *   `session` / `ladderId` / `encoding` are not non-empty strings, `clock` is not a function,
+ *   `session` / `ladderId` / `encoding` are not non-empty strings, `clock` or `onOutput` is not a function,
  *   or `conflictRetries` is not an integer ≥ 0. (`ladder` is checked by loading it.)
  */
 export function checkRunOptions(options: RunLadderOptions): void {
   if (typeof options !== 'object' || options === null) throw invalid('options', 'runLadder needs an options object { store, ladder, input, model, … }');
-  const { store, model, input, session, ladderId, encoding, clock, conflictRetries } = options as unknown as Record<string, unknown>;
+  const { store, model, input, session, ladderId, encoding, clock, conflictRetries, onOutput } = options as unknown as Record<string, unknown>;
   if (typeof store !== 'object' || store === null || !('view' in store) || !('publish' in store)) {
     throw invalid('store', 'runLadder options.store must be an open store (openStore or openMemoryStore)');
   }
@@ -35,6 +35,7 @@ export function checkRunOptions(options: RunLadderOptions): void {
     if (value !== undefined && (typeof value !== 'string' || value === '')) throw invalid(field, `runLadder options.${field} must be a non-empty string`);
   }
   if (clock !== undefined && typeof clock !== 'function') throw invalid('clock', 'runLadder options.clock must be a function returning a Date');
+  if (onOutput !== undefined && typeof onOutput !== 'function') throw invalid('onOutput', 'runLadder options.onOutput must be a function receiving text');
   if (conflictRetries !== undefined && (!Number.isSafeInteger(conflictRetries) || (conflictRetries as number) < 0)) {
     throw invalid('conflictRetries', 'runLadder options.conflictRetries must be an integer ≥ 0');
   }

@@ -11,7 +11,7 @@
  * published once, at the end of the call, so a paused call has written nothing yet.
  */
 import type { JsonObject } from '@stateflow/core';
-import type { Model, ModelRequest } from '../model.js';
+import type { CompleteOptions, Model, ModelCompletion, ModelRequest, TokenUsage } from '../model.js';
 
 /** One model call already answered in a paused run. */
 export interface RecordedCall {
@@ -19,6 +19,8 @@ export interface RecordedCall {
   node: number;
   round: number;
   output: string;
+  /** The call's token usage, when the model reported it. */
+  usage?: TokenUsage;
 }
 
 /**
@@ -60,17 +62,20 @@ export function pausableModel(
   replay: readonly RecordedCall[] = [],
 ): Model {
   const calls: RecordedCall[] = [];
-  const recorded = new Map(replay.map((r) => [key(r), r.output]));
+  const recorded = new Map(replay.map((r) => [key(r), { output: r.output, ...(r.usage === undefined ? {} : { usage: r.usage }) }]));
   return {
-    async complete(request: ModelRequest): Promise<string> {
+    async complete(request: ModelRequest, options?: CompleteOptions): Promise<string | ModelCompletion> {
       const { step, node, round } = request;
-      let output = recorded.get(key(request));
-      if (output === undefined) {
-        await control.checkpoint(() => ({ step, node, round, calls: [...calls], call }));
-        output = await model.complete(request);
+      const replayed = recorded.get(key(request));
+      if (replayed !== undefined) {
+        calls.push({ step, node, round, ...replayed });
+        return replayed.usage === undefined ? replayed.output : { content: replayed.output, usage: replayed.usage };
       }
-      calls.push({ step, node, round, output });
-      return output;
+      await control.checkpoint(() => ({ step, node, round, calls: [...calls], call }));
+      const answer = await model.complete(request, options);
+      const done = typeof answer === 'string' ? { content: answer } : answer;
+      calls.push({ step, node, round, output: done.content, ...(done.usage === undefined ? {} : { usage: done.usage }) });
+      return answer;
     },
   };
 }

@@ -1,7 +1,9 @@
 /**
  * `POST /v1/{author}/{ladder}/chat/completions` (seeds/ladr-stateful-sessions.txt "Subsequent
- * ladder invocations reference the session id"; server README "chat/completions"): an OpenAI-compatible request runs the
- * ladder with the last user message as `input.context`.
+ * ladder invocations reference the session id"; server README "chat/completions"): an
+ * OpenAI-compatible request runs the ladder on its conversation (`input.context`,
+ * `input.messages`, `input.system`: `conversation.ts`), answered as one `chat.completion` or,
+ * with `stream: true`, as SSE chunks (`chat-stream.ts`).
  *
  * - `X-Session-Id`: run on that session's slates (serialised per session); writes persist.
  * - No header: fresh slates; nothing persists (the runner publishes nothing without a session).
@@ -17,6 +19,9 @@ import type { FastifyInstance } from 'fastify';
 import { runLadderCall } from '../ladder-runtime.js';
 import type { LadderCallResult } from '../ladder-runtime.js';
 import { chatCompletion, requireModel } from '../chat-completion.js';
+import { streamChatCompletion } from '../chat-stream.js';
+import { conversationInput } from '../conversation.js';
+import type { RequestMessage } from '../conversation.js';
 import { chatCompletionBodySchema, ladderParamsSchema } from '../schemas.js';
 import type { ServerContext } from '../server-context.js';
 import { assertSessionOfLadder, servedLadder } from './ladder-target.js';
@@ -25,8 +30,11 @@ import type { LadderParams } from './ladder-target.js';
 /** The subset of an OpenAI chat completion request the server reads. */
 interface ChatBody {
   model: string;
-  messages: Array<{ role: string; content?: string | Array<{ type: 'text'; text: string }> | null }>;
+  messages: RequestMessage[];
   stream?: boolean;
+  stream_options?: { include_usage?: boolean } | null;
+  tools?: unknown[] | null;
+  functions?: unknown[] | null;
 }
 
 /** Register the chat/completions route on `app`. */
@@ -37,63 +45,92 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext):
     async (request, reply) => {
       const entry = servedLadder(context, request.params);
       const body = request.body;
-      if (body.stream === true) {
-        throw new StateflowError('INPUT_INVALID', 'stream: true is not supported; omit stream for one chat.completion response', { field: 'stream' });
-      }
-      const question = lastUserMessage(body);
-      const model = requireModel(context.model, body.model);
+      refuseTools(body);
+      const input = conversationInput(body.messages);
+      const model = requireModel(context.model, upstreamModelName(context, entry.id, body.model));
       const sessionId = headerValue(request.headers, 'x-session-id', 'X-Session-Id', 'send a session id, or omit the header for a call without a session');
       const ifMatch = parseIfMatch(headerValue(request.headers, 'if-match', 'If-Match', 'send a slate revision such as "3", or omit the header'));
       const user = request.user;
+      // What a paused call records to run again after a restart (see the resume route).
+      const recorded = { ...input, model: body.model };
 
-      const call = async (session: string | undefined, control?: PauseCheckpoint): Promise<LadderCallResult> => {
+      const call = async (session: string | undefined, onOutput?: (text: string) => void, control?: PauseCheckpoint): Promise<LadderCallResult> => {
         if (ifMatch !== undefined && session !== undefined) {
           await assertRevision(context.store, sessionSlateStream(entry.id, session), ifMatch);
         }
-        const callModel = control === undefined ? model : pausableModel(model, control, { context: question, model: body.model });
-        return runLadderCall({ store: context.store, entry, session, context: question, model: callModel, clock: context.clock });
+        const callModel = control === undefined ? model : pausableModel(model, control, recorded);
+        return runLadderCall({ store: context.store, entry, session, input, model: callModel, clock: context.clock, ...(onOutput === undefined ? {} : { onOutput }) });
       };
 
-      let result: LadderCallResult;
-      let session: string | null = null;
+      // Which stream the call runs on, checked before anything runs or streams.
+      let dispatch: (onOutput?: (text: string) => void) => Promise<LadderCallResult>;
       if (isLocalLadder(entry.id)) {
         if (sessionId !== undefined) {
           throw new StateflowError('INPUT_INVALID', `${entry.id} is a local ladder: local ladders have no sessions; omit X-Session-Id`, {
             field: 'X-Session-Id',
           });
         }
-        result = await context.sessions.serial(sessionSlateStream(entry.id, LOCAL_SESSION), () => call(LOCAL_SESSION));
+        dispatch = (onOutput) => context.sessions.serial(sessionSlateStream(entry.id, LOCAL_SESSION), () => call(LOCAL_SESSION, onOutput));
       } else if (sessionId !== undefined) {
-        session = sessionId;
         assertSessionOfLadder(await context.sessions.get(sessionId, user), entry.id);
-        result = await context.sessions.call(sessionId, user, (_record, control) => call(sessionId, control));
+        dispatch = (onOutput) => context.sessions.call(sessionId, user, (_record, control) => call(sessionId, onOutput, control));
       } else {
         if (ifMatch !== undefined) {
           throw new StateflowError('INPUT_INVALID', 'If-Match needs X-Session-Id: a call without a session has no revision to match', {
             field: 'If-Match',
           });
         }
-        result = await call(undefined);
+        dispatch = (onOutput) => call(undefined, onOutput);
       }
+      const completionCall = { model: body.model, session: isLocalLadder(entry.id) ? null : (sessionId ?? null), ladder: entry.id };
+      if (body.stream === true) {
+        const streamed = {
+          call: { ...completionCall, now: context.clock() },
+          includeUsage: body.stream_options?.include_usage === true,
+          failureBody: (err: unknown) => context.answerFailure(err, request).body,
+        };
+        return streamChatCompletion(reply, streamed, dispatch);
+      }
+      const result = await dispatch();
       if (result.rev !== null) void reply.header('etag', `"${result.rev}"`);
-      return chatCompletion(result, { model: body.model, session, ladder: entry.id, now: context.clock() });
+      return chatCompletion(result, { ...completionCall, now: context.clock() });
     },
   );
 }
 
-/** The last user message's text; several text parts are joined with a newline. */
-function lastUserMessage(body: ChatBody): string {
-  for (let i = body.messages.length - 1; i >= 0; i--) {
-    const message = body.messages[i];
-    if (message?.role !== 'user') continue;
-    const content = message.content;
-    if (typeof content === 'string') return content;
-    if (Array.isArray(content)) return content.map((part) => part.text).join('\n');
-    return '';
+/**
+ * Tools are not supported yet: a request that offers some is refused rather than answered as if
+ * they were not there (an empty list, which many front ends send, is fine).
+ * @throws INPUT_INVALID `{ field: 'tools' | 'functions', reason: 'unsupported' }`
+ */
+function refuseTools(body: ChatBody): void {
+  for (const field of ['tools', 'functions'] as const) {
+    if ((body[field]?.length ?? 0) > 0) {
+      throw new StateflowError(
+        'INPUT_INVALID',
+        `${field} is not supported: a ladder's steps call the model without tools. Send the request without ${field} (an empty list is fine).`,
+        { field, reason: 'unsupported' },
+      );
+    }
   }
-  throw new StateflowError('INPUT_INVALID', 'messages has no user message; the last user message is the ladder input (input.context)', {
-    field: 'messages',
-  });
+}
+
+/**
+ * The upstream model a request's steps call: the request's `model`, unless it names the ladder
+ * itself (as `models.list()` shows it), which means the server's default upstream model.
+ * @throws MODEL_NOT_CONFIGURED `{ missing: 'upstream-model', model }` when it names the ladder,
+ *   the server has no default upstream model, and its model provider needs a name (an
+ *   OpenAI-compatible upstream): the operator's configuration lacks it, the request is fine.
+ */
+function upstreamModelName(context: ServerContext, ladder: string, requested: string): string {
+  if (requested !== ladder || context.model === null || !context.model.usesName) return requested;
+  if (context.upstreamModel !== undefined) return context.upstreamModel;
+  throw new StateflowError(
+    'MODEL_NOT_CONFIGURED',
+    `model "${requested}" names the ladder, which means this server's default upstream model, and none is configured: ` +
+      "start the server with --upstream-model NAME (or STATEFLOW_UPSTREAM_MODEL), or send the upstream model's name as model (e.g. \"gpt-4o\").",
+    { missing: 'upstream-model', model: requested },
+  );
 }
 
 /**

@@ -3,8 +3,9 @@
  * the caller's sessions of that ladder.
  */
 import { StateflowError } from '@stateflow/core';
-import { isLocalLadder } from '@stateflow/slates';
+import { isLocalLadder, sessionSlateStream } from '@stateflow/slates';
 import type { SessionRecord } from '@stateflow/slates';
+import type { StreamHead } from '@stateflow/store';
 import type { LadderEntry } from '../ladder-catalog.js';
 import type { ServerContext } from '../server-context.js';
 
@@ -72,4 +73,26 @@ export async function ownedSession(
   const entry = servedLadder(context, params);
   const record = assertSessionOfLadder(await context.sessions.get(params.id, user), entry.id);
   return { entry, record };
+}
+
+/**
+ * The caller's session `params.id` with its slate stream and that stream's head, for reading the
+ * slates.
+ * @throws as {@link ownedSession}; SESSION_CLOSED when retention has deleted the slates.
+ */
+export async function ownedSlates(
+  context: ServerContext,
+  user: string,
+  params: SessionParams,
+): Promise<{ entry: LadderEntry; record: SessionRecord; stream: string; head: StreamHead }> {
+  const { entry, record } = await ownedSession(context, user, params);
+  if (record.purgedAt !== undefined) {
+    throw new StateflowError(
+      'SESSION_CLOSED',
+      `Session "${record.id}" is ${record.status} and its slates were deleted by the retention policy at ${record.purgedAt}`,
+      { session: record.id, status: record.status },
+    );
+  }
+  const stream = sessionSlateStream(entry.id, record.id);
+  return { entry, record, stream, head: await context.store.head(stream) };
 }

@@ -9,10 +9,11 @@ import { isLocalLadder, pausableModel, sessionSlateStream } from '@stateflow/sla
 import type { ExecutionState, SessionRecord } from '@stateflow/slates';
 import type { FastifyInstance } from 'fastify';
 import { chatCompletion, requireModel } from '../chat-completion.js';
-import { initialSlateState, projectSlates, runLadderCall } from '../ladder-runtime.js';
+import { recordedInput } from '../conversation.js';
+import { initialSlateState, projectMetatags, projectSlates, runLadderCall } from '../ladder-runtime.js';
 import { createSessionBodySchema, ladderParamsSchema, sessionParamsSchema, slatesQuerySchema } from '../schemas.js';
 import type { ServerContext } from '../server-context.js';
-import { assertSessionOfLadder, ownedSession, servedLadder } from './ladder-target.js';
+import { assertSessionOfLadder, ownedSession, ownedSlates, servedLadder } from './ladder-target.js';
 import type { LadderParams, SessionParams } from './ladder-target.js';
 
 /** A session as the API shows it: the record (without the owner) plus its slate revision. */
@@ -80,8 +81,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
     const resumed = await context.sessions.resume(record.id, request.user, async (current, state, control) => {
       const modelName = String(state.call.model ?? '');
       const model = pausableModel(requireModel(context.model, modelName), control, state.call, state.calls);
-      const question = String(state.call.context ?? '');
-      const result = await runLadderCall({ store: context.store, entry, session: current.id, context: question, model, clock: context.clock });
+      const result = await runLadderCall({ store: context.store, entry, session: current.id, input: recordedInput(state.call), model, clock: context.clock });
       return chatCompletion(result, { model: modelName, session: current.id, ladder: entry.id, now: context.clock() });
     });
     const shown = await view(resumed.record);
@@ -92,16 +92,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
     '/v1/:author/:ladder/sessions/:id/slates',
     { schema: { params: sessionParamsSchema, querystring: slatesQuerySchema } },
     async (request) => {
-      const { entry, record } = await ownedSession(context, request.user, request.params);
-      if (record.purgedAt !== undefined) {
-        throw new StateflowError(
-          'SESSION_CLOSED',
-          `Session "${record.id}" is ${record.status} and its slates were deleted by the retention policy at ${record.purgedAt}`,
-          { session: record.id, status: record.status },
-        );
-      }
-      const stream = sessionSlateStream(entry.id, record.id);
-      const head = await context.store.head(stream);
+      const { entry, record, stream, head } = await ownedSlates(context, request.user, request.params);
       const at = request.query.at ?? head.rev;
       // Query strings are coerced: "1e400" arrives as Infinity, "9007199254740993" rounded.
       if (!Number.isSafeInteger(at)) {
@@ -115,7 +106,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
         });
       }
       const state: JsonObject = at === head.rev ? await context.store.state(stream) : await context.store.stateAt(stream, at);
-      return { session: record.id, ladder: entry.id, rev: at, head: head.rev, slates: projectSlates(state) };
+      return { session: record.id, ladder: entry.id, rev: at, head: head.rev, slates: projectSlates(state), metatags: await projectMetatags(state) };
     },
   );
 }
