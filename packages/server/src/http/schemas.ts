@@ -146,33 +146,39 @@ const stateflowMemberSchema = {
   },
 } as const;
 
+/**
+ * OpenAI's `choices`, each `{index, <part>, finish_reason}`: `part` is a completion's `message`
+ * or a streamed chunk's `delta`.
+ */
+function choicesSchema(part: Record<string, object>, finishReason: object) {
+  return {
+    type: 'array',
+    items: { type: 'object', properties: { index: { type: 'integer' }, ...part, finish_reason: finishReason } },
+  } as const;
+}
+
 /** Response of `POST …/chat/completions`: OpenAI's `chat.completion` plus a `stateflow` member. */
 export const chatCompletionSchema = {
   type: 'object',
   properties: {
     ...completionHeader,
     object: { const: 'chat.completion' },
-    choices: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          index: { type: 'integer' },
-          message: {
-            type: 'object',
-            properties: {
-              role: { const: 'assistant' },
-              content: { type: ['string', 'null'], description: "The ladder's output; null when a gate aborted the run" },
-              refusal: {
-                type: ['string', 'null'],
-                description: 'Set when a gate aborted the run: which step, node and branch (as stateflow.aborted); null when it completed',
-              },
+    choices: choicesSchema(
+      {
+        message: {
+          type: 'object',
+          properties: {
+            role: { const: 'assistant' },
+            content: { type: ['string', 'null'], description: "The ladder's output; null when a gate aborted the run" },
+            refusal: {
+              type: ['string', 'null'],
+              description: 'Set when a gate aborted the run: which step, node and branch (as stateflow.aborted); null when it completed',
             },
           },
-          finish_reason: { type: 'string' },
         },
       },
-    },
+      { type: 'string' },
+    ),
     usage: usageSchema,
     stateflow: stateflowMemberSchema,
   },
@@ -191,20 +197,10 @@ export const chatCompletionChunkSchema = {
   properties: {
     ...completionHeader,
     object: { const: 'chat.completion.chunk' },
-    choices: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          index: { type: 'integer' },
-          delta: {
-            type: 'object',
-            properties: { role: { const: 'assistant' }, content: { type: 'string' }, refusal: { type: 'string' } },
-          },
-          finish_reason: { type: ['string', 'null'] },
-        },
-      },
-    },
+    choices: choicesSchema(
+      { delta: { type: 'object', properties: { role: { const: 'assistant' }, content: { type: 'string' }, refusal: { type: 'string' } } } },
+      { type: ['string', 'null'] },
+    ),
     usage: { anyOf: [usageSchema, { type: 'null' }] },
     stateflow: stateflowMemberSchema,
   },
