@@ -69,11 +69,11 @@ describe('pause mid-call and resume', () => {
   afterAll(() => rm(root, { recursive: true, force: true }));
 
   /** Create a session, start a call, pause it once its draft step is done. */
-  async function pauseMidCall(server: ServerHandle, gated: ReturnType<typeof gatedUpstream>) {
+  async function pauseMidCall(server: ServerHandle, gated: ReturnType<typeof gatedUpstream>, model = 'gpt-4o') {
     expect(server.rejected).toEqual([]);
     const base = `${server.url}/v1/alice/twostep`;
     const id = (await http(`${base}/sessions`, { body: {} })).body.id as string;
-    const call = http(`${base}/chat/completions`, { body: ask('What is a qubit?'), headers: { 'x-session-id': id } });
+    const call = http(`${base}/chat/completions`, { body: { ...ask('What is a qubit?'), model }, headers: { 'x-session-id': id } });
     await gated.draftAsked;
     const pausing = http(`${base}/sessions/${id}/pause`, { method: 'POST' });
     gated.release();
@@ -149,9 +149,10 @@ describe('pause mid-call and resume', () => {
   it('across a restart: resume replays the recorded draft from the store and finishes the call', async () => {
     const gated = gatedUpstream();
     const upstream: FakeUpstream = await gated.started;
-    const options = { dir: path.join(root, 'restart'), ladders, port: 0, env: upstreamEnv(upstream), sweepIntervalMs: 0 };
+    const options = { dir: path.join(root, 'restart'), ladders, port: 0, env: upstreamEnv(upstream), sweepIntervalMs: 0, upstreamModel: 'gpt-4o-mini' };
     const first = await startServer(options);
-    const { id, call } = await pauseMidCall(first, gated);
+    // Called with the ladder's own id as model: the default upstream model, before and after the restart.
+    const { id, call } = await pauseMidCall(first, gated, '@alice/twostep');
     await first.close();
     const interrupted = await call;
     expect([interrupted.status, interrupted.body.error.code]).toEqual([409, 'SESSION_PAUSED']);
@@ -167,6 +168,8 @@ describe('pause mid-call and resume', () => {
       expect(resumed.body.completion.choices[0].message.content).toBe('refined {"exchange": "refined from the draft"}');
       expect(resumed.body.completion.stateflow).toMatchObject({ session: id, rev: 2 });
       expect(upstream.requests.slice(before).map(gated.isDraft)).toEqual([false]);
+      expect(upstream.requests.map((request) => request.model)).toEqual(['gpt-4o-mini', 'gpt-4o-mini']);
+      expect(resumed.body.completion.model).toBe('@alice/twostep');
       const slates = await http(`${base}/sessions/${id}/slates`);
       expect(slates.body.slates.Notes.log['log.md']).toBe('{"exchange":"refined from the draft"}');
       expect((await second.store.audit()).problems).toEqual([]);

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { StateflowError } from '@stateflow/core';
 import type { AbortedAt, Model, RunOutcome, TokenUsage } from '@stateflow/slates';
-import type { LadderCallResult, ModelProvider } from './ladder-runtime.js';
+import type { LadderCallResult } from './ladder-runtime.js';
+import type { ServerContext } from './server-context.js';
 
 /** OpenAI's `usage` object, in tokens. */
 export interface ChatUsage {
@@ -106,10 +107,17 @@ export function chatCompletion(result: LadderCallResult, call: CompletionCall): 
 }
 
 /**
- * The model for a request's `model` name.
- * @throws MODEL_NOT_CONFIGURED (503) when no upstream is configured, saying how to configure one.
+ * The model a call of `ladder` runs on, for the `model` name its request sent (also when a
+ * resume runs a paused call again): the request's name goes to the upstream, except the ladder's
+ * own id (as `models.list()` shows it), which means the server's default upstream model; a
+ * pinned model (`--model`) needs no name.
+ * @throws MODEL_NOT_CONFIGURED (503) `{ missing: 'upstream' }` when no model is configured, or
+ *   `{ missing: 'upstream-model', model }` when the name is the ladder's and no default upstream
+ *   model is set (the operator's configuration lacks it; the request is fine); each message says
+ *   how to configure it.
  */
-export function requireModel(provider: ModelProvider | null, modelName: string): Model {
+export function requireModel(context: Pick<ServerContext, 'model' | 'upstreamModel'>, ladder: string, requested: string): Model {
+  const provider = context.model;
   if (provider === null) {
     throw new StateflowError(
       'MODEL_NOT_CONFIGURED',
@@ -118,5 +126,12 @@ export function requireModel(provider: ModelProvider | null, modelName: string):
       { missing: 'upstream' },
     );
   }
-  return provider.forName(modelName);
+  if (requested !== ladder || !provider.usesName) return provider.forName(requested);
+  if (context.upstreamModel !== undefined) return provider.forName(context.upstreamModel);
+  throw new StateflowError(
+    'MODEL_NOT_CONFIGURED',
+    `model "${requested}" names the ladder, which means this server's default upstream model, and none is configured: ` +
+      "start the server with --upstream-model NAME (or STATEFLOW_UPSTREAM_MODEL), or send the upstream model's name as model (e.g. \"gpt-4o\").",
+    { missing: 'upstream-model', model: requested },
+  );
 }

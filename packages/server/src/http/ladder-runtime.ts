@@ -89,8 +89,6 @@ export interface LadderCallInput {
 
 /** What a call produced. */
 export interface LadderCallResult {
-  /** The ladder's output (`''` when no step survived or the run was aborted). */
-  output: string;
   /** Completed, or aborted by a gate (where, and a sentence saying so): what the answer shows. */
   outcome: RunOutcome;
   /** Slate stream revision after the call; `null` when nothing persists (no session). */
@@ -121,7 +119,6 @@ export async function runLadderCall(input: LadderCallInput): Promise<LadderCallR
   });
   const rev = session === undefined ? null : (await store.head(sessionSlateStream(entry.id, session))).rev;
   return {
-    output: result.output ?? '',
     outcome: runOutcome(result),
     rev,
     transition: result.transition,

@@ -47,7 +47,7 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext):
       const body = request.body;
       refuseTools(body);
       const input = conversationInput(body.messages);
-      const model = requireModel(context.model, upstreamModelName(context, entry.id, body.model));
+      const model = requireModel(context, entry.id, body.model);
       const sessionId = headerValue(request.headers, 'x-session-id', 'X-Session-Id', 'send a session id, or omit the header for a call without a session');
       const ifMatch = parseIfMatch(headerValue(request.headers, 'if-match', 'If-Match', 'send a slate revision such as "3", or omit the header'));
       const user = request.user;
@@ -113,24 +113,6 @@ function refuseTools(body: ChatBody): void {
       );
     }
   }
-}
-
-/**
- * The upstream model a request's steps call: the request's `model`, unless it names the ladder
- * itself (as `models.list()` shows it), which means the server's default upstream model.
- * @throws MODEL_NOT_CONFIGURED `{ missing: 'upstream-model', model }` when it names the ladder,
- *   the server has no default upstream model, and its model provider needs a name (an
- *   OpenAI-compatible upstream): the operator's configuration lacks it, the request is fine.
- */
-function upstreamModelName(context: ServerContext, ladder: string, requested: string): string {
-  if (requested !== ladder || context.model === null || !context.model.usesName) return requested;
-  if (context.upstreamModel !== undefined) return context.upstreamModel;
-  throw new StateflowError(
-    'MODEL_NOT_CONFIGURED',
-    `model "${requested}" names the ladder, which means this server's default upstream model, and none is configured: ` +
-      "start the server with --upstream-model NAME (or STATEFLOW_UPSTREAM_MODEL), or send the upstream model's name as model (e.g. \"gpt-4o\").",
-    { missing: 'upstream-model', model: requested },
-  );
 }
 
 /**

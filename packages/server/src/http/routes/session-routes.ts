@@ -77,10 +77,10 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
   app.post<{ Params: SessionParams }>('/v1/:author/:ladder/sessions/:id/resume', { schema: { params: sessionParamsSchema } }, async (request) => {
     const { entry, record } = await ownedSession(context, request.user, request.params);
     const execution = record.execution as ExecutionState | undefined;
-    if (execution !== undefined) requireModel(context.model, String(execution.call.model ?? ''));
+    if (execution !== undefined) requireModel(context, entry.id, String(execution.call.model ?? ''));
     const resumed = await context.sessions.resume(record.id, request.user, async (current, state, control) => {
       const modelName = String(state.call.model ?? '');
-      const model = pausableModel(requireModel(context.model, modelName), control, state.call, state.calls);
+      const model = pausableModel(requireModel(context, entry.id, modelName), control, state.call, state.calls);
       const result = await runLadderCall({ store: context.store, entry, session: current.id, input: recordedInput(state.call), model, clock: context.clock });
       return chatCompletion(result, { model: modelName, session: current.id, ladder: entry.id, now: context.clock() });
     });
