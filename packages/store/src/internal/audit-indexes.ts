@@ -16,7 +16,7 @@
  */
 import { AuditCode } from '../audit-code.js';
 import { Family, familyRange, parseKey } from './keys.js';
-import type { Storage } from './storage.js';
+import type { Storage } from '../storage.js';
 
 /** Report one audit problem (see `runAudit`). */
 export type ReportProblem = (code: AuditCode, key: Uint8Array | string, detail: string, stream?: string) => void;

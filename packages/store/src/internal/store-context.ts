@@ -11,12 +11,12 @@ import type { PublishInput, PublishResult, StreamId } from '../types.js';
 import { AccessLock } from './access-lock.js';
 import type { CheckpointDebt } from './checkpoint-policy.js';
 import { GENESIS_HASH } from './hash.js';
-import { Family, familyRange, parseKey } from './keys.js';
+import { Family, familyRange, parseKey, tipKey } from './keys.js';
 import { Lru } from './lru.js';
-import { decodeHead, decodeLog } from './records.js';
+import { decodeHead, decodeLog, decodeTip } from './records.js';
 import type { HeadRecord } from './records.js';
 import type { Settings } from './settings.js';
-import type { Storage, StorageOp } from './storage.js';
+import type { Storage } from '../storage.js';
 import { VerifiedRecords } from './verified-records.js';
 import { WatchHub } from './watch-hub.js';
 
@@ -53,6 +53,11 @@ export interface StoreContext {
   readonly verified: VerifiedRecords;
   lastSeq: number;
   lastHash: string;
+  /** The tip record's generation as this store last saw it (`M/tip`; README "Storage seam"). */
+  generation: number;
+  /** The catch-up in progress (shared storage only), and the one callers arriving meanwhile share. */
+  catchingUp: Promise<void> | null;
+  nextCatchUp: Promise<void> | null;
   /** Set when the chain tip does not decode: reads still work, writes fail closed. */
   tipError: StateflowError | null;
   /**
@@ -81,6 +86,9 @@ export async function loadContext(storage: Storage, settings: Settings): Promise
     verified: new VerifiedRecords(),
     lastSeq: 0,
     lastHash: GENESIS_HASH,
+    generation: 0,
+    catchingUp: null,
+    nextCatchUp: null,
     tipError: null,
     writeFailure: null,
     closed: false,
@@ -95,6 +103,8 @@ export async function loadContext(storage: Storage, settings: Settings): Promise
       ctx.broken.set(parsed.stream, err);
     }
   }
+  const tip = await storage.get(tipKey());
+  if (tip !== undefined) ctx.generation = decodeTip(tipKey(), tip).generation;
   for await (const [key, value] of storage.iterate({ ...familyRange(Family.log), reverse: true, limit: 1 })) {
     const parsed = parseKey(key);
     if (parsed.family !== 'log') continue;
@@ -131,20 +141,6 @@ export function checkWritable(ctx: StoreContext): void {
     );
   }
   if (ctx.tipError !== null) throw ctx.tipError;
-}
-
-/**
- * Write one atomic batch. A failure latches {@link StoreContext.writeFailure}: every later write
- * of this open store fails with REOPEN_REQUIRED (reads keep working).
- * @throws the storage's error (STORE_IO, …)
- */
-export async function writeBatch(ctx: StoreContext, ops: StorageOp[], options: { sync: boolean }): Promise<void> {
-  try {
-    await ctx.storage.write(ops, options);
-  } catch (err) {
-    ctx.writeFailure ??= isStateflowError(err) ? err : new StateflowError('STORE_IO', `Storage write failed: ${String(err)}`, { location: ctx.storage.location, code: null }, { cause: err });
-    throw err;
-  }
 }
 
 /**
