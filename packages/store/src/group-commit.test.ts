@@ -24,6 +24,7 @@ function recording(storage: Storage): { storage: Storage; batches: { ops: number
       get: (key) => storage.get(key),
       getMany: (keys) => storage.getMany(keys),
       iterate: (options) => storage.iterate(options),
+      snapshot: (read) => storage.snapshot(read),
       close: () => storage.close(),
       async beginWrite() {
         const session = await storage.beginWrite();

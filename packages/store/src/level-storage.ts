@@ -18,7 +18,7 @@ import type { AbstractLevel } from 'abstract-level';
 import { checkLevelDbFiles } from './internal/leveldb/file-check.js';
 import { translateStorageError } from './internal/level-errors.js';
 import { storeNotFound } from './internal/store-not-found.js';
-import type { IterateOptions, Storage, StorageCapabilities, StorageOp, WriteSession } from './storage.js';
+import type { IterateOptions, Storage, StorageCapabilities, StorageOp, StorageReader, WriteSession } from './storage.js';
 
 type BufferLevel = AbstractLevel<Uint8Array, Uint8Array, Uint8Array>;
 
@@ -54,6 +54,26 @@ class LevelStorage implements Storage {
 
   getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
     return this.#guard(() => this.#db.getMany(keys));
+  }
+
+  /** LevelDB's (and memory-level's) explicit snapshots: reads pinned to one sequence number. */
+  async snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T> {
+    let snapshot: ReturnType<BufferLevel['snapshot']>;
+    try {
+      snapshot = this.#db.snapshot();
+    } catch (err) {
+      throw translateStorageError(err, this.location);
+    }
+    const options = { snapshot } as never;
+    try {
+      return await read({
+        get: (key) => this.#guard(() => this.#db.get(key, options)),
+        getMany: (keys) => this.#guard(() => this.#db.getMany(keys, options)),
+        iterate: (range) => this.#iterate(range, snapshot),
+      });
+    } finally {
+      await snapshot.close().catch(() => undefined);
+    }
   }
 
   /** The next write session, once the one before has ended (sessions are one at a time). */
@@ -105,8 +125,13 @@ class LevelStorage implements Storage {
     });
   }
 
-  async *iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+  iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+    return this.#iterate(options, undefined);
+  }
+
+  async *#iterate(options: IterateOptions, snapshot: unknown): AsyncIterable<[Uint8Array, Uint8Array]> {
     const range: Record<string, unknown> = {};
+    if (snapshot !== undefined) range.snapshot = snapshot;
     if (options.gte) range.gte = options.gte;
     if (options.lt) range.lt = options.lt;
     if (options.reverse) range.reverse = true;

@@ -71,15 +71,24 @@ export interface WriteSession {
   abort(): Promise<void>;
 }
 
-/** The storage interface every store backend implements. */
-export interface Storage {
-  /** Where the data is: a directory, a database URL without credentials, or `null` in memory. */
-  readonly location: string | null;
-  readonly capabilities: StorageCapabilities;
+/** Reads of a storage, or of one snapshot of it. */
+export interface StorageReader {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
   getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
   /** Entries in key order (or reverse) within the range. */
   iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]>;
+}
+
+/** The storage interface every store backend implements. */
+export interface Storage extends StorageReader {
+  /** Where the data is: a directory, a database URL without credentials, or `null` in memory. */
+  readonly location: string | null;
+  readonly capabilities: StorageCapabilities;
+  /**
+   * Run `read` against one consistent snapshot: it sees every commit made before the snapshot
+   * and none after, however long it reads (an audit reads everything while writers go on).
+   */
+  snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T>;
   /** Begin the one write session (waits for the current one to end, in this or any process). */
   beginWrite(): Promise<WriteSession>;
   /**

@@ -20,7 +20,7 @@ import { checkRevisionIndex, checkSeqIndex, StreamChanges } from './audit-indexe
 import { Family, describeKey, familyRange, parseKey } from './keys.js';
 import { FORMAT, decodeCheckpoint, decodeCount, decodeHead, decodeLog, decodeTip } from './records.js';
 import type { HeadRecord, LogRecord, TipRecord } from './records.js';
-import type { Storage } from '../storage.js';
+import type { StorageReader } from '../storage.js';
 import { stateProblem } from './validate.js';
 
 /** Per-stream replay progress. */
@@ -35,7 +35,7 @@ interface Replay {
  * Audit everything in `storage`. `onProgress(done, total)` counts log records (total = the
  * highest stored seq).
  */
-export async function runAudit(storage: Storage, onProgress?: (done: number, total: number) => void): Promise<AuditReport> {
+export async function runAudit(storage: StorageReader, onProgress?: (done: number, total: number) => void): Promise<AuditReport> {
   const problems: AuditProblem[] = [];
   const report = (code: AuditCode, key: Uint8Array | string, detail: string, stream?: string): void => {
     const problem: AuditProblem = { code, key: typeof key === 'string' ? key : describeKey(key), detail };
@@ -245,7 +245,7 @@ function decodeIndex(
 }
 
 /** The format record's problem (or null), the tip record (when there is one), and any other meta problem. */
-async function checkMetaRecords(storage: Storage): Promise<{ formatProblem: string | null; tip: TipRecord | null; others: { key: string; detail: string }[] }> {
+async function checkMetaRecords(storage: StorageReader): Promise<{ formatProblem: string | null; tip: TipRecord | null; others: { key: string; detail: string }[] }> {
   let formatProblem: string | null = 'format record is missing';
   let tip: TipRecord | null = null;
   const others: { key: string; detail: string }[] = [];

@@ -277,7 +277,8 @@ class EventStore implements Store {
     if (onProgress !== undefined && typeof onProgress !== 'function') {
       throw new StateflowError('INPUT_INVALID', 'options.onProgress must be a function', { field: 'onProgress' });
     }
-    return this.#ctx.lock.write(() => runAudit(this.#ctx.storage, onProgress));
+    // One snapshot: writers go on meanwhile (their commits are not part of this audit).
+    return this.#ctx.storage.snapshot((reader) => runAudit(reader, onProgress));
   }
 
   watch(options: WatchOptions = {}): AsyncIterable<Transition> {
