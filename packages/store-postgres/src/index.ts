@@ -1,4 +1,4 @@
-export { openPostgresStore, openStoreAt } from './open-postgres-store.js';
+export { openPostgresStore, openStoreAt, dropPostgresStore } from './open-postgres-store.js';
 export type { PostgresStoreOptions } from './open-postgres-store.js';
 export { openPostgresStorage } from './postgres-storage.js';
 export type { PostgresStorageOptions } from './postgres-storage.js';

@@ -3,10 +3,12 @@
  * `postgres://` URL means PostgreSQL, anything else a LevelDB directory, which stays the
  * embedded default.
  */
+import pg from 'pg';
 import { StateflowError } from '@stateflow/core';
 import { openStore, openStoreOver } from '@stateflow/store';
 import type { Store, StoreOptions } from '@stateflow/store';
 import { isPostgresUrl, parseTarget } from './connection.js';
+import { translatePgError } from './pg-errors.js';
 import { openPostgresStorage } from './postgres-storage.js';
 
 /** Options of {@link openPostgresStore}: the store's, and the pool's size. */
@@ -42,4 +44,22 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
  */
 export function openStoreAt(location: string, options?: StoreOptions): Promise<Store> {
   return isPostgresUrl(location) ? openPostgresStore(location, options) : openStore(location, options);
+}
+
+/**
+ * Delete the store at `url` for good: its schema and every table in it (`DROP SCHEMA … CASCADE`).
+ * Nothing else in the database is touched; a missing store is not an error.
+ * @throws USAGE for a bad URL; STORE_UNAVAILABLE, STORE_IO from the database
+ */
+export async function dropPostgresStore(url: string): Promise<void> {
+  const target = parseTarget(url);
+  const client = new pg.Client({ connectionString: target.connectionString });
+  try {
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${target.schema}" CASCADE`);
+  } catch (err) {
+    throw translatePgError(err, target.location);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
