@@ -18,6 +18,9 @@ import type { PostgresTarget } from './connection.js';
 import { translatePgError } from './pg-errors.js';
 import { lockStore, prepareSchema, table } from './schema.js';
 
+/** Clients that already have an 'error' listener. */
+const watched = new WeakSet<PoolClient>();
+
 /** Rows fetched per page of an iteration. */
 const PAGE = 512;
 
@@ -160,11 +163,19 @@ class PostgresStorage implements Storage {
 
   async #connect(): Promise<PoolClient> {
     if (this.#closed) throw new StateflowError('STORE_CLOSED', 'The store is closed', {});
+    let client: PoolClient;
     try {
-      return await this.#pool.connect();
+      client = await this.#pool.connect();
     } catch (err) {
       throw translatePgError(err, this.location);
     }
+    // A checked-out client whose connection is lost emits 'error' on itself (the pool listens
+    // only to idle ones); the query in flight fails with it, which is what reports it.
+    if (!watched.has(client)) {
+      watched.add(client);
+      client.on('error', () => undefined);
+    }
+    return client;
   }
 
   /**

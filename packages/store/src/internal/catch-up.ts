@@ -12,47 +12,49 @@ import { isStateflowError } from '@stateflow/core';
 import { Family, familyRange, logKey, logRange, parseKey, tipKey } from './keys.js';
 import { corrupt, decodeHead, decodeLog, decodeTip } from './records.js';
 import type { TipRecord } from './records.js';
+import type { StorageReader } from '../storage.js';
 import type { StoreContext } from './store-context.js';
 
 /**
- * Bring memory up to the storage's tip (no-op for a sole writer). Concurrent callers share a
- * catch-up that starts after they called, so each sees every commit made before its call.
+ * Bring memory up to the storage's tip (no-op for a sole writer). Catch-ups run one at a time;
+ * a caller joins the one queued but not started yet (it will read the tip after the call), or
+ * queues one, so each caller sees every commit made before its call.
  * @throws STORE_CORRUPT when a new log record does not verify or breaks the chain; the
  *   storage's errors
  */
 export function catchUp(ctx: StoreContext): Promise<void> {
   if (ctx.storage.capabilities.soleWriter) return Promise.resolve();
-  const running = ctx.catchingUp;
-  if (running === null) return start(ctx);
-  // One already runs, and may have read the tip before this call: share the next one.
-  ctx.nextCatchUp ??= running.then(
-    () => start(ctx),
-    () => start(ctx),
-  );
-  return ctx.nextCatchUp;
-}
-
-function start(ctx: StoreContext): Promise<void> {
-  ctx.nextCatchUp = null;
-  const run = readUpToTip(ctx).finally(() => {
-    if (ctx.catchingUp === run) ctx.catchingUp = null;
+  if (ctx.pendingCatchUp !== null) return ctx.pendingCatchUp;
+  const pending = ctx.catchUpChain.then(() => {
+    ctx.pendingCatchUp = null;
+    return readUpToTip(ctx);
   });
-  ctx.catchingUp = run;
-  return run;
+  ctx.pendingCatchUp = pending;
+  ctx.catchUpChain = pending.catch(() => undefined);
+  return pending;
 }
 
+/**
+ * One point read of the tip; when it moved, everything else in one snapshot of the storage —
+ * the tip again, every head when the generation moved, the new transitions — so that heads and
+ * log agree.
+ */
 async function readUpToTip(ctx: StoreContext): Promise<void> {
-  const tip = await readTip(ctx);
-  if (tip.generation !== ctx.generation) await reloadHeads(ctx);
-  if (tip.seq > ctx.lastSeq) await readTransitions(ctx, tip.seq);
-  ctx.generation = tip.generation;
+  const quick = await readTip(ctx.storage);
+  if (quick.seq === ctx.lastSeq && quick.generation === ctx.generation) return;
+  await ctx.storage.snapshot(async (reader) => {
+    const tip = await readTip(reader);
+    if (tip.generation !== ctx.generation) await reloadHeads(ctx, reader);
+    if (tip.seq > ctx.lastSeq) await readTransitions(ctx, reader, tip.seq);
+    ctx.generation = tip.generation;
+  });
 }
 
 /** `M/tip`, or for a store without one the last log record's seq at generation 0. */
-async function readTip(ctx: StoreContext): Promise<TipRecord> {
-  const bytes = await ctx.storage.get(tipKey());
+export async function readTip(reader: StorageReader): Promise<TipRecord> {
+  const bytes = await reader.get(tipKey());
   if (bytes !== undefined) return decodeTip(tipKey(), bytes);
-  for await (const [key] of ctx.storage.iterate({ ...familyRange(Family.log), reverse: true, limit: 1 })) {
+  for await (const [key] of reader.iterate({ ...familyRange(Family.log), reverse: true, limit: 1 })) {
     const parsed = parseKey(key);
     if (parsed.family === 'log') return { seq: parsed.seq, generation: 0 };
   }
@@ -60,12 +62,12 @@ async function readTip(ctx: StoreContext): Promise<TipRecord> {
 }
 
 /** Every head again from storage (after a compaction by another process); current states are dropped. */
-async function reloadHeads(ctx: StoreContext): Promise<void> {
+async function reloadHeads(ctx: StoreContext, reader: StorageReader): Promise<void> {
   ctx.heads.clear();
   ctx.broken.clear();
   ctx.current.clear();
   ctx.debt.clear();
-  for await (const [key, value] of ctx.storage.iterate(familyRange(Family.head))) {
+  for await (const [key, value] of reader.iterate(familyRange(Family.head))) {
     const parsed = parseKey(key);
     if (parsed.family !== 'head') continue;
     try {
@@ -78,9 +80,9 @@ async function reloadHeads(ctx: StoreContext): Promise<void> {
 }
 
 /** The transitions after `ctx.lastSeq` up to `to`, into memory and to this process's watchers. */
-async function readTransitions(ctx: StoreContext, to: number): Promise<void> {
+async function readTransitions(ctx: StoreContext, reader: StorageReader, to: number): Promise<void> {
   let expected = ctx.lastSeq + 1;
-  for await (const [key, value] of ctx.storage.iterate(logRange(expected, to))) {
+  for await (const [key, value] of reader.iterate(logRange(expected, to))) {
     const parsed = parseKey(key);
     if (parsed.family !== 'log') continue;
     if (parsed.seq !== expected) throw corrupt(logKey(expected), 'transition is missing from the log');

@@ -16,7 +16,7 @@ import { Lru } from './lru.js';
 import { decodeHead, decodeLog, decodeTip } from './records.js';
 import type { HeadRecord } from './records.js';
 import type { Settings } from './settings.js';
-import type { Storage } from '../storage.js';
+import type { Storage, StorageReader } from '../storage.js';
 import { VerifiedRecords } from './verified-records.js';
 import { WatchHub } from './watch-hub.js';
 
@@ -55,9 +55,10 @@ export interface StoreContext {
   lastHash: string;
   /** The tip record's generation as this store last saw it (`M/tip`; README "Storage seam"). */
   generation: number;
-  /** The catch-up in progress (shared storage only), and the one callers arriving meanwhile share. */
-  catchingUp: Promise<void> | null;
-  nextCatchUp: Promise<void> | null;
+  /** Catch-ups (shared storage only) run one after another on this chain ... */
+  catchUpChain: Promise<void>;
+  /** ... and callers arriving while one waits to start join it. */
+  pendingCatchUp: Promise<void> | null;
   /** Set when the chain tip does not decode: reads still work, writes fail closed. */
   tipError: StateflowError | null;
   /**
@@ -87,13 +88,20 @@ export async function loadContext(storage: Storage, settings: Settings): Promise
     lastSeq: 0,
     lastHash: GENESIS_HASH,
     generation: 0,
-    catchingUp: null,
-    nextCatchUp: null,
+    catchUpChain: Promise.resolve(),
+    pendingCatchUp: null,
     tipError: null,
     writeFailure: null,
     closed: false,
   };
-  for await (const [key, value] of storage.iterate(familyRange(Family.head))) {
+  // One snapshot, so that heads, the generation and the chain tip agree even while other
+  // processes commit (storage shared by many writers).
+  await storage.snapshot((reader) => loadHeadsAndTip(ctx, reader));
+  return ctx;
+}
+
+async function loadHeadsAndTip(ctx: StoreContext, reader: StorageReader): Promise<void> {
+  for await (const [key, value] of reader.iterate(familyRange(Family.head))) {
     const parsed = parseKey(key);
     if (parsed.family !== 'head') continue;
     try {
@@ -103,9 +111,9 @@ export async function loadContext(storage: Storage, settings: Settings): Promise
       ctx.broken.set(parsed.stream, err);
     }
   }
-  const tip = await storage.get(tipKey());
+  const tip = await reader.get(tipKey());
   if (tip !== undefined) ctx.generation = decodeTip(tipKey(), tip).generation;
-  for await (const [key, value] of storage.iterate({ ...familyRange(Family.log), reverse: true, limit: 1 })) {
+  for await (const [key, value] of reader.iterate({ ...familyRange(Family.log), reverse: true, limit: 1 })) {
     const parsed = parseKey(key);
     if (parsed.family !== 'log') continue;
     ctx.lastSeq = parsed.seq;
@@ -116,7 +124,6 @@ export async function loadContext(storage: Storage, settings: Settings): Promise
       ctx.tipError = err;
     }
   }
-  return ctx;
 }
 
 /** @throws STORE_CLOSED after `close()` */
