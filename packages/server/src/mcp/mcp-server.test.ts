@@ -152,7 +152,7 @@ describe('MCP stdio server (SDK client over a child process)', () => {
     expect((payload(many) as { code: string }).code).toBe('RESPONSE_TOO_LARGE');
     const large = (await client.callTool({ name: 'read_state', arguments: { paths: Array.from({ length: 20 }, () => 'cwd.lazy.big') } })) as CallToolResult;
     expect(large.isError).toBe(true);
-    expect(payload(large)).toEqual({ code: 'RESPONSE_TOO_LARGE', message: expect.stringContaining('8388608 bytes') });
+    expect(payload(large)).toEqual({ code: 'RESPONSE_TOO_LARGE', message: expect.stringContaining('8388608 bytes'), details: { cap: 'bytes', limit: 8388608, index: 7 } });
     const one = (await client.callTool({ name: 'read_state', arguments: { path: 'cwd.lazy.big', projection: 'keys' } })) as CallToolResult;
     expect(payload(one)).toEqual({ meta: { type: 'string', length: 1024 * 1024 }, keys: [] });
   });

@@ -122,7 +122,7 @@ class EventStore implements Store {
 
   async head(stream: StreamId): Promise<StreamHead> {
     checkOpen(this.#ctx);
-    await catchUp(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStream(stream);
     const h = headOf(this.#ctx, stream);
     return { stream, rev: h.rev, seq: h.seq, origin: h.origin };
@@ -130,7 +130,7 @@ class EventStore implements Store {
 
   async streams(): Promise<StreamHead[]> {
     checkOpen(this.#ctx);
-    await catchUp(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     return [...this.#ctx.heads]
       .filter(([, h]) => h.rev > 0)
       .map(([stream, h]) => ({ stream, rev: h.rev, seq: h.seq, origin: h.origin }))
@@ -139,14 +139,14 @@ class EventStore implements Store {
 
   async state(stream: StreamId): Promise<JsonObject> {
     checkOpen(this.#ctx);
-    await catchUp(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStream(stream);
     return currentOf(this.#ctx, stream);
   }
 
   async view(streams: StreamId[]): Promise<StoreView> {
     checkOpen(this.#ctx);
-    await catchUp(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStreams(streams);
     for (const s of streams) await currentOf(this.#ctx, s);
     // Every stream is loaded now; read them all without yielding so the view is one moment.
@@ -159,7 +159,7 @@ class EventStore implements Store {
 
   async stateAt(stream: StreamId, rev: number): Promise<JsonObject> {
     checkOpen(this.#ctx);
-    await catchUp(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStream(stream);
     checkCount(rev, 'rev');
     return stateAt(this.#ctx, stream, rev);
@@ -167,7 +167,7 @@ class EventStore implements Store {
 
   async patchAt(stream: StreamId, rev: number): Promise<JsonObject> {
     checkOpen(this.#ctx);
-    await catchUp(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStream(stream);
     checkCount(rev, 'rev');
     return patchAt(this.#ctx, stream, rev);
@@ -175,7 +175,7 @@ class EventStore implements Store {
 
   async statesAt(streams: StreamId[], seq: number): Promise<Record<StreamId, JsonObject>> {
     checkOpen(this.#ctx);
-    await catchUp(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStreams(streams);
     this.#checkSeq(seq);
     const out: Record<StreamId, JsonObject> = {};
@@ -193,7 +193,7 @@ class EventStore implements Store {
 
   async transition(seq: number): Promise<Transition> {
     checkOpen(this.#ctx);
-    await catchUp(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     this.#checkSeq(seq);
     if (seq === 0) throw new StateflowError('TRANSITION_NOT_FOUND', 'There is no transition 0 (seqs start at 1)', { seq, lastSeq: this.#ctx.lastSeq });
     const record = await logRecord(this.#ctx, seq);
@@ -203,7 +203,7 @@ class EventStore implements Store {
 
   async *transitions(range: { from?: number; to?: number; stream?: StreamId } = {}): AsyncIterable<Transition> {
     checkOpen(this.#ctx);
-    await catchUp(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkOptions(range, 'range');
     const from = range.from === undefined ? 1 : range.from;
     checkCount(from, 'from');

@@ -43,7 +43,7 @@ export async function withWriteSession<T>(ctx: StoreContext, work: (commit: Sess
     ctx.generation = generation;
   };
   try {
-    await catchUp(ctx);
+    if (!ctx.storage.capabilities.soleWriter) await catchUp(ctx);
     return await work(commit);
   } finally {
     if (!ended) await session.abort();
