@@ -16,7 +16,7 @@ import { StateflowError } from '@stateflow/core';
 import type { IterateOptions, Storage, StorageCapabilities, StorageOp, StorageReader, WriteSession } from '@stateflow/store';
 import type { PostgresTarget } from './connection.js';
 import { translatePgError } from './pg-errors.js';
-import { lockStore, prepareSchema, table } from './schema.js';
+import { LOCK_CLASS, prepareSchema, table } from './schema.js';
 
 /** Clients that already have an 'error' listener. */
 const watched = new WeakSet<PoolClient>();
@@ -109,8 +109,8 @@ class PostgresStorage implements Storage {
   async beginWrite(): Promise<WriteSession> {
     const client = await this.#connect();
     try {
-      await client.query('BEGIN');
-      await lockStore(client, this.#target);
+      // One round trip: the schema is a checked identifier, so the statements can be literal.
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${LOCK_CLASS}, hashtext('${this.#target.schema}'))`);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       client.release(true);
@@ -127,8 +127,7 @@ class PostgresStorage implements Storage {
         let sent = false;
         try {
           if (!options.sync) await client.query('SET LOCAL synchronous_commit = off');
-          await writeOps(client, this.#kv, ops);
-          await client.query('SELECT pg_notify($1, $2)', [this.#channel, '']);
+          await writeOps(client, this.#kv, ops, this.#channel);
           sent = true;
           await client.query('COMMIT');
           end(false);
@@ -266,8 +265,12 @@ async function* iterate(db: Queryable, kv: string, options: IterateOptions, loca
   }
 }
 
-/** The batch's puts (one upsert) and deletions (one delete), a later op on a key winning. */
-async function writeOps(client: PoolClient, kv: string, ops: StorageOp[]): Promise<void> {
+/**
+ * The batch in one statement: its deletions and its puts (an upsert), a later op on a key
+ * winning, and the notification of the store's channel (delivered only once the transaction
+ * commits).
+ */
+async function writeOps(client: PoolClient, kv: string, ops: StorageOp[], channel: string): Promise<void> {
   const last = new Map<string, StorageOp>();
   for (const op of ops) last.set(Buffer.from(op.key).toString('hex'), op);
   const putKeys: Buffer[] = [];
@@ -279,8 +282,11 @@ async function writeOps(client: PoolClient, kv: string, ops: StorageOp[]): Promi
       putValues.push(Buffer.from(op.value));
     } else delKeys.push(Buffer.from(op.key));
   }
-  if (delKeys.length > 0) await client.query(`DELETE FROM ${kv} WHERE k = ANY($1::bytea[])`, [delKeys]);
-  if (putKeys.length > 0) {
-    await client.query(`INSERT INTO ${kv} (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[]) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`, [putKeys, putValues]);
-  }
+  // Each key is in one list only, so the two parts of the statement never touch the same row.
+  await client.query(
+    `WITH deleted AS (DELETE FROM ${kv} WHERE k = ANY($1::bytea[])),
+          written AS (INSERT INTO ${kv} (k, v) SELECT * FROM unnest($2::bytea[], $3::bytea[]) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v)
+     SELECT pg_notify($4, '')`,
+    [delKeys, putKeys, putValues, channel],
+  );
 }
