@@ -1,13 +1,15 @@
 /**
- * Ready-made initializers for the two backends Stateflow ships: `memory-level` and
- * `classic-level` (LevelDB on disk, one temporary directory per store).
+ * Ready-made initializers for the backends Stateflow ships: `memory-level`, `classic-level`
+ * (LevelDB on disk, one temporary directory per store) and PostgreSQL (one schema per store).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openMemoryStore, openStore } from '@stateflow/store';
 import type { Store, StoreOptions } from '@stateflow/store';
-import type { StoreInitializer } from './initializer.js';
+import { dropPostgresStore, openPostgresStore } from '@stateflow/store-postgres';
+import { randomBytes } from 'node:crypto';
+import type { ConformanceGroup, StoreInitializer } from './initializer.js';
 
 /**
  * Initializer for in-memory stores (`openMemoryStore`). It has no `reopen`: tests that need
@@ -51,3 +53,70 @@ export function classicLevelInitializer(parent: string = tmpdir()): StoreInitial
     },
   };
 }
+
+/** Where the PostgreSQL initializer puts its stores, or why there is no server to test. */
+export type PostgresServer = { url: string } | { unavailable: string };
+
+/**
+ * Initializer for PostgreSQL stores (`openPostgresStore`): each store in a new schema
+ * `sf_conformance_<random>` of the database at `server.url`, dropped by `destroy`; `openShared`
+ * opens a second store over the same schema, as another process would. Given
+ * `{ unavailable }`, every group is skipped with that reason.
+ */
+export function postgresInitializer(server: PostgresServer): StoreInitializer {
+  if ('unavailable' in server) {
+    const skip = Object.fromEntries(Object.keys(GROUP_NAMES).map((group) => [group, server.unavailable]));
+    return { name: 'postgres', create: () => Promise.reject(new Error(server.unavailable)), destroy: async () => undefined, skip };
+  }
+  const urls = new WeakMap<Store, { url: string; options: StoreOptions | undefined }>();
+  const fresh = (): string => {
+    const url = new URL(server.url);
+    url.searchParams.set('schema', `sf_conformance_${randomBytes(6).toString('hex')}`);
+    return url.toString();
+  };
+  return {
+    name: 'postgres',
+    async create(options?: StoreOptions) {
+      const url = fresh();
+      const store = await openPostgresStore(url, { ...options, maxConnections: 4 });
+      urls.set(store, { url, options });
+      return store;
+    },
+    async reopen(store: Store, options?: StoreOptions) {
+      const entry = urls.get(store);
+      if (!entry) throw new Error('reopen: this store was not created by this initializer');
+      await store.close();
+      const next = await openPostgresStore(entry.url, { ...(options ?? entry.options), maxConnections: 4 });
+      urls.set(next, { url: entry.url, options: options ?? entry.options });
+      return next;
+    },
+    async openShared(store: Store, options?: StoreOptions) {
+      const entry = urls.get(store);
+      if (!entry) throw new Error('openShared: this store was not created by this initializer');
+      const other = await openPostgresStore(entry.url, { ...(options ?? entry.options), maxConnections: 4 });
+      urls.set(other, entry);
+      return other;
+    },
+    async destroy(store: Store) {
+      await store.close();
+      const entry = urls.get(store);
+      if (entry) await dropPostgresStore(entry.url);
+    },
+  };
+}
+
+/** Every group's name (for skipping them all). */
+const GROUP_NAMES: Record<ConformanceGroup, true> = {
+  publish: true,
+  read: true,
+  history: true,
+  patchAt: true,
+  effectiveAt: true,
+  compaction: true,
+  forkRevert: true,
+  audit: true,
+  watch: true,
+  persistence: true,
+  modelBased: true,
+  sharedWriters: true,
+};

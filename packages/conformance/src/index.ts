@@ -10,7 +10,9 @@ export { auditGroup } from './groups/audit.js';
 export { watchGroup } from './groups/watch.js';
 export { persistenceGroup } from './groups/persistence.js';
 export { modelBasedGroup } from './groups/model-based.js';
-export { memoryInitializer, classicLevelInitializer } from './backends.js';
+export { sharedWritersGroup } from './groups/shared-writers.js';
+export { memoryInitializer, classicLevelInitializer, postgresInitializer } from './backends.js';
+export type { PostgresServer } from './backends.js';
 export type {
   ConformanceGroup,
   ConformanceOptions,

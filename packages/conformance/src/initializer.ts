@@ -19,7 +19,8 @@ export type ConformanceGroup =
   | 'audit'
   | 'watch'
   | 'persistence'
-  | 'modelBased';
+  | 'modelBased'
+  | 'sharedWriters';
 
 /**
  * How the suite obtains stores from a backend.
@@ -40,6 +41,13 @@ export interface StoreInitializer {
    * skipped with the reason recorded.
    */
   reopen?(store: Store, options?: StoreOptions): Promise<Store>;
+  /**
+   * Open a second store over the same data as `store`, as another process would (a database
+   * many processes write). Omit it for backends one process holds at a time: the
+   * `sharedWriters` group is then skipped with the reason recorded. `destroy` is called on
+   * each store it returns.
+   */
+  openShared?(store: Store, options?: StoreOptions): Promise<Store>;
   /** Groups this backend skips, each with the reason (recorded and printed, never silent). */
   skip?: Partial<Record<ConformanceGroup, string>>;
 }

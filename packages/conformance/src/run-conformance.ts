@@ -12,6 +12,7 @@ import { patchAtGroup } from './groups/patch-at.js';
 import { persistenceGroup } from './groups/persistence.js';
 import { publishGroup } from './groups/publish.js';
 import { readGroup } from './groups/read.js';
+import { sharedWritersGroup } from './groups/shared-writers.js';
 import { watchGroup } from './groups/watch.js';
 import { warnSkip } from './internal/group.js';
 
@@ -30,6 +31,7 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, GroupFunction>
   watch: watchGroup,
   persistence: persistenceGroup,
   modelBased: modelBasedGroup,
+  sharedWriters: sharedWritersGroup,
 };
 
 /**

@@ -168,6 +168,14 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     httpStatus: 503,
     exitCode: FAILURE,
   },
+  STORE_UNAVAILABLE: {
+    meaning:
+      "The store cannot be reached: its server (a `stateflow serve` or a PostgreSQL database) refused the connection, stopped mid-request or did not answer in time. `outcome: 'not-sent'`: nothing changed; `'unknown'`: a write may or may not have been applied, so retry it with its idempotency id, or read before retrying.",
+    details: "`{ url?, dir?, outcome? }` (`outcome`: `'not-sent'` or `'unknown'`)",
+    retryable: true,
+    httpStatus: 503,
+    exitCode: FAILURE,
+  },
   CONFIG_INVALID: {
     meaning: 'A ladder configuration fails validation at load time (schema, unknown keyword or format, bad reference).',
     details: '`{ problems }` (one line per problem)',
@@ -241,7 +249,7 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
   },
   NOT_FOUND: {
     meaning: 'A transport-level resource (store, route, ladder, model, file, stream, repository) does not exist.',
-    details: "`{ dir }`, `{ file }`, `{ stream }`, `{ repo }`, `{ route }`, `{ ladder }` or `{ ladder, model }` (a model a ladder's base URL does not serve)",
+    details: "`{ dir }`, `{ url }`, `{ file }`, `{ stream }`, `{ repo }`, `{ route }`, `{ ladder }` or `{ ladder, model }` (a model a ladder's base URL does not serve)",
     retryable: false,
     httpStatus: 404,
     exitCode: NOT_FOUND,

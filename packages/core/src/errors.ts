@@ -33,6 +33,7 @@ export const ErrorCode = {
   STORE_CLOSED: 'STORE_CLOSED',
   STORE_IO: 'STORE_IO',
   REOPEN_REQUIRED: 'REOPEN_REQUIRED',
+  STORE_UNAVAILABLE: 'STORE_UNAVAILABLE',
   // --- ladders, slates and sessions ---
   CONFIG_INVALID: 'CONFIG_INVALID',
   SOURCE_UNRESOLVED: 'SOURCE_UNRESOLVED',
@@ -147,6 +148,8 @@ export interface ErrorDetailsByCode {
   STORE_CLOSED: NoDetails;
   STORE_IO: { location: string | null; code: string | null; reason?: 'no-write-access' };
   REOPEN_REQUIRED: { location: string | null; failure: ErrorCode };
+  /** `outcome`: `not-sent` — nothing was applied; `unknown` — a write may have been applied. */
+  STORE_UNAVAILABLE: { url?: string; dir?: string; outcome?: 'not-sent' | 'unknown' };
   CONFIG_INVALID: { problems: string[] };
   SOURCE_UNRESOLVED: { who: string };
   BUDGET_EXCEEDED: { folder: string; budget: number; tokens: number };
@@ -162,7 +165,7 @@ export interface ErrorDetailsByCode {
   MODEL_NOT_CONFIGURED: { missing: 'upstream' } | { missing: 'upstream-model'; model: string };
   MODEL_FAILED: { step: string } | { url: string; status: number } | { origin: string; calls: number };
   USAGE: { at?: string; stream?: string; mode?: string; reason?: string; dir?: string; model?: string; path?: string; errno?: string };
-  NOT_FOUND: { dir: string } | { file: string } | { stream: string } | { repo: string } | { route: string } | { ladder: string } | { ladder: string; model: string };
+  NOT_FOUND: { dir: string } | { url: string } | { file: string } | { stream: string } | { repo: string } | { route: string } | { ladder: string } | { ladder: string; model: string };
   UNAUTHORIZED: NoDetails;
   /** A refused `Host`/`Origin` header, or a `local/` ladder on a server with API keys. */
   FORBIDDEN: { header: string; value: string } | { ladder: string; reason: 'local-ladder' };

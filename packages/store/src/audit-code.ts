@@ -33,6 +33,8 @@ export const AuditCode = {
   INDEX_MISMATCH: 'INDEX_MISMATCH',
   /** An idempotency record points at a transition without that id, or is missing. */
   ID_MISMATCH: 'ID_MISMATCH',
+  /** The tip record (`M/tip`) names another last seq than the log's. */
+  TIP_MISMATCH: 'TIP_MISMATCH',
 } as const;
 
 /** Union of audit problem codes. */

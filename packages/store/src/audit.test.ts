@@ -2,11 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { Harness } from './test-support/backends.js';
+import { rawWrite } from './test-support/backends.js';
 import { backends, dump, hashDir } from './test-support/backends.js';
 import { decodeValue, encodeValue } from './internal/codec.js';
 import { stateHash, transitionHash } from './internal/hash.js';
 import { checkpointKey, headKey, logKey } from './internal/keys.js';
-import type { Storage } from './internal/storage.js';
+import type { Storage } from './storage.js';
 import type { Transition } from './types.js';
 
 async function failure(p: Promise<unknown>): Promise<{ code: string; details: Record<string, unknown> }> {
@@ -19,7 +20,7 @@ async function failure(p: Promise<unknown>): Promise<{ code: string; details: Re
   throw new Error('expected a StateflowError');
 }
 
-const put = (s: Storage, key: Uint8Array, value: Uint8Array): Promise<void> => s.write([{ type: 'put', key, value }], { sync: false });
+const put = (s: Storage, key: Uint8Array, value: Uint8Array): Promise<void> => rawWrite(s, [{ type: 'put', key, value }]);
 const read = async (s: Storage, key: Uint8Array): Promise<JsonObject> => {
   const bytes = await s.get(key);
   if (bytes === undefined) throw new Error('missing key');
@@ -165,7 +166,7 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     const { revKey, idKey } = await import('./internal/keys.js');
     await h.raw(async (s) => {
       await put(s, headKey('session:ok'), encodeValue({ rev: 2, seq: 5, origin: 0 }));
-      await s.write([{ type: 'del', key: revKey('global', 2) }], { sync: false });
+      await rawWrite(s, [{ type: 'del', key: revKey('global', 2) }]);
       await put(s, idKey('t3'), encodeValue(4));
     });
     await h.reopen();
@@ -177,9 +178,9 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
   it('a missing and an extra R and S entry in the middle of a stream: INDEX_MISMATCH each, nothing else', async () => {
     const { revKey, seqKey } = await import('./internal/keys.js');
     await h.raw(async (s) => {
-      await s.write([{ type: 'del', key: revKey('global', 4) }], { sync: false });
-      await s.write([{ type: 'del', key: seqKey('global', 6) }], { sync: false });
-      await s.write([{ type: 'del', key: seqKey('session:ok', 5) }], { sync: false });
+      await rawWrite(s, [{ type: 'del', key: revKey('global', 4) }]);
+      await rawWrite(s, [{ type: 'del', key: seqKey('global', 6) }]);
+      await rawWrite(s, [{ type: 'del', key: seqKey('session:ok', 5) }]);
       await put(s, revKey('session:ok', 2), encodeValue(4));
       await put(s, revKey('global', 9), encodeValue(9));
       await put(s, seqKey('session:ok', 3), encodeValue(2));

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '@stateflow/core';
 import { openEventStore } from './internal/event-store.js';
-import { openDiskStorage, openMemoryStorage } from './internal/level-storage.js';
-import type { Storage, StorageOp } from './internal/storage.js';
+import { openDiskStorage, openMemoryStorage } from './level-storage.js';
+import type { Storage, StorageOp } from './storage.js';
 import type { PublishResult, Store, Transition } from './types.js';
 
 /** The real storage, recording each batch it writes (its size and whether it was synced). */
@@ -24,10 +24,17 @@ function recording(storage: Storage): { storage: Storage; batches: { ops: number
       get: (key) => storage.get(key),
       getMany: (keys) => storage.getMany(keys),
       iterate: (options) => storage.iterate(options),
+      snapshot: (read) => storage.snapshot(read),
       close: () => storage.close(),
-      write(ops: StorageOp[], options: { sync: boolean }) {
-        batches.push({ ops: ops.length, sync: options.sync });
-        return storage.write(ops, options);
+      async beginWrite() {
+        const session = await storage.beginWrite();
+        return {
+          abort: () => session.abort(),
+          commit(ops: StorageOp[], options: { sync: boolean }) {
+            batches.push({ ops: ops.length, sync: options.sync });
+            return session.commit(ops, options);
+          },
+        };
       },
     },
   };

@@ -5,10 +5,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import type { Harness } from './test-support/backends.js';
+import { rawWrite } from './test-support/backends.js';
 import { backends, dump } from './test-support/backends.js';
 import { encodeValue } from './internal/codec.js';
 import { headKey, seqKey } from './internal/keys.js';
-import type { Storage } from './internal/storage.js';
+import type { Storage } from './storage.js';
 
 async function failure(p: Promise<unknown>): Promise<{ code: string; details: Record<string, unknown> }> {
   try {
@@ -21,7 +22,7 @@ async function failure(p: Promise<unknown>): Promise<{ code: string; details: Re
 }
 
 const putHead = (s: Storage, stream: string, head: object): Promise<void> =>
-  s.write([{ type: 'put', key: headKey(stream), value: encodeValue(head) }], { sync: false });
+  rawWrite(s, [{ type: 'put', key: headKey(stream), value: encodeValue(head) }]);
 
 describe.each(backends)('head cross-check on $name', (backend) => {
   let h: Harness;
@@ -65,13 +66,13 @@ describe.each(backends)('head cross-check on $name', (backend) => {
   });
 
   it('a deleted head while the log holds the stream fails closed instead of serving {}', async () => {
-    await expectFailsClosed((s) => s.write([{ type: 'del', key: headKey('global') }], { sync: false }), /revision 0 at seq 0/);
+    await expectFailsClosed((s) => rawWrite(s, [{ type: 'del', key: headKey('global') }]), /revision 0 at seq 0/);
   });
 
   it('a head and seq index tampered together are caught by the transition at that seq', async () => {
     await expectFailsClosed(async (s) => {
       await putHead(s, 'global', { rev: 8, seq: 9, origin: 0 });
-      await s.write([{ type: 'put', key: seqKey('global', 9), value: encodeValue(8) }], { sync: false });
+      await rawWrite(s, [{ type: 'put', key: seqKey('global', 9), value: encodeValue(8) }]);
     }, /transition 9 does not hold that revision/);
   });
 

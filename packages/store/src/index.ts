@@ -1,4 +1,6 @@
-export { openStore, openMemoryStore } from './open-store.js';
+export { openStore, openMemoryStore, openStoreOver } from './open-store.js';
+export { openDiskStorage, openMemoryStorage } from './level-storage.js';
+export type { Storage, StorageReader, StorageCapabilities, StorageOp, IterateOptions, WriteSession } from './storage.js';
 export { AuditCode } from './audit-code.js';
 export { recoverStore } from './recover-store.js';
 export type { RecoveryReport } from './recover-store.js';

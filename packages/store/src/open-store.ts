@@ -4,7 +4,8 @@
 import { StateflowError } from '@stateflow/core';
 import type { Store, StoreOptions } from './types.js';
 import { openEventStore } from './internal/event-store.js';
-import { openDiskStorage, openMemoryStorage } from './internal/level-storage.js';
+import { openDiskStorage, openMemoryStorage } from './level-storage.js';
+import type { Storage } from './storage.js';
 import { describeInput } from './internal/validate.js';
 
 /**
@@ -35,6 +36,20 @@ export async function openStore(dir: string, options?: StoreOptions): Promise<St
     throw new StateflowError('INPUT_INVALID', `createIfMissing must be true or false, got ${describeInput(createIfMissing)}`, { field: 'createIfMissing' });
   }
   return openEventStore(await openDiskStorage(dir, { createIfMissing }), options, { create: createIfMissing });
+}
+
+/**
+ * Open a store over `storage`, any implementation of the storage seam (`storage.ts`): the
+ * function every backend's own opener ends in (`openStore`, `openMemoryStore`,
+ * `@stateflow/store-postgres`'s `openPostgresStore`). A storage without a format record and
+ * without data becomes a new store unless `options.createIfMissing` is false. The storage is
+ * closed when opening fails, and by the store's `close()`.
+ *
+ * @throws NOT_FOUND (`createIfMissing` false and no store there), STORE_VERSION, STORE_CORRUPT,
+ *   INPUT_INVALID for bad options, and the storage's errors.
+ */
+export async function openStoreOver(storage: Storage, options?: StoreOptions): Promise<Store> {
+  return openEventStore(storage, options, { create: options?.createIfMissing ?? true });
 }
 
 /**

@@ -265,7 +265,8 @@ export interface Store {
   /**
    * Verify everything stored: replay every stream from its origin, the hash chain link by link,
    * every checkpoint (its own hash and against the replay), every head, the revision and seq
-   * indexes and the idempotency records. Never writes; runs as a write (publishes wait).
+   * indexes and the idempotency records. Never writes; reads one snapshot of the storage, so
+   * writers go on meanwhile (what they commit is not part of this audit).
    * `onProgress(done, total)` counts log records.
    */
   audit(options?: { onProgress?: (done: number, total: number) => void }): Promise<AuditReport>;

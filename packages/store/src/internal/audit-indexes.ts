@@ -16,7 +16,7 @@
  */
 import { AuditCode } from '../audit-code.js';
 import { Family, familyRange, parseKey } from './keys.js';
-import type { Storage } from './storage.js';
+import type { StorageReader } from '../storage.js';
 
 /** Report one audit problem (see `runAudit`). */
 export type ReportProblem = (code: AuditCode, key: Uint8Array | string, detail: string, stream?: string) => void;
@@ -113,7 +113,7 @@ const NOTHING_EXPECTED = new Cursor(new Float64Array(0), new Float64Array(0));
  * found; entries never found are reported by `reportMissing` after the walk, in key order.
  */
 async function mergeFamily(
-  storage: Storage,
+  storage: StorageReader,
   family: typeof Family.rev | typeof Family.seq,
   logged: ReadonlyMap<string, StreamChanges>,
   expect: (stream: string, changes: StreamChanges) => Cursor,
@@ -155,7 +155,7 @@ async function mergeFamily(
  * elsewhere are `INDEX_MISMATCH`; malformed keys `UNKNOWN_RECORD`.
  */
 export async function checkRevisionIndex(
-  storage: Storage,
+  storage: StorageReader,
   logged: ReadonlyMap<string, StreamChanges>,
   originOf: (stream: string) => number,
   decode: DecodeIndex,
@@ -184,7 +184,7 @@ export async function checkRevisionIndex(
  * had): every change in the log, pruned stubs included, has `S/stream/seq` → its rev; a
  * different rev, or an entry where the log has no change of that stream, is `INDEX_MISMATCH`.
  */
-export async function checkSeqIndex(storage: Storage, logged: ReadonlyMap<string, StreamChanges>, decode: DecodeIndex, report: ReportProblem): Promise<void> {
+export async function checkSeqIndex(storage: StorageReader, logged: ReadonlyMap<string, StreamChanges>, decode: DecodeIndex, report: ReportProblem): Promise<void> {
   await mergeFamily(
     storage,
     Family.seq,

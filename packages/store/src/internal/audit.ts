@@ -18,9 +18,9 @@ import { decodeValue } from './codec.js';
 import { GENESIS_HASH, stateHash, transitionHash } from './hash.js';
 import { checkRevisionIndex, checkSeqIndex, StreamChanges } from './audit-indexes.js';
 import { Family, describeKey, familyRange, parseKey } from './keys.js';
-import { FORMAT, decodeCheckpoint, decodeCount, decodeHead, decodeLog } from './records.js';
-import type { HeadRecord, LogRecord } from './records.js';
-import type { Storage } from './storage.js';
+import { FORMAT, decodeCheckpoint, decodeCount, decodeHead, decodeLog, decodeTip } from './records.js';
+import type { HeadRecord, LogRecord, TipRecord } from './records.js';
+import type { StorageReader } from '../storage.js';
 import { stateProblem } from './validate.js';
 
 /** Per-stream replay progress. */
@@ -35,7 +35,7 @@ interface Replay {
  * Audit everything in `storage`. `onProgress(done, total)` counts log records (total = the
  * highest stored seq).
  */
-export async function runAudit(storage: Storage, onProgress?: (done: number, total: number) => void): Promise<AuditReport> {
+export async function runAudit(storage: StorageReader, onProgress?: (done: number, total: number) => void): Promise<AuditReport> {
   const problems: AuditProblem[] = [];
   const report = (code: AuditCode, key: Uint8Array | string, detail: string, stream?: string): void => {
     const problem: AuditProblem = { code, key: typeof key === 'string' ? key : describeKey(key), detail };
@@ -43,9 +43,10 @@ export async function runAudit(storage: Storage, onProgress?: (done: number, tot
     problems.push(problem);
   };
 
-  // Format record.
-  const formatProblem = await checkFormatRecord(storage);
-  if (formatProblem !== null) report(AuditCode.RECORD_INVALID, 'M/format', formatProblem);
+  // Meta records: the format record, and the tip record that every commit writes.
+  const meta = await checkMetaRecords(storage);
+  if (meta.formatProblem !== null) report(AuditCode.RECORD_INVALID, 'M/format', meta.formatProblem);
+  for (const problem of meta.others) report(AuditCode.RECORD_INVALID, problem.key, problem.detail);
 
   // Heads.
   const heads = new Map<string, HeadRecord>();
@@ -184,6 +185,11 @@ export async function runAudit(storage: Storage, onProgress?: (done: number, tot
     }
   }
 
+  // The tip record against the log (stores written before 0.2 have none).
+  if (meta.tip !== null && meta.tip.seq !== expectedSeq - 1) {
+    report(AuditCode.TIP_MISMATCH, 'M/tip', `the tip record says the last seq is ${meta.tip.seq}, the log ends at ${expectedSeq - 1}`);
+  }
+
   // Heads against the replay.
   for (const [stream, head] of heads) {
     const r = replays.get(stream) ?? { rev: 0, state: {}, ok: true };
@@ -238,18 +244,29 @@ function decodeIndex(
   }
 }
 
-async function checkFormatRecord(storage: Storage): Promise<string | null> {
+/** The format record's problem (or null), the tip record (when there is one), and any other meta problem. */
+async function checkMetaRecords(storage: StorageReader): Promise<{ formatProblem: string | null; tip: TipRecord | null; others: { key: string; detail: string }[] }> {
+  let formatProblem: string | null = 'format record is missing';
+  let tip: TipRecord | null = null;
+  const others: { key: string; detail: string }[] = [];
   for await (const [key, value] of storage.iterate(familyRange(Family.meta))) {
     const k = parseKey(key);
-    if (k.family !== 'meta' || k.name !== 'format') return `unknown meta record ${describeKey(key)}`;
-    try {
-      const v = decodeValue(value);
-      return isJsonObject(v) && v.format === FORMAT.format && v.version === FORMAT.version ? null : 'format record names another format';
-    } catch {
-      return 'format record does not decode';
-    }
+    if (k.family === 'meta' && k.name === 'format') {
+      try {
+        const v = decodeValue(value);
+        formatProblem = isJsonObject(v) && v.format === FORMAT.format && v.version === FORMAT.version ? null : 'format record names another format';
+      } catch {
+        formatProblem = 'format record does not decode';
+      }
+    } else if (k.family === 'meta' && k.name === 'tip') {
+      try {
+        tip = decodeTip(key, value);
+      } catch (err) {
+        others.push({ key: describeKey(key), detail: messageOf(err) });
+      }
+    } else others.push({ key: describeKey(key), detail: `unknown meta record ${describeKey(key)}` });
   }
-  return 'format record is missing';
+  return { formatProblem, tip, others };
 }
 
 /** Classify a checkpoint that failed verification. */

@@ -13,8 +13,10 @@ import { logRecord, seqOfRev } from './log-reads.js';
 import { stateAtUnlocked } from './state-at.js';
 import { decodeCount, encodeRecord } from './records.js';
 import type { HeadRecord, PrunedRecord } from './records.js';
-import type { StorageOp } from './storage.js';
-import { checkWritable, headOf, writeBatch } from './store-context.js';
+import type { StorageOp } from '../storage.js';
+import { checkWritable, headOf } from './store-context.js';
+import { withWriteSession } from './write-session.js';
+import type { SessionCommit } from './write-session.js';
 import type { StoreContext } from './store-context.js';
 
 /**
@@ -64,7 +66,11 @@ async function retain(ctx: StoreContext, t: Transition): Promise<void> {
  * checkpoints and revision-index entries, and replace transitions that no retained revision of
  * any stream needs by pruned stubs that keep the chain link. Caller holds the exclusive lock.
  */
-async function compactTo(ctx: StoreContext, stream: StreamId, origin: number): Promise<{ origin: number; deleted: number }> {
+function compactTo(ctx: StoreContext, stream: StreamId, origin: number): Promise<{ origin: number; deleted: number }> {
+  return withWriteSession(ctx, (session) => compactInSession(ctx, stream, origin, session));
+}
+
+async function compactInSession(ctx: StoreContext, stream: StreamId, origin: number, session: SessionCommit): Promise<{ origin: number; deleted: number }> {
   checkWritable(ctx);
   await currentOf(ctx, stream, { exclusive: true }); // cross-checks the head before anything is rewritten
   const h = headOf(ctx, stream);
@@ -88,7 +94,7 @@ async function compactTo(ctx: StoreContext, stream: StreamId, origin: number): P
   }
   const head: HeadRecord = { rev: h.rev, seq: h.seq, origin };
   ops.push({ type: 'put', key: headKey(stream), value: encodeRecord(head) });
-  await writeBatch(ctx, ops, { sync: ctx.settings.durability === 'fsync' && ctx.storage.capabilities.fsync });
+  await session(ops, { sync: ctx.settings.durability === 'fsync' && ctx.storage.capabilities.fsync, rewrites: true });
   ctx.heads.set(stream, head);
   // Reloaded on next use, so its checkpoint debt counts from the latest checkpoint again.
   ctx.current.delete(stream);

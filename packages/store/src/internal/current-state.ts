@@ -17,26 +17,30 @@ import type { StoreContext } from './store-context.js';
  * holds the exclusive lock already (taking a read lock then would wait for itself).
  */
 export async function currentOf(ctx: StoreContext, stream: StreamId, options: { exclusive?: boolean } = {}): Promise<JsonObject> {
-  const loaded = ctx.current.get(stream);
-  if (loaded !== undefined) return loaded;
-  const h = headOf(ctx, stream);
-  const load = async (): Promise<Replay | null> => {
-    await verifyHead(ctx, stream, h);
-    return h.rev === 0 ? null : replay(ctx, stream, h.rev, h, { measure: true });
-  };
-  let rebuilt: Replay | null;
-  try {
-    rebuilt = await (options.exclusive === true ? load() : ctx.lock.read(load));
-  } catch (err) {
-    // A publish may have moved the head while this load ran: the check was against a stale head.
-    if (headOf(ctx, stream) !== h) return currentOf(ctx, stream, options);
-    throw err;
+  for (;;) {
+    const loaded = ctx.current.get(stream);
+    if (loaded !== undefined) return loaded;
+    const h = headOf(ctx, stream);
+    const load = async (): Promise<Replay | null> => {
+      await verifyHead(ctx, stream, h);
+      return h.rev === 0 ? null : replay(ctx, stream, h.rev, h, { measure: true });
+    };
+    let rebuilt: Replay | null;
+    try {
+      rebuilt = await (options.exclusive === true ? load() : ctx.lock.read(load));
+    } catch (err) {
+      // The head moved while this load ran (a publish here, a catch-up with another process):
+      // the load was against a stale head. Load again.
+      if (headOf(ctx, stream) !== h) continue;
+      throw err;
+    }
+    // A state for a head that is no longer the head is not the current state: load again.
+    if (ctx.heads.get(stream) !== h && !(h.rev === 0 && !ctx.heads.has(stream))) continue;
+    if (rebuilt === null) return ctx.current.get(stream) ?? EMPTY;
+    if (!ctx.current.has(stream)) {
+      ctx.current.set(stream, rebuilt.state);
+      ctx.debt.set(stream, rebuilt.debt);
+    }
+    return ctx.current.get(stream) ?? rebuilt.state;
   }
-  if (rebuilt === null) return ctx.current.get(stream) ?? EMPTY;
-  // A publish may have installed a newer state while this load ran; never overwrite it.
-  if (!ctx.current.has(stream) && ctx.heads.get(stream) === h) {
-    ctx.current.set(stream, rebuilt.state);
-    ctx.debt.set(stream, rebuilt.debt);
-  }
-  return ctx.current.get(stream) ?? rebuilt.state;
 }

@@ -23,6 +23,7 @@ import type {
   Store,
 } from '../types.js';
 import { runAudit } from './audit.js';
+import { catchUp } from './catch-up.js';
 import { decodeValue } from './codec.js';
 import { applyRetention, compactStream } from './compaction.js';
 import { forkStream, revertStream } from './fork-revert.js';
@@ -35,7 +36,8 @@ import { formatKey } from './keys.js';
 import { enqueue } from './publication.js';
 import { FORMAT, corrupt, encodeRecord } from './records.js';
 import { resolveSettings } from './settings.js';
-import { storeNotFound, type Storage } from './storage.js';
+import type { Storage } from '../storage.js';
+import { storeNotFound } from './store-not-found.js';
 import { EMPTY, checkOpen, headOf, loadContext } from './store-context.js';
 import type { StoreContext } from './store-context.js';
 import {
@@ -81,7 +83,10 @@ async function checkFormat(storage: Storage, create: boolean): Promise<void> {
       );
     }
     if (!create) throw storeNotFound(storage.location ?? '(memory)', 'an empty LevelDB database without a Stateflow format record');
-    await storage.write([{ type: 'put', key, value: encodeRecord(FORMAT) }], { sync: true });
+    const session = await storage.beginWrite();
+    // Another process sharing the storage may have created the store meanwhile: same record.
+    if ((await storage.get(key)) === undefined) await session.commit([{ type: 'put', key, value: encodeRecord(FORMAT) }], { sync: true });
+    else await session.abort();
     return;
   }
   let found: unknown;
@@ -117,6 +122,7 @@ class EventStore implements Store {
 
   async head(stream: StreamId): Promise<StreamHead> {
     checkOpen(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStream(stream);
     const h = headOf(this.#ctx, stream);
     return { stream, rev: h.rev, seq: h.seq, origin: h.origin };
@@ -124,6 +130,7 @@ class EventStore implements Store {
 
   async streams(): Promise<StreamHead[]> {
     checkOpen(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     return [...this.#ctx.heads]
       .filter(([, h]) => h.rev > 0)
       .map(([stream, h]) => ({ stream, rev: h.rev, seq: h.seq, origin: h.origin }))
@@ -132,12 +139,14 @@ class EventStore implements Store {
 
   async state(stream: StreamId): Promise<JsonObject> {
     checkOpen(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStream(stream);
     return currentOf(this.#ctx, stream);
   }
 
   async view(streams: StreamId[]): Promise<StoreView> {
     checkOpen(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStreams(streams);
     for (const s of streams) await currentOf(this.#ctx, s);
     // Every stream is loaded now; read them all without yielding so the view is one moment.
@@ -150,6 +159,7 @@ class EventStore implements Store {
 
   async stateAt(stream: StreamId, rev: number): Promise<JsonObject> {
     checkOpen(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStream(stream);
     checkCount(rev, 'rev');
     return stateAt(this.#ctx, stream, rev);
@@ -157,6 +167,7 @@ class EventStore implements Store {
 
   async patchAt(stream: StreamId, rev: number): Promise<JsonObject> {
     checkOpen(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStream(stream);
     checkCount(rev, 'rev');
     return patchAt(this.#ctx, stream, rev);
@@ -164,6 +175,7 @@ class EventStore implements Store {
 
   async statesAt(streams: StreamId[], seq: number): Promise<Record<StreamId, JsonObject>> {
     checkOpen(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStreams(streams);
     this.#checkSeq(seq);
     const out: Record<StreamId, JsonObject> = {};
@@ -181,6 +193,7 @@ class EventStore implements Store {
 
   async transition(seq: number): Promise<Transition> {
     checkOpen(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     this.#checkSeq(seq);
     if (seq === 0) throw new StateflowError('TRANSITION_NOT_FOUND', 'There is no transition 0 (seqs start at 1)', { seq, lastSeq: this.#ctx.lastSeq });
     const record = await logRecord(this.#ctx, seq);
@@ -190,6 +203,7 @@ class EventStore implements Store {
 
   async *transitions(range: { from?: number; to?: number; stream?: StreamId } = {}): AsyncIterable<Transition> {
     checkOpen(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkOptions(range, 'range');
     const from = range.from === undefined ? 1 : range.from;
     checkCount(from, 'from');
@@ -263,7 +277,8 @@ class EventStore implements Store {
     if (onProgress !== undefined && typeof onProgress !== 'function') {
       throw new StateflowError('INPUT_INVALID', 'options.onProgress must be a function', { field: 'onProgress' });
     }
-    return this.#ctx.lock.write(() => runAudit(this.#ctx.storage, onProgress));
+    // One snapshot: writers go on meanwhile (their commits are not part of this audit).
+    return this.#ctx.storage.snapshot((reader) => runAudit(reader, onProgress));
   }
 
   watch(options: WatchOptions = {}): AsyncIterable<Transition> {

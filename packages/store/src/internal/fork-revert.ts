@@ -10,6 +10,7 @@ import { currentOf } from './current-state.js';
 import { stateAtUnlocked } from './state-at.js';
 import { NOOP, enforceExpected, commit } from './publication.js';
 import { headOf } from './store-context.js';
+import { withWriteSession } from './write-session.js';
 import type { StoreContext } from './store-context.js';
 import { jsonObjectCopy } from './validate.js';
 
@@ -26,7 +27,7 @@ export function forkStream(
   expected: ExpectedRevision,
   id: string | undefined,
 ): Promise<PublishResult> {
-  return ctx.lock.write(async () => {
+  return ctx.lock.write(() => withWriteSession(ctx, async (session) => {
     const at = atOption ?? headOf(ctx, from).rev;
     const source = await stateAtUnlocked(ctx, from, at);
     const target = await currentOf(ctx, to);
@@ -37,8 +38,8 @@ export function forkStream(
     }
     const input: PublishInput = { changes: { [to]: patch }, expected: { [to]: expected }, meta: jsonObjectCopy({ fork: { from, rev: at } }, 'meta') };
     if (id !== undefined) input.id = id;
-    return commit(ctx, input);
-  });
+    return commit(ctx, input, session);
+  }));
 }
 
 /**
@@ -47,11 +48,11 @@ export function forkStream(
  * @throws REVISION_NOT_FOUND, HISTORY_NOT_RETAINED, STORE_CORRUPT, STORE_IO
  */
 export function revertStream(ctx: StoreContext, stream: StreamId, toRev: number): Promise<PublishResult> {
-  return ctx.lock.write(async () => {
+  return ctx.lock.write(() => withWriteSession(ctx, async (session) => {
     const h = headOf(ctx, stream);
     const target = await stateAtUnlocked(ctx, stream, toRev);
     const patch = diff(await currentOf(ctx, stream), target);
     if (Object.keys(patch).length === 0) return NOOP;
-    return commit(ctx, { changes: { [stream]: patch }, expected: { [stream]: h.rev }, meta: jsonObjectCopy({ revert: { stream, rev: toRev } }, 'meta') });
-  });
+    return commit(ctx, { changes: { [stream]: patch }, expected: { [stream]: h.rev }, meta: jsonObjectCopy({ revert: { stream, rev: toRev } }, 'meta') }, session);
+  }));
 }

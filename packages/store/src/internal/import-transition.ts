@@ -14,6 +14,7 @@ import { currentOf } from './current-state.js';
 import { addToGroup, newGroup, writeGroup } from './publication.js';
 import type { Staged } from './publication.js';
 import { checkWritable, headOf } from './store-context.js';
+import { withWriteSession } from './write-session.js';
 import type { StoreContext } from './store-context.js';
 import { checkStream, checkedInput, describeInput, jsonObjectCopy, stateProblem } from './validate.js';
 
@@ -24,7 +25,7 @@ import { checkStream, checkedInput, describeInput, jsonObjectCopy, stateProblem 
  *   STORE_CLOSED, STORE_CORRUPT, STORE_IO
  */
 export function appendTransition(ctx: StoreContext, transition: Transition): Promise<void> {
-  return ctx.lock.write(async () => {
+  return ctx.lock.write(() => withWriteSession(ctx, async (session) => {
     checkWritable(ctx);
     const group = newGroup(ctx);
     // Read the caller's object once, into plain copies, before verifying it.
@@ -34,8 +35,8 @@ export function appendTransition(ctx: StoreContext, transition: Transition): Pro
         : transition,
     );
     addToGroup(ctx, group, await verifyImport(ctx, copy));
-    await writeGroup(ctx, group);
-  });
+    await writeGroup(ctx, group, session);
+  }));
 }
 
 /** Verify an exported transition for {@link Store.append}; stage it unchanged. */

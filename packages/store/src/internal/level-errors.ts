@@ -4,7 +4,7 @@
  * {@link translateStorageError}; nothing else in the store sees a Level or fs error.
  */
 import { StateflowError } from '@stateflow/core';
-import { storeNotFound } from './storage.js';
+import { storeNotFound } from './store-not-found.js';
 
 /** LevelDB/OS wording of a directory the process may not write (EACCES, EPERM, EROFS). */
 const NO_WRITE_ACCESS = /Permission denied|Operation not permitted|Read-only file system|\b(EACCES|EPERM|EROFS)\b/;

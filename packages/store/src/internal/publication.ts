@@ -18,8 +18,10 @@ import { currentOf } from './current-state.js';
 import { logRecord } from './log-reads.js';
 import { decodeCount, encodeRecord } from './records.js';
 import type { HeadRecord } from './records.js';
-import type { StorageOp } from './storage.js';
-import { checkWritable, headOf, writeBatch } from './store-context.js';
+import type { StorageOp } from '../storage.js';
+import { checkWritable, headOf } from './store-context.js';
+import { withWriteSession } from './write-session.js';
+import type { SessionCommit } from './write-session.js';
 import type { Queued, StoreContext } from './store-context.js';
 import { checkedInput, stateProblem } from './validate.js';
 
@@ -62,11 +64,14 @@ export function enqueue(ctx: StoreContext, input: PublishInput): Promise<Publish
   });
 }
 
-/** Commit one publication on its own (fork, revert). Caller holds the write lock. */
-export async function commit(ctx: StoreContext, input: PublishInput): Promise<PublishResult> {
+/**
+ * Commit one publication on its own (fork, revert), in the write session the caller holds
+ * (and under the write lock).
+ */
+export async function commit(ctx: StoreContext, input: PublishInput, session: SessionCommit): Promise<PublishResult> {
   const group = newGroup(ctx);
   const result = await stage(ctx, input, group);
-  await writeGroup(ctx, group);
+  await writeGroup(ctx, group, session);
   return result;
 }
 
@@ -78,19 +83,23 @@ export async function commit(ctx: StoreContext, input: PublishInput): Promise<Pu
 async function commitQueued(ctx: StoreContext): Promise<void> {
   const queued = ctx.queue;
   ctx.queue = [];
-  const group = newGroup(ctx);
   const settled: { item: Queued; result: PublishResult }[] = [];
-  for (const item of queued) {
-    try {
-      settled.push({ item, result: await stage(ctx, item.input, group) });
-    } catch (err) {
-      item.reject(err);
-    }
-  }
   try {
-    await writeGroup(ctx, group);
+    await withWriteSession(ctx, async (session) => {
+      const group = newGroup(ctx);
+      for (const item of queued) {
+        try {
+          settled.push({ item, result: await stage(ctx, item.input, group) });
+        } catch (err) {
+          item.reject(err);
+        }
+      }
+      await writeGroup(ctx, group, session);
+    });
   } catch (err) {
-    for (const { item } of settled) item.reject(err);
+    // The session could not begin or catch up, or the batch failed: every member that has
+    // not failed on its own fails with that error (a second reject of a settled one is a no-op).
+    for (const item of queued) item.reject(err);
     return;
   }
   for (const { item, result } of settled) item.resolve(result);
@@ -222,12 +231,12 @@ export function enforceExpected(expected: Record<StreamId, ExpectedRevision>, he
  * for fsync), with the heads it leaves, then install the group in memory and notify watchers
  * in seq order.
  */
-export async function writeGroup(ctx: StoreContext, group: Group): Promise<void> {
+export async function writeGroup(ctx: StoreContext, group: Group, session: SessionCommit): Promise<void> {
   if (group.staged.length === 0) return;
   const ops = group.ops;
   for (const [stream, head] of group.heads) ops.push({ type: 'put', key: headKey(stream), value: encodeRecord(head) });
   const sync = group.staged.some((staged) => staged.sync) && ctx.storage.capabilities.fsync;
-  await writeBatch(ctx, ops, { sync });
+  await session(ops, { sync });
   for (const [stream, head] of group.heads) {
     ctx.heads.set(stream, head);
     ctx.current.set(stream, group.states.get(stream) as JsonObject);

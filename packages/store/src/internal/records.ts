@@ -14,6 +14,25 @@ import { stateProblem } from './validate.js';
 /** Format identity written on creation (`M/format`). */
 export const FORMAT = { format: 'stateflow-store', version: 1 } as const;
 
+/**
+ * `M/tip`: what the last commit left. `seq` is the last transition's seq; `generation` counts the
+ * commits that changed existing records rather than appending a transition (compactions): when
+ * it moves, heads may have changed without a transition. A store that shares its storage with
+ * other processes reads it before each operation to know whether to catch up (README "Storage
+ * seam"). Stores written before 0.2 have none: the tip is then the last log record, generation 0.
+ */
+export interface TipRecord {
+  seq: number;
+  generation: number;
+}
+
+/** Decode `M/tip`. */
+export function decodeTip(key: Uint8Array, bytes: Uint8Array): TipRecord {
+  const v = decode(key, bytes);
+  if (!isJsonObject(v) || !isCount(v.seq) || !isCount(v.generation)) throw corrupt(key, 'tip record has the wrong shape');
+  return { seq: v.seq, generation: v.generation };
+}
+
 /** `H/<stream>`: a stream's head. */
 export interface HeadRecord {
   rev: number;

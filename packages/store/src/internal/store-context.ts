@@ -11,12 +11,12 @@ import type { PublishInput, PublishResult, StreamId } from '../types.js';
 import { AccessLock } from './access-lock.js';
 import type { CheckpointDebt } from './checkpoint-policy.js';
 import { GENESIS_HASH } from './hash.js';
-import { Family, familyRange, parseKey } from './keys.js';
+import { Family, familyRange, parseKey, tipKey } from './keys.js';
 import { Lru } from './lru.js';
-import { decodeHead, decodeLog } from './records.js';
+import { decodeHead, decodeLog, decodeTip } from './records.js';
 import type { HeadRecord } from './records.js';
 import type { Settings } from './settings.js';
-import type { Storage, StorageOp } from './storage.js';
+import type { Storage, StorageReader } from '../storage.js';
 import { VerifiedRecords } from './verified-records.js';
 import { WatchHub } from './watch-hub.js';
 
@@ -53,6 +53,12 @@ export interface StoreContext {
   readonly verified: VerifiedRecords;
   lastSeq: number;
   lastHash: string;
+  /** The tip record's generation as this store last saw it (`M/tip`; README "Storage seam"). */
+  generation: number;
+  /** Catch-ups (shared storage only) run one after another on this chain ... */
+  catchUpChain: Promise<void>;
+  /** ... and callers arriving while one waits to start join it. */
+  pendingCatchUp: Promise<void> | null;
   /** Set when the chain tip does not decode: reads still work, writes fail closed. */
   tipError: StateflowError | null;
   /**
@@ -81,11 +87,21 @@ export async function loadContext(storage: Storage, settings: Settings): Promise
     verified: new VerifiedRecords(),
     lastSeq: 0,
     lastHash: GENESIS_HASH,
+    generation: 0,
+    catchUpChain: Promise.resolve(),
+    pendingCatchUp: null,
     tipError: null,
     writeFailure: null,
     closed: false,
   };
-  for await (const [key, value] of storage.iterate(familyRange(Family.head))) {
+  // One snapshot, so that heads, the generation and the chain tip agree even while other
+  // processes commit (storage shared by many writers).
+  await storage.snapshot((reader) => loadHeadsAndTip(ctx, reader));
+  return ctx;
+}
+
+async function loadHeadsAndTip(ctx: StoreContext, reader: StorageReader): Promise<void> {
+  for await (const [key, value] of reader.iterate(familyRange(Family.head))) {
     const parsed = parseKey(key);
     if (parsed.family !== 'head') continue;
     try {
@@ -95,7 +111,9 @@ export async function loadContext(storage: Storage, settings: Settings): Promise
       ctx.broken.set(parsed.stream, err);
     }
   }
-  for await (const [key, value] of storage.iterate({ ...familyRange(Family.log), reverse: true, limit: 1 })) {
+  const tip = await reader.get(tipKey());
+  if (tip !== undefined) ctx.generation = decodeTip(tipKey(), tip).generation;
+  for await (const [key, value] of reader.iterate({ ...familyRange(Family.log), reverse: true, limit: 1 })) {
     const parsed = parseKey(key);
     if (parsed.family !== 'log') continue;
     ctx.lastSeq = parsed.seq;
@@ -106,7 +124,6 @@ export async function loadContext(storage: Storage, settings: Settings): Promise
       ctx.tipError = err;
     }
   }
-  return ctx;
 }
 
 /** @throws STORE_CLOSED after `close()` */
@@ -131,20 +148,6 @@ export function checkWritable(ctx: StoreContext): void {
     );
   }
   if (ctx.tipError !== null) throw ctx.tipError;
-}
-
-/**
- * Write one atomic batch. A failure latches {@link StoreContext.writeFailure}: every later write
- * of this open store fails with REOPEN_REQUIRED (reads keep working).
- * @throws the storage's error (STORE_IO, …)
- */
-export async function writeBatch(ctx: StoreContext, ops: StorageOp[], options: { sync: boolean }): Promise<void> {
-  try {
-    await ctx.storage.write(ops, options);
-  } catch (err) {
-    ctx.writeFailure ??= isStateflowError(err) ? err : new StateflowError('STORE_IO', `Storage write failed: ${String(err)}`, { location: ctx.storage.location, code: null }, { cause: err });
-    throw err;
-  }
 }
 
 /**

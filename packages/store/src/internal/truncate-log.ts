@@ -9,9 +9,9 @@
 import { isJsonObject } from '@stateflow/core';
 import { decodeValue, encodeValue } from './codec.js';
 import { GENESIS_HASH } from './hash.js';
-import { Family, familyRange, headKey, parseKey, streamRange } from './keys.js';
-import { decodeHead, decodeLog } from './records.js';
-import type { Storage, StorageOp } from './storage.js';
+import { Family, familyRange, headKey, parseKey, streamRange, tipKey } from './keys.js';
+import { decodeHead, decodeLog, decodeTip } from './records.js';
+import type { Storage, StorageOp } from '../storage.js';
 
 /** The last seq of the longest run 1, 2, 3, … of log records whose chain (`prevHash` → `hash`) and own hashes verify. */
 export async function intactChainTip(storage: Storage): Promise<number> {
@@ -91,8 +91,17 @@ export async function truncateAfter(storage: Storage, tip: number): Promise<{ dr
       }
     }
   }
-  await storage.write(ops, { sync: true });
+  const old = await storage.get(tipKey());
+  const generation = old === undefined ? 0 : decodeTip(tipKey(), old).generation + 1;
+  ops.push({ type: 'put', key: tipKey(), value: encodeValue({ seq: tip, generation }) });
+  await commitAlone(storage, ops);
   return { dropped, streamsRemoved };
+}
+
+/** Write `ops` in a write session of its own (raw storage, no store over it). */
+export async function commitAlone(storage: Storage, ops: StorageOp[]): Promise<void> {
+  const session = await storage.beginWrite();
+  await session.commit(ops, { sync: true });
 }
 
 /** A stream's last revision produced at a seq ≤ `tip`, from its seq index. */

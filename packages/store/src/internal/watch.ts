@@ -5,6 +5,7 @@
  * on the caller's abort signal, an early `return()`, or the store closing.
  */
 import type { StreamId, Transition, WatchOptions } from '../types.js';
+import { catchUp } from './catch-up.js';
 import { transitionsIn } from './log-reads.js';
 import { checkOpen } from './store-context.js';
 import type { StoreContext } from './store-context.js';
@@ -41,7 +42,11 @@ export function watchTransitions(ctx: StoreContext, from: number, options: Watch
 async function* follow(ctx: StoreContext, from: number, streams: Set<StreamId> | null, signal: AbortSignal): AsyncGenerator<Transition> {
   const wanted = (t: Transition): boolean => streams === null || t.changes.some((c) => streams.has(c.stream));
   const subscriber = ctx.hub.subscribe();
+  // On storage other processes write, their commits reach this process's hub through catch-ups,
+  // which each commit's notification starts (reading the log, so none is skipped).
+  const stopListening = ctx.storage.onCommit?.(() => void catchUp(ctx).catch(() => undefined));
   try {
+    await catchUp(ctx);
     let last = from;
     const caughtUpTo = ctx.lastSeq;
     if (last < caughtUpTo) {
@@ -66,6 +71,7 @@ async function* follow(ctx: StoreContext, from: number, streams: Set<StreamId> |
       if (wanted(t)) yield t;
     }
   } finally {
+    stopListening?.();
     ctx.hub.unsubscribe(subscriber);
   }
 }

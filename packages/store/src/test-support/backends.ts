@@ -10,8 +10,8 @@ import path from 'node:path';
 import { MemoryLevel } from 'memory-level';
 import type { Store, StoreOptions } from '../types.js';
 import { openEventStore } from '../internal/event-store.js';
-import { openDiskStorage, openMemoryStorage } from '../internal/level-storage.js';
-import type { Storage } from '../internal/storage.js';
+import { openDiskStorage, openMemoryStorage } from '../level-storage.js';
+import type { Storage, StorageOp } from '../storage.js';
 
 /** A store under test plus the means to reopen it and reach its raw storage. */
 export interface Harness {
@@ -109,4 +109,10 @@ export async function byteDump(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const name of (await readdir(dir)).sort()) out[name] = createHash('sha256').update(await readFile(path.join(dir, name))).digest('hex');
   return out;
+}
+
+/** Write `ops` to raw storage in a write session of their own (deliberate damage in tests). */
+export async function rawWrite(storage: Storage, ops: StorageOp[]): Promise<void> {
+  const session = await storage.beginWrite();
+  await session.commit(ops, { sync: false });
 }

@@ -1,7 +1,8 @@
 /**
  * The LevelDB adapter of the storage seam (`storage.ts`): one class over `abstract-level` serves
- * `classic-level` on disk and `memory-level`. On disk it adds two things LevelDB does not do
- * (README "Durability contract", "Fail closed"):
+ * `classic-level` on disk and `memory-level`. LevelDB's LOCK file keeps a directory to one
+ * process, so write sessions only need to be one at a time within it (a promise chain). On disk
+ * it adds two things LevelDB does not do (README "Durability contract", "Fail closed"):
  *
  * - **Open checks the files first** (`leveldb/file-check.ts`): LevelDB's own open recovers
  *   silently over a damaged write-ahead log and rewrites the directory, so it runs only on a
@@ -14,10 +15,10 @@
 import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
 import type { AbstractLevel } from 'abstract-level';
-import { checkLevelDbFiles } from './leveldb/file-check.js';
-import { translateStorageError } from './level-errors.js';
-import { storeNotFound } from './storage.js';
-import type { IterateOptions, Storage, StorageCapabilities, StorageOp } from './storage.js';
+import { checkLevelDbFiles } from './internal/leveldb/file-check.js';
+import { translateStorageError } from './internal/level-errors.js';
+import { storeNotFound } from './internal/store-not-found.js';
+import type { IterateOptions, Storage, StorageCapabilities, StorageOp, StorageReader, WriteSession } from './storage.js';
 
 type BufferLevel = AbstractLevel<Uint8Array, Uint8Array, Uint8Array>;
 
@@ -33,6 +34,8 @@ class LevelStorage implements Storage {
   readonly capabilities: StorageCapabilities;
   readonly #db: BufferLevel;
   readonly #flushOnClose: (() => Promise<void>) | null;
+  /** Resolves when the current write session ends: the next `beginWrite` waits for it. */
+  #writer: Promise<void> = Promise.resolve();
 
   constructor(db: BufferLevel, location: string | null, capabilities: StorageCapabilities, flushOnClose: (() => Promise<void>) | null) {
     this.#db = db;
@@ -53,13 +56,59 @@ class LevelStorage implements Storage {
     return this.#guard(() => this.#db.getMany(keys));
   }
 
+  /** LevelDB's (and memory-level's) explicit snapshots: reads pinned to one sequence number. */
+  async snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T> {
+    let snapshot: ReturnType<BufferLevel['snapshot']>;
+    try {
+      snapshot = this.#db.snapshot();
+    } catch (err) {
+      throw translateStorageError(err, this.location);
+    }
+    const options = { snapshot } as never;
+    try {
+      return await read({
+        get: (key) => this.#guard(() => this.#db.get(key, options)),
+        getMany: (keys) => this.#guard(() => this.#db.getMany(keys, options)),
+        iterate: (range) => this.#iterate(range, snapshot),
+      });
+    } finally {
+      await snapshot.close().catch(() => undefined);
+    }
+  }
+
+  /** The next write session, once the one before has ended (sessions are one at a time). */
+  async beginWrite(): Promise<WriteSession> {
+    const before = this.#writer;
+    let end!: () => void;
+    this.#writer = new Promise<void>((resolve) => (end = resolve));
+    await before;
+    let open = true;
+    const finish = (): void => {
+      open = false;
+      end();
+    };
+    return {
+      commit: async (ops, options) => {
+        if (!open) throw new Error('write session already ended');
+        try {
+          await this.#write(ops, options);
+        } finally {
+          finish();
+        }
+      },
+      abort: async () => {
+        if (open) finish();
+      },
+    };
+  }
+
   /**
    * One atomic LevelDB write batch, built as a chained batch: abstract-level's array form
    * copies the options into every operation (`{ ...options, ...op }`), which with any options
    * object (even `{ sync: false }`) took longer than LevelDB's write of the batch itself.
    * The chained form hands `sync` to the write alone; the batch is just as atomic.
    */
-  write(ops: StorageOp[], options: { sync: boolean }): Promise<void> {
+  #write(ops: StorageOp[], options: { sync: boolean }): Promise<void> {
     if (ops.length === 0) return Promise.resolve();
     return this.#guard(async () => {
       const batch = this.#db.batch();
@@ -76,8 +125,13 @@ class LevelStorage implements Storage {
     });
   }
 
-  async *iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+  iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+    return this.#iterate(options, undefined);
+  }
+
+  async *#iterate(options: IterateOptions, snapshot: unknown): AsyncIterable<[Uint8Array, Uint8Array]> {
     const range: Record<string, unknown> = {};
+    if (snapshot !== undefined) range.snapshot = snapshot;
     if (options.gte) range.gte = options.gte;
     if (options.lt) range.lt = options.lt;
     if (options.reverse) range.reverse = true;
@@ -157,7 +211,7 @@ export async function repairDiskStorage(dir: string): Promise<void> {
 async function openCheckedDiskStorage(dir: string, createIfMissing: boolean): Promise<Storage> {
   const level = new ClassicLevel<Uint8Array, Uint8Array>(dir, { ...LEVEL_OPTIONS, createIfMissing });
   const flush = (): Promise<void> => level.compactRange(NO_KEYS, NO_KEYS);
-  const storage = new LevelStorage(level as unknown as BufferLevel, dir, { persistent: true, fsync: true }, flush);
+  const storage = new LevelStorage(level as unknown as BufferLevel, dir, { persistent: true, fsync: true, soleWriter: true, reopenAfterFailedWrite: true }, flush);
   await storage.open();
   return storage;
 }
@@ -165,7 +219,7 @@ async function openCheckedDiskStorage(dir: string, createIfMissing: boolean): Pr
 /** Open storage over a `memory-level` database (a fresh one unless `db` is given, e.g. to reopen it in tests). */
 export async function openMemoryStorage(db?: MemoryLevel<Uint8Array, Uint8Array>): Promise<Storage> {
   const level = db ?? new MemoryLevel<Uint8Array, Uint8Array>(LEVEL_OPTIONS);
-  const storage = new LevelStorage(level as unknown as BufferLevel, null, { persistent: false, fsync: false }, null);
+  const storage = new LevelStorage(level as unknown as BufferLevel, null, { persistent: false, fsync: false, soleWriter: true, reopenAfterFailedWrite: false }, null);
   await storage.open();
   return storage;
 }

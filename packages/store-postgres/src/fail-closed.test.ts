@@ -1,0 +1,110 @@
+/**
+ * Fail closed on PostgreSQL as on LevelDB (store README "Fail closed and audit"): a row changed
+ * behind the store's back (an UPDATE of a patch) is found by the audit and fails that stream's
+ * load, other streams read; a schema newer than this build is refused and nothing is changed; a
+ * connection lost in the middle of a publish fails it typed (STORE_UNAVAILABLE), nothing is
+ * partial, the next publish works on a new connection, and a retry with the same idempotency id
+ * returns the original when the lost commit did land.
+ */
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isStateflowError } from '@stateflow/core';
+import type { Store } from '@stateflow/store';
+import { freshPostgresUrl, testPostgres } from '@stateflow/test-kit';
+import { parseTarget } from './connection.js';
+import { dropPostgresStore, openPostgresStore } from './open-postgres-store.js';
+import { SCHEMA_VERSION } from './schema.js';
+
+const server = await testPostgres();
+
+describe.skipIf('unavailable' in server)('PostgreSQL: fail closed', () => {
+  let admin: pg.Client;
+  let url: string;
+  let schema: string;
+  const stores: Store[] = [];
+  const open = async (): Promise<Store> => {
+    const store = await openPostgresStore(url, { checkpointInterval: 4 });
+    stores.push(store);
+    return store;
+  };
+
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: (server as { url: string }).url });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin.end();
+  });
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+    await dropPostgresStore(url);
+  });
+  const fresh = (): void => {
+    url = freshPostgresUrl('fail');
+    schema = parseTarget(url).schema;
+  };
+
+  it('a patch changed by an UPDATE of its row is found by the audit and fails its stream closed; other streams read', async () => {
+    fresh();
+    const store = await open();
+    for (let i = 1; i <= 6; i++) await store.publish({ changes: { global: { n: i } } });
+    await store.publish({ changes: { 'session:ok': { fine: true } } });
+    await store.close();
+    // The log record of seq 5 (key L + 8-byte seq): its patch {n: 5} becomes {n: 50} in the MessagePack bytes.
+    const key = Buffer.concat([Buffer.from('L'), Buffer.from([0, 0, 0, 0, 0, 0, 0, 5])]);
+    const row = await admin.query<{ v: Buffer }>(`SELECT v FROM "${schema}".sf_kv WHERE k = $1`, [key]);
+    const bytes = Buffer.from(row.rows[0]?.v as Buffer);
+    const at = bytes.indexOf(Buffer.from([0xa1, 0x6e, 0x05])); // "n": 5
+    expect(at).toBeGreaterThan(0);
+    bytes[at + 2] = 50;
+    await admin.query(`UPDATE "${schema}".sf_kv SET v = $2 WHERE k = $1`, [key, bytes]);
+
+    const reopened = await open();
+    const report = await reopened.audit();
+    expect(report.problems.map((p) => p.code)).toContain('HASH_MISMATCH');
+    const err = await reopened.stateAt('global', 5).catch((e: unknown) => e);
+    expect(isStateflowError(err, 'STORE_CORRUPT') && err.details).toMatchObject({ stream: 'global', key: 'L/5' });
+    expect(await reopened.state('session:ok')).toEqual({ fine: true });
+  });
+
+  it('a schema newer than this build is STORE_VERSION and nothing is changed', async () => {
+    fresh();
+    await (await open()).publish({ changes: { global: { a: 1 } } });
+    await stores.pop()?.close();
+    await admin.query(`UPDATE "${schema}".sf_schema SET version = $1`, [SCHEMA_VERSION + 1]);
+    const before = await admin.query(`SELECT encode(k, 'hex') AS k, encode(v, 'hex') AS v FROM "${schema}".sf_kv ORDER BY k`);
+    const err = await openPostgresStore(url).catch((e: unknown) => e);
+    expect(isStateflowError(err, 'STORE_VERSION') && err.details).toEqual({ found: SCHEMA_VERSION + 1, supported: SCHEMA_VERSION });
+    const after = await admin.query(`SELECT encode(k, 'hex') AS k, encode(v, 'hex') AS v FROM "${schema}".sf_kv ORDER BY k`);
+    expect(after.rows).toEqual(before.rows);
+    expect((await admin.query(`SELECT version FROM "${schema}".sf_schema`)).rows).toEqual([{ version: SCHEMA_VERSION + 1 }]);
+  });
+
+  it('a connection killed mid-publish fails it with STORE_UNAVAILABLE, nothing partial; the next publish works; a retry with the id finds the original or publishes once', async () => {
+    fresh();
+    const store = await open();
+    await store.publish({ changes: { global: { n: 0 } } });
+    // Kill every backend of this store that holds its advisory lock, while publishes wait on it.
+    const kills: Promise<unknown>[] = [];
+    const killer = setInterval(() => {
+      kills.push(admin.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()`).catch(() => undefined));
+    }, 1);
+    const outcomes = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => store.publish({ changes: { global: { [`k${i}`]: i } }, id: `req-${i}` })));
+    clearInterval(killer);
+    await Promise.all(kills);
+    const failed = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [{ i, err: o.reason as unknown }] : []));
+    expect(failed.length).toBeGreaterThan(0);
+    for (const { err } of failed) expect(isStateflowError(err, 'STORE_UNAVAILABLE')).toBe(true);
+    // Nothing partial, and the store goes on: every failed request retried with its id lands exactly once.
+    for (const { i } of failed) {
+      const retry = await store.publish({ changes: { global: { [`k${i}`]: i } }, id: `req-${i}` });
+      expect(['accepted', 'duplicate', 'noop']).toContain(retry.status);
+    }
+    const state = await store.state('global');
+    expect(Object.keys(state).sort()).toEqual(['n', ...Array.from({ length: 30 }, (_, i) => `k${i}`)].sort());
+    const ids = new Map<string, number>();
+    for await (const t of store.transitions()) if (t.id !== undefined) ids.set(t.id, (ids.get(t.id) ?? 0) + 1);
+    expect([...ids.values()].every((n) => n === 1)).toBe(true);
+    expect((await store.audit()).problems).toEqual([]);
+  });
+});

@@ -1,0 +1,7 @@
+export { openPostgresStore, openStoreAt, dropPostgresStore } from './open-postgres-store.js';
+export type { PostgresStoreOptions } from './open-postgres-store.js';
+export { openPostgresStorage } from './postgres-storage.js';
+export type { PostgresStorageOptions } from './postgres-storage.js';
+export { isPostgresUrl, parseTarget, DEFAULT_SCHEMA } from './connection.js';
+export type { PostgresTarget } from './connection.js';
+export { SCHEMA_VERSION } from './schema.js';

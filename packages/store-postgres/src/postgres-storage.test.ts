@@ -1,0 +1,135 @@
+/**
+ * The storage seam's contract on PostgreSQL, with memory-level (LevelDB's byte order) as the
+ * oracle: random keys and ranges iterate in the same order forward and reverse, with limits;
+ * `getMany` keeps the order of its keys; a commit applies in order (a later op on a key wins)
+ * and all at once; write sessions are one at a time across two storages over one schema;
+ * an aborted session writes nothing; a snapshot does not see later commits.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMemoryStorage } from '@stateflow/store';
+import type { IterateOptions, Storage, StorageReader } from '@stateflow/store';
+import { freshPostgresUrl, testPostgres } from '@stateflow/test-kit';
+import { parseTarget } from './connection.js';
+import { dropPostgresStore } from './open-postgres-store.js';
+import { openPostgresStorage } from './postgres-storage.js';
+
+const server = await testPostgres();
+const RUNS = Number(process.env.STATEFLOW_FC_RUNS ?? 40);
+
+async function collect(reader: StorageReader, options: IterateOptions): Promise<string[]> {
+  const out: string[] = [];
+  for await (const [k, v] of reader.iterate(options)) out.push(`${Buffer.from(k).toString('hex')}=${Buffer.from(v).toString('hex')}`);
+  return out;
+}
+
+async function put(storage: Storage, entries: [Uint8Array, Uint8Array][]): Promise<void> {
+  const session = await storage.beginWrite();
+  await session.commit(entries.map(([key, value]) => ({ type: 'put' as const, key, value })), { sync: false });
+}
+
+describe.skipIf('unavailable' in server)('the storage seam on PostgreSQL', () => {
+  const url = freshPostgresUrl('seam');
+  let pg: Storage;
+  beforeAll(async () => {
+    pg = await openPostgresStorage(parseTarget(url));
+  });
+  afterAll(async () => {
+    await pg.close();
+    await dropPostgresStore(url);
+  });
+
+  it('declares a shared, transactional, persistent backend', () => {
+    expect(pg.capabilities).toEqual({ persistent: true, fsync: true, soleWriter: false, reopenAfterFailedWrite: false });
+    expect(pg.location).toBe(parseTarget(url).location);
+  });
+
+  it('iterates random keys in the byte order LevelDB uses, forward and reverse, with ranges and limits', async () => {
+    const bytes = fc.uint8Array({ minLength: 0, maxLength: 6 }).map((b) => (b.length === 0 ? Uint8Array.of(0) : b));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(bytes, { minLength: 1, maxLength: 40, selector: (b) => Buffer.from(b).toString('hex') }),
+        fc.option(bytes),
+        fc.option(bytes),
+        fc.boolean(),
+        fc.option(fc.nat({ max: 12 })),
+        async (keys, gte, lt, reverse, limit) => {
+          const prefix = Uint8Array.of(0x7e, keys.length);
+          const scoped = (b: Uint8Array): Uint8Array => Buffer.concat([prefix, b]);
+          const entries = keys.map((k, i) => [scoped(k), Uint8Array.of(i)] as [Uint8Array, Uint8Array]);
+          const memory = await openMemoryStorage();
+          await put(memory, entries);
+          await put(pg, entries);
+          const range: IterateOptions = {
+            gte: gte === null ? prefix : scoped(gte),
+            lt: lt === null ? Uint8Array.of(0x7e, keys.length + 1) : scoped(lt),
+            reverse,
+            ...(limit === null ? {} : { limit }),
+          };
+          expect(await collect(pg, range)).toEqual(await collect(memory, range));
+          const probe = [...keys.slice(0, 3).map(scoped), scoped(Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff))];
+          expect((await pg.getMany(probe)).map((v) => (v === undefined ? null : [...v]))).toEqual((await memory.getMany(probe)).map((v) => (v === undefined ? null : [...v])));
+          const clear = await pg.beginWrite();
+          await clear.commit(entries.map(([key]) => ({ type: 'del' as const, key })), { sync: false });
+          await memory.close();
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('applies a commit in order, all at once: a later op on a key wins', async () => {
+    const k = (s: string): Uint8Array => Buffer.from(`order/${s}`);
+    const session = await pg.beginWrite();
+    await session.commit(
+      [
+        { type: 'put', key: k('a'), value: Uint8Array.of(1) },
+        { type: 'del', key: k('a') },
+        { type: 'put', key: k('b'), value: Uint8Array.of(1) },
+        { type: 'put', key: k('b'), value: Uint8Array.of(2) },
+        { type: 'del', key: k('c') },
+        { type: 'put', key: k('c'), value: Uint8Array.of(3) },
+      ],
+      { sync: true },
+    );
+    expect(await pg.get(k('a'))).toBeUndefined();
+    expect([...((await pg.get(k('b'))) as Uint8Array)]).toEqual([2]);
+    expect([...((await pg.get(k('c'))) as Uint8Array)]).toEqual([3]);
+  });
+
+  it('opens one write session at a time across two storages; an aborted one writes nothing', async () => {
+    const other = await openPostgresStorage(parseTarget(url));
+    try {
+      const first = await pg.beginWrite();
+      let secondBegan = false;
+      const second = other.beginWrite().then((s) => {
+        secondBegan = true;
+        return s;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(secondBegan).toBe(false);
+      await first.commit([{ type: 'put', key: Buffer.from('lock/first'), value: Uint8Array.of(1) }], { sync: false });
+      const s2 = await second;
+      expect(await other.get(Buffer.from('lock/first'))).toBeDefined();
+      await s2.abort();
+      const s3 = await pg.beginWrite();
+      await s3.abort();
+      expect(await pg.get(Buffer.from('lock/never'))).toBeUndefined();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('gives a snapshot that does not see later commits', async () => {
+    await put(pg, [[Buffer.from('snap/a'), Uint8Array.of(1)]]);
+    const seen = await pg.snapshot(async (reader) => {
+      const before = await collect(reader, { gte: Buffer.from('snap/'), lt: Buffer.from('snap0') });
+      await put(pg, [[Buffer.from('snap/b'), Uint8Array.of(2)]]);
+      const after = await collect(reader, { gte: Buffer.from('snap/'), lt: Buffer.from('snap0') });
+      return { before, after, get: await reader.get(Buffer.from('snap/b')) };
+    });
+    expect(seen.after).toEqual(seen.before);
+    expect(seen.get).toBeUndefined();
+    expect(await pg.get(Buffer.from('snap/b'))).toBeDefined();
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * The storage seam (CONVENTIONS.md "Backend seam"; README "Storage seam"): the store validates,
+ * enforces expected revisions, encodes, and then calls this small interface. It is public so
+ * that a backend can live in its own package (`@stateflow/store-postgres`) and be tested by the
+ * same conformance suite. Adapters: `openDiskStorage` / `openMemoryStorage` (LevelDB and
+ * memory-level, `level-storage.ts`), `openPostgresStorage` (`@stateflow/store-postgres`).
+ *
+ * The contract every adapter keeps:
+ * - **Bytes.** Keys and values are byte strings. Iteration is in unsigned bytewise key order
+ *   (memcmp, shorter first on a common prefix), forward or reverse, over half-open ranges.
+ * - **Atomic commits.** Every write goes through a {@link WriteSession}: its operations become
+ *   visible all together or not at all, also after a crash or a lost connection.
+ * - **One writer at a time.** At most one write session is open at a time across every process
+ *   that shares the storage; `beginWrite` waits for the one before to end. Once a session has
+ *   begun, every commit made before it (by any process) is visible to every read.
+ * - **Typed errors.** Adapters throw only `StateflowError`s: `STORE_IO` (the backend failed),
+ *   `STORE_UNAVAILABLE` (a shared backend cannot be reached; the operation wrote nothing, or —
+ *   for a commit whose acknowledgement was lost — may have), `STORE_CORRUPT`, `STORE_LOCKED`,
+ *   `STORE_CLOSED`.
+ * - **Capabilities are data** ({@link StorageCapabilities}): the store and the conformance suite
+ *   read them, never the backend's name.
+ */
+
+/** What a storage backend can promise. */
+export interface StorageCapabilities {
+  /** Data survives process exit. */
+  persistent: boolean;
+  /** A commit with `sync: true` reaches stable storage before it resolves. */
+  fsync: boolean;
+  /**
+   * This process is the only writer (LevelDB's LOCK file gives that). When false — a database
+   * many processes write — the store trusts none of its memory across calls: before each
+   * operation it reads the log's tip and catches up from the log, and it decides every check
+   * (heads, chain tip, expected revisions) inside a write session.
+   */
+  soleWriter: boolean;
+  /**
+   * A failed commit may have left part of its bytes behind in a way later commits would bury
+   * (LevelDB appends to its log after a torn record, and its recovery drops what follows): the
+   * store then accepts no write until it is reopened. False when a failed commit is rolled back
+   * whole (a database transaction), so the next commit is safe.
+   */
+  reopenAfterFailedWrite: boolean;
+}
+
+/** One operation of an atomic commit. */
+export type StorageOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
+
+/** Iteration options: the half-open key range `[gte, lt)` (either side open when absent), optionally reversed and limited. */
+export interface IterateOptions {
+  gte?: Uint8Array;
+  lt?: Uint8Array;
+  reverse?: boolean;
+  /** At most this many entries (≥ 0). */
+  limit?: number;
+}
+
+/**
+ * The one write session of a storage (see the contract above). End it with exactly one of
+ * {@link WriteSession.commit} and {@link WriteSession.abort}.
+ */
+export interface WriteSession {
+  /**
+   * Apply `ops` atomically (in order: a later op on the same key wins) and end the session.
+   * `sync: true` waits for stable storage where the backend can (`capabilities.fsync`).
+   * @throws STORE_IO, STORE_UNAVAILABLE — nothing was written, unless the acknowledgement of a
+   *   shared backend's commit was lost (then the outcome is unknown: retry with an idempotency id)
+   */
+  commit(ops: StorageOp[], options: { sync: boolean }): Promise<void>;
+  /** End the session without writing. Never throws. */
+  abort(): Promise<void>;
+}
+
+/** Reads of a storage, or of one snapshot of it. */
+export interface StorageReader {
+  get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
+  /** Entries in key order (or reverse) within the range. */
+  iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]>;
+}
+
+/** The storage interface every store backend implements. */
+export interface Storage extends StorageReader {
+  /** Where the data is: a directory, a database URL without credentials, or `null` in memory. */
+  readonly location: string | null;
+  readonly capabilities: StorageCapabilities;
+  /**
+   * Run `read` against one consistent snapshot: it sees every commit made before the snapshot
+   * and none after, however long it reads (an audit reads everything while writers go on).
+   */
+  snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T>;
+  /** Begin the one write session (waits for the current one to end, in this or any process). */
+  beginWrite(): Promise<WriteSession>;
+  /**
+   * Call `listener` soon after any process commits (a shared backend's notifications); returns
+   * the function that stops it. Absent when only this process writes (`soleWriter`).
+   */
+  onCommit?(listener: () => void): () => void;
+  close(): Promise<void>;
+}
