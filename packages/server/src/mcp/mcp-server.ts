@@ -1,7 +1,9 @@
 /**
- * The MCP transport of the agent surface (issue 4 "packages/server: MCP over stdio"): the tools
+ * The MCP server of the agent surface (issue 4 "packages/server: MCP over stdio"): the tools
  * `read_state` and `patch_state` with their JSON Schemas, and the baseline snapshot as the
- * resource `stateflow://baseline`.
+ * resource `stateflow://baseline`, over one store. `/mcp` serves it per request over Streamable
+ * HTTP; `stateflow mcp` forwards to that (`stdio-proxy.ts`); `runMcpServer` serves it over any
+ * transport in-process (for embedders that hold the store).
  *
  * A successful call returns one text content item holding exactly the tool's response JSON, and
  * the same object as `structuredContent`. A failure returns `isError: true` with the text
@@ -54,6 +56,11 @@ export interface McpServerOptions {
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
+/** What the server tells the model about itself (MCP `instructions`), on every transport. */
+export const MCP_INSTRUCTIONS =
+  `Stateflow memory. Read the baseline resource ${BASELINE_RESOURCE_URI} for hot state and lazy_navigation; ` +
+  'read deeper with read_state and change memory with patch_state.';
+
 /**
  * Creates an MCP server (not yet connected) serving `read_state`, `patch_state` and the
  * baseline resource for `selection` over `store`.
@@ -69,9 +76,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     { name: 'stateflow', version },
     {
       capabilities: { tools: {}, resources: {} },
-      instructions:
-        `Stateflow memory. Read the baseline resource ${BASELINE_RESOURCE_URI} for hot state and lazy_navigation; ` +
-        'read deeper with read_state and change memory with patch_state.',
+      instructions: MCP_INSTRUCTIONS,
     },
   );
 
