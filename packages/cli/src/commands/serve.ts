@@ -60,7 +60,8 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
           `ladders: ${server.ladders.length === 0 ? 'none (pass --ladders DIR to serve some)' : server.ladders.join(', ')}`,
           `try: ${tryCommand(server.url, server.requiresKey, server.requireToken, server.ladders, ctx.io.cwd, options.dir)}`,
           `token: ${server.requireToken ? 'required on every request' : 'accepted'} (stateflow-server.json in the store directory); browser: ${server.url}/ui/#token=${server.token}`,
-          `pid ${process.pid}${local.idleTimeout === undefined ? '' : `, stops after ${local.idleTimeout} ms idle`}; stop with Ctrl-C or "stateflow stop --dir ${options.dir}"`,
+          `pid ${process.pid}${local.idleTimeout === undefined ? '' : `; stops by itself after ${local.idleTimeout} ms idle`}; "stateflow stop --dir ${options.dir}" stops it from anywhere`,
+          'stop with Ctrl-C',
           '',
         ].join('\n'),
       );
