@@ -123,9 +123,17 @@ export async function runMcpProxy(options: McpProxyOptions): Promise<RunningMcpP
   };
 }
 
+/** One SDK client and the server it talks to. */
+interface Connection {
+  client: Client;
+  endpoint: ServerEndpoint;
+}
+
 /** The MCP SDK client connected to the current server's `/mcp`, replaced when the server goes. */
 class Upstream {
-  #client: Promise<{ client: Client; endpoint: ServerEndpoint }> | null = null;
+  #client: Promise<Connection> | null = null;
+  /** What `#client` resolved to, once it did. */
+  #connected: Connection | null = null;
 
   constructor(
     readonly selection: Selection,
@@ -157,8 +165,8 @@ class Upstream {
       try {
         return await call(current.client);
       } catch (err) {
-        if (err instanceof McpError) throw err;
         const error = classify(current.endpoint, err);
+        if (error instanceof McpError) throw error;
         if (!isStateflowError(error, 'STORE_UNAVAILABLE')) throw error;
         this.#drop(current);
         if (error.details.outcome !== 'not-sent' || attempt === 2) throw error;
@@ -172,7 +180,7 @@ class Upstream {
     if (current !== null) await (await current.catch(() => null))?.client.close().catch(() => undefined);
   }
 
-  #current(): Promise<{ client: Client; endpoint: ServerEndpoint }> {
+  #current(): Promise<Connection> {
     this.#client ??= (async () => {
       const endpoint = await this.connect();
       const client = new Client({ name: 'stateflow-mcp-proxy', version });
@@ -184,9 +192,12 @@ class Upstream {
       try {
         await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: authHeaders(endpoint) } }));
       } catch (err) {
-        throw classify(endpoint, err);
+        const error = classify(endpoint, err);
+        throw error;
       }
-      return { client, endpoint };
+      const connection = { client, endpoint };
+      this.#connected = connection;
+      return connection;
     })();
     const pending = this.#client;
     // A failed connection is not kept: the next request tries again.
@@ -196,8 +207,13 @@ class Upstream {
     return pending;
   }
 
-  #drop(current: { client: Client }): void {
-    void current.client.close().catch(() => undefined);
+  /**
+   * Forget the client of a server that went away. It is not closed: closing would fail its other
+   * requests in flight with "connection closed" although each of them has its own outcome.
+   */
+  #drop(current: Connection): void {
+    if (this.#connected !== current) return;
+    this.#connected = null;
     this.#client = null;
   }
 }
@@ -206,8 +222,13 @@ class Upstream {
  * The Stateflow error behind a failed forward: an HTTP error answer of the server (its
  * `{error: {code, …}}` body, which the SDK puts in the message), or a failed connection.
  */
-function classify(endpoint: ServerEndpoint, err: unknown): StateflowError {
+function classify(endpoint: ServerEndpoint, err: unknown): StateflowError | McpError {
   if (isStateflowError(err)) return err;
+  if (err instanceof McpError) {
+    // The SDK's own words for a connection that went away or an answer that never came.
+    if (err.code === McpErrorCode.ConnectionClosed || err.code === McpErrorCode.RequestTimeout) return unreachable(endpoint, err);
+    return err;
+  }
   const message = err instanceof Error ? err.message : String(err);
   const body = /Error POSTing to endpoint: (\{[\s\S]*\})$/.exec(message)?.[1];
   if (body !== undefined) {
