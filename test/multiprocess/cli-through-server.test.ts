@@ -4,32 +4,16 @@
  * server (a replay of the same export: same seqs, times and hashes), the publish lines included.
  * Commands that need the store alone say which process holds it.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, removeDir, stateflow, tempDir } from '../cli/helpers.js';
-import { discovery } from './processes.js';
+import { removeDir, stateflow, tempDir } from '../cli/helpers.js';
+import { discovery, spawnServe, type ServeProcess } from './processes.js';
 
 let root: string;
 let local: string;
 let served: string;
-let server: ChildProcessWithoutNullStreams | undefined;
-
-/** Start `stateflow serve` on `dir` (a free port); resolves once it prints its banner. */
-function serve(dir: string): Promise<ChildProcessWithoutNullStreams> {
-  const child = spawn(process.execPath, [BIN, '--dir', dir, 'serve', '--port', '0']);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      out += chunk;
-      if (out.includes('stop with Ctrl-C\n')) resolve(child);
-    });
-    child.stderr.resume();
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
-  });
-}
+let server: ServeProcess | undefined;
 
 beforeAll(async () => {
   root = await tempDir('stateflow-cli-served-');
@@ -48,15 +32,11 @@ beforeAll(async () => {
   served = path.join(root, 'served');
   for (const dir of [local, served]) expect((await stateflow(['--dir', dir, 'replay', path.join(root, 'origin.jsonl')])).code).toBe(0);
   await writeFile(path.join(root, 'history.jsonl'), ['{"rev": 1, "doc": {"v": 1}}', '{"rev": 2, "doc": {"v": 2, "w": [1]}}', '{"rev": 3, "doc": {"v": 2, "w": [1]}}'].join('\n'));
-  server = await serve(served);
+  server = await spawnServe(served);
 });
 
 afterAll(async () => {
-  if (server !== undefined && server.exitCode === null) {
-    const exited = new Promise((resolve) => server?.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await server?.stop();
   await removeDir(root);
 });
 
@@ -102,7 +82,7 @@ const COMMANDS: string[][] = [
 describe('the CLI on a store a server holds', () => {
   it('goes through the server (the discovery file names it)', async () => {
     const found = await discovery(served);
-    expect(found.pid).toBe(server?.pid);
+    expect(found.pid).toBe(server?.child.pid);
     // The store is locked by the server: a command could only succeed through it.
     const direct = await stateflow(['--dir', served, 'log', '--limit', '1']);
     expect(direct.code, direct.stderr).toBe(0);
@@ -120,7 +100,7 @@ describe('the CLI on a store a server holds', () => {
   it('replay into the served directory names the server that holds it (exit 4)', async () => {
     const result = await stateflow(['--dir', served, 'replay', path.join(root, 'origin.jsonl')]);
     expect(result.code).toBe(4);
-    expect(result.stderr).toContain(`pid ${server?.pid}`);
+    expect(result.stderr).toContain(`pid ${server?.child.pid}`);
     expect(result.stderr).toContain('stateflow stop');
     expect(result.stderr).toContain('[STORE_LOCKED]');
   });

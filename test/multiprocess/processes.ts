@@ -6,6 +6,7 @@
  * (never to the test's stdio) and get a short idle timeout, so a failed test leaves nothing
  * running for long.
  */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -57,4 +58,38 @@ export async function stopServer(dir: string): Promise<void> {
 /** Close clients, ignoring ones already closed. */
 export async function closeAll(clients: (Client | undefined)[]): Promise<void> {
   await Promise.all(clients.map((client) => client?.close().catch(() => undefined)));
+}
+
+/** A `stateflow serve` spawned by a test, with the URL from its banner. */
+export interface ServeProcess {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  /** SIGTERM it and wait for its exit. */
+  stop(): Promise<void>;
+}
+
+/** Spawn `stateflow --dir DIR serve --port 0 …args`; resolves once it prints its banner. */
+export function spawnServe(dir: string, args: string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [BIN, '--dir', dir, 'serve', '--port', '0', ...args], {
+    env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '', STATEFLOW_API_KEYS: '' },
+  });
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk;
+      const url = /stateflow serving on (http:\/\/\S+)/.exec(out)?.[1];
+      if (url !== undefined && out.includes('stop with Ctrl-C\n')) resolve({ child, url, stop });
+    });
+    child.stderr.on('data', (chunk: string) => (err += chunk));
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+  });
 }

@@ -19,6 +19,7 @@ interface ServeOptions {
   requireToken?: boolean;
   idleTimeout?: number;
   background?: boolean;
+  heartbeat?: number;
 }
 
 /** Register `serve`. */
@@ -33,6 +34,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
     .option('--model <spec>', 'model for ladders: scripted:<file.jsonl> (default: OPENAI_BASE_URL / OPENAI_API_KEY)')
     .option('--require-token', 'refuse requests without the server token (in stateflow-server.json in the store directory, mode 0600)')
     .option('--idle-timeout <ms>', 'stop after this many ms with no request and no open watch stream', positiveInt)
+    .option('--heartbeat <ms>', 'interval of the watch stream heartbeat comment in ms (default 15000)', positiveInt)
     // Set by `stateflow mcp` when it starts a server; recorded in the discovery file.
     .addOption(new Option('--background').hideHelp())
     .action(async (local: ServeOptions, command: Command) => {
@@ -51,6 +53,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
         onWarning: (message) => ctx.io.stderr.write(`${message}\n`),
         requireToken: local.requireToken === true,
         background: local.background === true,
+        ...(local.heartbeat === undefined ? {} : { heartbeatMs: local.heartbeat }),
         ...(local.idleTimeout === undefined ? {} : { idleTimeoutMs: local.idleTimeout, onIdle: () => idle?.() }),
       });
       ctx.io.stdout.write(
