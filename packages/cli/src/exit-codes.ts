@@ -49,6 +49,7 @@ const exitCodeByErrorCode: Partial<Record<ErrorCode, ExitCode>> = {
   STORE_CLOSED: ExitCode.FAILURE,
   STORE_IO: ExitCode.FAILURE,
   STORE_UNAVAILABLE: ExitCode.FAILURE,
+  REOPEN_REQUIRED: ExitCode.FAILURE,
   SOURCE_UNRESOLVED: ExitCode.FAILURE,
   BUDGET_EXCEEDED: ExitCode.FAILURE,
   MODEL_UNAVAILABLE: ExitCode.FAILURE,

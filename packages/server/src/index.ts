@@ -13,3 +13,5 @@ export type { McpServerOptions, RunningMcpServer } from './mcp/mcp-server.js';
 export { runMcpProxy } from './mcp/stdio-proxy.js';
 export type { McpProxyOptions, RunningMcpProxy } from './mcp/stdio-proxy.js';
 export { selectionFromUrl } from './http/routes/mcp-route.js';
+// --- a store that reopens itself after a failed write (what a long-running server holds) ---
+export { reopeningStore } from './reopening-store.js';
