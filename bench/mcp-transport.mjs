@@ -82,16 +82,15 @@ async function stopChild(child) {
   await exited;
 }
 
-async function overHttp(clients) {
-  const dir = await tempDir('mcp-http');
+/** `clients` MCP SDK clients made by `connect(server, dir, c)` against a spawned server, measured. */
+async function overMcp(clients, connect) {
+  const dir = await tempDir('mcp-transport');
   const server = await serve(dir);
   const agents = [];
   try {
     for (let c = 0; c < clients; c++) {
-      const client = new Client({ name: `bench-http-${c}`, version: '0' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`/mcp?cwd=${encodeURIComponent(PROJECT)}`, server.url), { requestInit: { headers: { 'x-stateflow-token': server.token } } }),
-      );
+      const client = new Client({ name: `bench-${c}`, version: '0' });
+      await client.connect(connect(server, dir));
       agents.push(client);
     }
     return await measure(clients, async (c, i) => check(await agents[c].callTool({ name: 'patch_state', arguments: patchOf(c, i) })));
@@ -102,33 +101,23 @@ async function overHttp(clients) {
   }
 }
 
-async function overStdio(clients) {
-  const dir = await tempDir('mcp-stdio');
-  const server = await serve(dir);
-  const agents = [];
-  try {
-    for (let c = 0; c < clients; c++) {
-      const client = new Client({ name: `bench-stdio-${c}`, version: '0' });
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, '--dir', dir, '--cwd', PROJECT, 'mcp'], stderr: 'ignore' }));
-      agents.push(client);
-    }
-    return await measure(clients, async (c, i) => check(await agents[c].callTool({ name: 'patch_state', arguments: patchOf(c, i) })));
-  } finally {
-    await Promise.all(agents.map((a) => a.close()));
-    await stopChild(server.child);
-    await removeDir(dir);
-  }
-}
+/** An SDK client of the server's /mcp over Streamable HTTP. */
+const httpTransport = (server) =>
+  new StreamableHTTPClientTransport(new URL(`/mcp?cwd=${encodeURIComponent(PROJECT)}`, server.url), { requestInit: { headers: { 'x-stateflow-token': server.token } } });
+
+/** An SDK client of a spawned `stateflow mcp`, which forwards to the server. */
+const stdioTransport = (_server, dir) =>
+  new StdioClientTransport({ command: process.execPath, args: [BIN, '--dir', dir, '--cwd', PROJECT, 'mcp'], stderr: 'ignore' });
 
 const rows = [];
 for (const clients of [1, 8]) {
   const direct = await inProcess(clients);
   rows.push([`in-process runtime.patchState`, clients, direct.rate, direct.p50, direct.p99, 1]);
   for (const [label, run] of [
-    ['MCP Streamable HTTP (/mcp)', overHttp],
-    ['MCP stdio (stateflow mcp → /mcp)', overStdio],
+    ['MCP Streamable HTTP (/mcp)', httpTransport],
+    ['MCP stdio (stateflow mcp → /mcp)', stdioTransport],
   ]) {
-    const result = await run(clients);
+    const result = await overMcp(clients, run);
     rows.push([label, clients, result.rate, result.p50, result.p99, result.rate / direct.rate]);
   }
 }

@@ -179,9 +179,9 @@ class RemoteStore implements Store {
     const stop = (): void => abort.abort();
     options.signal?.addEventListener('abort', stop, { once: true });
     try {
-      const from = options.from ?? this.#lastSeq;
+      // Without `from` the server starts at its own last seq (live only), as a local store does.
       for await (const event of watchTransitions(this.#endpoint, {
-        from,
+        ...(options.from === undefined ? {} : { from: options.from }),
         signal: abort.signal,
         ...(options.streams === undefined ? {} : { streams: options.streams }),
       })) {
