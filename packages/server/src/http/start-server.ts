@@ -189,15 +189,21 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   context.baseUrl = baseUrl;
   const discoveryDir = (options.discovery ?? ownsStore) && options.dir !== undefined ? options.dir : null;
   if (discoveryDir !== null) {
-    await writeDiscovery(discoveryDir, {
-      url: baseUrl,
-      pid: process.pid,
-      token,
-      requireToken,
-      background: options.background ?? false,
-      idleTimeoutMs: options.idleTimeoutMs ?? null,
-      startedAt: new Date().toISOString(),
-    });
+    try {
+      await writeDiscovery(discoveryDir, {
+        url: baseUrl,
+        pid: process.pid,
+        token,
+        requireToken,
+        background: options.background ?? false,
+        idleTimeoutMs: options.idleTimeoutMs ?? null,
+        startedAt: new Date().toISOString(),
+      });
+    } catch (cause) {
+      await app.close();
+      if (ownsStore) await store.close();
+      throw new StateflowError('STORE_IO', `Cannot write the discovery file into ${discoveryDir}: check that the directory is writable.`, {}, { cause });
+    }
   }
 
   const interval = options.sweepIntervalMs ?? 3_600_000;

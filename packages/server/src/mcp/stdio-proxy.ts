@@ -242,9 +242,8 @@ function classify(endpoint: ServerEndpoint, err: unknown): StateflowError | McpE
       // not a Stateflow error body
     }
   }
-  if (err instanceof Error && (err.name === 'TypeError' || (err as { code?: unknown }).code === 'ECONNRESET' || err.cause !== undefined)) {
-    return unreachable(endpoint, err);
-  }
+  // fetch reports a failed connection as a TypeError ("fetch failed") with the socket error as its cause.
+  if (err instanceof TypeError || (err as { name?: unknown }).name === 'TimeoutError') return unreachable(endpoint, err);
   return new StateflowError('INTERNAL', `The store's server failed the request: ${message}`, {}, { cause: err });
 }
 
