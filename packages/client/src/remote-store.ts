@@ -53,7 +53,7 @@ const PAGE = 1000;
  *
  * The returned store behaves as the served one, with these differences: `lastSeq()` is the last
  * seq any answer of that server reported (it may lag writes made by other clients until the
- * next call); `append` and `audit` are for the store's owner (the token) only; `audit`'s `onProgress` is called once, at the end; with API keys only the caller's own
+ * next call), and a `watch` without `from` starts there; `append` and `audit` are for the store's owner (the token) only; `audit`'s `onProgress` is called once, at the end; with API keys only the caller's own
  * session streams exist. A request that cannot reach the server fails with
  * `STORE_UNAVAILABLE` (`details.outcome` says whether it may have been applied).
  *
@@ -172,16 +172,21 @@ class RemoteStore implements Store {
     return report;
   }
 
-  async *watch(options: WatchOptions = {}): AsyncIterable<Transition> {
+  watch(options: WatchOptions = {}): AsyncIterable<Transition> {
     this.#open();
+    // As a local store's: without `from` the watch starts at the last seq known at the call
+    // (here the last one this client has seen), not when iteration begins.
+    return this.#follow(options.from ?? this.#lastSeq, options);
+  }
+
+  async *#follow(from: number, options: WatchOptions): AsyncIterable<Transition> {
     const abort = new AbortController();
     this.#watches.add(abort);
     const stop = (): void => abort.abort();
     options.signal?.addEventListener('abort', stop, { once: true });
     try {
-      // Without `from` the server starts at its own last seq (live only), as a local store does.
       for await (const event of watchTransitions(this.#endpoint, {
-        ...(options.from === undefined ? {} : { from: options.from }),
+        from,
         signal: abort.signal,
         ...(options.streams === undefined ? {} : { streams: options.streams }),
       })) {
