@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
   ErrorCode as McpErrorCode,
@@ -56,6 +57,13 @@ export interface McpServerOptions {
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
+/**
+ * One JSON Schema validator for every SDK server of this process. The SDK builds a new Ajv per
+ * server by default, and `/mcp` creates a server per request: sharing it removes most of a
+ * request's cost (the validator is only used for elicitation, which these servers never send).
+ */
+const sharedValidator = new AjvJsonSchemaValidator();
+
 /** What the server tells the model about itself (MCP `instructions`), on every transport. */
 export const MCP_INSTRUCTIONS =
   `Stateflow memory. Read the baseline resource ${BASELINE_RESOURCE_URI} for hot state and lazy_navigation; ` +
@@ -77,6 +85,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     {
       capabilities: { tools: {}, resources: {} },
       instructions: MCP_INSTRUCTIONS,
+      jsonSchemaValidator: sharedValidator,
     },
   );
 
