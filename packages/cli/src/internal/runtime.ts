@@ -1,8 +1,17 @@
 /**
  * The agent surface (`@stateflow/tools`) over the store of one CLI run. The package is loaded
  * when a command needs it, so store-only commands start without it.
+ *
+ * Through a server, reads run here over the server's store API, but `patch_state` runs in the
+ * server (`POST /v1/state/patch`): there it is queued with every other writer of the store (MCP
+ * agents, the state API), so a CLI patch never loses a CAS race against busy agents. The answer
+ * is the same receipt, and its `Stateflow-Transition` header names the transition published.
  */
-import type { Runtime } from '@stateflow/tools';
+import { isJsonObject } from '@stateflow/core';
+import { TRANSITION_HEADER, callServer } from '@stateflow/client';
+import type { ServerEndpoint } from '@stateflow/client';
+import type { Store } from '@stateflow/store';
+import type { PatchCallOptions, PatchStateResult, Runtime } from '@stateflow/tools';
 import type { GlobalOptions } from './options.js';
 import { withStore, type StoreAccess } from './store-access.js';
 
@@ -12,5 +21,20 @@ import { withStore, type StoreAccess } from './store-access.js';
  */
 export async function withRuntime<T>(options: GlobalOptions, access: StoreAccess, work: (runtime: Runtime) => Promise<T>): Promise<T> {
   const { createRuntime } = await import('@stateflow/tools');
-  return withStore(options.dir, access, async (store) => work(createRuntime({ store, selection: options.selection })));
+  return withStore(options.dir, access, async (store, server) => {
+    const runtime = createRuntime({ store, selection: options.selection });
+    if (server === null) return work(runtime);
+    return work({
+      ...runtime,
+      patchState: (input, call) =>
+        isJsonObject(input) ? patchThroughServer(server, store, { ...input, selection: options.selection }, call) : runtime.patchState(input, call),
+    });
+  });
+}
+
+async function patchThroughServer(server: ServerEndpoint, store: Store, body: object, call: PatchCallOptions = {}): Promise<PatchStateResult> {
+  const { body: receipt, headers } = await callServer<PatchStateResult>(server, 'v1/state/patch', { body });
+  const seq = headers.get(TRANSITION_HEADER);
+  if (seq !== null && call.onPublished !== undefined) call.onPublished(await store.transition(Number(seq)));
+  return receipt;
 }

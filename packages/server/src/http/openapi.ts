@@ -201,7 +201,15 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             required: true,
             content: json(withSelection(patchStateInputSchema)),
           },
-          responses: { '200': { description: 'The patch_state output' }, ...bodyErrors(400, 401, 404, 409, 410) },
+          responses: {
+            '200': {
+              description: 'The patch_state output',
+              headers: {
+                'Stateflow-Transition': { description: 'The seq of the transition the call published; absent when the patch changed nothing', schema: { type: 'integer' } },
+              },
+            },
+            ...bodyErrors(400, 401, 404, 409, 410),
+          },
         },
       },
       ...storePaths({ ref, json, errors, bodyErrors }),

@@ -13,6 +13,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../server-context.js';
 import { authorizeSelection } from '../selection-access.js';
 
+/** Header of a state API patch answer: the seq of the transition the call published (absent: no change). */
+export const TRANSITION_HEADER = 'stateflow-transition';
+
 /** Register the state API routes on `app`. */
 export function registerStateRoutes(app: FastifyInstance, context: ServerContext): void {
   app.post<{ Body: unknown }>('/v1/state/read', async (request) => {
@@ -21,11 +24,14 @@ export function registerStateRoutes(app: FastifyInstance, context: ServerContext
     return createRuntime({ store: context.store, selection }).readState(input);
   });
 
-  app.post<{ Body: unknown }>('/v1/state/patch', async (request) => {
+  app.post<{ Body: unknown }>('/v1/state/patch', async (request, reply) => {
     const { selection, input } = split(request.body);
     await authorizeSelection(context, request, selection, 'patch');
     // patch_state queues itself per store (@stateflow/tools): concurrent patches never conflict.
-    return createRuntime({ store: context.store, selection }).patchState(input);
+    // The body is exactly the tool's receipt; the transition it published rides in a header.
+    return createRuntime({ store: context.store, selection }).patchState(input, {
+      onPublished: (transition) => void reply.header(TRANSITION_HEADER, String(transition.seq)),
+    });
   });
 }
 
