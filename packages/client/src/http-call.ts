@@ -112,7 +112,7 @@ export function serverError(status: number, body: unknown, endpoint: ServerEndpo
     const details = isJsonObject(error['details']) ? error['details'] : {};
     return new StateflowError(code as ErrorCode, String(error['message'] ?? code), details as never);
   }
-  return new StateflowError('INTERNAL', `The server at ${endpoint.url} answered ${route} with HTTP ${status} and no Stateflow error body.`);
+  return new StateflowError('INTERNAL', `The server at ${endpoint.url} answered ${route} with HTTP ${status} and no Stateflow error body.`, {});
 }
 
 /**

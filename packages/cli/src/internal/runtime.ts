@@ -15,14 +15,18 @@ import type { PatchCallOptions, PatchStateResult, Runtime } from '@stateflow/too
 import type { GlobalOptions } from './options.js';
 import { withStore, type StoreAccess } from './store-access.js';
 
+const UNCAPPED = { maxReadPaths: Number.MAX_SAFE_INTEGER, maxResponseBytes: Number.MAX_SAFE_INTEGER };
+
 /**
  * Open the store (through its server when one holds it), build the tools runtime for the
- * selected owners, run `work`, close the store.
+ * selected owners, run `work`, close the store. The read caps of the tools are transport
+ * ceilings for shared servers (HTTP, MCP); the CLI answers its own user on stdout, so a
+ * `stateflow read` of many or large paths is not capped.
  */
 export async function withRuntime<T>(options: GlobalOptions, access: StoreAccess, work: (runtime: Runtime) => Promise<T>): Promise<T> {
   const { createRuntime } = await import('@stateflow/tools');
   return withStore(options.dir, access, async (store, server) => {
-    const runtime = createRuntime({ store, selection: options.selection });
+    const runtime = createRuntime({ store, selection: options.selection, ...UNCAPPED });
     if (server === null) return work(runtime);
     return work({
       ...runtime,

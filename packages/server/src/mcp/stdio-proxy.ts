@@ -81,7 +81,7 @@ export async function runMcpProxy(options: McpProxyOptions): Promise<RunningMcpP
       if (err instanceof McpError) throw err;
       // A tool failure is a tool result, as every other Stateflow error is (DESIGN.md "Errors").
       const error = asStateflowError(err);
-      return { content: [{ type: 'text', text: JSON.stringify({ code: error.code, message: error.message }) }], isError: true };
+      return { content: [{ type: 'text', text: JSON.stringify(error.toJSON()) }], isError: true };
     }
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => rpc(upstream.request((client) => client.listResources())));
