@@ -1,6 +1,7 @@
 export { createRuntime } from './runtime.js';
 export type { Runtime, RuntimeOptions } from './runtime.js';
 export { selectedOwners } from './selection.js';
+export { jsonInput } from './json-input.js';
 export type { Selection, SelectedOwner } from './selection.js';
 export {
   readStateInputSchema,

@@ -34,7 +34,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { StateflowError, isJsonObject, isStateflowError } from '@stateflow/core';
 import { authHeaders, callServer, unreachable, watchTransitions } from '@stateflow/client';
 import type { ServerEndpoint } from '@stateflow/client';
-import { selectedOwners } from '@stateflow/tools';
+import { PATCH_STATE_TOOL, READ_STATE_TOOL, jsonInput, selectedOwners } from '@stateflow/tools';
 import type { Selection } from '@stateflow/tools';
 import { BASELINE_RESOURCE_URI, MCP_INSTRUCTIONS } from './mcp-server.js';
 
@@ -76,6 +76,9 @@ export async function runMcpProxy(options: McpProxyOptions): Promise<RunningMcpP
   server.setRequestHandler(ListToolsRequestSchema, () => rpc(upstream.request((client) => client.listTools())));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     try {
+      // Arguments that JSON text cannot carry (1e400 parsed to Infinity) are refused here, with
+      // the tool's own error: re-serialised for the server they would arrive changed.
+      if (request.params.name === READ_STATE_TOOL || request.params.name === PATCH_STATE_TOOL) jsonInput(request.params.name, request.params.arguments ?? {});
       return await upstream.request((client) => client.callTool(request.params) as Promise<CallToolResult>);
     } catch (err) {
       if (err instanceof McpError) throw err;
