@@ -21,6 +21,8 @@ import { registerReplayCommand } from './commands/replay.js';
 import { registerRevertCommand } from './commands/revert.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerShowCommand } from './commands/show.js';
+import { registerStopCommand } from './commands/stop.js';
+import { registerWatchCommand } from './commands/watch.js';
 import { CommandContext } from './internal/context.js';
 import { reportFailure } from './internal/failure.js';
 import { processIo, type CliIo } from './internal/io.js';
@@ -68,6 +70,8 @@ export function buildProgram(ctx: CommandContext): Command {
     registerRecoverCommand,
     registerServeCommand,
     registerMcpCommand,
+    registerStopCommand,
+    registerWatchCommand,
     registerLadderCommand,
   ]) {
     register(program, ctx);

@@ -147,9 +147,9 @@ export interface ErrorDetailsByCode {
   STORE_VERSION: { found: unknown; supported: number };
   STORE_CLOSED: NoDetails;
   STORE_IO: { location: string | null; code: string | null; reason?: 'no-write-access' };
+  /** `outcome`: `'not-sent'` — nothing reached a server; `'unknown'` — a write may have been applied. */
+  STORE_UNAVAILABLE: { url?: string; dir?: string; outcome: 'not-sent' | 'unknown' };
   REOPEN_REQUIRED: { location: string | null; failure: ErrorCode };
-  /** `outcome`: `not-sent` — nothing was applied; `unknown` — a write may have been applied. */
-  STORE_UNAVAILABLE: { url?: string; dir?: string; outcome?: 'not-sent' | 'unknown' };
   CONFIG_INVALID: { problems: string[] };
   SOURCE_UNRESOLVED: { who: string };
   BUDGET_EXCEEDED: { folder: string; budget: number; tokens: number };

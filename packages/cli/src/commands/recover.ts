@@ -11,6 +11,7 @@ import { recoverStore, type RecoveryReport } from '@stateflow/store';
 import type { CommandContext } from '../internal/context.js';
 import { count, emit } from '../internal/output.js';
 import { ExitCode } from '../exit-codes.js';
+import { requireNoServer } from '../internal/store-access.js';
 
 /** Register `recover`. */
 export function registerRecoverCommand(program: Command, ctx: CommandContext): void {
@@ -20,6 +21,8 @@ export function registerRecoverCommand(program: Command, ctx: CommandContext): v
     .requiredOption('--into <dir>', 'new, empty directory for the recovered copy')
     .action(async (local: { into: string }, command: Command) => {
       const options = ctx.options(command);
+      // A copy taken while a server writes would not be the store as it stands.
+      await requireNoServer(options.dir, 'recover');
       const report = await recoverStore(options.dir, path.resolve(ctx.io.cwd, local.into));
       emit(ctx.io, options.json, report, () => describeRecovery(report));
       if (report.problems.length > 0) ctx.exitCode = ExitCode.CORRUPT;

@@ -16,6 +16,10 @@ interface ServeOptions {
   port: number;
   keys?: string;
   model?: string;
+  requireToken?: boolean;
+  idleTimeout?: number;
+  background?: boolean;
+  heartbeat?: number;
   bodyLimit?: number;
   upstreamModel?: string;
   sessionIdle: number;
@@ -35,6 +39,11 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
     .option('--port <port>', 'TCP port (0 picks a free one)', nonNegativeInt, 7411)
     .option('--keys <file>', 'API keys file {"<key>": "<user id>"} (else $STATEFLOW_API_KEYS; none: one local user)')
     .option('--model <spec>', "model of every ladder call: scripted:<file.jsonl> or openai:<model> (default: OPENAI_BASE_URL / OPENAI_API_KEY with each request's model)")
+    .option('--require-token', 'refuse requests without the server token (in stateflow-server.json in the store directory, mode 0600)')
+    .option('--idle-timeout <ms>', 'stop after this many ms with no request and no open watch stream', positiveInt)
+    .option('--heartbeat <ms>', 'interval of the watch stream heartbeat comment in ms (default 15000)', positiveInt)
+    // Set by `stateflow mcp` when it starts a server; recorded in the discovery file.
+    .addOption(new Option('--background').hideHelp())
     .option('--body-limit <bytes>', 'largest request body in bytes (default 1048576 = 1 MiB; larger bodies cost more CPU per request)', positiveInt)
     .addOption(
       new Option('--upstream-model <name>', 'upstream model for requests whose model is the ladder itself (what GET …/models lists)').env(
@@ -57,6 +66,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
       const options = ctx.options(command);
       await mkdir(options.dir, { recursive: true });
       const { startServer } = await import('@stateflow/server');
+      let idle: (() => void) | undefined;
       const server = await startServer({
         dir: options.dir,
         host: local.host,
@@ -70,10 +80,15 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
         sessionIdleMs: local.sessionIdle,
         sessionRetentionMs: local.sessionRetention,
         onWarning: (message) => ctx.io.stderr.write(`${message}\n`),
+        requireToken: local.requireToken === true,
+        background: local.background === true,
+        ...(local.heartbeat === undefined ? {} : { heartbeatMs: local.heartbeat }),
+        ...(local.idleTimeout === undefined ? {} : { idleTimeoutMs: local.idleTimeout, onIdle: () => idle?.() }),
       });
       // Listen for the stop signals before the banner says how to stop: a supervisor (or a test)
       // that signals as soon as it reads the banner must not meet the default handler.
       const stopped = new Promise<void>((resolve) => {
+        idle = resolve;
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
       });
@@ -82,8 +97,10 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
           `stateflow serving on ${server.url}`,
           `data: ${options.dir}`,
           `ladders: ${server.ladders.length === 0 ? 'none (pass --ladders DIR to serve some)' : server.ladders.join(', ')}`,
-          `try: ${tryCommand(server.url, server.requiresKey, server.ladders, ctx.io.cwd)}`,
+          `try: ${tryCommand(server.url, server.requiresKey, server.requireToken, server.ladders, ctx.io.cwd, options.dir)}`,
           `sessions: expire after ${formatDuration(local.sessionIdle)} idle; slates kept ${formatDuration(local.sessionRetention)} after close or expiry`,
+          `token: ${server.requireToken ? 'required on every request' : 'accepted'} (stateflow-server.json in the store directory); browser: ${server.url}/ui/#token=${server.token}`,
+          `pid ${process.pid}${local.idleTimeout === undefined ? '' : `; stops by itself after ${local.idleTimeout} ms idle`}; "stateflow stop --dir ${options.dir}" stops it from anywhere`,
           'stop with Ctrl-C',
           '',
         ].join('\n'),
@@ -98,10 +115,11 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
  * the local user's cwd owner; with keys a caller reaches only its own ladder sessions, so the
  * command creates one (or, with no ladder served, fetches the OpenAPI document).
  */
-function tryCommand(url: string, requiresKey: boolean, ladders: string[], cwd: string): string {
+function tryCommand(url: string, requiresKey: boolean, requireToken: boolean, ladders: string[], cwd: string, dir: string): string {
   if (!requiresKey) {
     const body = JSON.stringify({ selection: { cwd, mode: 'active' }, path: 'cwd', projection: 'keys' });
-    return `curl -s ${url}/v1/state/read -H 'content-type: application/json' -d '${body}'`;
+    const token = requireToken ? ` -H "X-Stateflow-Token: $(node -p 'require(process.argv[1]).token' '${path.join(dir, 'stateflow-server.json')}')"` : '';
+    return `curl -s ${url}/v1/state/read -H 'content-type: application/json'${token} -d '${body}'`;
   }
   const ladder = ladders[0];
   if (ladder === undefined) return `curl -s ${url}/openapi.json`;

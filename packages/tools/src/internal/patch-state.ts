@@ -22,7 +22,7 @@ import {
   prefixPatchError,
 } from '@stateflow/core';
 import type { JsonObject, JsonValue, OwnerScope, PatchInvalidReason, PatchOptions } from '@stateflow/core';
-import type { StoreView } from '@stateflow/store';
+import type { StoreView, Transition } from '@stateflow/store';
 import { captureView, capturedStream, display, requireOwner, soleOwner } from './context.js';
 import type { RuntimeContext } from './context.js';
 import { checkToolInput } from './input-validation.js';
@@ -72,10 +72,19 @@ const AGENT_PATCH: PatchOptions = { emptyObjects: 'refuse' };
  * @throws StateflowError `INPUT_INVALID`, `PATCH_INVALID`, `OWNER_NOT_SELECTED`, `CONFLICT`
  *   (after {@link MAX_PUBLISH_ATTEMPTS}), and store errors; nothing is published then.
  */
-export async function patchState(ctx: RuntimeContext, input: unknown): Promise<PatchStateResult> {
+export async function patchState(ctx: RuntimeContext, input: unknown, options: PatchCallOptions = {}): Promise<PatchStateResult> {
   const request = checkToolInput('patch_state', input);
   const patches = scopePatches(ctx, request.patch as JsonObject);
-  return serialPerStore(ctx.store, () => publishPatches(ctx, patches));
+  return serialPerStore(ctx.store, () => publishPatches(ctx, patches, options));
+}
+
+/** Options of one `patch_state` call beyond the tool input. */
+export interface PatchCallOptions {
+  /**
+   * Receives the transition the call published (not called when the patch changed nothing).
+   * A caller that does not hold the store alone — a client of a server — learns its seq here.
+   */
+  onPublished?: (transition: Transition) => void;
 }
 
 /**
@@ -83,7 +92,7 @@ export async function patchState(ctx: RuntimeContext, input: unknown): Promise<P
  * per-store queue moved a head) the call is re-evaluated on a fresh capture, at most
  * {@link MAX_PUBLISH_ATTEMPTS} times.
  */
-async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, ScopePatch>): Promise<PatchStateResult> {
+async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, ScopePatch>, options: PatchCallOptions): Promise<PatchStateResult> {
   for (let attempt = 1; ; attempt++) {
     const guards = (await ctx.precondition?.()) ?? {};
     const view = await captureView(ctx);
@@ -103,6 +112,7 @@ async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, S
       if (isStateflowError(err, 'CONFLICT') && attempt < MAX_PUBLISH_ATTEMPTS) continue;
       throw err;
     }
+    if (published.transition !== null) options.onPublished?.(published.transition);
     const result = receipt(ctx, view, staged);
     if (published.transition !== null) result.state_updates.selectors = scopeSelectors(ctx, published.transition.changes);
     return result;

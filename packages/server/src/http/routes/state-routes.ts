@@ -3,35 +3,35 @@
  * `POST /v1/state/patch` take the `read_state` / `patch_state` tool input plus a `selection`
  * and answer exactly the tool's output; errors go through the status table.
  *
- * Ownership: a selected `session` must be a session the caller owns (another user's answers 404
- * as if it did not exist); patching a closed or expired session answers 410. With API keys
- * configured, `global` and `cwd` are rejected: they are shared by every user of the store, so
- * serving them would break per-user isolation. The single local user may select them.
+ * Ownership: `selection-access.ts`.
  */
 import { StateflowError, isJsonObject } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
-import { SESSION_ID_PATTERN } from '@stateflow/slates';
 import { createRuntime } from '@stateflow/tools';
 import type { Selection } from '@stateflow/tools';
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../server-context.js';
+import { authorizeSelection, sessionPrecondition } from '../selection-access.js';
+
+/** Header of a state API patch answer: the seq of the transition the call published (absent: no change). */
+export const TRANSITION_HEADER = 'stateflow-transition';
 
 /** Register the state API routes on `app`. */
 export function registerStateRoutes(app: FastifyInstance, context: ServerContext): void {
   app.post<{ Body: unknown }>('/v1/state/read', async (request) => {
     const { selection, input } = split(request.body);
-    await authorizeSelection(context, request.user, selection);
+    await authorizeSelection(context, request, selection);
     return createRuntime({ store: context.store, selection }).readState(input);
   });
 
-  app.post<{ Body: unknown }>('/v1/state/patch', async (request) => {
+  app.post<{ Body: unknown }>('/v1/state/patch', async (request, reply) => {
     const { selection, input } = split(request.body);
-    const session = await authorizeSelection(context, request.user, selection);
+    const session = await authorizeSelection(context, request, selection);
     // patch_state queues itself per store (@stateflow/tools): concurrent patches never conflict.
-    // A ladder session's record revision guards the publication itself, so a patch can never
-    // land after a concurrent close (checking the status first and publishing later could).
-    const precondition = session === undefined ? undefined : () => context.sessions.writeGuard(session, request.user);
-    return createRuntime({ store: context.store, selection, ...(precondition === undefined ? {} : { precondition }) }).patchState(input);
+    // The body is exactly the tool's receipt; the transition it published rides in a header.
+    return createRuntime({ store: context.store, selection, ...sessionPrecondition(context, request, session) }).patchState(input, {
+      onPublished: (transition) => void reply.header(TRANSITION_HEADER, String(transition.seq)),
+    });
   });
 }
 
@@ -49,31 +49,3 @@ function split(body: unknown): { selection: Selection; input: JsonObject } {
   return { selection: selection as unknown as Selection, input };
 }
 
-/**
- * Check the selection against the caller; returns the ladder session id it selects (whose
- * record guards patches), if any.
- * @throws INPUT_INVALID global/cwd with keys; SESSION_NOT_FOUND; SESSION_CLOSED for a session
- *   whose state retention deleted.
- */
-async function authorizeSelection(context: ServerContext, user: string, selection: Selection): Promise<string | undefined> {
-  if (context.keys !== null && (selection.global !== undefined || selection.cwd !== undefined)) {
-    throw new StateflowError(
-      'INPUT_INVALID',
-      'With API keys configured the state API serves only your sessions: global and cwd are shared by every user. Select {"session": "<your session id>"}',
-      { field: 'selection' },
-    );
-  }
-  const id = selection.session;
-  if (id === undefined) return undefined;
-  // The single local user may use any agent session id; ladder-session ids are always checked.
-  if (context.keys === null && !(typeof id === 'string' && SESSION_ID_PATTERN.test(id))) return undefined;
-  const record = await context.sessions.get(String(id), user);
-  if (record.purgedAt !== undefined) {
-    throw new StateflowError(
-      'SESSION_CLOSED',
-      `Session "${record.id}" is ${record.status} and its state was deleted by the retention policy at ${record.purgedAt}`,
-      { session: record.id, status: record.status },
-    );
-  }
-  return record.id;
-}
