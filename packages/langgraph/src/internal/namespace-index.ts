@@ -64,8 +64,12 @@ export class NamespaceIndex {
     const head = await store.head(this.stream);
     if (head.origin !== this.#origin) {
       this.#origin = head.origin;
-      for (const [id, entry] of this.#entries) if (entry.putRev < head.origin) this.#entries.delete(id);
+      // Compaction prunes the transition that made the origin revision too (its state is the
+      // origin checkpoint): a checkpoint put there has lost its metadata, as a fresh index
+      // built from the retained log would never see it.
+      for (const [id, entry] of this.#entries) if (entry.putRev <= head.origin) this.#entries.delete(id);
       if (this.#head !== undefined && !this.#entries.has(this.#head.id)) this.#head = undefined;
+      if (this.#rev < head.origin) this.#rev = head.origin;
     }
     if (head.rev === this.#rev) return;
     for await (const transition of store.transitions({ stream: this.stream, from: this.#seq + 1 })) this.apply(transition);
