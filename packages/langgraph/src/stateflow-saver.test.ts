@@ -91,6 +91,50 @@ describe.each(backends)('StateflowSaver on $name', (backend) => {
     expect((await all(fresh, { configurable: { thread_id: 't' } }, { filter: { source: 'input' } })).map((t) => t.checkpoint.channel_values)).toEqual([{ value: 0 }]);
   });
 
+  it('a fresh saver reads a long thread from its newest end: the head costs the last transitions, not the thread', async () => {
+    const configs: RunnableConfig[] = [];
+    let config: RunnableConfig = { configurable: { thread_id: 'long' } };
+    for (let i = 0; i < 300; i++) {
+      configs.push((config = await saver.put(config, checkpoint(i, i + 1), meta(i), { value: i + 1 })));
+      await saver.putWrites(config, [['value', i]], `task-${i}`);
+    }
+    let read = 0;
+    const counted = new Proxy(opened.store, {
+      get(target, prop) {
+        if (prop === 'transitions') return (range: Parameters<typeof target.transitions>[0]) => count(target.transitions(range));
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    async function* count<T>(it: AsyncIterable<T>): AsyncGenerator<T> {
+      for await (const x of it) {
+        read++;
+        yield x;
+      }
+    }
+    const fresh = new StateflowSaver(counted);
+    expect((await fresh.getTuple({ configurable: { thread_id: 'long' } }))?.checkpoint.channel_values).toEqual({ value: 299 });
+    expect(read).toBeLessThanOrEqual(64);
+    const three = await all(fresh, { configurable: { thread_id: 'long', checkpoint_ns: '' } }, { limit: 3 });
+    expect(three.map((t) => t.checkpoint.channel_values['value'])).toEqual([299, 298, 297]);
+    expect(read).toBeLessThanOrEqual(64);
+    expect((await fresh.getTuple(configs[5] as RunnableConfig))?.pendingWrites).toEqual([['task-5', 'value', 5]]);
+    expect(read).toBe(600);
+    expect(await all(fresh, { configurable: { thread_id: 'long' } })).toEqual(await all(saver, { configurable: { thread_id: 'long' } }));
+  });
+
+  it('reading back from the newest end stops at a deletion: older checkpoints never come back', async () => {
+    const old = await saver.put({ configurable: { thread_id: 't' } }, checkpoint('old', 1), meta(0), { value: 1 });
+    // A deletion whose compaction did not run (the tombstone alone must be enough).
+    const state = await opened.store.state('langgraph:t');
+    await opened.store.publish({ changes: { 'langgraph:t': Object.fromEntries(Object.keys(state).map((k) => [k, null])) }, meta: { langgraph: { op: 'delete', thread_id: 't' } } });
+    const fresh1 = await new StateflowSaver(opened.store).put({ configurable: { thread_id: 't' } }, checkpoint('new', 1), meta(0), { value: 1 });
+    const fresh = new StateflowSaver(opened.store);
+    expect((await all(fresh, { configurable: { thread_id: 't' } })).map((t) => t.checkpoint.channel_values)).toEqual([{ value: 'new' }]);
+    expect(await fresh.getTuple(old)).toBeUndefined();
+    expect((await fresh.getTuple(fresh1))?.checkpoint.channel_values).toEqual({ value: 'new' });
+  });
+
   it('lists every namespace of a thread, every thread, and honours before and limit', async () => {
     const r1 = await saver.put({ configurable: { thread_id: 'a' } }, checkpoint(1, 1), meta(0), { value: 1 });
     const r2 = await saver.put(r1, checkpoint(2, 2), meta(1), { value: 2 });

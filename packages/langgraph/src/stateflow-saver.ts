@@ -101,8 +101,8 @@ export class StateflowSaver extends BaseCheckpointSaver {
     if (ref === undefined) return undefined;
     const id = getCheckpointId(config) || undefined;
     const snapshot = await this.#snapshot(ref.stream);
-    const head = snapshot.index.head();
-    const entry = id === undefined ? head : snapshot.index.get(id);
+    const head = await snapshot.index.head();
+    const entry = id === undefined ? head : await snapshot.index.get(id);
     if (entry === undefined) {
       if (id === undefined) this.#leases.grant(ref.stream, undefined);
       return undefined;
@@ -125,7 +125,7 @@ export class StateflowSaver extends BaseCheckpointSaver {
     const onlyId = getCheckpointId(config) || undefined;
     for (const ref of await this.#listedNamespaces(config)) {
       const snapshot = await this.#snapshot(ref.stream);
-      for (const entry of snapshot.index.newestFirst()) {
+      for await (const entry of snapshot.index.newestFirst()) {
         if (onlyId !== undefined && entry.id !== onlyId) continue;
         if (beforeId !== undefined && !(entry.id < beforeId)) continue;
         if (filter !== undefined && !(await this.#matches(entry, filter))) continue;
@@ -153,11 +153,11 @@ export class StateflowSaver extends BaseCheckpointSaver {
       for (let attempt = 1; ; attempt++) {
         const snapshot = await this.#snapshot(ref.stream);
         const { index, state } = snapshot;
-        const head = index.head();
+        const head = await index.head();
         if (this.#fencing && this.#leases.holds(ref.stream, parentId) && head?.id !== parentId) {
           throw new CheckpointConflictError({
             stream: ref.stream,
-            expected: parentId === undefined ? 'none' : (index.get(parentId)?.latestRev ?? 'none'),
+            expected: parentId === undefined ? 'none' : ((await index.get(parentId))?.latestRev ?? 'none'),
             actual: snapshot.rev,
             thread_id: ref.threadId,
             checkpoint_ns: ref.checkpointNs,
@@ -165,8 +165,10 @@ export class StateflowSaver extends BaseCheckpointSaver {
             head_checkpoint_id: head?.id ?? null,
           });
         }
-        const parent = parentId === undefined ? undefined : index.get(parentId);
-        const previous = index.get(id);
+        const parent = parentId === undefined ? undefined : await index.get(parentId);
+        // A repeated put of an id keeps its writes; only ids already read are looked up, so a
+        // first put never reads the whole log to find that its id is new.
+        const previous = index.known(id);
         const next = await checkpointState({
           serde: this.serde,
           base: parent === undefined ? {} : await this.#stateOf(snapshot, parent),
@@ -252,11 +254,11 @@ export class StateflowSaver extends BaseCheckpointSaver {
     const ref = optionalRef(config);
     if (ref !== undefined) {
       const snapshot = await this.#snapshot(ref.stream);
-      const target = (getCheckpointId(config) || undefined) ?? snapshot.index.head()?.id;
+      const target = (getCheckpointId(config) || undefined) ?? (await snapshot.index.head())?.id;
       const remaining = new Set(channels);
-      let cursor = target === undefined ? undefined : snapshot.index.get(target)?.parentId;
+      let cursor = target === undefined ? undefined : (await snapshot.index.get(target))?.parentId;
       while (cursor !== undefined && remaining.size > 0) {
-        const entry = snapshot.index.get(cursor);
+        const entry = await snapshot.index.get(cursor);
         if (entry === undefined) break;
         const state = await this.#stateOf(snapshot, entry);
         const stored = (state['channels'] ?? {}) as JsonObject;
@@ -290,11 +292,11 @@ export class StateflowSaver extends BaseCheckpointSaver {
   async #snapshot(stream: StreamId): Promise<Snapshot> {
     let index = this.#indexes.get(stream);
     if (index === undefined) {
-      index = new NamespaceIndex(stream);
+      index = new NamespaceIndex(this.store, stream);
       if (this.#indexes.size >= INDEX_CACHE_SIZE) this.#indexes.delete(this.#indexes.keys().next().value as StreamId);
     } else this.#indexes.delete(stream);
     this.#indexes.set(stream, index);
-    await index.catchUp(this.store);
+    await index.catchUp();
     return { index, rev: index.rev, state: await this.store.stateAt(stream, index.rev) };
   }
 
@@ -310,7 +312,7 @@ export class StateflowSaver extends BaseCheckpointSaver {
    */
   async #withWrites(snapshot: Snapshot, id: string, batch: Awaited<ReturnType<typeof storedWrites>>): Promise<JsonObject | null> {
     const { state } = snapshot;
-    const entry = snapshot.index.get(id);
+    const entry = stateCheckpointId(state) === id ? undefined : await snapshot.index.get(id);
     if (stateCheckpointId(state) === id || entry === undefined) {
       const onHead = stateCheckpointId(state) === id;
       const early = { ...((state['early_writes'] ?? {}) as JsonObject) };
@@ -375,7 +377,7 @@ export class StateflowSaver extends BaseCheckpointSaver {
     return {
       serde: this.serde,
       parentWrites: async (parentId) => {
-        const parent = snapshot.index.get(parentId);
+        const parent = await snapshot.index.get(parentId);
         return parent === undefined ? [] : decodeWrites(this.serde, (await this.#stateOf(snapshot, parent))['writes']);
       },
       firstVersion: () => this.getNextVersion(undefined),
