@@ -48,6 +48,7 @@ const exitCodeByErrorCode: Partial<Record<ErrorCode, ExitCode>> = {
   STORE_VERSION: ExitCode.CORRUPT,
   STORE_CLOSED: ExitCode.FAILURE,
   STORE_IO: ExitCode.FAILURE,
+  REOPEN_REQUIRED: ExitCode.FAILURE,
   SOURCE_UNRESOLVED: ExitCode.FAILURE,
   BUDGET_EXCEEDED: ExitCode.FAILURE,
   MODEL_UNAVAILABLE: ExitCode.FAILURE,

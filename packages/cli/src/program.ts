@@ -16,6 +16,7 @@ import { registerLogCommand } from './commands/log.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerPatchCommand } from './commands/patch.js';
 import { registerReadCommand } from './commands/read.js';
+import { registerRecoverCommand } from './commands/recover.js';
 import { registerReplayCommand } from './commands/replay.js';
 import { registerRevertCommand } from './commands/revert.js';
 import { registerServeCommand } from './commands/serve.js';
@@ -63,6 +64,7 @@ export function buildProgram(ctx: CommandContext): Command {
     registerImportGitCommand,
     registerExportCommand,
     registerReplayCommand,
+    registerRecoverCommand,
     registerServeCommand,
     registerMcpCommand,
     registerLadderCommand,

@@ -13,3 +13,5 @@ export { createMcpServer, runMcpServer, BASELINE_RESOURCE_URI } from './mcp/mcp-
 export type { McpServerOptions, RunningMcpServer } from './mcp/mcp-server.js';
 export { runMcpStdio, parseMcpArgs } from './mcp/stdio-main.js';
 export type { McpStdioArgs } from './mcp/stdio-main.js';
+// --- a store that reopens itself after a failed write (what a long-running server holds) ---
+export { reopeningStore } from './reopening-store.js';

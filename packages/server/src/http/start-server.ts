@@ -21,6 +21,7 @@ import { registerSessionRoutes } from './routes/session-routes.js';
 import { registerChatRoute } from './routes/chat-route.js';
 import { registerStateRoutes } from './routes/state-routes.js';
 import type { ServerContext } from './server-context.js';
+import { reopeningStore } from '../reopening-store.js';
 
 /** Default port of `stateflow serve`. */
 export const DEFAULT_PORT = 7411;
@@ -30,7 +31,10 @@ const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
-  /** Store directory (classic-level). Required unless `store` is given. */
+  /**
+   * Store directory (classic-level). Required unless `store` is given. The server opens it and,
+   * after a failed write (`REOPEN_REQUIRED`), reopens it by itself on the next write.
+   */
   dir?: string;
   /** An open store to serve instead of opening `dir`; the server does not close it. */
   store?: Store;
@@ -111,8 +115,10 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   let store = options.store;
   const ownsStore = store === undefined;
   if (store === undefined) {
-    if (options.dir === undefined) throw new StateflowError('USAGE', 'startServer needs a store directory (dir) or a store');
-    store = await openStore(options.dir);
+    const dir = options.dir;
+    if (dir === undefined) throw new StateflowError('USAGE', 'startServer needs a store directory (dir) or a store');
+    // A server must not stay broken after a failed write: it reopens its store by itself.
+    store = reopeningStore(await openStore(dir), () => openStore(dir));
   }
   const sessions = new SessionManager({
     store,
