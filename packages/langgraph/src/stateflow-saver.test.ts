@@ -7,9 +7,9 @@ import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import type { Checkpoint, CheckpointMetadata, CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { isStateflowError } from '@stateflow/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StateflowSaver } from './stateflow-saver.js';
-import { backends } from './test-support/backends.js';
+import { backends, storePerTest } from './test-support/backends.js';
 import type { OpenedStore } from './test-support/backends.js';
 
 const meta = (step: number, source: CheckpointMetadata['source'] = 'loop'): CheckpointMetadata => ({ source, step, parents: {} });
@@ -36,12 +36,9 @@ async function errorOf(fn: () => Promise<unknown>): Promise<{ code?: string; det
 describe.each(backends)('StateflowSaver on $name', (backend) => {
   let opened: OpenedStore;
   let saver: StateflowSaver;
-  beforeEach(async () => {
-    opened = await backend.open();
-    saver = new StateflowSaver(opened.store);
-  });
-  afterEach(async () => {
-    await opened.destroy();
+  storePerTest(backend, (o) => {
+    opened = o;
+    saver = new StateflowSaver(o.store);
   });
 
   it('writes to a checkpoint after its child was put go back to it (the stream switches to it for one revision)', async () => {

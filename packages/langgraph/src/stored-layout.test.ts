@@ -7,9 +7,9 @@ import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import type { Checkpoint, CheckpointMetadata } from '@langchain/langgraph-checkpoint';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StateflowSaver } from './stateflow-saver.js';
-import { backends } from './test-support/backends.js';
+import { backends, storePerTest } from './test-support/backends.js';
 import type { OpenedStore } from './test-support/backends.js';
 
 const meta = (step: number): CheckpointMetadata => ({ source: 'loop', step, parents: {} });
@@ -17,12 +17,9 @@ const meta = (step: number): CheckpointMetadata => ({ source: 'loop', step, pare
 describe.each(backends)('stored layout on $name', (backend) => {
   let opened: OpenedStore;
   let saver: StateflowSaver;
-  beforeEach(async () => {
-    opened = await backend.open();
-    saver = new StateflowSaver(opened.store);
-  });
-  afterEach(async () => {
-    await opened.destroy();
+  storePerTest(backend, (o) => {
+    opened = o;
+    saver = new StateflowSaver(o.store);
   });
 
   it('a checkpoint is a revision whose state is that checkpoint and whose meta is its metadata', async () => {

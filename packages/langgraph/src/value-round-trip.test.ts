@@ -6,9 +6,9 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { JsonPlusSerializer, emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import type { CheckpointMetadata, SerializerProtocol } from '@langchain/langgraph-checkpoint';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StateflowSaver } from './stateflow-saver.js';
-import { backends } from './test-support/backends.js';
+import { backends, storePerTest } from './test-support/backends.js';
 import type { OpenedStore } from './test-support/backends.js';
 
 function deep(levels: number): unknown {
@@ -46,12 +46,9 @@ async function viaSerde(serde: SerializerProtocol, value: unknown): Promise<unkn
 describe.each(backends)('value round trips on $name', (backend) => {
   let opened: OpenedStore;
   let saver: StateflowSaver;
-  beforeEach(async () => {
-    opened = await backend.open();
-    saver = new StateflowSaver(opened.store);
-  });
-  afterEach(async () => {
-    await opened.destroy();
+  storePerTest(backend, (o) => {
+    opened = o;
+    saver = new StateflowSaver(o.store);
   });
 
   it.each(KINDS)('%s: as a channel value, a pending write and in metadata', async (_, value) => {

@@ -34,17 +34,9 @@ const NULL_TAG = '$null';
 const STRING_TAG = '$str';
 const LENGTH_TAG = '$len';
 
-/** Whether `text` is well-formed UTF-16 (no lone surrogate). */
+/** Whether `text` is well-formed UTF-16 (no lone surrogate): V8's native check (Node ≥ 20). */
 export function isWellFormed(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0xd800 || unit > 0xdfff) continue;
-    if (unit > 0xdbff) return false;
-    const next = text.charCodeAt(i + 1);
-    if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
-    i++;
-  }
-  return true;
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
 /** The stored key for an object key (see the module header). */

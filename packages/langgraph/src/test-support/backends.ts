@@ -5,6 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { openMemoryStore, openStore } from '@stateflow/store';
 import type { Store } from '@stateflow/store';
 
@@ -48,3 +49,18 @@ export const levelBackend: SaverBackend = {
 
 /** Every backend, for `describe.each`. */
 export const backends: SaverBackend[] = [memoryBackend, levelBackend];
+
+/**
+ * A new store of `backend` for each test of the calling `describe` (destroyed after it);
+ * `use` receives it first, to set up what the tests read.
+ */
+export function storePerTest(backend: SaverBackend, use: (opened: OpenedStore) => void): void {
+  let opened: OpenedStore | undefined;
+  beforeEach(async () => {
+    opened = await backend.open();
+    use(opened);
+  });
+  afterEach(async () => {
+    await opened?.destroy();
+  });
+}
