@@ -66,6 +66,7 @@ async function run(saver) {
   const graph = buildGraph(saver);
   const total = await time(() => graph.invoke({ messages: [new HumanMessage('start')] }, { ...THREAD, recursionLimit: STEPS + 10, durability: 'sync' }));
   if (total.value.step !== STEPS || total.value.messages.length !== STEPS + 1) throw new Error(`the graph ran ${total.value.step} steps`);
+  if (puts.length !== STEPS + 2 || writes.length !== STEPS + 1) throw new Error(`${puts.length} puts and ${writes.length} putWrites for ${STEPS} steps`);
   const byStep = new Map();
   for await (const snapshot of graph.getStateHistory(THREAD)) if (typeof snapshot.values.step === 'number') byStep.set(snapshot.values.step, snapshot.config.configurable.checkpoint_id);
   return { puts, writes, totalMs: total.ms, byStep };
@@ -89,19 +90,21 @@ async function readBack(saver, byStep, picks) {
   });
 }
 
-async function stateflow(picks) {
+async function stateflow(picks, durability) {
   const dir = await tempDir('langgraph-sf');
   try {
     let store = await openStore(dir);
-    const result = await run(new StateflowSaver(store, { durability: 'fsync' }));
+    const result = await run(new StateflowSaver(store, { durability }));
     await store.close();
     store = await openStore(dir);
     await store.close(); // reopening folds LevelDB's write-ahead log into tables
     const bytes = await dirBytes(dir);
     store = await openStore(dir, { cacheSize: 0 });
     const saver = new StateflowSaver(store);
-    const firstHead = await readBack(saver, result.byStep, [null]);
-    const first = await readBack(saver, result.byStep, [picks[0]]);
+    const firstHead = await readBack(saver, result.byStep, [null  ],
+);
+    const first = await readBack(saver, result.byStep, [picks[0]  ],
+);
     const reads = await readBack(saver, result.byStep, picks);
     await store.close();
     return { ...result, bytes, firstHeadMs: firstHead.ms, firstReadMs: first.ms, readMs: reads.ms };
@@ -119,8 +122,10 @@ async function sqlite(picks) {
     saver.db.close(); // folds the WAL into the database file
     const bytes = await dirBytes(dir);
     saver = SqliteSaver.fromConnString(file);
-    const firstHead = await readBack(saver, result.byStep, [null]);
-    const first = await readBack(saver, result.byStep, [picks[0]]);
+    const firstHead = await readBack(saver, result.byStep, [null  ],
+);
+    const first = await readBack(saver, result.byStep, [picks[0]  ],
+);
     const reads = await readBack(saver, result.byStep, picks);
     saver.db.close();
     return { ...result, bytes, firstHeadMs: firstHead.ms, firstReadMs: first.ms, readMs: reads.ms };
@@ -129,26 +134,57 @@ async function sqlite(picks) {
   }
 }
 
+const ROUNDS = 2;
 const random = rng(7);
 const picks = Array.from({ length: READS }, () => 1 + Math.floor(random() * STEPS));
-const sf = await stateflow(picks);
-const lg = await sqlite(picks);
 const tail = (xs) => xs.slice(Math.floor(xs.length * 0.9));
-const rows = [
-  ['bytes on disk', sf.bytes, lg.bytes, sf.bytes / lg.bytes],
-  ['bytes on disk / step', sf.bytes / STEPS, lg.bytes / STEPS, sf.bytes / lg.bytes],
-  ['put ms / step, all steps', mean(sf.puts), mean(lg.puts), mean(sf.puts) / mean(lg.puts)],
-  ['put ms / step, last 10% of steps', mean(tail(sf.puts)), mean(tail(lg.puts)), mean(tail(sf.puts)) / mean(tail(lg.puts))],
-  ['putWrites ms / call', mean(sf.writes), mean(lg.writes), mean(sf.writes) / mean(lg.writes)],
-  ['whole run ms / step (graph + saver)', sf.totalMs / STEPS, lg.totalMs / STEPS, sf.totalMs / lg.totalMs],
-  ['getTuple of a random past checkpoint, ms', sf.readMs / READS, lg.readMs / READS, sf.readMs / lg.readMs],
-  ['first getTuple after reopen: the head (a resume), ms', sf.firstHeadMs, lg.firstHeadMs, sf.firstHeadMs / lg.firstHeadMs],
-  ['then a random past checkpoint, ms', sf.firstReadMs, lg.firstReadMs, sf.firstReadMs / lg.firstReadMs],
+/** The figures of one run, keyed by row label. */
+function figures(r) {
+  return {
+    'bytes on disk': r.bytes,
+    'bytes on disk / step': r.bytes / STEPS,
+    'put ms / step, all steps': mean(r.puts),
+    'put ms / step, last 10% of steps': mean(tail(r.puts)),
+    'putWrites ms / call': mean(r.writes),
+    'whole run ms / step (graph + saver)': r.totalMs / STEPS,
+    'getTuple of a random past checkpoint, ms': r.readMs / READS,
+    'first getTuple after reopen: the head (a resume), ms': r.firstHeadMs,
+    'then a random past checkpoint, ms': r.firstReadMs,
+  };
+}
+// Alternate the savers and keep each one's best figure: on a shared machine, load that comes and
+// goes during one saver's run must not decide a ratio.
+const runners = [
+  ['sf', () => stateflow(picks, 'fsync')],
+  ['buffered', () => stateflow(picks, 'buffered')],
+  ['lg', () => sqlite(picks)],
 ];
-await report('LangGraph: StateflowSaver (LevelDB) vs SqliteSaver, one graph run of growing state', ['metric', 'StateflowSaver', 'SqliteSaver', 'ratio sf/sqlite'], rows, [
-  `${STEPS} steps of one node: each appends a 200-character AIMessage (the list ends at ${STEPS + 1} messages) and rewrites one of ${SECTIONS} 200-character sections of a document channel; graph.invoke with durability "sync", so puts do not overlap the node.`,
-  `Per step LangGraph calls putWrites once (the node's writes) and put once. ${sf.puts.length} puts and ${sf.writes.length} putWrites calls on StateflowSaver, ${lg.puts.length} and ${lg.writes.length} on SqliteSaver.`,
-  'Both durable: StateflowSaver publishes with durability fsync (one net patch per put and per putWrites; store checkpoint every 64 revisions), SqliteSaver writes through better-sqlite3 (WAL, synchronous FULL).',
-  'Bytes: every file of the store directory after close (LevelDB reopened once so its log is folded into tables; SQLite closed so its WAL is checkpointed).',
-  `Reads: ${READS} random steps read back by checkpoint_id after a reopen (StateflowSaver with the store's history cache off), each checked against that step's messages and step count. Before them, the head (no checkpoint_id, as a resume reads it) and then one random past checkpoint are each timed alone: StateflowSaver reads its namespace index from the newest end of the stream's log, as far back as each read needs.`,
+const best = { sf: null, buffered: null, lg: null };
+for (let round = 0; round < ROUNDS; round++) {
+  for (const [key, runner] of runners) {
+    const f = figures(await runner());
+    best[key] = best[key] === null ? f : Object.fromEntries(Object.entries(f).map(([k, v]) => [k, Math.min(v, best[key][k])]));
+  }
+}
+const calls = { puts: STEPS + 2, writes: STEPS + 1 };
+const rows = Object.keys(best.sf).map((label) => [
+  label,
+  best.sf[label],
+  best.buffered[label],
+  best.lg[label],
+  best.sf[label] / best.lg[label],
+  best.buffered[label] / best.lg[label],
 ]);
+await report(
+  'LangGraph: StateflowSaver (LevelDB) vs SqliteSaver, one graph run of growing state',
+  ['metric', 'StateflowSaver fsync', 'StateflowSaver buffered', 'SqliteSaver', 'ratio fsync/sqlite', 'ratio buffered/sqlite'],
+  rows,
+  [
+    `${STEPS} steps of one node: each appends a 200-character AIMessage (the list ends at ${STEPS + 1} messages) and rewrites one of ${SECTIONS} 200-character sections of a document channel; graph.invoke with durability "sync", so puts do not overlap the node.`,
+    `Per step LangGraph calls putWrites once (the node's writes) and put once: ${calls.puts} puts and ${calls.writes} putWrites calls per run on each saver.`,
+    `${ROUNDS} rounds alternating the three, each on a new store; every figure is that configuration's best of its rounds (the machine is shared: load that comes and goes must not decide a ratio).`,
+    'StateflowSaver publishes one net patch per put and per putWrites (store checkpoint every 64 revisions): "fsync" syncs each to disk before it resolves (LevelDB sync: true), as SqliteSaver does (better-sqlite3, WAL, synchronous FULL); "buffered" is the store\'s default (survives a process crash, not an OS crash).',
+    'Bytes: every file of the store directory after close (LevelDB reopened once so its log is folded into tables; SQLite closed so its WAL is checkpointed).',
+    `Reads: ${READS} random steps read back by checkpoint_id after a reopen (StateflowSaver with the store's history cache off), each checked against that step's messages and step count. Before them, the head (no checkpoint_id, as a resume reads it) and then one random past checkpoint are each timed alone: StateflowSaver reads its namespace index from the newest end of the stream's log, as far back as each read needs.`,
+  ],
+);
