@@ -55,11 +55,12 @@ const INDEX_CACHE_SIZE = 1024;
 /** Publishes retried after losing a CAS to a write that does not conflict (a writes batch, a branch). */
 const MAX_ATTEMPTS = 16;
 
-/** A namespace's index, caught up, with the revision and state it was caught up to. */
+/** A namespace's index, caught up, with the revision it was caught up to and that revision's state. */
 interface Snapshot {
   index: NamespaceIndex;
   rev: number;
-  state: JsonObject;
+  /** The state at `rev`, read on first use (a read of a past checkpoint never needs it). */
+  current(): Promise<JsonObject>;
 }
 
 /**
@@ -152,7 +153,8 @@ export class StateflowSaver extends BaseCheckpointSaver {
     await this.#queue.run(ref.stream, async () => {
       for (let attempt = 1; ; attempt++) {
         const snapshot = await this.#snapshot(ref.stream);
-        const { index, state } = snapshot;
+        const { index } = snapshot;
+        const state = await snapshot.current();
         const head = await index.head();
         if (this.#fencing && this.#leases.holds(ref.stream, parentId) && head?.id !== parentId) {
           throw new CheckpointConflictError({
@@ -203,7 +205,7 @@ export class StateflowSaver extends BaseCheckpointSaver {
         const snapshot = await this.#snapshot(ref.stream);
         const next = await this.#withWrites(snapshot, id, batch);
         if (next === null) return;
-        if (await this.#publish(snapshot, ref.stream, diff(snapshot.state, next), meta, attempt)) return;
+        if (await this.#publish(snapshot, ref.stream, diff(await snapshot.current(), next), meta, attempt)) return;
       }
     });
   }
@@ -222,12 +224,12 @@ export class StateflowSaver extends BaseCheckpointSaver {
         const snapshots = await Promise.all(streams.map((s) => this.#snapshot(s)));
         const changes: Record<StreamId, JsonObject> = {};
         const expected: Record<StreamId, number> = {};
-        snapshots.forEach((snapshot, i) => {
-          const keys = Object.keys(snapshot.state);
-          if (keys.length === 0) return;
+        for (const [i, snapshot] of snapshots.entries()) {
+          const keys = Object.keys(await snapshot.current());
+          if (keys.length === 0) continue;
           changes[streams[i] as StreamId] = Object.fromEntries(keys.map((k) => [k, null]));
           expected[streams[i] as StreamId] = snapshot.rev;
-        });
+        }
         if (Object.keys(changes).length === 0) break;
         try {
           const result = await this.store.publish({ changes, expected, meta: deleteMeta(threadId), ...this.#durabilityOption() });
@@ -297,12 +299,14 @@ export class StateflowSaver extends BaseCheckpointSaver {
     } else this.#indexes.delete(stream);
     this.#indexes.set(stream, index);
     await index.catchUp();
-    return { index, rev: index.rev, state: await this.store.stateAt(stream, index.rev) };
+    const rev = index.rev;
+    let current: Promise<JsonObject> | undefined;
+    return { index, rev, current: () => (current ??= this.store.stateAt(stream, rev)) };
   }
 
   /** The state of `entry` at its latest revision. */
   #stateOf(snapshot: Snapshot, entry: CheckpointEntry): Promise<JsonObject> {
-    return entry.latestRev === snapshot.rev ? Promise.resolve(snapshot.state) : this.store.stateAt(snapshot.index.stream, entry.latestRev);
+    return entry.latestRev === snapshot.rev ? snapshot.current() : this.store.stateAt(snapshot.index.stream, entry.latestRev);
   }
 
   /**
@@ -311,7 +315,7 @@ export class StateflowSaver extends BaseCheckpointSaver {
    * (not put yet) the head state with the writes waiting in `early_writes`. `null`: no change.
    */
   async #withWrites(snapshot: Snapshot, id: string, batch: Awaited<ReturnType<typeof storedWrites>>): Promise<JsonObject | null> {
-    const { state } = snapshot;
+    const state = await snapshot.current();
     const entry = stateCheckpointId(state) === id ? undefined : await snapshot.index.get(id);
     if (stateCheckpointId(state) === id || entry === undefined) {
       const onHead = stateCheckpointId(state) === id;
