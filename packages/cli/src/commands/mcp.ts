@@ -1,6 +1,6 @@
 /**
  * `stateflow mcp`: serve `read_state`, `patch_state` and the baseline resource over MCP stdio for
- * the selected owners (issue 4), through `@stateflow/server`'s `runMcpStdio`. Runs until stdin
+ * the selected owners (README "An agent over MCP"), through `@stateflow/server`'s `runMcpStdio`. Runs until stdin
  * closes or the process is signalled. stdout carries the protocol; diagnostics go to stderr.
  */
 import { mkdir } from 'node:fs/promises';

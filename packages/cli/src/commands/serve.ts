@@ -1,5 +1,5 @@
 /**
- * `stateflow serve`: the main job (issue 7) — the HTTP server of `@stateflow/server` (sessions
+ * `stateflow serve`: the main job (README "Quick start") — the HTTP server of `@stateflow/server` (sessions
  * API, chat/completions over ladders, state API) on the embedded store, by default
  * `./.stateflow` on 127.0.0.1:7411. Prints where it listens, where the data is, and one command
  * to try; stops on SIGINT/SIGTERM.
@@ -7,7 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { nonNegativeInt } from '../internal/arguments.js';
+import { nonNegativeInt, positiveInt } from '../internal/arguments.js';
 import type { CommandContext } from '../internal/context.js';
 
 interface ServeOptions {
@@ -16,6 +16,7 @@ interface ServeOptions {
   port: number;
   keys?: string;
   model?: string;
+  bodyLimit?: number;
 }
 
 /** Register `serve`. */
@@ -28,6 +29,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
     .option('--port <port>', 'TCP port (0 picks a free one)', nonNegativeInt, 7411)
     .option('--keys <file>', 'API keys file {"<key>": "<user id>"} (else $STATEFLOW_API_KEYS; none: one local user)')
     .option('--model <spec>', 'model for ladders: scripted:<file.jsonl> (default: OPENAI_BASE_URL / OPENAI_API_KEY)')
+    .option('--body-limit <bytes>', 'largest request body in bytes (default 1048576 = 1 MiB; larger bodies cost more CPU per request)', positiveInt)
     .action(async (local: ServeOptions, command: Command) => {
       const options = ctx.options(command);
       await mkdir(options.dir, { recursive: true });
@@ -40,6 +42,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
         ...(local.ladders === undefined ? {} : { ladders: path.resolve(ctx.io.cwd, local.ladders) }),
         ...(local.keys === undefined ? {} : { keysFile: path.resolve(ctx.io.cwd, local.keys) }),
         ...(local.model === undefined ? {} : { model: local.model }),
+        ...(local.bodyLimit === undefined ? {} : { bodyLimit: local.bodyLimit }),
         onWarning: (message) => ctx.io.stderr.write(`${message}\n`),
       });
       ctx.io.stdout.write(

@@ -1,16 +1,20 @@
 /**
- * `startServer`: the Stateflow HTTP server (issue 6; seeds/ladr-stateful-sessions.txt) — ladder
+ * `startServer`: the Stateflow HTTP server (seed ladr-stateful-sessions) — ladder
  * sessions, OpenAI-compatible chat/completions over a ladder, time-travel slate reads and the
  * read_state / patch_state state API, on fastify.
  */
+import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
+import { pino } from 'pino';
+import type { Logger } from 'pino';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StateflowError, elidePath } from '@stateflow/core';
 import { openStore } from '@stateflow/store';
 import type { Store } from '@stateflow/store';
 import { SessionManager } from '@stateflow/slates';
 import { loadApiKeys, authenticate } from './api-keys.js';
-import { toHttpError } from './error-status.js';
+import { shouldRetry, toHttpError } from './error-status.js';
+import { handleClientError } from './client-errors.js';
 import { assertLoopbackRequest, isLoopbackHost } from './loopback-guard.js';
 import { compileValidator } from './request-validation.js';
 import { loadLadderCatalog } from './ladder-catalog.js';
@@ -26,8 +30,14 @@ import { reopeningStore } from '../reopening-store.js';
 /** Default port of `stateflow serve`. */
 export const DEFAULT_PORT = 7411;
 
-/** Default largest request body, in bytes (8 MiB). */
-const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
+/**
+ * Default largest request body, in bytes (1 MiB). Validating, diffing and storing a patch costs
+ * CPU on the one event loop in proportion to its element count, and every other request waits
+ * meanwhile: at 8 MiB one legal patch stalled the server for ~9 s, at 1 MiB the worst shape
+ * measured (an array of small numbers) costs ~1 s (bench/request-stall.mjs). Raise it with
+ * `bodyLimit` / `--body-limit` where clients are trusted.
+ */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -63,10 +73,16 @@ export interface ServerOptions {
   sessionRetentionMs?: number;
   /** Interval of the expiry/retention sweep, in ms; `0` disables the timer. Default 1 hour. */
   sweepIntervalMs?: number;
-  /** Largest request body in bytes; larger ones answer 413 `BODY_TOO_LARGE`. Default {@link DEFAULT_BODY_LIMIT} (8 MiB). */
+  /** Largest request body in bytes (≥ 1); larger ones answer 413 `BODY_TOO_LARGE`. Default {@link DEFAULT_BODY_LIMIT} (1 MiB). */
   bodyLimit?: number;
   /** Receives start-up warnings (rejected ladders). Default: write to stderr. */
   onWarning?: (message: string) => void;
+  /**
+   * Where the server's log goes: one JSON line (pino) per internal failure (every 5xx answer),
+   * with the request id the answer carries (`x-request-id`, and `details.requestId` of the
+   * error body), method, URL, code and the error with its cause chain. Default: stderr.
+   */
+  logDestination?: { write(line: string): unknown };
 }
 
 /** A running server. */
@@ -105,7 +121,12 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
       'USAGE',
       `Refusing to bind ${host} without API keys: with no keys the server serves one local user on loopback only. ` +
         'Give --keys FILE or STATEFLOW_API_KEYS, or bind 127.0.0.1.',
+      {},
     );
+  }
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  if (!Number.isSafeInteger(bodyLimit) || bodyLimit < 1) {
+    throw new StateflowError('USAGE', `bodyLimit must be a whole number of bytes ≥ 1, got ${String(options.bodyLimit)}`, {});
   }
   const model = await resolveModel(options.model, env);
   const catalog = await loadLadderCatalog(options.ladders);
@@ -116,7 +137,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   const ownsStore = store === undefined;
   if (store === undefined) {
     const dir = options.dir;
-    if (dir === undefined) throw new StateflowError('USAGE', 'startServer needs a store directory (dir) or a store');
+    if (dir === undefined) throw new StateflowError('USAGE', 'startServer needs a store directory (dir) or a store', {});
     // A server must not stay broken after a failed write: it reopens its store by itself.
     store = reopeningStore(await openStore(dir), () => openStore(dir));
   }
@@ -128,7 +149,8 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   });
   const context: ServerContext = { store, sessions, catalog, model, keys, clock: options.clock ?? (() => new Date()) };
 
-  const app = buildApp(context, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
+  const log = pino({ base: { service: 'stateflow' } }, options.logDestination ?? pino.destination(2));
+  const app = buildApp(context, bodyLimit, log);
   let url: string;
   try {
     url = await app.listen({ host, port: options.port ?? DEFAULT_PORT });
@@ -170,15 +192,21 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
  * translation of every failure — route errors, fastify's client errors, unknown routes,
  * malformed URLs — into the `{error: {code, type, message, details}}` body.
  */
-function buildApp(context: ServerContext, bodyLimit: number): FastifyInstance {
+function buildApp(context: ServerContext, bodyLimit: number, log: Logger): FastifyInstance {
   const send = (err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const { status, body } = toHttpError(err, { bodyLimit, contentType: request.headers['content-type'] });
-    // OpenAI clients retry 409 and 5xx by default; a stale revision or a missing model will not heal.
-    if (status === 409 || body.error.code === 'MODEL_UNAVAILABLE') void reply.header('x-should-retry', 'false');
-    return reply.status(status).send(body);
+    if (status >= 500) {
+      // The server's fault: the answer says only what the caller can use, the log says the rest.
+      body.error.details = { ...(body.error.details as object), requestId: request.id };
+      if (body.error.code === 'INTERNAL') body.error.message = `Internal server error; the server log has the details under request id ${request.id}.`;
+      log.error({ reqId: request.id, method: request.method, url: elidePath(request.url), code: body.error.code, status, err }, body.error.message);
+    }
+    return reply.status(status).header('x-should-retry', shouldRetry(body.error.code)).send(body);
   };
   const app = Fastify({
     logger: false,
+    genReqId: () => randomUUID(),
+    clientErrorHandler: handleClientError,
     bodyLimit,
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
@@ -188,13 +216,14 @@ function buildApp(context: ServerContext, bodyLimit: number): FastifyInstance {
   // Bodies are JSON: fastify's text/plain parser would hand a string to the routes.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('user', '');
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
     if (context.keys === null) assertLoopbackRequest(request.headers.host, request.headers.origin);
     if (request.url.startsWith('/v1/')) request.user = authenticate(context.keys, request.headers.authorization);
   });
   app.setErrorHandler(async (err, request, reply) => send(err, request, reply));
   app.setNotFoundHandler(async (request, reply) =>
-    send(new StateflowError('NOT_FOUND', `No route ${request.method} ${elidePath(request.url.split('?')[0] ?? '')}`), request, reply),
+    send(new StateflowError('NOT_FOUND', `No route ${request.method} ${elidePath(request.url.split('?')[0] ?? '')}`, { route: elidePath(request.url.split('?')[0] ?? '') }), request, reply),
   );
   app.get('/openapi.json', async () => openApiDocument(context.baseUrl ?? ''));
   registerSessionRoutes(app, context);

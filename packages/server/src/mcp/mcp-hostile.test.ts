@@ -1,5 +1,5 @@
 /**
- * Hostile JSON-RPC over the real stdio server (issue 8 "Bad-input fuzz"): raw protocol lines,
+ * Hostile JSON-RPC over the real stdio server (test/harness/README.md "Bad-input fuzz"): raw protocol lines,
  * written byte for byte (an SDK client could not send most of them), to the built
  * `dist/mcp/stdio-main.js` over a classic-level store in a temp directory. Every bad tool input
  * is a tool result with `isError: true` and a Stateflow code; the server stays up and nothing

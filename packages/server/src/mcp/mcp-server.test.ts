@@ -76,6 +76,7 @@ describe('MCP stdio server (SDK client over a child process)', () => {
           { path: 'intents.release', value: { $ref: 'cwd.lazy.plan' } },
           { path: 'tactics.next', value: 'review' },
         ],
+        selectors: { cwd: 'cwd[1]', session: 'session[1]' },
       },
     });
     const value = (await client.callTool({ name: 'read_state', arguments: { path: 'cwd[1].lazy.plan' } })) as CallToolResult;
@@ -88,13 +89,14 @@ describe('MCP stdio server (SDK client over a child process)', () => {
     expect(payload(batch)).toEqual({ value: ['review', { release: { $ref: 'cwd.lazy.plan' } }] });
   });
 
-  it('returns isError with {code, message} for a bad path and for rejected input', async () => {
+  it('returns isError with {code, message, details} (as HTTP and the CLI do) for a bad path and for rejected input', async () => {
     const bad = (await client.callTool({ name: 'read_state', arguments: { path: 'cwd.lazy.*' } })) as CallToolResult;
     expect(bad.isError).toBe(true);
     expect(bad.structuredContent).toBeUndefined();
-    const body = payload(bad) as { code: string; message: string };
-    expect(Object.keys(body)).toEqual(['code', 'message']);
+    const body = payload(bad) as { code: string; message: string; details: unknown };
+    expect(Object.keys(body)).toEqual(['code', 'message', 'details']);
     expect(body.code).toBe('PATH_SYNTAX');
+    expect(body.details).toEqual({ path: 'cwd.lazy.*', column: 10 });
     expect(body.message).toContain('wildcards');
     const offset = (await client.callTool({ name: 'read_state', arguments: { path: 'cwd', offset: 1 } })) as CallToolResult;
     expect(offset.isError).toBe(true);
@@ -113,7 +115,11 @@ describe('MCP stdio server (SDK client over a child process)', () => {
       state: { intents: { release: { $ref: 'cwd.lazy.plan' } }, tactics: { next: 'review' } },
       lazy_navigation: { available: true, path: 'effective.lazy', keys: { plan: 'object' } },
       transitions: [
-        { seq: 1, patch: { cwd: { intents: { release: { $ref: 'cwd.lazy.plan' } } }, session: { tactics: { next: 'review' } } } },
+        {
+          seq: 1,
+          selectors: { cwd: 'cwd[1]', session: 'session[1]' },
+          patch: { cwd: { intents: { release: { $ref: 'cwd.lazy.plan' } } }, session: { tactics: { next: 'review' } } },
+        },
       ],
     });
   });
@@ -134,7 +140,21 @@ describe('MCP stdio server (SDK client over a child process)', () => {
     const body = payload(huge) as { code: string; message: string };
     expect(body.code).toBe('PATH_SYNTAX');
     expect(body.message).toMatch(/at column 4097: path is longer than 4096 characters\.$/);
-    expect(JSON.stringify(huge.content).length).toBeLessThan(400);
+    // The message and the details' path are both bounded (the path shown as 200 characters at most).
+    expect(JSON.stringify(huge.content).length).toBeLessThan(800);
+  });
+
+  it('bounds a read_state answer: too many paths, or results past 8 MiB, are a RESPONSE_TOO_LARGE tool error', async () => {
+    const written = await client.callTool({ name: 'patch_state', arguments: { patch: { cwd: { lazy: { big: 'y'.repeat(1024 * 1024) } } } } });
+    expect(written.isError).toBeUndefined();
+    const many = (await client.callTool({ name: 'read_state', arguments: { paths: Array.from({ length: 400 }, () => 'cwd.lazy.big') } })) as CallToolResult;
+    expect(many.isError).toBe(true);
+    expect((payload(many) as { code: string }).code).toBe('RESPONSE_TOO_LARGE');
+    const large = (await client.callTool({ name: 'read_state', arguments: { paths: Array.from({ length: 20 }, () => 'cwd.lazy.big') } })) as CallToolResult;
+    expect(large.isError).toBe(true);
+    expect(payload(large)).toEqual({ code: 'RESPONSE_TOO_LARGE', message: expect.stringContaining('8388608 bytes') });
+    const one = (await client.callTool({ name: 'read_state', arguments: { path: 'cwd.lazy.big', projection: 'keys' } })) as CallToolResult;
+    expect(payload(one)).toEqual({ meta: { type: 'string', length: 1024 * 1024 }, keys: [] });
   });
 
   it('closes the store when the client disconnects (the directory can be reopened)', async () => {

@@ -1,5 +1,5 @@
 /**
- * The MCP transport of the agent surface (issue 4 "packages/server: MCP over stdio"): the tools
+ * The MCP transport of the agent surface (README "An agent over MCP"): the tools
  * `read_state` and `patch_state` with their JSON Schemas, and the baseline snapshot as the
  * resource `stateflow://baseline`.
  *
@@ -117,9 +117,8 @@ async function toolResult(call: () => Promise<object>): Promise<CallToolResult> 
     const result = await call();
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
   } catch (err) {
-    const body = isStateflowError(err)
-      ? { code: err.code, message: err.message }
-      : { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) };
+    // The same `{ code, message, details }` as the HTTP error body and the CLI's `--json` failure.
+    const body = isStateflowError(err) ? err.toJSON() : { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err), details: {} };
     return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
   }
 }

@@ -85,7 +85,7 @@ export async function runMcpStdio(argv: string[]): Promise<void> {
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   runMcpStdio(process.argv.slice(2)).catch((err: unknown) => {
-    const body = isStateflowError(err) ? { code: err.code, message: err.message } : { code: 'INTERNAL', message: String(err) };
+    const body = isStateflowError(err) ? err.toJSON() : { code: 'INTERNAL', message: String(err), details: {} };
     process.stderr.write(`${JSON.stringify(body)}\n`);
     process.exitCode = 1;
   });

@@ -1,5 +1,5 @@
 /**
- * The state API for agents that do not speak MCP (issue 6): `POST /v1/state/read` and
+ * The state API for agents that do not speak MCP (server README "State API"): `POST /v1/state/read` and
  * `POST /v1/state/patch` take the `read_state` / `patch_state` tool input plus a `selection`
  * and answer exactly the tool's output; errors go through the status table.
  *
@@ -10,7 +10,7 @@
  */
 import { StateflowError, isJsonObject } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
-import { SESSION_ID_PATTERN, isEnded } from '@stateflow/slates';
+import { SESSION_ID_PATTERN } from '@stateflow/slates';
 import { createRuntime } from '@stateflow/tools';
 import type { Selection } from '@stateflow/tools';
 import type { FastifyInstance } from 'fastify';
@@ -20,15 +20,18 @@ import type { ServerContext } from '../server-context.js';
 export function registerStateRoutes(app: FastifyInstance, context: ServerContext): void {
   app.post<{ Body: unknown }>('/v1/state/read', async (request) => {
     const { selection, input } = split(request.body);
-    await authorizeSelection(context, request.user, selection, 'read');
+    await authorizeSelection(context, request.user, selection);
     return createRuntime({ store: context.store, selection }).readState(input);
   });
 
   app.post<{ Body: unknown }>('/v1/state/patch', async (request) => {
     const { selection, input } = split(request.body);
-    await authorizeSelection(context, request.user, selection, 'patch');
+    const session = await authorizeSelection(context, request.user, selection);
     // patch_state queues itself per store (@stateflow/tools): concurrent patches never conflict.
-    return createRuntime({ store: context.store, selection }).patchState(input);
+    // A ladder session's record revision guards the publication itself, so a patch can never
+    // land after a concurrent close (checking the status first and publishing later could).
+    const precondition = session === undefined ? undefined : () => context.sessions.writeGuard(session, request.user);
+    return createRuntime({ store: context.store, selection, ...(precondition === undefined ? {} : { precondition }) }).patchState(input);
   });
 }
 
@@ -46,7 +49,13 @@ function split(body: unknown): { selection: Selection; input: JsonObject } {
   return { selection: selection as unknown as Selection, input };
 }
 
-async function authorizeSelection(context: ServerContext, user: string, selection: Selection, op: 'read' | 'patch'): Promise<void> {
+/**
+ * Check the selection against the caller; returns the ladder session id it selects (whose
+ * record guards patches), if any.
+ * @throws INPUT_INVALID global/cwd with keys; SESSION_NOT_FOUND; SESSION_CLOSED for a session
+ *   whose state retention deleted.
+ */
+async function authorizeSelection(context: ServerContext, user: string, selection: Selection): Promise<string | undefined> {
   if (context.keys !== null && (selection.global !== undefined || selection.cwd !== undefined)) {
     throw new StateflowError(
       'INPUT_INVALID',
@@ -55,14 +64,16 @@ async function authorizeSelection(context: ServerContext, user: string, selectio
     );
   }
   const id = selection.session;
-  if (id === undefined) return;
+  if (id === undefined) return undefined;
   // The single local user may use any agent session id; ladder-session ids are always checked.
-  if (context.keys === null && !(typeof id === 'string' && SESSION_ID_PATTERN.test(id))) return;
+  if (context.keys === null && !(typeof id === 'string' && SESSION_ID_PATTERN.test(id))) return undefined;
   const record = await context.sessions.get(String(id), user);
-  if (op === 'patch' && isEnded(record.status)) {
-    throw new StateflowError('SESSION_CLOSED', `Session "${record.id}" is ${record.status}; its state can be read during retention but not patched`, {
-      session: record.id,
-      status: record.status,
-    });
+  if (record.purgedAt !== undefined) {
+    throw new StateflowError(
+      'SESSION_CLOSED',
+      `Session "${record.id}" is ${record.status} and its state was deleted by the retention policy at ${record.purgedAt}`,
+      { session: record.id, status: record.status },
+    );
   }
+  return record.id;
 }
