@@ -33,7 +33,7 @@ import type { CheckpointEntry } from './internal/namespace-index.js';
 import { checkpointState, decodeCheckpoint, decodeWrites, mergeWrites, stateCheckpointId, storedWrites } from './internal/revision-state.js';
 import type { DecodeContext } from './internal/revision-state.js';
 import { loadValue } from './internal/stored-value.js';
-import { belongsToThread, namespaceRef, parseStream, threadStream, STREAM_PREFIX } from './internal/stream-names.js';
+import { belongsToThread, namespaceRef, parseStream, threadStream } from './internal/stream-names.js';
 import type { NamespaceRef } from './internal/stream-names.js';
 import { deleteMeta, loadMetadata, putMeta, writesMeta } from './internal/transition-meta.js';
 
@@ -401,7 +401,7 @@ export class StateflowSaver extends BaseCheckpointSaver {
     const root = threadId === undefined ? undefined : threadStream(identifier(threadIdText(threadId), 'thread_id'));
     const refs: NamespaceRef[] = [];
     for (const { stream } of await this.store.streams()) {
-      if (!stream.startsWith(STREAM_PREFIX) || (root !== undefined && !belongsToThread(stream, root))) continue;
+      if (root !== undefined && !belongsToThread(stream, root)) continue;
       const ref = parseStream(stream);
       if (ref !== null && (checkpointNs === undefined || ref.checkpointNs === checkpointNs)) refs.push(ref);
     }

@@ -12,7 +12,7 @@ import type { StreamId } from '@stateflow/store';
 import { isWellFormed } from './json-mapping.js';
 
 /** Prefix of every stream this package writes. */
-export const STREAM_PREFIX = 'langgraph:';
+const STREAM_PREFIX = 'langgraph:';
 
 /** The store's limit on a stream id, in UTF-8 bytes. */
 const MAX_STREAM_BYTES = 1024;
