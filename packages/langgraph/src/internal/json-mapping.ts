@@ -1,0 +1,192 @@
+/**
+ * The lossless mapping between any JSON value (what LangGraph's serializer writes) and a value
+ * the Stateflow store accepts in a state (README "The stored layout", "Value mapping").
+ *
+ * Stateflow states are JSON without `null` (`null` deletes a key in a patch), with no key that
+ * looks like an index selector (`"[1]"`), and with well-formed Unicode only. Arrays that change
+ * length are replaced whole by core's `diff`, so a growing message list would cost the whole
+ * list per step. The mapping therefore:
+ *
+ * | JSON value                              | stored as                                     |
+ * | --------------------------------------- | --------------------------------------------- |
+ * | `null`                                  | `{"$null": true}`                             |
+ * | a string with a lone surrogate          | `{"$str": "<its JSON text, \\u-escaped>"}`    |
+ * | an array of ≤ 16 numbers, booleans and well-formed strings | the same array           |
+ * | any other array                         | `{"$len": n, "0": item0, …, "n-1": item}`     |
+ * | an object                               | an object with each key escaped (below)       |
+ * | a number, boolean, well-formed string   | itself                                        |
+ *
+ * Keys: a well-formed key that starts with neither `$` nor `[` is kept; one that starts with
+ * `$` or `[` gets one more `$` in front (`"$ref"` → `"$$ref"`, `"[1]"` → `"$[1]"`); a key with a
+ * lone surrogate is written `$` + its JSON text (`$"\ud800"`). Tags (`$null`, `$str`, `$len`)
+ * are the only keys that start with a single `$` followed by a letter, so no escaped key can be
+ * read as a tag. Appending to a mapped array adds one `"n"` key and changes `$len`: the net
+ * patch is the new items. Decoding goes straight to JSON text, so keys such as `__proto__` stay
+ * data and the serializer reads exactly the text it would have read from any other saver.
+ */
+import { StateflowError, hasOwn, isJsonObject } from '@stateflow/core';
+import type { JsonObject, JsonValue } from '@stateflow/core';
+
+/** Arrays up to this length whose items are all plain scalars stay JSON arrays (readability). */
+const INLINE_ARRAY_MAX = 16;
+
+const NULL_TAG = '$null';
+const STRING_TAG = '$str';
+const LENGTH_TAG = '$len';
+
+/** Whether `text` is well-formed UTF-16 (no lone surrogate): V8's native check (Node ≥ 20). */
+export function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
+/** The stored key for an object key (see the module header). */
+export function escapeKey(key: string): string {
+  if (!isWellFormed(key)) return `$${JSON.stringify(key)}`;
+  const first = key.charCodeAt(0);
+  return first === 0x24 /* $ */ || first === 0x5b /* [ */ ? `$${key}` : key;
+}
+
+/**
+ * The original key of a stored key.
+ * @throws StateflowError `STORE_CORRUPT` for a `$`-key that no escape produces (a tag in the
+ *   wrong place).
+ */
+export function unescapeKey(stored: string): string {
+  if (stored.charCodeAt(0) !== 0x24) return stored;
+  const second = stored.charCodeAt(1);
+  if (second === 0x24 || second === 0x5b) return stored.slice(1);
+  if (second === 0x22 /* " */) return JSON.parse(stored.slice(1)) as string;
+  throw corrupt(`key ${JSON.stringify(stored)} is neither data nor an escaped key`);
+}
+
+/** Thrown by {@link encodeJson} when a value nests deeper than its `maxDepth`. */
+export class TooDeepError extends Error {
+  constructor() {
+    super('value nests deeper than the stored form allows');
+    this.name = 'TooDeepError';
+  }
+}
+
+/**
+ * Map a JSON value (as `JSON.parse` returns it) to its stored form.
+ * @param maxDepth containers allowed on any path (inclusive); deeper values throw
+ *   {@link TooDeepError}, so the caller can store them another way before the store refuses them.
+ * @throws TypeError for a value that is not JSON (the caller passes parser output only).
+ */
+export function encodeJson(value: unknown, maxDepth = Number.POSITIVE_INFINITY): JsonValue {
+  return encodeAt(value, maxDepth);
+}
+
+function encodeAt(value: unknown, depthLeft: number): JsonValue {
+  if (value === null) return { [NULL_TAG]: true };
+  switch (typeof value) {
+    case 'number':
+    case 'boolean':
+      return value;
+    case 'string':
+      return isWellFormed(value) ? value : { [STRING_TAG]: JSON.stringify(value) };
+    case 'object':
+      if (depthLeft < 1) throw new TooDeepError();
+      return Array.isArray(value) ? encodeArray(value, depthLeft - 1) : encodeObject(value as Record<string, unknown>, depthLeft - 1);
+    default:
+      throw new TypeError(`not a JSON value: ${typeof value}`);
+  }
+}
+
+function isInlineItem(item: unknown): boolean {
+  return typeof item === 'number' || typeof item === 'boolean' || (typeof item === 'string' && isWellFormed(item));
+}
+
+function encodeArray(items: unknown[], depthLeft: number): JsonValue {
+  if (items.length <= INLINE_ARRAY_MAX && items.every(isInlineItem)) return items.slice() as JsonValue;
+  const out: JsonObject = { [LENGTH_TAG]: items.length };
+  for (let i = 0; i < items.length; i++) out[String(i)] = encodeAt(items[i], depthLeft);
+  return out;
+}
+
+function encodeObject(object: Record<string, unknown>, depthLeft: number): JsonObject {
+  const out: JsonObject = {};
+  for (const key of Object.keys(object)) {
+    const stored = escapeKey(key);
+    const value = encodeAt(object[key], depthLeft);
+    // `__proto__` must become an own data key, never the prototype.
+    if (stored === '__proto__') Object.defineProperty(out, stored, { value, enumerable: true, writable: true, configurable: true });
+    else out[stored] = value;
+  }
+  return out;
+}
+
+/**
+ * The JSON text of a stored value: `JSON.parse(decodeJsonText(encodeJson(v)))` deep-equals `v`.
+ * @throws StateflowError `STORE_CORRUPT` when `stored` is not a form {@link encodeJson} writes.
+ */
+export function decodeJsonText(stored: JsonValue): string {
+  const parts: string[] = [];
+  writeText(stored, parts);
+  return parts.join('');
+}
+
+function writeText(stored: JsonValue, out: string[]): void {
+  if (stored === null) throw corrupt('a stored value holds a null');
+  if (Array.isArray(stored)) {
+    out.push('[');
+    stored.forEach((item, i) => {
+      if (i > 0) out.push(',');
+      writeText(item, out);
+    });
+    out.push(']');
+    return;
+  }
+  if (!isJsonObject(stored)) {
+    out.push(JSON.stringify(stored));
+    return;
+  }
+  if (hasOwn(stored, NULL_TAG)) {
+    expectOnly(stored, NULL_TAG);
+    out.push('null');
+    return;
+  }
+  if (hasOwn(stored, STRING_TAG)) {
+    expectOnly(stored, STRING_TAG);
+    const text = stored[STRING_TAG];
+    if (typeof text !== 'string') throw corrupt('$str holds no string');
+    out.push(text);
+    return;
+  }
+  if (hasOwn(stored, LENGTH_TAG)) {
+    writeArray(stored, out);
+    return;
+  }
+  out.push('{');
+  let first = true;
+  for (const key of Object.keys(stored)) {
+    if (!first) out.push(',');
+    first = false;
+    out.push(JSON.stringify(unescapeKey(key)), ':');
+    writeText(stored[key] as JsonValue, out);
+  }
+  out.push('}');
+}
+
+function writeArray(stored: JsonObject, out: string[]): void {
+  const length = stored[LENGTH_TAG];
+  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) throw corrupt('$len is not a length');
+  if (Object.keys(stored).length !== length + 1) throw corrupt(`an array of $len ${length} has ${Object.keys(stored).length - 1} items`);
+  out.push('[');
+  for (let i = 0; i < length; i++) {
+    const key = String(i);
+    if (!hasOwn(stored, key)) throw corrupt(`an array of $len ${length} lacks item ${i}`);
+    if (i > 0) out.push(',');
+    writeText(stored[key] as JsonValue, out);
+  }
+  out.push(']');
+}
+
+function expectOnly(stored: JsonObject, tag: string): void {
+  if (Object.keys(stored).length !== 1) throw corrupt(`${tag} is not alone in its object`);
+}
+
+/** `STORE_CORRUPT` `{ detail }` for a stored LangGraph value that is not in the stored form. */
+export function corrupt(detail: string): StateflowError<'STORE_CORRUPT'> {
+  return new StateflowError('STORE_CORRUPT', `A LangGraph value in the store is not in the stored form: ${detail}`, { detail });
+}

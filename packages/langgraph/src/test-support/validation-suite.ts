@@ -1,0 +1,35 @@
+/**
+ * The official LangGraph checkpointer validation suite (`@langchain/langgraph-checkpoint-validation`)
+ * against `StateflowSaver` on one backend, with write fencing on (the default).
+ *
+ * The package's `validate-checkpointer` CLI fails before it runs a test (its runner imports a
+ * schema its published build does not export), so we call its exported spec functions from our
+ * own vitest files. They use vitest's globals (`describe`, `it`, `expect`, hooks): this
+ * package's vitest config turns globals on. `specTest` runs every group it has (put,
+ * putWrites, getTuple, list, deleteThread); `deltaChannelHistoryTests` is opt-in and runs
+ * here too. No test is skipped: the suite's own skip lists name other savers only.
+ */
+import { deltaChannelHistoryTests, specTest } from '@langchain/langgraph-checkpoint-validation';
+import type { CheckpointSaverTestInitializer } from '@langchain/langgraph-checkpoint-validation';
+import { StateflowSaver } from '../stateflow-saver.js';
+import type { SaverBackend } from './backends.js';
+
+/** Register the whole suite for `backend` (call it at the top level of a test file). */
+export function validateOn(backend: SaverBackend): void {
+  const destroyers = new Map<StateflowSaver, () => Promise<void>>();
+  const initializer: CheckpointSaverTestInitializer<StateflowSaver> = {
+    checkpointerName: `StateflowSaver on ${backend.name}`,
+    async createCheckpointer() {
+      const { store, destroy } = await backend.open();
+      const saver = new StateflowSaver(store);
+      destroyers.set(saver, destroy);
+      return saver;
+    },
+    async destroyCheckpointer(saver) {
+      await destroyers.get(saver)?.();
+      destroyers.delete(saver);
+    },
+  };
+  specTest(initializer);
+  deltaChannelHistoryTests(initializer);
+}

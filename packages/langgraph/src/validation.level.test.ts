@@ -1,0 +1,3 @@
+import { levelBackend } from './test-support/backends.js';
+import { validateOn } from './test-support/validation-suite.js';
+validateOn(levelBackend);

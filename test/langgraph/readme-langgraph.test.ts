@@ -1,0 +1,56 @@
+/**
+ * The root README's "Use with LangGraph.js" lines run as an ES module from the checkout root
+ * (so the workspace packages resolve), after a prelude that defines the `workflow` they name: a
+ * one-node StateGraph that answers the last message. The thread they write must then be in the
+ * store, readable by the CLI and audit-clean.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, removeDir, runProcess, stateflow, tempDir } from '../cli/helpers.js';
+
+const PRELUDE = `
+import { MessagesAnnotation, StateGraph } from '@langchain/langgraph';
+const workflow = new StateGraph(MessagesAnnotation)
+  .addNode('reply', (state) => ({ messages: [{ role: 'ai', content: 'you said ' + state.messages.at(-1).content }] }))
+  .addEdge('__start__', 'reply');
+`;
+
+let root: string;
+beforeAll(async () => {
+  root = await tempDir();
+});
+afterAll(async () => {
+  await removeDir(root);
+});
+
+describe('README "Use with LangGraph.js"', () => {
+  it('is five lines that checkpoint a graph run into the store', async () => {
+    const text = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const code = /<!-- langgraph:begin[^>]*-->\s*```js\n([\s\S]*?)```\s*<!-- langgraph:end -->/.exec(text)?.[1];
+    expect(code, 'README.md has a langgraph block').toBeDefined();
+    expect((code as string).trim().split('\n')).toHaveLength(5);
+    const dir = path.join(root, 'store');
+    const result = await runProcess(process.execPath, ['--input-type=module', '-e', `${PRELUDE}\n${code as string}`], {
+      env: { STATEFLOW_DIR: dir },
+    });
+    expect(result.code, result.stderr).toBe(0);
+
+    const log = await stateflow(['log', '--dir', dir, '--stream', 'langgraph:chat-1', '--json']);
+    expect(log.code, log.stderr).toBe(0);
+    const puts = log.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).meta.langgraph)
+      .filter((m) => m.op === 'put');
+    expect(puts.map((m) => [m.metadata.source, m.metadata.step])).toEqual([
+      ['input', -1],
+      ['loop', 0],
+      ['loop', 1],
+    ]);
+    const head = await stateflow(['show', String(JSON.parse(log.stdout.trim().split('\n').at(-1) as string).seq), '--dir', dir, '--json']);
+    expect(JSON.stringify(JSON.parse(head.stdout).changes[0].patch)).toContain('you said hi');
+    const audit = await stateflow(['audit', '--dir', dir]);
+    expect(audit.code, audit.stdout + audit.stderr).toBe(0);
+  });
+});
