@@ -20,6 +20,8 @@ import { openApiDocument } from './openapi.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
 import { registerChatRoute } from './routes/chat-route.js';
 import { registerStateRoutes } from './routes/state-routes.js';
+import { registerHistoryRoutes } from './routes/history-routes.js';
+import { registerUiPage, UI_PREFIX } from './ui-page.js';
 import type { ServerContext } from './server-context.js';
 
 /** Default port of `stateflow serve`. */
@@ -69,6 +71,8 @@ export interface ServerOptions {
 export interface ServerHandle {
   /** Base URL, e.g. `http://127.0.0.1:7411`. */
   url: string;
+  /** URL of the history page, e.g. `http://127.0.0.1:7411/ui/`. */
+  uiUrl: string;
   /** The session manager (lifecycle, sweep) serving this server. */
   sessions: SessionManager;
   /** The store served. */
@@ -122,7 +126,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   });
   const context: ServerContext = { store, sessions, catalog, model, keys, clock: options.clock ?? (() => new Date()) };
 
-  const app = buildApp(context, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
+  const app = await buildApp(context, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
   let url: string;
   try {
     url = await app.listen({ host, port: options.port ?? DEFAULT_PORT });
@@ -142,6 +146,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   const openStoreRef = store;
   return {
     url: baseUrl,
+    uiUrl: `${baseUrl}${UI_PREFIX}`,
     sessions,
     store,
     ladders: served,
@@ -164,7 +169,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
  * translation of every failure — route errors, fastify's client errors, unknown routes,
  * malformed URLs — into the `{error: {code, type, message, details}}` body.
  */
-function buildApp(context: ServerContext, bodyLimit: number): FastifyInstance {
+async function buildApp(context: ServerContext, bodyLimit: number): Promise<FastifyInstance> {
   const send = (err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const { status, body } = toHttpError(err, { bodyLimit, contentType: request.headers['content-type'] });
     // OpenAI clients retry 409 and 5xx by default; a stale revision or a missing model will not heal.
@@ -194,6 +199,8 @@ function buildApp(context: ServerContext, bodyLimit: number): FastifyInstance {
   registerSessionRoutes(app, context);
   registerChatRoute(app, context);
   registerStateRoutes(app, context);
+  registerHistoryRoutes(app, context);
+  await registerUiPage(app);
   return app;
 }
 
