@@ -30,6 +30,7 @@ export const ErrorCode = {
   STORE_VERSION: 'STORE_VERSION',
   STORE_CLOSED: 'STORE_CLOSED',
   STORE_IO: 'STORE_IO',
+  STORE_UNAVAILABLE: 'STORE_UNAVAILABLE',
   // --- ladders, slates and sessions ---
   CONFIG_INVALID: 'CONFIG_INVALID',
   SOURCE_UNRESOLVED: 'SOURCE_UNRESOLVED',
@@ -71,6 +72,7 @@ export interface ErrorDetailsByCode {
   STORE_CORRUPT: { stream?: string; key?: string; detail?: string };
   STORE_LOCKED: { dir: string };
   STORE_VERSION: { found: unknown; supported: number };
+  STORE_UNAVAILABLE: { url?: string; dir?: string; outcome?: 'not-sent' | 'unknown' };
   SESSION_NOT_FOUND: { session: string };
   SESSION_CLOSED: { session: string; status: string };
   SESSION_PAUSED: { session: string };

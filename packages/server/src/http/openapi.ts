@@ -13,6 +13,20 @@ import {
   sessionSchema,
   slatesResponseSchema,
 } from './schemas.js';
+import {
+  atSeqBodySchema,
+  auditReportSchema,
+  compactBodySchema,
+  forkBodySchema,
+  publishBodySchema,
+  publishResultSchema,
+  revertBodySchema,
+  serverInfoSchema,
+  streamHeadSchema,
+  transitionSchema,
+  viewBodySchema,
+} from './store-schemas.js';
+import { storePaths } from './openapi-store.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: unknown) => ({ 'application/json': { schema } });
@@ -24,7 +38,7 @@ const bodyErrors = (...statuses: number[]) => errors(...statuses, 413, 415);
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Bad input (INPUT_INVALID, PATH_*, PATCH_INVALID, …)',
-  401: 'Missing or unknown API key (UNAUTHORIZED)',
+  401: 'Missing or unknown API key, or a server that requires its token without it (UNAUTHORIZED)',
   403: 'Without API keys: a Host that is not localhost/127.0.0.1/[::1], or a non-loopback Origin (FORBIDDEN)',
   413: 'Request body over the limit (BODY_TOO_LARGE)',
   415: 'Request body not sent as Content-Type: application/json (MEDIA_TYPE_UNSUPPORTED)',
@@ -69,12 +83,16 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
       title: 'Stateflow HTTP API',
       version: '0.1.0',
       description:
-        'Ladder sessions, OpenAI-compatible chat/completions over a ladder, time-travel slate reads, and the read_state/patch_state state API.',
+        'Ladder sessions, OpenAI-compatible chat/completions over a ladder, time-travel slate reads, the read_state/patch_state state API, ' +
+        'the store API (/v1/store/…: the store this server holds, for other processes), the live watch stream (/v1/watch, Server-Sent Events) and MCP over Streamable HTTP (/mcp).',
     },
     servers: [{ url: serverUrl }],
-    security: [{ bearer: [] }],
+    security: [{ bearer: [] }, { token: [] }],
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key from --keys / STATEFLOW_API_KEYS' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key from --keys / STATEFLOW_API_KEYS, or (without keys) the server token' },
+        token: { type: 'apiKey', in: 'header', name: 'X-Stateflow-Token', description: "The server token from stateflow-server.json in the store directory: required by background servers and --require-token; on a server with API keys it stands for the store's owner" },
+      },
       schemas: {
         CreateSession: createSessionBodySchema,
         CreatedSession: createdSessionSchema,
@@ -84,6 +102,17 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         Slates: slatesResponseSchema,
         Selection: selectionSchema,
         Error: errorSchema,
+        Transition: transitionSchema,
+        StreamHead: streamHeadSchema,
+        PublishInput: publishBodySchema,
+        PublishResult: publishResultSchema,
+        ForkInput: forkBodySchema,
+        RevertInput: revertBodySchema,
+        CompactInput: compactBodySchema,
+        StreamsInput: viewBodySchema,
+        StreamsAtInput: atSeqBodySchema,
+        AuditReport: auditReportSchema,
+        ServerInfo: serverInfoSchema,
       },
     },
     paths: {
@@ -175,6 +204,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
           responses: { '200': { description: 'The patch_state output' }, ...bodyErrors(400, 401, 404, 409, 410) },
         },
       },
+      ...storePaths({ ref, json, errors, bodyErrors }),
     },
   };
 }

@@ -5,11 +5,14 @@
  */
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { StateflowError, elidePath } from '@stateflow/core';
+import { StateflowError, elidePath, isStateflowError } from '@stateflow/core';
+import { newServerToken, readDiscovery, removeDiscovery, writeDiscovery } from '@stateflow/client';
 import { openStore } from '@stateflow/store';
 import type { Store } from '@stateflow/store';
 import { SessionManager } from '@stateflow/slates';
-import { loadApiKeys, authenticate } from './api-keys.js';
+import { loadApiKeys, authenticate, LOCAL_USER } from './api-keys.js';
+import { carriesToken, tokenRequired, TOKEN_HEADER } from './access-token.js';
+import { IdleTracker } from './idle-tracker.js';
 import { toHttpError } from './error-status.js';
 import { assertLoopbackRequest, isLoopbackHost } from './loopback-guard.js';
 import { compileValidator } from './request-validation.js';
@@ -20,8 +23,12 @@ import { openApiDocument } from './openapi.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
 import { registerChatRoute } from './routes/chat-route.js';
 import { registerStateRoutes } from './routes/state-routes.js';
+import { registerStoreRoutes } from './routes/store-routes.js';
+import { registerWatchRoute, DEFAULT_HEARTBEAT_MS } from './routes/watch-route.js';
+import { registerServerRoute } from './routes/server-route.js';
+import { registerMcpRoute } from './routes/mcp-route.js';
 import { registerHistoryRoutes } from './routes/history-routes.js';
-import { registerUiPage, UI_PREFIX } from './ui-page.js';
+import { isUiPagePath, registerUiPage, UI_PREFIX } from './ui-page.js';
 import type { ServerContext } from './server-context.js';
 
 /** Default port of `stateflow serve`. */
@@ -65,6 +72,27 @@ export interface ServerOptions {
   bodyLimit?: number;
   /** Receives start-up warnings (rejected ladders). Default: write to stderr. */
   onWarning?: (message: string) => void;
+  /**
+   * Refuse every request that does not carry the server token (`X-Stateflow-Token`,
+   * `Authorization: Bearer <token>` or `?token=`). Default `false`; background servers set it.
+   */
+  requireToken?: boolean;
+  /**
+   * Stop by itself after this many ms with no request in flight and no open watch stream
+   * (`onIdle` is called; the caller closes the server). Default: never.
+   */
+  idleTimeoutMs?: number;
+  /** Called once when the idle timeout passes. Default: close the server. */
+  onIdle?: () => void;
+  /**
+   * Write the discovery file (`stateflow-server.json`: address, pid, token; mode 0600) into
+   * `dir` once listening, and remove it on close. Default `true` when the server opens `dir`.
+   */
+  discovery?: boolean;
+  /** Recorded in the discovery file: the server was started in the background. Default `false`. */
+  background?: boolean;
+  /** Interval of the watch stream's heartbeat comment in ms. Default 15,000. */
+  heartbeatMs?: number;
 }
 
 /** A running server. */
@@ -86,15 +114,19 @@ export interface ServerHandle {
    * `Authorization: Bearer <key>`, and the state API serves only the caller's ladder sessions.
    */
   requiresKey: boolean;
-  /** Stop listening, wait for calls in flight, close the store if the server opened it. */
+  /** The server token (also in the discovery file). */
+  token: string;
+  /** Whether every request must carry {@link ServerHandle.token}. */
+  requireToken: boolean;
+  /** Stop listening, end watch streams, wait for calls in flight, close the store if the server opened it. */
   close(): Promise<void>;
 }
 
 /**
  * Start the HTTP server.
  * @throws USAGE on bad options (no `dir`/`store`, bad keys, a non-loopback host without keys,
- *   an unreadable scripted model file); the store's errors (e.g. STORE_LOCKED) when `dir`
- *   cannot be opened.
+ *   an unreadable scripted model file); the store's errors when `dir` cannot be opened
+ *   (STORE_LOCKED names the server holding it when its discovery file does).
  */
 export async function startServer(options: ServerOptions): Promise<ServerHandle> {
   const env = options.env ?? process.env;
@@ -116,7 +148,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   const ownsStore = store === undefined;
   if (store === undefined) {
     if (options.dir === undefined) throw new StateflowError('USAGE', 'startServer needs a store directory (dir) or a store');
-    store = await openStore(options.dir);
+    store = await openLocked(options.dir);
   }
   const sessions = new SessionManager({
     store,
@@ -124,7 +156,23 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     idleMs: options.sessionIdleMs,
     retentionMs: options.sessionRetentionMs,
   });
-  const context: ServerContext = { store, sessions, catalog, model, keys, clock: options.clock ?? (() => new Date()) };
+  const shutdown = new AbortController();
+  const token = newServerToken();
+  const requireToken = options.requireToken ?? false;
+  const context: ServerContext = {
+    store,
+    sessions,
+    catalog,
+    model,
+    keys,
+    clock: options.clock ?? (() => new Date()),
+    token,
+    requireToken,
+    dir: ownsStore ? (options.dir ?? null) : null,
+    heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    activity: null,
+    shutdown: shutdown.signal,
+  };
 
   const app = await buildApp(context, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
   let url: string;
@@ -137,6 +185,18 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   }
   const baseUrl = url;
   context.baseUrl = baseUrl;
+  const discoveryDir = (options.discovery ?? ownsStore) && options.dir !== undefined ? options.dir : null;
+  if (discoveryDir !== null) {
+    await writeDiscovery(discoveryDir, {
+      url: baseUrl,
+      pid: process.pid,
+      token,
+      requireToken,
+      background: options.background ?? false,
+      idleTimeoutMs: options.idleTimeoutMs ?? null,
+      startedAt: new Date().toISOString(),
+    });
+  }
 
   const interval = options.sweepIntervalMs ?? 3_600_000;
   const timer = interval > 0 ? setInterval(() => void sessions.sweep().catch(() => undefined), interval) : undefined;
@@ -144,7 +204,8 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
 
   const served = [...catalog.ladders.keys()].sort();
   const openStoreRef = store;
-  return {
+  let closing: Promise<void> | undefined;
+  const handle: ServerHandle = {
     url: baseUrl,
     uiUrl: `${baseUrl}${UI_PREFIX}`,
     sessions,
@@ -152,14 +213,46 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     ladders: served,
     rejected: catalog.rejected,
     requiresKey: keys !== null,
-    async close() {
-      if (timer !== undefined) clearInterval(timer);
-      sessions.shutdown();
-      await app.close();
-      await sessions.idle();
-      if (ownsStore) await openStoreRef.close();
+    token,
+    requireToken,
+    close() {
+      closing ??= (async () => {
+        context.activity?.stop();
+        if (timer !== undefined) clearInterval(timer);
+        if (discoveryDir !== null) await removeDiscovery(discoveryDir, process.pid);
+        shutdown.abort();
+        sessions.shutdown();
+        await app.close();
+        await sessions.idle();
+        if (ownsStore) await openStoreRef.close();
+      })();
+      return closing;
     },
   };
+  if (options.idleTimeoutMs !== undefined) {
+    context.activity = new IdleTracker(options.idleTimeoutMs, options.onIdle ?? (() => void handle.close()));
+  }
+  return handle;
+}
+
+/**
+ * Open the store at `dir`; when another process holds it and a live discovery file names that
+ * process, STORE_LOCKED says which server it is and how to stop it.
+ */
+async function openLocked(dir: string): Promise<Store> {
+  try {
+    return await openStore(dir);
+  } catch (err) {
+    if (!isStateflowError(err, 'STORE_LOCKED')) throw err;
+    const holder = await readDiscovery(dir);
+    if (holder === null) throw err;
+    throw new StateflowError(
+      'STORE_LOCKED',
+      `${err.message}: the stateflow server pid ${holder.pid} on ${holder.url} holds it. Use it (the CLI and stateflow mcp go through it), or stop it with "stateflow stop --dir ${dir}".`,
+      { dir },
+      { cause: err },
+    );
+  }
 }
 
 /**
@@ -187,9 +280,19 @@ async function buildApp(context: ServerContext, bodyLimit: number): Promise<Fast
   // Bodies are JSON: fastify's text/plain parser would hand a string to the routes.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('user', '');
-  app.addHook('onRequest', async (request) => {
+  app.decorateRequest('admin', false);
+  app.addHook('onRequest', async (request, reply) => {
+    if (context.activity !== null) reply.raw.once('close', context.activity.begin());
     if (context.keys === null) assertLoopbackRequest(request.headers.host, request.headers.origin);
-    if (request.url.startsWith('/v1/')) request.user = authenticate(context.keys, request.headers.authorization);
+    const query = request.url.includes('?') ? new URL(request.url, 'http://localhost').searchParams.get('token') : null;
+    const token = carriesToken(context.token, { header: request.headers[TOKEN_HEADER], authorization: request.headers.authorization, query });
+    // The page's static files hold no data: the browser loads them before the page can send the token.
+    if (context.requireToken && !token && !isUiPagePath(request.url)) throw tokenRequired();
+    // The token stands for the store's owner: the local user, with every stream visible.
+    request.admin = token || context.keys === null;
+    if (request.url.startsWith('/v1/') || request.url === '/mcp' || request.url.startsWith('/mcp?')) {
+      request.user = token ? LOCAL_USER : authenticate(context.keys, request.headers.authorization);
+    }
   });
   app.setErrorHandler(async (err, request, reply) => send(err, request, reply));
   app.setNotFoundHandler(async (request, reply) =>
@@ -199,6 +302,10 @@ async function buildApp(context: ServerContext, bodyLimit: number): Promise<Fast
   registerSessionRoutes(app, context);
   registerChatRoute(app, context);
   registerStateRoutes(app, context);
+  registerStoreRoutes(app, context);
+  registerWatchRoute(app, context);
+  registerServerRoute(app, context);
+  registerMcpRoute(app, context);
   registerHistoryRoutes(app, context);
   await registerUiPage(app);
   return app;
@@ -206,7 +313,9 @@ async function buildApp(context: ServerContext, bodyLimit: number): Promise<Fast
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The authenticated user id (`local` when no keys are configured). */
+    /** The authenticated user id (`local` when no keys are configured or the token was sent). */
     user: string;
+    /** The store's owner (no API keys, or the server token): every stream and owner visible. */
+    admin: boolean;
   }
 }

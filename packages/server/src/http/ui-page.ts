@@ -14,6 +14,12 @@ export const UI_PREFIX = '/ui/';
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
+/** True for a request of the page's static files (`/ui`, `/ui/…`), which need no credential. */
+export function isUiPagePath(url: string): boolean {
+  const path = url.split('?')[0] ?? '';
+  return (path === '/ui' || path.startsWith(UI_PREFIX)) && !path.includes('..');
+}
+
 /** Register `/ui/` (and the redirect from `/ui`). Without a built page, `/ui/` answers 404 saying how to build it. */
 export async function registerUiPage(app: FastifyInstance): Promise<void> {
   app.get('/ui', async (_request, reply) => reply.redirect(UI_PREFIX));
@@ -28,6 +34,7 @@ export async function registerUiPage(app: FastifyInstance): Promise<void> {
     prefix: UI_PREFIX,
     index: ['index.html'],
     wildcard: true,
+    cacheControl: false,
     setHeaders(res, file) {
       res.setHeader('content-security-policy', CSP);
       res.setHeader('x-content-type-options', 'nosniff');

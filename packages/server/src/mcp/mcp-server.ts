@@ -44,6 +44,12 @@ export interface McpServerOptions {
   selection: Selection;
   /** How many recent transitions the baseline resource considers (default 10). */
   recentTransitions?: number;
+  /**
+   * Called before each tool call and resource read with what it does; a throw becomes the
+   * call's error (an `isError` result for tools). The HTTP transport checks the caller's
+   * ownership of the selected session here.
+   */
+  authorize?: (operation: 'read' | 'patch') => Promise<void>;
 }
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -76,13 +82,14 @@ export function createMcpServer(options: McpServerOptions): Server {
     ],
   }));
 
+  const authorize = options.authorize ?? (async () => undefined);
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const input = request.params.arguments ?? {};
     switch (request.params.name) {
       case READ_STATE_TOOL:
-        return toolResult(() => runtime.readState(input));
+        return toolResult(async () => (await authorize('read'), runtime.readState(input)));
       case PATCH_STATE_TOOL:
-        return toolResult(() => runtime.patchState(input));
+        return toolResult(async () => (await authorize('patch'), runtime.patchState(input)));
       default:
         throw new McpError(McpErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; tools: ${READ_STATE_TOOL}, ${PATCH_STATE_TOOL}.`);
     }
@@ -104,6 +111,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     if (request.params.uri !== BASELINE_RESOURCE_URI) {
       throw new McpError(McpErrorCode.InvalidParams, `Unknown resource "${request.params.uri}"; resources: ${BASELINE_RESOURCE_URI}.`);
     }
+    await authorize('read');
     const baseline = await runtime.baseline();
     return { contents: [{ uri: BASELINE_RESOURCE_URI, mimeType: 'application/json', text: JSON.stringify(baseline) }] };
   });

@@ -1,12 +1,14 @@
 /**
  * Guarded actions on the revision at the cursor: "revert to here" and "fork from here". Each first
- * shows the patch it would publish and asks for confirmation, then publishes with `expected` =
- * the head this page showed: if the stream moved on meanwhile, the server answers 409 CONFLICT
- * and the page says so instead of overwriting the newer revision.
+ * shows the patch it would publish and asks for confirmation, then publishes through the store
+ * API with `expected` = the head this page showed (revert: exactly the patch shown, from the
+ * head to the revision, with the store's revert meta; fork: the new stream must not exist yet):
+ * if the stream moved on meanwhile, the server answers 409 CONFLICT and the page says so
+ * instead of overwriting the newer revision.
  */
 import { useState } from 'preact/hooks';
 import { ApiError, get, post, query } from './api.js';
-import type { ActionReceipt, DiffResult } from './types.js';
+import type { DiffResult, JsonObject, PublishResult } from './types.js';
 
 export interface ActionsProps {
   stream: string;
@@ -17,7 +19,7 @@ export interface ActionsProps {
   onDone: (message: string) => void;
 }
 
-type Pending = { kind: 'revert'; patch: unknown } | { kind: 'fork'; to: string; patch: unknown };
+type Pending = { kind: 'revert'; patch: JsonObject } | { kind: 'fork'; to: string; patch: JsonObject };
 
 export function Actions(props: ActionsProps) {
   const [pending, setPending] = useState<Pending | null>(null);
@@ -42,12 +44,18 @@ export function Actions(props: ActionsProps) {
     try {
       const receipt =
         pending.kind === 'revert'
-          ? await post<ActionReceipt>('/v1/history/revert', { stream: props.stream, rev: props.rev, expected: props.head })
-          : await post<ActionReceipt>('/v1/history/fork', { from: props.stream, to: pending.to, at: props.rev, expected: 'none' });
+          ? Object.keys(pending.patch).length === 0
+            ? { status: 'noop' as const, transition: null }
+            : await post<PublishResult>('/v1/store/publish', {
+                changes: { [props.stream]: pending.patch },
+                expected: { [props.stream]: props.head },
+                meta: { revert: { stream: props.stream, rev: props.rev } },
+              })
+          : await post<PublishResult>('/v1/store/fork', { from: props.stream, to: pending.to, at: props.rev, expected: 'none' });
       const text =
         receipt.status === 'noop'
           ? 'Nothing to publish: the state already equals it.'
-          : `${pending.kind === 'revert' ? 'Reverted' : `Forked to ${pending.to}`}: published transition ${receipt.seq}.`;
+          : `${pending.kind === 'revert' ? 'Reverted' : `Forked to ${pending.to}`}: published transition ${receipt.transition?.seq ?? '?'}.`;
       setMessage({ text, error: false });
       props.onDone(text);
     } catch (err) {

@@ -74,7 +74,7 @@ export async function watch(from: number, onTransition: (t: Transition) => void,
       onState?.(true);
       delay = 1000;
       for await (const event of serverSentEvents(response.body)) {
-        if (event.data === '') continue;
+        if (event.event !== 'transition' || event.data === '') continue;
         const transition = JSON.parse(event.data) as Transition;
         last = Math.max(last, transition.seq);
         onTransition(transition);

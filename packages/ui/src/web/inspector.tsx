@@ -1,13 +1,34 @@
 /**
  * The transition inspector: seq, time, idempotency id, meta (tool, fork, revert, import), every
  * stream the transition changed with its new revision (multi-stream atomicity made visible),
- * the net patch of each, and the hash chain link `prevHash → hash`, checked against the
- * previous transition's hash.
+ * the net patch of each, and the hash chain link `prevHash → hash`, checked here against the
+ * previous transition's hash (both read from the store API, which verifies each record's own
+ * hash as it reads it).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get } from './api.js';
 import { timeText } from './format.js';
-import type { InspectedTransition } from './types.js';
+import type { InspectedTransition, Transition } from './types.js';
+
+const ZERO_HASH = '0'.repeat(64);
+
+/** The transition at `seq` with its link to `seq − 1` checked. */
+async function inspect(seq: number, signal: AbortSignal): Promise<InspectedTransition> {
+  const t = await get<Transition & { prevHash?: string; hash?: string }>(`/v1/store/transitions/${seq}`, signal);
+  const { prevHash, hash, ...rest } = t;
+  // A transition shown in part (streams of other users left out) comes without hashes.
+  if (prevHash === undefined || hash === undefined) return { ...rest, link: null };
+  let previous: string | null = ZERO_HASH;
+  if (seq > 1) {
+    try {
+      previous = (await get<Transition>(`/v1/store/transitions/${seq - 1}`, signal)).hash ?? null;
+    } catch (err) {
+      if (!(err instanceof ApiError) || (err.code !== 'HISTORY_NOT_RETAINED' && err.code !== 'TRANSITION_NOT_FOUND')) throw err;
+      previous = null;
+    }
+  }
+  return { ...rest, link: { prevHash, hash, previous, verified: previous === null ? null : previous === prevHash } };
+}
 
 export function Inspector(props: { seq: number | null }) {
   const [t, setT] = useState<InspectedTransition | null>(null);
@@ -19,7 +40,7 @@ export function Inspector(props: { seq: number | null }) {
       return;
     }
     const controller = new AbortController();
-    get<InspectedTransition>(`/v1/history/transitions/${props.seq}`, controller.signal)
+    inspect(props.seq, controller.signal)
       .then((x) => {
         setT(x);
         setError(null);
@@ -54,7 +75,7 @@ export function Inspector(props: { seq: number | null }) {
             </dd>
           </dl>
           <h3>Changed streams ({t.changes.length})</h3>
-          {t.hidden > 0 && <p class="muted small">and {t.hidden} stream(s) not visible to you</p>}
+          {t.link === null && <p class="muted small">and streams not visible to you</p>}
           <ul class="changes">
             {t.changes.map((c) => (
               <li key={c.stream}>
@@ -68,14 +89,22 @@ export function Inspector(props: { seq: number | null }) {
             ))}
           </ul>
           <h3>Hash chain</h3>
-          <p class="hash">
-            <code title={t.link.prevHash}>{t.link.prevHash.slice(0, 12)}…</code> → <code title={t.link.hash}>{t.link.hash.slice(0, 12)}…</code>{' '}
-            <span class={t.link.verified === true ? 'badge ok' : t.link.verified === false ? 'badge bad' : 'badge'} data-testid="hash-verified">
-              {t.link.verified === true ? '✓ linked to seq ' + String(t.seq - 1) : t.link.verified === false ? '✗ prevHash does not match the previous transition' : 'previous transition compacted'}
-            </span>
-          </p>
+          {t.link === null ? (
+            <p class="muted small">Not shown: the transition also changed streams you cannot see, so its hashed body is not all here.</p>
+          ) : (
+            <p class="hash">
+              <code title={t.link.prevHash}>{t.link.prevHash.slice(0, 12)}…</code> → <code title={t.link.hash}>{t.link.hash.slice(0, 12)}…</code>{' '}
+              <span class={t.link.verified === true ? 'badge ok' : t.link.verified === false ? 'badge bad' : 'badge'} data-testid="hash-verified">
+                {t.link.verified === true
+                  ? `✓ verified: prevHash is the hash of seq ${t.seq - 1}`
+                  : t.link.verified === false
+                    ? '✗ prevHash does not match the previous transition'
+                    : 'previous transition compacted or not visible'}
+              </span>
+            </p>
+          )}
           <p class="cli">
-            <code>{t.cli}</code>
+            <code>stateflow show {t.seq}</code>
           </p>
         </>
       )}

@@ -100,11 +100,10 @@ export interface Transition {
   hash: string;
 }
 
-/** `GET /v1/history/transitions/{seq}`. */
-export interface InspectedTransition extends Transition {
-  hidden: number;
-  link: { prevHash: string; hash: string; previous: string | null; verified: boolean | null };
-  cli: string;
+/** A transition (`GET /v1/store/transitions/{seq}`) with its hash link checked by the page. */
+export interface InspectedTransition extends Omit<Transition, 'prevHash' | 'hash'> {
+  /** The hash chain link; `null` when changes were left out (the hashed body is not all shown). */
+  link: { prevHash: string; hash: string; previous: string | null; verified: boolean | null } | null;
 }
 
 export interface RevisionRow {
@@ -181,9 +180,9 @@ export interface SlatesAtCall {
   call: { entries: DiffEntry[]; counts: DiffResult['counts']; truncated: boolean } | null;
 }
 
-export interface ActionReceipt {
+/** `POST /v1/store/publish` and `/v1/store/fork`. */
+export interface PublishResult {
   status: 'accepted' | 'duplicate' | 'noop';
-  seq: number | null;
   transition: Transition | null;
 }
 

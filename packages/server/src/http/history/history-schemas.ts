@@ -100,40 +100,6 @@ export const diffQuerySchema = {
   additionalProperties: false,
 } as const;
 
-/** `GET /v1/history/transitions/{seq}`. */
-export const transitionParamsSchema = {
-  type: 'object',
-  properties: { seq: { type: 'integer', minimum: 1 } },
-  required: ['seq'],
-  additionalProperties: false,
-} as const;
-
-const expected = {
-  anyOf: [{ type: 'integer', minimum: 0 }, { enum: ['none', 'any'] }],
-  description: 'a revision, "none" or "any"',
-} as const;
-
-/** `POST /v1/history/revert`. */
-export const revertBodySchema = {
-  type: 'object',
-  properties: { stream, rev: uint('Revision whose state to restore'), expected: { ...expected, description: 'The head revision the page showed: a stale page gets 409 CONFLICT' } },
-  required: ['stream', 'rev', 'expected'],
-  additionalProperties: false,
-} as const;
-
-/** `POST /v1/history/fork`. */
-export const forkBodySchema = {
-  type: 'object',
-  properties: {
-    from: stream,
-    to: stream,
-    at: uint('Revision of `from` to fork'),
-    expected: { ...expected, description: 'Expected revision of `to` ("none": it must not exist yet)' },
-  },
-  required: ['from', 'to', 'at', 'expected'],
-  additionalProperties: false,
-} as const;
-
 /** `GET /v1/history/slates`. */
 export const slatesAtQuerySchema = {
   type: 'object',

@@ -7,8 +7,7 @@
 import type { Store, StreamHead } from '@stateflow/store';
 import { STREAM_KINDS, streamKind } from './read-paths.js';
 import type { StreamKind } from './read-paths.js';
-import { canSee } from './visibility.js';
-import type { Visibility } from './visibility.js';
+import type { StreamVisibility } from '../stream-visibility.js';
 
 /** Streams per page by default, and at most. */
 export const STREAM_PAGE = { default: 200, max: 1000 } as const;
@@ -41,13 +40,14 @@ export interface StreamQuery {
 }
 
 /** One page of the streams rail. Cost: one pass over the heads (in memory) + one log read per row. */
-export async function streamPage(store: Store, visibility: Visibility, query: StreamQuery): Promise<StreamPage> {
+export async function streamPage(store: Store, visibility: StreamVisibility, query: StreamQuery): Promise<StreamPage> {
   const needle = query.filter?.toLowerCase() ?? '';
   const counts = Object.fromEntries(STREAM_KINDS.map((k) => [k, 0])) as Record<StreamKind, number>;
   const page: StreamHead[] = [];
   let more = false;
   for (const head of await store.streams()) {
-    if (!canSee(visibility, head.stream) || (needle !== '' && !head.stream.toLowerCase().includes(needle))) continue;
+    if (needle !== '' && !head.stream.toLowerCase().includes(needle)) continue;
+    if (!visibility.all && !(await visibility.canSee(head.stream))) continue;
     const kind = streamKind(head.stream);
     counts[kind]++;
     if (query.kind !== undefined && kind !== query.kind) continue;

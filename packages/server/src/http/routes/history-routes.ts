@@ -1,33 +1,29 @@
 /**
  * The history endpoints behind the history page (`/ui/`): read-only views of the log shaped for
- * a browser — the streams rail, the time histogram, one level of a state tree (of a stream, or
- * of the effective overlay) at a revision or seq, a stream's revisions, a path's history, a
- * structural diff, one transition with its hash link — and the two guarded actions, revert and
- * fork, which publish with the `expected` revision the page showed so a stale page gets
- * `409 CONFLICT` instead of overwriting newer work. Every response is bounded (pages, bucket
- * counts, scan limits); none returns the whole log.
+ * a browser, beside the store API (`/v1/store/…`) that the page uses for single transitions and
+ * for its guarded actions — the streams rail, the time histogram, one level of a state tree (of
+ * a stream, or of the effective overlay) at a revision or seq, a stream's revisions by revision
+ * number, a path's history, a structural diff, the slates of a ladder session at a call. Every
+ * response is bounded (pages, bucket counts, scan limits); none returns the whole log.
  *
- * With API keys a caller sees only its own ladder sessions' streams (`history/visibility.ts`).
+ * With API keys a caller sees only its own ladder sessions' streams (`stream-visibility.ts`);
+ * another stream is reported as not found.
  */
 import { StateflowError, diff, overlay } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
-import { SESSION_ID_PATTERN, isEnded } from '@stateflow/slates';
-import type { ExpectedRevision, PublishResult, Store, StreamHead, StreamId } from '@stateflow/store';
-import type { FastifyInstance } from 'fastify';
+import type { Store, StreamHead, StreamId } from '@stateflow/store';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../server-context.js';
 import { histogram } from '../history/histogram.js';
 import {
   diffQuerySchema,
   effectiveNodeQuerySchema,
-  forkBodySchema,
   histogramQuerySchema,
   nodeQuerySchema,
   pathHistoryQuerySchema,
-  revertBodySchema,
   revisionsQuerySchema,
   slatesAtQuerySchema,
   streamsQuerySchema,
-  transitionParamsSchema,
 } from '../history/history-schemas.js';
 import { pathHistory } from '../history/path-history.js';
 import { cliCommand, readStatePath, scopeRoot, streamKind } from '../history/read-paths.js';
@@ -38,7 +34,8 @@ import { slatesView } from '../history/slates-at-call.js';
 import { streamPage } from '../history/stream-list.js';
 import { structuralDiff } from '../history/structural-diff.js';
 import { revisionAsOf, revisionIn, seqOfRevision } from '../history/stream-position.js';
-import { assertVisible, canSee, visibilityOf } from '../history/visibility.js';
+import { streamVisibility } from '../stream-visibility.js';
+import type { StreamVisibility } from '../stream-visibility.js';
 
 interface Owners {
   global?: boolean;
@@ -49,15 +46,16 @@ interface Owners {
 /** Register the `/v1/history/…` routes on `app`. */
 export function registerHistoryRoutes(app: FastifyInstance, context: ServerContext): void {
   const { store } = context;
-  const visibleHead = async (user: string, stream: StreamId): Promise<StreamHead> => {
-    assertVisible(await visibilityOf(context, user), stream);
+  const access = (request: FastifyRequest): StreamVisibility => streamVisibility(context, request.user, request.admin);
+  const visibleHead = async (request: FastifyRequest, stream: StreamId): Promise<StreamHead> => {
+    await assertVisible(access(request), stream);
     return store.head(stream);
   };
 
   app.get<{ Querystring: { filter?: string; kind?: StreamKind; after?: string; limit: number } }>(
     '/v1/history/streams',
     { schema: { querystring: streamsQuerySchema } },
-    async (request) => ({ lastSeq: store.lastSeq(), ...(await streamPage(store, await visibilityOf(context, request.user), request.query)) }),
+    async (request) => ({ lastSeq: store.lastSeq(), ...(await streamPage(store, access(request), request.query)) }),
   );
 
   app.get<{ Querystring: { buckets: number; stream?: string } }>(
@@ -65,10 +63,10 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
     { schema: { querystring: histogramQuerySchema } },
     async (request) => {
       const { stream, buckets } = request.query;
-      if (stream === undefined && context.keys !== null) {
+      if (stream === undefined && !request.admin) {
         throw new StateflowError('INPUT_INVALID', 'With API keys the histogram counts one of your streams: pass ?stream=<stream id>', { field: 'stream' });
       }
-      if (stream !== undefined) await visibleHead(request.user, stream);
+      if (stream !== undefined) await visibleHead(request, stream);
       return histogram(store, { buckets, ...(stream === undefined ? {} : { stream }) });
     },
   );
@@ -78,7 +76,7 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
     { schema: { querystring: nodeQuerySchema } },
     async (request) => {
       const { stream, pointer, offset, limit } = request.query;
-      const head = await visibleHead(request.user, stream);
+      const head = await visibleHead(request, stream);
       const rev = request.query.rev ?? (request.query.seq === undefined ? head.rev : await revisionAsOf(store, head, request.query.seq));
       const state = await stateAtRev(store, head, rev);
       const change = rev >= 1 && rev - 1 >= head.origin ? { patch: await store.patchAt(stream, rev), before: await stateAtRev(store, head, rev - 1) } : null;
@@ -106,7 +104,7 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
     '/v1/history/effective-node',
     { schema: { querystring: effectiveNodeQuerySchema } },
     async (request) => {
-      const layers = await selectedLayers(context, request.user, request.query);
+      const layers = await selectedLayers(access(request), request.query);
       const seq = request.query.seq ?? store.lastSeq();
       const streams = layers.map((l) => l.stream);
       const states = await store.statesAt(streams, seq);
@@ -137,7 +135,7 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
     { schema: { querystring: revisionsQuerySchema } },
     async (request) => {
       const { stream, limit } = request.query;
-      const head = await visibleHead(request.user, stream);
+      const head = await visibleHead(request, stream);
       const from = Math.max(request.query.from, head.origin + 1, 1);
       const revisions = [];
       if (from <= head.rev) {
@@ -156,7 +154,7 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
     { schema: { querystring: pathHistoryQuerySchema } },
     async (request) => {
       const { stream, pointer, after, limit, scan } = request.query;
-      const head = await visibleHead(request.user, stream);
+      const head = await visibleHead(request, stream);
       const { steps } = resolvePointer(await stateAtRev(store, head, request.query.at ?? head.rev), pointer);
       return pathHistory(store, head, pointer, steps, { after, limit, scan });
     },
@@ -173,14 +171,14 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
       let cli: string;
       if (stream !== undefined) {
         const streamB = request.query.streamB ?? stream;
-        const headA = await visibleHead(request.user, stream);
-        const headB = streamB === stream ? headA : await visibleHead(request.user, streamB);
+        const headA = await visibleHead(request, stream);
+        const headB = streamB === stream ? headA : await visibleHead(request, streamB);
         before = await stateAtRev(store, headA, a);
         after = await stateAtRev(store, headB, b);
         if (streamB === stream && b === a + 1) storedPatch = await store.patchAt(stream, b);
         cli = streamB === stream ? `stateflow diff ${shellQuote(stream)} ${a} ${b}` : `stateflow fork ${shellQuote(stream)} <new> --at ${a}  # the fork's source; compare with: stateflow diff ${shellQuote(streamB)} 0 ${b}`;
       } else {
-        const layers = await selectedLayers(context, request.user, request.query);
+        const layers = await selectedLayers(access(request), request.query);
         const streams = layers.map((l) => l.stream);
         before = await store.effectiveAt(streams, a);
         after = await store.effectiveAt(streams, b);
@@ -196,7 +194,7 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
     { schema: { querystring: slatesAtQuerySchema } },
     async (request) => {
       const { stream } = request.query;
-      const head = await visibleHead(request.user, stream);
+      const head = await visibleHead(request, stream);
       const rev = request.query.rev ?? (request.query.seq === undefined ? head.rev : await revisionAsOf(store, head, request.query.seq));
       const state = await stateAtRev(store, head, rev);
       const seq = rev === 0 ? 0 : await seqOfRevision(store, head, rev);
@@ -204,47 +202,15 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
       return { stream, rev, seq, head: head.rev, origin: head.origin, time: seq === 0 ? null : (await store.transition(seq)).time, slates: await slatesView(state), call };
     },
   );
+}
 
-  app.get<{ Params: { seq: number } }>('/v1/history/transitions/:seq', { schema: { params: transitionParamsSchema } }, async (request) => {
-    const visibility = await visibilityOf(context, request.user);
-    const transition = await store.transition(request.params.seq);
-    const changes = transition.changes.filter((c) => canSee(visibility, c.stream));
-    if (changes.length === 0) throw new StateflowError('TRANSITION_NOT_FOUND', `Transition ${transition.seq} changed none of your streams`, { seq: transition.seq, lastSeq: store.lastSeq() });
-    const previous = await previousHash(store, transition.seq);
-    return {
-      ...transition,
-      changes,
-      hidden: transition.changes.length - changes.length,
-      link: { prevHash: transition.prevHash, hash: transition.hash, previous, verified: previous === null ? null : previous === transition.prevHash },
-      cli: `stateflow show ${transition.seq}`,
-    };
-  });
-
-  app.post<{ Body: { stream: string; rev: number; expected: ExpectedRevision } }>(
-    '/v1/history/revert',
-    { schema: { body: revertBodySchema } },
-    async (request) => {
-      const { stream, rev, expected } = request.body;
-      await assertWritable(context, request.user, stream);
-      const head = await store.head(stream);
-      const target = await stateAtRev(store, head, rev);
-      const patch = diff(await store.state(stream), target);
-      if (Object.keys(patch).length === 0) return receipt({ status: 'noop', transition: null });
-      // The store's own revert has no expected revision; this is the same transition guarded by it.
-      return receipt(await store.publish({ changes: { [stream]: patch }, expected: { [stream]: expected }, meta: { revert: { stream, rev } } }));
-    },
-  );
-
-  app.post<{ Body: { from: string; to: string; at: number; expected: ExpectedRevision } }>(
-    '/v1/history/fork',
-    { schema: { body: forkBodySchema } },
-    async (request) => {
-      const { from, to, at, expected } = request.body;
-      assertVisible(await visibilityOf(context, request.user), from);
-      await assertWritable(context, request.user, to);
-      return receipt(await store.fork(from, to, { at, expected }));
-    },
-  );
+/**
+ * Check that `stream` is visible; an invisible stream is reported like one that does not exist,
+ * so a caller cannot probe other users' stream ids.
+ * @throws NOT_FOUND
+ */
+async function assertVisible(visibility: StreamVisibility, stream: StreamId): Promise<void> {
+  if (!(await visibility.canSee(stream))) throw new StateflowError('NOT_FOUND', `No stream ${JSON.stringify(stream)} is visible to you`);
 }
 
 /** State at `rev` (0 is the empty state; the head is read from memory). */
@@ -253,19 +219,8 @@ async function stateAtRev(store: Store, head: StreamHead, rev: number): Promise<
   return rev === head.rev ? store.state(head.stream) : store.stateAt(head.stream, rev);
 }
 
-/** The hash of transition `seq − 1` (64 zeros before seq 1), or `null` when compaction pruned it. */
-async function previousHash(store: Store, seq: number): Promise<string | null> {
-  if (seq === 1) return '0'.repeat(64);
-  try {
-    return (await store.transition(seq - 1)).hash;
-  } catch (err) {
-    if (err instanceof StateflowError && err.code === 'HISTORY_NOT_RETAINED') return null;
-    throw err;
-  }
-}
-
 /** The scope streams of an effective view, low → high priority, each checked visible. */
-async function selectedLayers(context: ServerContext, user: string, owners: Owners): Promise<Array<{ scope: Scope; stream: StreamId }>> {
+async function selectedLayers(visibility: StreamVisibility, owners: Owners): Promise<Array<{ scope: Scope; stream: StreamId }>> {
   const layers: Array<{ scope: Scope; stream: StreamId }> = [];
   if (owners.global === true) layers.push({ scope: 'global', stream: 'global' });
   if (owners.cwd !== undefined) layers.push({ scope: 'cwd', stream: `cwd:${owners.cwd}` });
@@ -273,8 +228,7 @@ async function selectedLayers(context: ServerContext, user: string, owners: Owne
   if (layers.length === 0) {
     throw new StateflowError('INPUT_INVALID', 'Select at least one owner of the effective view: global=true, cwd=/abs/dir or session=<id>', { field: 'selection' });
   }
-  const visibility = await visibilityOf(context, user);
-  for (const layer of layers) assertVisible(visibility, layer.stream);
+  for (const layer of layers) await assertVisible(visibility, layer.stream);
   return layers;
 }
 
@@ -286,28 +240,4 @@ function ownerFlags(owners: Owners): string {
 
 function shellQuote(text: string): string {
   return /^[A-Za-z0-9_./:@=-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
-}
-
-/**
- * Check that the page may publish to `stream`: visible, not a session record (those change only
- * through the sessions API), and not a stream of a closed or expired ladder session.
- * @throws NOT_FOUND, INPUT_INVALID, SESSION_CLOSED
- */
-async function assertWritable(context: ServerContext, user: string, stream: StreamId): Promise<void> {
-  assertVisible(await visibilityOf(context, user), stream);
-  const kind = streamKind(stream);
-  if (kind === 'ladder-session') {
-    throw new StateflowError('INPUT_INVALID', `${stream} is a session record: it changes only through the sessions API (close, pause, resume)`, { field: 'stream' });
-  }
-  const id = kind === 'session' ? stream.slice('session:'.length) : kind === 'slate' ? stream.slice(stream.lastIndexOf(':') + 1) : null;
-  if (id === null || !SESSION_ID_PATTERN.test(id)) return;
-  const record = await context.sessions.get(id, user).catch(() => null);
-  if (record !== null && isEnded(record.status)) {
-    throw new StateflowError('SESSION_CLOSED', `Session "${id}" is ${record.status}: its streams can be read during retention but not changed`, { session: id, status: record.status });
-  }
-}
-
-/** The answer of an action: the publication's status and the transition's seq and changes. */
-function receipt(result: PublishResult): { status: PublishResult['status']; seq: number | null; transition: PublishResult['transition'] } {
-  return { status: result.status, seq: result.transition?.seq ?? null, transition: result.transition };
 }

@@ -3,30 +3,27 @@
  * `POST /v1/state/patch` take the `read_state` / `patch_state` tool input plus a `selection`
  * and answer exactly the tool's output; errors go through the status table.
  *
- * Ownership: a selected `session` must be a session the caller owns (another user's answers 404
- * as if it did not exist); patching a closed or expired session answers 410. With API keys
- * configured, `global` and `cwd` are rejected: they are shared by every user of the store, so
- * serving them would break per-user isolation. The single local user may select them.
+ * Ownership: `selection-access.ts`.
  */
 import { StateflowError, isJsonObject } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
-import { SESSION_ID_PATTERN, isEnded } from '@stateflow/slates';
 import { createRuntime } from '@stateflow/tools';
 import type { Selection } from '@stateflow/tools';
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../server-context.js';
+import { authorizeSelection } from '../selection-access.js';
 
 /** Register the state API routes on `app`. */
 export function registerStateRoutes(app: FastifyInstance, context: ServerContext): void {
   app.post<{ Body: unknown }>('/v1/state/read', async (request) => {
     const { selection, input } = split(request.body);
-    await authorizeSelection(context, request.user, selection, 'read');
+    await authorizeSelection(context, request, selection, 'read');
     return createRuntime({ store: context.store, selection }).readState(input);
   });
 
   app.post<{ Body: unknown }>('/v1/state/patch', async (request) => {
     const { selection, input } = split(request.body);
-    await authorizeSelection(context, request.user, selection, 'patch');
+    await authorizeSelection(context, request, selection, 'patch');
     // patch_state queues itself per store (@stateflow/tools): concurrent patches never conflict.
     return createRuntime({ store: context.store, selection }).patchState(input);
   });
@@ -44,25 +41,4 @@ function split(body: unknown): { selection: Selection; input: JsonObject } {
     });
   }
   return { selection: selection as unknown as Selection, input };
-}
-
-async function authorizeSelection(context: ServerContext, user: string, selection: Selection, op: 'read' | 'patch'): Promise<void> {
-  if (context.keys !== null && (selection.global !== undefined || selection.cwd !== undefined)) {
-    throw new StateflowError(
-      'INPUT_INVALID',
-      'With API keys configured the state API serves only your sessions: global and cwd are shared by every user. Select {"session": "<your session id>"}',
-      { field: 'selection' },
-    );
-  }
-  const id = selection.session;
-  if (id === undefined) return;
-  // The single local user may use any agent session id; ladder-session ids are always checked.
-  if (context.keys === null && !(typeof id === 'string' && SESSION_ID_PATTERN.test(id))) return;
-  const record = await context.sessions.get(String(id), user);
-  if (op === 'patch' && isEnded(record.status)) {
-    throw new StateflowError('SESSION_CLOSED', `Session "${record.id}" is ${record.status}; its state can be read during retention but not patched`, {
-      session: record.id,
-      status: record.status,
-    });
-  }
 }

@@ -1,0 +1,17 @@
+export { openRemoteStore } from './remote-store.js';
+export type { RemoteStoreOptions, ServerInfo } from './remote-store.js';
+export { watchTransitions } from './watch-client.js';
+export type { WatchClientOptions, WatchEvent } from './watch-client.js';
+export { callServer, authHeaders, endpointUrl, LAST_SEQ_HEADER, TOKEN_HEADER, DEFAULT_REQUEST_TIMEOUT_MS } from './http-call.js';
+export type { ServerEndpoint, CallOptions, CallResult } from './http-call.js';
+export {
+  DISCOVERY_FILE,
+  discoveryPath,
+  newServerToken,
+  processAlive,
+  readDiscovery,
+  removeDiscovery,
+  writeDiscovery,
+} from './discovery.js';
+export type { ServerDiscovery } from './discovery.js';
+export { findServer } from './find-server.js';

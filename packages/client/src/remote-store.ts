@@ -1,0 +1,228 @@
+/**
+ * `openRemoteStore`: the store of a running `stateflow serve` as a {@link Store}, through the
+ * server's store endpoints (`/v1/store/…`, `/v1/watch`; server README "Store API"). Code written
+ * against `Store` — the tools runtime, the CLI's commands, a LangGraph checkpointer — runs
+ * unchanged against a store that another process holds: that process stays the one writer and
+ * every publish is still one CAS transition decided under its lock.
+ */
+import { StateflowError } from '@stateflow/core';
+import type { JsonObject } from '@stateflow/core';
+import type {
+  AuditReport,
+  ForkOptions,
+  PublishInput,
+  PublishResult,
+  Store,
+  StoreView,
+  StreamHead,
+  StreamId,
+  Transition,
+  WatchOptions,
+} from '@stateflow/store';
+import { callServer } from './http-call.js';
+import type { CallOptions, ServerEndpoint } from './http-call.js';
+import { watchTransitions } from './watch-client.js';
+
+/** Options of {@link openRemoteStore}. */
+export interface RemoteStoreOptions extends ServerEndpoint {
+  /**
+   * Time one request may take, in ms, before it fails with `STORE_UNAVAILABLE` (audits have no
+   * limit). Default 60,000.
+   */
+  timeoutMs?: number;
+}
+
+/** What `GET /v1/server` answers. */
+export interface ServerInfo {
+  /** Server version. */
+  version: string;
+  /** Last accepted seq. */
+  lastSeq: number;
+  /** Store directory, for the store's owner (token or no API keys); else absent. */
+  dir?: string;
+  /** Server process id, for the store's owner; else absent. */
+  pid?: number;
+}
+
+/** Transitions per page of `GET /v1/store/transitions` asked by {@link Store.transitions}. */
+const PAGE = 1000;
+
+/**
+ * Connect to the store served at `options.url` (checks the server answers `GET /v1/server`).
+ *
+ * The returned store behaves as the served one, with these differences: `lastSeq()` is the last
+ * seq any answer of that server reported (it may lag writes made by other clients until the
+ * next call); `append` is refused (`USAGE`: replay builds a new store with the store alone);
+ * `audit`'s `onProgress` is called once, at the end; with API keys only the caller's own
+ * session streams exist. A request that cannot reach the server fails with
+ * `STORE_UNAVAILABLE` (`details.outcome` says whether it may have been applied).
+ *
+ * @throws StateflowError `STORE_UNAVAILABLE` when the server cannot be reached; `UNAUTHORIZED`
+ *   when it needs a token or key that was not given.
+ */
+export async function openRemoteStore(options: RemoteStoreOptions): Promise<Store> {
+  const store = new RemoteStore(options);
+  const info = await store.info();
+  store.location = info.dir ?? null;
+  return store;
+}
+
+class RemoteStore implements Store {
+  location: string | null = null;
+  #lastSeq = 0;
+  #closed = false;
+  readonly #endpoint: ServerEndpoint;
+  readonly #timeoutMs: number | undefined;
+  readonly #watches = new Set<AbortController>();
+
+  constructor(options: RemoteStoreOptions) {
+    this.#endpoint = { url: options.url, ...(options.token === undefined ? {} : { token: options.token }), ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) };
+    this.#timeoutMs = options.timeoutMs;
+  }
+
+  async info(): Promise<ServerInfo> {
+    const info = await this.#call<ServerInfo>('v1/server');
+    this.#lastSeq = Math.max(this.#lastSeq, info.lastSeq);
+    return info;
+  }
+
+  lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  head(stream: StreamId): Promise<StreamHead> {
+    return this.#call('v1/store/head', { query: { stream } });
+  }
+
+  async streams(): Promise<StreamHead[]> {
+    return (await this.#call<{ streams: StreamHead[] }>('v1/store/streams')).streams;
+  }
+
+  async state(stream: StreamId): Promise<JsonObject> {
+    return (await this.#call<{ state: JsonObject }>('v1/store/state', { query: { stream } })).state;
+  }
+
+  view(streams: StreamId[]): Promise<StoreView> {
+    return this.#call('v1/store/view', { body: { streams } });
+  }
+
+  async stateAt(stream: StreamId, rev: number): Promise<JsonObject> {
+    return (await this.#call<{ state: JsonObject }>('v1/store/state', { query: { stream, rev: number(rev) } })).state;
+  }
+
+  async patchAt(stream: StreamId, rev: number): Promise<JsonObject> {
+    return (await this.#call<{ patch: JsonObject }>('v1/store/patch', { query: { stream, rev: number(rev) } })).patch;
+  }
+
+  async statesAt(streams: StreamId[], seq: number): Promise<Record<StreamId, JsonObject>> {
+    return (await this.#call<{ states: Record<StreamId, JsonObject> }>('v1/store/states-at', { body: { streams, seq } })).states;
+  }
+
+  async effectiveAt(streams: StreamId[], seq: number): Promise<JsonObject> {
+    return (await this.#call<{ state: JsonObject }>('v1/store/effective-at', { body: { streams, seq } })).state;
+  }
+
+  publish(input: PublishInput): Promise<PublishResult> {
+    return this.#call('v1/store/publish', { body: input });
+  }
+
+  transition(seq: number): Promise<Transition> {
+    return this.#call(`v1/store/transitions/${encodeURIComponent(number(seq))}`);
+  }
+
+  async *transitions(range: { from?: number; to?: number; stream?: StreamId } = {}): AsyncIterable<Transition> {
+    let from = range.from;
+    // The end defaults to the last seq at the call, as the local store's does: the first page
+    // fixes it for the pages after it.
+    let to = range.to;
+    for (;;) {
+      const page = await this.#call<{ transitions: Transition[]; next: number | null; to: number }>('v1/store/transitions', {
+        query: { from: optional(from), to: optional(to), stream: range.stream, limit: PAGE },
+      });
+      to ??= page.to;
+      yield* page.transitions;
+      if (page.next === null) return;
+      from = page.next;
+    }
+  }
+
+  async diff(stream: StreamId, revA: number, revB: number): Promise<JsonObject> {
+    return (await this.#call<{ patch: JsonObject }>('v1/store/diff', { query: { stream, from: number(revA), to: number(revB) } })).patch;
+  }
+
+  compact(stream: StreamId, options: { keepRevisions: number }): Promise<{ origin: number; deleted: number }> {
+    return this.#call('v1/store/compact', { body: { stream, keepRevisions: options?.keepRevisions } });
+  }
+
+  fork(from: StreamId, to: StreamId, options: ForkOptions = {}): Promise<PublishResult> {
+    return this.#call('v1/store/fork', { body: { from, to, ...options } });
+  }
+
+  revert(stream: StreamId, toRev: number): Promise<PublishResult> {
+    return this.#call('v1/store/revert', { body: { stream, rev: toRev } });
+  }
+
+  async append(): Promise<void> {
+    this.#open();
+    throw new StateflowError(
+      'USAGE',
+      'append rebuilds a store transition by transition and needs the store alone; run "stateflow replay" into a new directory instead of through a server.',
+    );
+  }
+
+  async audit(options: { onProgress?: (done: number, total: number) => void } = {}): Promise<AuditReport> {
+    const report = await this.#call<AuditReport>('v1/store/audit', { method: 'POST', body: {}, timeoutMs: null });
+    options.onProgress?.(report.transitions, report.transitions);
+    return report;
+  }
+
+  async *watch(options: WatchOptions = {}): AsyncIterable<Transition> {
+    this.#open();
+    const abort = new AbortController();
+    this.#watches.add(abort);
+    const stop = (): void => abort.abort();
+    options.signal?.addEventListener('abort', stop, { once: true });
+    try {
+      const from = options.from ?? this.#lastSeq;
+      for await (const event of watchTransitions(this.#endpoint, {
+        from,
+        signal: abort.signal,
+        ...(options.streams === undefined ? {} : { streams: options.streams }),
+      })) {
+        this.#lastSeq = Math.max(this.#lastSeq, event.seq);
+        yield event as Transition;
+      }
+    } finally {
+      options.signal?.removeEventListener('abort', stop);
+      this.#watches.delete(abort);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const watch of this.#watches) watch.abort();
+  }
+
+  #open(): void {
+    if (this.#closed) throw new StateflowError('STORE_CLOSED', 'This remote store was closed; open it again with openRemoteStore.');
+  }
+
+  async #call<T>(route: string, options: CallOptions = {}): Promise<T> {
+    this.#open();
+    const { body, lastSeq } = await callServer<T>(this.#endpoint, route, {
+      ...options,
+      ...(options.timeoutMs === undefined && this.#timeoutMs !== undefined ? { timeoutMs: this.#timeoutMs } : {}),
+    });
+    if (lastSeq !== null) this.#lastSeq = Math.max(this.#lastSeq, lastSeq);
+    return body;
+  }
+}
+
+/** A revision or seq for the query string: the server checks it (`INPUT_INVALID` for a bad one). */
+function number(value: number): string {
+  return typeof value === 'number' ? String(value) : JSON.stringify(value);
+}
+
+function optional(value: number | undefined): string | undefined {
+  return value === undefined ? undefined : number(value);
+}

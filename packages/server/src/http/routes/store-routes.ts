@@ -1,0 +1,183 @@
+/**
+ * The store API (server README "Store API"): the store's public operations over HTTP, so other
+ * processes — the CLI, `openRemoteStore` of `@stateflow/client`, the history page — use the store
+ * that this server holds. Every answer carries `Stateflow-Last-Seq`. With API keys, a caller sees
+ * only its own ladder sessions' streams (`stream-visibility.ts`): any other stream answers 404
+ * `NOT_FOUND`, a transition with none of its streams answers 404 `TRANSITION_NOT_FOUND`, and
+ * listings leave them out; the audit is for the store's owner only.
+ */
+import { StateflowError } from '@stateflow/core';
+import type { JsonObject } from '@stateflow/core';
+import type { ExpectedRevision, ForkOptions, PublishInput, Transition } from '@stateflow/store';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServerContext } from '../server-context.js';
+import {
+  atSeqBodySchema,
+  auditBodySchema,
+  compactBodySchema,
+  diffQuerySchema,
+  forkBodySchema,
+  patchQuerySchema,
+  publishBodySchema,
+  revertBodySchema,
+  seqParamsSchema,
+  stateQuerySchema,
+  streamQuerySchema,
+  transitionsQuerySchema,
+  viewBodySchema,
+} from '../store-schemas.js';
+import { streamVisibility } from '../stream-visibility.js';
+import type { StreamVisibility } from '../stream-visibility.js';
+
+/** Header carrying the store's last seq on every store API answer. */
+export const LAST_SEQ_HEADER = 'stateflow-last-seq';
+
+interface TransitionsQuery {
+  from?: number;
+  to?: number;
+  stream?: string;
+  limit: number;
+}
+
+/** Register the store API routes on `app`. */
+export function registerStoreRoutes(app: FastifyInstance, context: ServerContext): void {
+  void app.register(async (scope) => {
+    scope.addHook('onSend', async (_request, reply, payload) => {
+      void reply.header(LAST_SEQ_HEADER, String(context.store.lastSeq()));
+      return payload;
+    });
+    const visibility = (request: FastifyRequest): StreamVisibility => streamVisibility(context, request.user, request.admin);
+    const visible = async (request: FastifyRequest, ...streams: string[]): Promise<void> => {
+      const access = visibility(request);
+      for (const stream of streams) if (!(await access.canSee(stream))) throw notServed(stream);
+    };
+
+    scope.get('/v1/store/streams', async (request) => {
+      const access = visibility(request);
+      const heads = await context.store.streams();
+      const streams = [];
+      for (const head of heads) if (await access.canSee(head.stream)) streams.push(head);
+      return { lastSeq: context.store.lastSeq(), streams };
+    });
+
+    scope.get<{ Querystring: { stream: string } }>('/v1/store/head', { schema: { querystring: streamQuerySchema } }, async (request) => {
+      await visible(request, request.query.stream);
+      return context.store.head(request.query.stream);
+    });
+
+    scope.get<{ Querystring: { stream: string; rev?: number } }>('/v1/store/state', { schema: { querystring: stateQuerySchema } }, async (request) => {
+      const { stream, rev } = request.query;
+      await visible(request, stream);
+      if (rev !== undefined) return { stream, rev, state: await context.store.stateAt(stream, rev) };
+      const view = await context.store.view([stream]);
+      const captured = view.streams[stream] ?? { rev: 0, state: {} };
+      return { stream, rev: captured.rev, seq: view.seq, state: captured.state };
+    });
+
+    scope.get<{ Querystring: { stream: string; rev: number } }>('/v1/store/patch', { schema: { querystring: patchQuerySchema } }, async (request) => {
+      const { stream, rev } = request.query;
+      await visible(request, stream);
+      return { stream, rev, patch: await context.store.patchAt(stream, rev) };
+    });
+
+    scope.get<{ Querystring: { stream: string; from: number; to: number } }>('/v1/store/diff', { schema: { querystring: diffQuerySchema } }, async (request) => {
+      const { stream, from, to } = request.query;
+      await visible(request, stream);
+      return { stream, from, to, patch: await context.store.diff(stream, from, to) };
+    });
+
+    scope.post<{ Body: { streams: string[] } }>('/v1/store/view', { schema: { body: viewBodySchema } }, async (request) => {
+      await visible(request, ...request.body.streams);
+      return context.store.view(request.body.streams);
+    });
+
+    scope.post<{ Body: { streams: string[]; seq: number } }>('/v1/store/states-at', { schema: { body: atSeqBodySchema } }, async (request) => {
+      const { streams, seq } = request.body;
+      await visible(request, ...streams);
+      return { seq, states: await context.store.statesAt(streams, seq) };
+    });
+
+    scope.post<{ Body: { streams: string[]; seq: number } }>('/v1/store/effective-at', { schema: { body: atSeqBodySchema } }, async (request) => {
+      const { streams, seq } = request.body;
+      await visible(request, ...streams);
+      return { seq, state: await context.store.effectiveAt(streams, seq) };
+    });
+
+    scope.get<{ Querystring: TransitionsQuery }>('/v1/store/transitions', { schema: { querystring: transitionsQuerySchema } }, async (request) => {
+      const { from, stream, limit } = request.query;
+      if (stream !== undefined) await visible(request, stream);
+      const access = visibility(request);
+      // The end is fixed by the first page (`to` in the answer), so later pages of one listing
+      // never run past the seq at which it started.
+      const to = request.query.to ?? context.store.lastSeq();
+      const transitions: Transition[] = [];
+      let scanned = 0;
+      let next: number | null = null;
+      // One page scans at most `limit` transitions, whatever the caller may see of them: a
+      // filtered listing costs the same per request as an unfiltered one.
+      for await (const transition of context.store.transitions({ ...(from === undefined ? {} : { from }), to, ...(stream === undefined ? {} : { stream }) })) {
+        if (scanned === limit) {
+          next = transition.seq;
+          break;
+        }
+        scanned++;
+        const shown = await access.view(transition);
+        if (shown !== null) transitions.push(shown);
+      }
+      return { transitions, next, to };
+    });
+
+    scope.get<{ Params: { seq: number } }>('/v1/store/transitions/:seq', { schema: { params: seqParamsSchema } }, async (request) => {
+      const transition = await context.store.transition(request.params.seq);
+      const shown = await visibility(request).view(transition);
+      if (shown === null) {
+        throw new StateflowError('TRANSITION_NOT_FOUND', `Transition ${request.params.seq} changed none of your streams.`, {
+          seq: request.params.seq,
+          lastSeq: context.store.lastSeq(),
+        });
+      }
+      return shown;
+    });
+
+    scope.post<{ Body: PublishInput }>('/v1/store/publish', { schema: { body: publishBodySchema } }, async (request) => {
+      await visible(request, ...Object.keys(request.body.changes), ...Object.keys(request.body.expected ?? {}));
+      return context.store.publish(request.body);
+    });
+
+    scope.post<{ Body: { from: string; to: string; at?: number; expected?: ExpectedRevision; id?: string } }>(
+      '/v1/store/fork',
+      { schema: { body: forkBodySchema } },
+      async (request) => {
+        const { from, to, ...options } = request.body;
+        await visible(request, from, to);
+        return context.store.fork(from, to, options as ForkOptions);
+      },
+    );
+
+    scope.post<{ Body: { stream: string; rev: number } }>('/v1/store/revert', { schema: { body: revertBodySchema } }, async (request) => {
+      await visible(request, request.body.stream);
+      return context.store.revert(request.body.stream, request.body.rev);
+    });
+
+    scope.post<{ Body: { stream: string; keepRevisions: number } }>('/v1/store/compact', { schema: { body: compactBodySchema } }, async (request) => {
+      await visible(request, request.body.stream);
+      return context.store.compact(request.body.stream, { keepRevisions: request.body.keepRevisions });
+    });
+
+    scope.post<{ Body: JsonObject }>('/v1/store/audit', { schema: { body: auditBodySchema } }, async (request) => {
+      if (!request.admin) {
+        throw new StateflowError('FORBIDDEN', "The audit reads every stream of the store: it is served to the store's owner only (the server token, or a server without API keys).", {
+          header: 'Authorization',
+          value: '',
+        });
+      }
+      return context.store.audit();
+    });
+  });
+}
+
+function notServed(stream: string): StateflowError<'NOT_FOUND'> {
+  return new StateflowError('NOT_FOUND', `Stream ${stream} is not served to you: with API keys, the store API serves only the streams of your own ladder sessions.`, {
+    stream,
+  });
+}

@@ -1,0 +1,103 @@
+/**
+ * `GET /v1/watch` (server README "Watch"): the store's catch-up subscription as Server-Sent
+ * Events. The stream opens with a `ready` event (`id:` = the seq it starts after), then sends
+ * one `transition` event per accepted transition, `id:` = its seq, first the retained ones after
+ * the start, then live ones. A reconnect with `Last-Event-ID: N` (which wins over `?from`) resumes
+ * with N+1: no gap, no duplicate. A comment line every `heartbeatMs` keeps proxies from closing
+ * an idle stream. With API keys the caller sees only its own sessions' streams: a transition
+ * shows only its visible changes and one with none is not sent.
+ *
+ * A client that does not read is not buffered for without bound: when its socket stays full for
+ * {@link STALLED_CLIENT_MS} the stream is ended, and the client resumes from the log with
+ * `Last-Event-ID` when it is ready.
+ */
+import { once } from 'node:events';
+import { StateflowError } from '@stateflow/core';
+import { createSession } from 'better-sse';
+import type { FastifyInstance } from 'fastify';
+import type { ServerContext } from '../server-context.js';
+import { watchQuerySchema } from '../store-schemas.js';
+import { streamVisibility } from '../stream-visibility.js';
+
+/** How long a watch client may leave its socket full before its stream is ended, in ms. */
+export const STALLED_CLIENT_MS = 30_000;
+
+/** Default interval of the heartbeat comment, in ms. */
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+
+interface WatchQuery {
+  from?: number;
+  stream?: string | string[];
+}
+
+/** Register `GET /v1/watch` on `app`. */
+export function registerWatchRoute(app: FastifyInstance, context: ServerContext): void {
+  app.get<{ Querystring: WatchQuery }>('/v1/watch', { schema: { querystring: watchQuerySchema } }, async (request, reply) => {
+    const store = context.store;
+    const from = resumePoint(request.headers['last-event-id'], request.query.from, store.lastSeq());
+    const streams = request.query.stream === undefined ? undefined : [request.query.stream].flat();
+    const access = streamVisibility(context, request.user, request.admin);
+    if (streams !== undefined) {
+      for (const stream of streams) {
+        if (!(await access.canSee(stream))) {
+          throw new StateflowError('NOT_FOUND', `Stream ${stream} is not served to you: with API keys, watch serves only the streams of your own ladder sessions.`, { stream });
+        }
+      }
+    }
+    reply.hijack();
+    const stop = new AbortController();
+    const onShutdown = (): void => stop.abort();
+    context.shutdown.addEventListener('abort', onShutdown, { once: true });
+    reply.raw.once('close', () => stop.abort());
+    try {
+      const session = await createSession(request.raw, reply.raw, {
+        keepAlive: context.heartbeatMs,
+        retry: 1000,
+        trustClientEventId: false,
+        serializer: (data) => JSON.stringify(data),
+        headers: { 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
+      });
+      session.push({ from, lastSeq: store.lastSeq() }, 'ready', String(from));
+      for await (const transition of store.watch({ from, signal: stop.signal, ...(streams === undefined ? {} : { streams }) })) {
+        const shown = await access.view(transition);
+        if (shown === null) continue;
+        session.push(shown, 'transition', String(transition.seq));
+        if (reply.raw.writableNeedDrain && !(await drained(reply.raw, stop.signal))) break;
+      }
+    } catch {
+      // The client went away or the store closed: nothing to tell anyone.
+    } finally {
+      context.shutdown.removeEventListener('abort', onShutdown);
+      reply.raw.end();
+    }
+  });
+}
+
+/** Wait until the socket drains; `false` when it stays full for {@link STALLED_CLIENT_MS} or the stream stops. */
+async function drained(socket: NodeJS.WritableStream, signal: AbortSignal): Promise<boolean> {
+  try {
+    await once(socket, 'drain', { signal: AbortSignal.any([signal, AbortSignal.timeout(STALLED_CLIENT_MS)]) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where the stream starts: after `Last-Event-ID` when the client sends one, else after `?from`,
+ * else after the last seq now (live only).
+ * @throws INPUT_INVALID when `Last-Event-ID` is not a seq.
+ */
+function resumePoint(lastEventId: string | string[] | undefined, from: number | undefined, lastSeq: number): number {
+  const header = Array.isArray(lastEventId) ? lastEventId[0] : lastEventId;
+  if (header !== undefined && header !== '') {
+    if (!/^(0|[1-9][0-9]*)$/.test(header) || !Number.isSafeInteger(Number(header))) {
+      throw new StateflowError('INPUT_INVALID', `Last-Event-ID must be the seq of the last event received, got ${JSON.stringify(header.slice(0, 40))}.`, {
+        field: 'Last-Event-ID',
+        reason: 'not-a-seq',
+      });
+    }
+    return Number(header);
+  }
+  return from ?? lastSeq;
+}

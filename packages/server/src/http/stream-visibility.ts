@@ -1,0 +1,71 @@
+/**
+ * Which streams a caller may see through the store API and the watch stream (server README
+ * "Users and keys"). The store's owner — the single local user of a server without API keys, or
+ * a request carrying the server token — sees every stream. An API-key user sees only the streams
+ * of ladder sessions it owns: `ladder-session:<id>`, `slate:<ladder>:<id>` and the agent state
+ * `session:<id>`. Every other stream (global, cwd, other users' sessions) does not exist for it,
+ * exactly as another user's session does not exist in the sessions API.
+ */
+import { isStateflowError } from '@stateflow/core';
+import type { Transition } from '@stateflow/store';
+import { SESSION_ID_PATTERN, SESSION_META_PREFIX } from '@stateflow/slates';
+import type { ServerContext } from './server-context.js';
+
+/** What one caller may see; ownership answers are cached for the caller's request or watch. */
+export interface StreamVisibility {
+  /** Whether the caller sees every stream (no filtering needed). */
+  readonly all: boolean;
+  /** Whether the caller may see `stream`. */
+  canSee(stream: string): Promise<boolean>;
+  /**
+   * The transition as the caller may see it: only its visible changes, or `null` when it has
+   * none. Hashes are kept only when nothing was removed (a filtered body would not verify).
+   */
+  view(transition: Transition): Promise<Transition | null>;
+}
+
+/** The visibility of `user` (`admin`: the store's owner). */
+export function streamVisibility(context: ServerContext, user: string, admin: boolean): StreamVisibility {
+  if (admin) {
+    return { all: true, canSee: async () => true, view: async (transition) => transition };
+  }
+  const owned = new Map<string, Promise<boolean>>();
+  const ownsSession = (id: string): Promise<boolean> => {
+    let answer = owned.get(id);
+    if (answer === undefined) {
+      answer = context.sessions.get(id, user).then(
+        () => true,
+        (err: unknown) => {
+          if (isStateflowError(err, 'SESSION_NOT_FOUND')) return false;
+          throw err;
+        },
+      );
+      owned.set(id, answer);
+    }
+    return answer;
+  };
+  const canSee = async (stream: string): Promise<boolean> => {
+    const id = sessionOf(stream);
+    return id !== null && SESSION_ID_PATTERN.test(id) && (await ownsSession(id));
+  };
+  return {
+    all: false,
+    canSee,
+    async view(transition) {
+      const changes = [];
+      for (const change of transition.changes) if (await canSee(change.stream)) changes.push(change);
+      if (changes.length === 0) return null;
+      if (changes.length === transition.changes.length) return transition;
+      const { prevHash: _prev, hash: _hash, ...rest } = transition;
+      return { ...rest, changes } as Transition;
+    },
+  };
+}
+
+/** The ladder session id a stream belongs to, or `null`. */
+function sessionOf(stream: string): string | null {
+  if (stream.startsWith(SESSION_META_PREFIX)) return stream.slice(SESSION_META_PREFIX.length);
+  if (stream.startsWith('session:')) return stream.slice('session:'.length);
+  if (stream.startsWith('slate:')) return stream.slice(stream.lastIndexOf(':') + 1);
+  return null;
+}
