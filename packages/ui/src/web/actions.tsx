@@ -42,6 +42,11 @@ export function Actions(props: ActionsProps) {
   const confirm = async () => {
     if (pending === null) return;
     try {
+      if (pending.kind === 'revert' && Object.keys(pending.patch).length === 0) {
+        // Nothing to publish, so no publication can carry the guard: check the head instead.
+        const now = await get<{ rev: number }>(`/v1/store/head${query({ stream: props.stream })}`);
+        if (now.rev !== props.head) throw new ApiError(409, 'CONFLICT', `${props.stream} is at revision ${now.rev}, not ${props.head}`);
+      }
       const receipt =
         pending.kind === 'revert'
           ? Object.keys(pending.patch).length === 0

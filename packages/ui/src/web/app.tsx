@@ -62,8 +62,6 @@ export function App() {
   const [selection, setSelection] = useState<Selection | null>(initial.selection);
   const [histogram, setHistogram] = useState<Histogram | null>(null);
   const [cursorSeq, setCursorSeq] = useState<number | null>(initial.seq);
-  const [shownSeq, setShownSeq] = useState<number | null>(initial.seq);
-  const busy = useRef(false);
   const [knownLast, setKnownLast] = useState(0);
   const [fresh, setFresh] = useState<number[]>([]);
   const [live, setLive] = useState(false);
@@ -98,14 +96,6 @@ export function App() {
     return () => controller.abort();
   }, [knownLast, histogram === null]);
 
-  // One tree load in flight: while it runs, drags only move the cursor; the latest seq loads next.
-  useEffect(() => {
-    if (cursorSeq !== null && !busy.current && cursorSeq !== shownSeq) {
-      busy.current = true;
-      setShownSeq(cursorSeq);
-    }
-  }, [cursorSeq, shownSeq, view]);
-
   useEffect(() => writePermalink({ selection, seq: cursorSeq, tab, pointer: pointer?.pointer ?? null }), [selection, cursorSeq, tab, pointer]);
 
   const takeFresh = () => {
@@ -118,7 +108,7 @@ export function App() {
   const isSlate = stream?.startsWith('slate:') === true;
 
   return (
-    <div class="app">
+    <div class="app" data-version={version}>
       <header class="top">
         <h1>Stateflow history</h1>
         <span class={live ? 'badge ok' : 'badge'} title="watch stream">
@@ -169,14 +159,12 @@ export function App() {
                 {selection.type === 'stream' ? selection.stream : `effective: ${[selection.global ? 'global' : '', selection.cwd === '' ? '' : `cwd:${selection.cwd}`, selection.session === '' ? '' : `session:${selection.session}`].filter(Boolean).join(' + ')}`}
               </h2>
               <div hidden={tab !== 'tree'}>
-                {shownSeq !== null && (
+                {cursorSeq !== null && (
                   <StateTree
                     selection={selection}
-                    seq={shownSeq}
-                    onView={(v) => {
-                      busy.current = false;
-                      setView(v);
-                    }}
+                    seq={cursorSeq}
+                    version={version}
+                    onView={setView}
                     onPathHistory={(p, rev) => {
                       setPointer({ pointer: p, rev });
                       setTab('history');

@@ -31,6 +31,8 @@ export interface TreeView {
 export interface StateTreeProps {
   selection: Selection;
   seq: number;
+  /** Changes when the page took in new transitions (reload at the same cursor). */
+  version: number;
   /** Called with what was rendered (after every load). */
   onView: (view: TreeView | null) => void;
   /** The user asked for the history of a path. */
@@ -58,45 +60,68 @@ export function StateTree(props: StateTreeProps) {
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
   const [view, setView] = useState<TreeView | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
-  const generation = useRef(0);
   const selectionKey = JSON.stringify(props.selection);
+  // What to show (the latest props) and whether a load runs. One load at a time: while the cursor
+  // is dragged, each finished load is shown and the next one starts at the newest cursor, so the
+  // tree follows the drag instead of waiting for it to stop (or flooding the server).
+  const wanted = useRef({ selection: props.selection, key: selectionKey, seq: props.seq, version: props.version });
+  const running = useRef(false);
+  const expandedRef = useRef(expanded);
+  expandedRef.current = expanded;
+  const onView = useRef(props.onView);
+  onView.current = props.onView;
 
   useEffect(() => setExpanded(new Set()), [selectionKey]);
 
-  // Load the root at the cursor, then every expanded node at the same revision (latest wins).
+  const loadView = async (target: typeof wanted.current): Promise<{ view: TreeView; nodes: Map<string, Loaded> }> => {
+    const root = await get<StreamNode | EffectiveNode>(nodeUrl(target.selection, { seq: target.seq }, '', 0));
+    const at = 'rev' in root ? { rev: root.rev } : { seq: root.seq };
+    const loaded = new Map<string, Loaded>([['', { page: root, children: root.children }]]);
+    const open = target.key === wanted.current.key ? [...expandedRef.current] : [];
+    await Promise.all(
+      open.map(async (pointer) => {
+        try {
+          const page = await get<NodePage>(nodeUrl(target.selection, at, pointer, 0));
+          loaded.set(pointer, { page, children: page.children });
+        } catch {
+          // The node does not exist at this revision: shown collapsed.
+        }
+      }),
+    );
+    const next: TreeView = 'rev' in root ? { rev: root.rev, seq: root.seq, head: root.head, origin: root.origin, root } : { rev: null, seq: root.seq, head: null, origin: null, root };
+    return { view: next, nodes: loaded };
+  };
+
   useEffect(() => {
-    const mine = ++generation.current;
-    const controller = new AbortController();
-    (async () => {
+    wanted.current = { selection: props.selection, key: selectionKey, seq: props.seq, version: props.version };
+    if (running.current) return;
+    running.current = true;
+    void (async () => {
       try {
-        const root = await get<StreamNode | EffectiveNode>(nodeUrl(props.selection, { seq: props.seq }, '', 0), controller.signal);
-        const at = 'rev' in root ? { rev: root.rev } : { seq: root.seq };
-        const loaded = new Map<string, Loaded>([['', { page: root, children: root.children }]]);
-        await Promise.all(
-          [...expanded].map(async (pointer) => {
-            try {
-              const page = await get<NodePage>(nodeUrl(props.selection, at, pointer, 0), controller.signal);
-              loaded.set(pointer, { page, children: page.children });
-            } catch {
-              // The node does not exist at this revision: shown collapsed.
+        for (;;) {
+          const target = wanted.current;
+          try {
+            const result = await loadView(target);
+            if (target.key === wanted.current.key) {
+              setNodes(result.nodes);
+              setView(result.view);
+              setError(null);
+              onView.current(result.view);
             }
-          }),
-        );
-        if (mine !== generation.current) return;
-        const next: TreeView = 'rev' in root ? { rev: root.rev, seq: root.seq, head: root.head, origin: root.origin, root } : { rev: null, seq: root.seq, head: null, origin: null, root };
-        setNodes(loaded);
-        setView(next);
-        setError(null);
-        props.onView(next);
-      } catch (err) {
-        if (controller.signal.aborted || mine !== generation.current) return;
-        setError(err instanceof ApiError ? err : new ApiError(0, 'NETWORK', String(err)));
-        setView(null);
-        props.onView(null);
+          } catch (err) {
+            if (target === wanted.current) {
+              setError(err instanceof ApiError ? err : new ApiError(0, 'NETWORK', String(err)));
+              setView(null);
+              onView.current(null);
+            }
+          }
+          if (target === wanted.current) return;
+        }
+      } finally {
+        running.current = false;
       }
     })();
-    return () => controller.abort();
-  }, [selectionKey, props.seq]);
+  }, [selectionKey, props.seq, props.version]);
 
   const at = view === null ? null : view.rev !== null ? { rev: view.rev } : { seq: view.seq };
 

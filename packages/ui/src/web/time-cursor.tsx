@@ -82,11 +82,8 @@ export function TimeCursor(props: TimeCursorProps) {
         {props.time !== null && <span class="muted"> · {timeText(props.time)}</span>}
         {h.firstSeq > 1 && <span class="compacted-note"> · seqs 1–{h.firstSeq - 1} compacted</span>}
       </div>
-      <svg
-        ref={svg}
-        class="histogram"
-        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
-        preserveAspectRatio="none"
+      <div
+        class="slider"
         role="slider"
         tabIndex={0}
         aria-label="As of seq"
@@ -104,23 +101,25 @@ export function TimeCursor(props: TimeCursorProps) {
         onPointerMove={(e) => dragging.current && fromPointer(e)}
         onPointerUp={() => (dragging.current = false)}
       >
-        <defs>
-          <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
-            <line x1="0" y1="0" x2="0" y2="6" class="hatch-line" />
-          </pattern>
-        </defs>
-        {h.buckets.map((b, i) => {
-          const height = b.count === 0 ? 0 : Math.max(2, (b.count / max) * (HEIGHT - 4));
-          return (
-            <rect key={i} class="bar" x={i * barWidth + 0.5} y={HEIGHT - height} width={Math.max(0.5, barWidth - 1)} height={height}>
-              <title>{`${b.count} transitions, seq ${b.fromSeq}–${b.toSeq}, ${timeText(b.start)} – ${timeText(b.end)}`}</title>
-            </rect>
-          );
-        })}
-        {h.firstSeq > 1 && <rect x={0} y={0} width={2} height={HEIGHT} fill="url(#hatch)" />}
-        <line class="cursor-line" x1={x} x2={x} y1={0} y2={HEIGHT} />
-        <rect class="cursor-handle" x={x - 4} y={0} width={8} height={10} />
-      </svg>
+        <svg ref={svg} class="histogram" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="none" aria-hidden="true">
+          <defs>
+            <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
+              <line x1="0" y1="0" x2="0" y2="6" class="hatch-line" />
+            </pattern>
+          </defs>
+          {h.buckets.map((b, i) => {
+            const height = b.count === 0 ? 0 : Math.max(2, (b.count / max) * (HEIGHT - 4));
+            return (
+              <rect key={i} class="bar" x={i * barWidth + 0.5} y={HEIGHT - height} width={Math.max(0.5, barWidth - 1)} height={height}>
+                <title>{`${b.count} transitions, seq ${b.fromSeq}–${b.toSeq}, ${timeText(b.start)} – ${timeText(b.end)}`}</title>
+              </rect>
+            );
+          })}
+          {h.firstSeq > 1 && <rect x={0} y={0} width={2} height={HEIGHT} fill="url(#hatch)" />}
+          <line class="cursor-line" x1={x} x2={x} y1={0} y2={HEIGHT} />
+          <rect class="cursor-handle" x={x - 4} y={0} width={8} height={10} />
+        </svg>
+      </div>
       <div class="axis muted small">
         <span>{timeText(first?.start)}</span>
         <span>{timeText(last?.end)}</span>
