@@ -19,6 +19,8 @@ type Loaded = { page: NodePage; children: NodeChild[] };
 type Row = { type: 'node'; depth: number; child: NodeChild } | { type: 'more'; depth: number; pointer: string; remaining: number };
 
 export interface TreeView {
+  /** The cursor seq this view was loaded for. */
+  cursor: number;
   /** The stream revision shown (stream view), or `null` (effective view). */
   rev: number | null;
   /** Seq of the transition that produced what is shown. */
@@ -88,7 +90,10 @@ export function StateTree(props: StateTreeProps) {
         }
       }),
     );
-    const next: TreeView = 'rev' in root ? { rev: root.rev, seq: root.seq, head: root.head, origin: root.origin, root } : { rev: null, seq: root.seq, head: null, origin: null, root };
+    const next: TreeView =
+      'rev' in root
+        ? { cursor: target.seq, rev: root.rev, seq: root.seq, head: root.head, origin: root.origin, root }
+        : { cursor: target.seq, rev: null, seq: root.seq, head: null, origin: null, root };
     return { view: next, nodes: loaded };
   };
 
@@ -202,7 +207,7 @@ export function StateTree(props: StateTreeProps) {
   if (view === null) return <section class="tree" aria-label="State tree">Loading…</section>;
 
   return (
-    <section class="tree" aria-label="State tree" data-testid="tree" data-rev={view.rev ?? ''} data-seq={view.seq}>
+    <section class="tree" aria-label="State tree" data-testid="tree" data-rev={view.rev ?? ''} data-seq={view.seq} data-cursor={view.cursor}>
       <header class="tree-head">
         <div>
           {view.rev !== null ? (

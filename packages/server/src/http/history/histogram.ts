@@ -2,12 +2,20 @@
  * The time cursor's histogram (issue "Time cursor over the global seq"): transitions over wall
  * time in at most {@link HISTOGRAM_BUCKETS}.max equal-width buckets, each with the seq range it
  * covers so the page can map a cursor position to a seq. The log is ordered by seq, and times
- * rise with seq (acceptance order), so each bucket boundary is found by a binary search of the
- * log: O(buckets × log lastSeq) record reads, whatever the history's length.
+ * rise with seq (acceptance order), so each bucket boundary is found by searching the log:
+ * interpolation steps (times are close to linear in seq) alternating with bisection steps (so a
+ * burst of transitions cannot make it linear), O(buckets × log lastSeq) record reads at worst,
+ * whatever the history's length. A transition's time never changes, so the times read are kept
+ * per store (at most {@link TIME_CACHE_ENTRIES}) for the next request.
  */
 import { isStateflowError } from '@stateflow/core';
 import type { Store, StreamId } from '@stateflow/store';
 import { revisionAsOf } from './stream-position.js';
+
+/** Transition times kept per store between requests (seq → ms), at most; then the cache starts over. */
+export const TIME_CACHE_ENTRIES = 200_000;
+
+const timeCaches = new WeakMap<Store, Map<number, number>>();
 
 /** Buckets by default, and at most. */
 export const HISTOGRAM_BUCKETS = { default: 60, max: 240 } as const;
@@ -38,15 +46,17 @@ export interface Histogram {
 export async function histogram(store: Store, options: { buckets: number; stream?: StreamId }): Promise<Histogram> {
   const lastSeq = store.lastSeq();
   const stream = options.stream ?? null;
-  const times = new Map<number, number>();
+  let times = timeCaches.get(store);
+  if (times === undefined || times.size > TIME_CACHE_ENTRIES) timeCaches.set(store, (times = new Map()));
+  const cache = times;
   const first = await firstRetained(store);
   if (first === null) return { lastSeq, firstSeq: lastSeq + 1, stream, buckets: [] };
-  times.set(first.seq, first.time);
+  cache.set(first.seq, first.time);
   const timeOf = async (seq: number): Promise<number> => {
-    const known = times.get(seq);
+    const known = cache.get(seq);
     if (known !== undefined) return known;
     const time = await retainedTime(store, seq, lastSeq);
-    times.set(seq, time);
+    cache.set(seq, time);
     return time;
   };
   const t0 = first.time;
@@ -54,17 +64,7 @@ export async function histogram(store: Store, options: { buckets: number; stream
   const width = (t1 - t0 + 1) / options.buckets;
   // seq boundary i: the first seq accepted at or after t0 + i × width (monotone by construction).
   const bounds: number[] = [first.seq];
-  for (let i = 1; i < options.buckets; i++) {
-    const at = t0 + i * width;
-    let lo = bounds[i - 1] as number;
-    let hi = lastSeq + 1;
-    while (lo < hi) {
-      const mid = Math.floor((lo + hi) / 2);
-      if ((await timeOf(mid)) >= at) hi = mid;
-      else lo = mid + 1;
-    }
-    bounds.push(lo);
-  }
+  for (let i = 1; i < options.buckets; i++) bounds.push(await firstAtOrAfter(timeOf, t0 + i * width, bounds[i - 1] as number, lastSeq + 1));
   bounds.push(lastSeq + 1);
   const head = stream === null ? null : await store.head(stream);
   const revs = head === null ? null : await Promise.all(bounds.map((b) => revisionAsOf(store, head, b - 1)));
@@ -79,6 +79,20 @@ export async function histogram(store: Store, options: { buckets: number; stream
     };
   });
   return { lastSeq, firstSeq: first.seq, stream, buckets };
+}
+
+/** The smallest seq in `lo … hi − 1` accepted at or after `at` (ms), or `hi` when none is. */
+async function firstAtOrAfter(timeOf: (seq: number) => Promise<number>, at: number, lo: number, hi: number): Promise<number> {
+  for (let step = 0; lo < hi; step++) {
+    let mid = Math.floor((lo + hi) / 2);
+    if (step % 2 === 0 && hi - 1 > lo) {
+      const [tLo, tHi] = [await timeOf(lo), await timeOf(hi - 1)];
+      if (tHi > tLo) mid = Math.min(hi - 1, Math.max(lo, lo + Math.floor(((at - tLo) / (tHi - tLo)) * (hi - 1 - lo))));
+    }
+    if ((await timeOf(mid)) >= at) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 async function firstRetained(store: Store): Promise<{ seq: number; time: number } | null> {
