@@ -74,6 +74,11 @@ export function App() {
 
   useEffect(() => handleUnauthorized(() => setAskKey(true)), []);
 
+  // The cursor starts at the last seq (one cheap request), not after the histogram has loaded.
+  useEffect(() => {
+    get<StreamPage>(`/v1/history/streams${query({ limit: 1 })}`).then((p) => setCursorSeq((c) => c ?? p.lastSeq), () => undefined);
+  }, []);
+
   // The histogram and the last seq the page shows; reloaded when the user takes in new transitions.
   useEffect(() => {
     const stream = selection?.type === 'stream' ? selection.stream : undefined;
