@@ -261,6 +261,7 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
     await page.getByRole('button', { name: 'Show effective view' }).click();
     await page.waitForSelector('[data-testid="tree-rev"]:has-text("effective view")');
     await page.waitForSelector('[data-testid="tree-rows"] [data-pointer="/lazy"]');
+    expect(await row('/lazy').innerText()).toContain('merged global + cwd');
     await expand('/lazy');
     expect(await row('/lazy/ping').innerText()).toContain('from global');
     expect(await row('/lazy/history').innerText()).toContain('from cwd');

@@ -3,7 +3,7 @@
  * two seqs of the effective view) as a structural diff with added / removed / changed filters
  * and unchanged subtrees collapsed, or as the stored patch; with the equivalent CLI command.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, query } from './api.js';
 import { CHANGE_MARK, shownText } from './format.js';
 import type { DiffEntry, DiffResult, Selection } from './types.js';
@@ -24,7 +24,12 @@ export function DiffView(props: DiffViewProps) {
   const [show, setShow] = useState({ added: true, removed: true, changed: true });
   const [mode, setMode] = useState<'structural' | 'patch'>('structural');
 
+  // The sides follow the cursor when it moves (not on mount: the initial state already does).
+  const followed = useRef(`${JSON.stringify(props.selection)}@${props.at}`);
   useEffect(() => {
+    const key = `${JSON.stringify(props.selection)}@${props.at}`;
+    if (key === followed.current) return;
+    followed.current = key;
     setA(Math.max(0, props.at - 1));
     setB(props.at);
   }, [props.at, JSON.stringify(props.selection)]);
@@ -52,16 +57,16 @@ export function DiffView(props: DiffViewProps) {
       <form class="diff-controls" onSubmit={(e) => e.preventDefault()}>
         <label class="field inline">
           <span>A ({unit})</span>
-          <input type="number" min={0} value={a} onChange={(e) => setA(Number((e.target as HTMLInputElement).value))} data-testid="diff-a" />
+          <input type="number" min={0} value={a} onInput={(e) => setA(Number((e.target as HTMLInputElement).value))} data-testid="diff-a" />
         </label>
         <label class="field inline">
           <span>B ({unit})</span>
-          <input type="number" min={0} value={b} onChange={(e) => setB(Number((e.target as HTMLInputElement).value))} data-testid="diff-b" />
+          <input type="number" min={0} value={b} onInput={(e) => setB(Number((e.target as HTMLInputElement).value))} data-testid="diff-b" />
         </label>
         {props.selection.type === 'stream' && (
           <label class="field inline">
             <span>B from stream (fork vs source)</span>
-            <input value={streamB} placeholder="same stream" onChange={(e) => setStreamB((e.target as HTMLInputElement).value)} />
+            <input value={streamB} placeholder="same stream" onInput={(e) => setStreamB((e.target as HTMLInputElement).value)} />
           </label>
         )}
         <fieldset class="filters">

@@ -220,7 +220,9 @@ export function StateTree(props: StateTreeProps) {
           )}
           {view.root.changed === true && <span class="badge changed"> ● changed at this {view.rev !== null ? 'revision' : 'seq'}</span>}
         </div>
-        <div class="muted small">{view.root.total} top-level keys</div>
+        <div class="muted small">
+          {view.root.total} top-level {view.root.total === 1 ? "key" : "keys"}
+        </div>
       </header>
       <VirtualList
         role="tree"
@@ -294,7 +296,12 @@ export function StateTree(props: StateTreeProps) {
                 {summaryText(c)}
               </span>
               {c.changed && <span class="badge changed" title="changed by the transition at the cursor">● changed</span>}
-              {c.scope !== undefined && <span class={`badge scope scope-${c.scope}`}>from {c.scope}</span>}
+              {c.scope !== undefined &&
+                (c.merges !== undefined ? (
+                  <span class="badge scope">merged {c.merges.join(' + ')}</span>
+                ) : (
+                  <span class={`badge scope scope-${c.scope}`}>from {c.scope}</span>
+                ))}
               {c.shadows !== undefined && c.shadows.length > 0 && (
                 <span class="badge shadows">shadows {c.shadows.map((s) => `${s.scope}: ${summaryText(s)}`).join('; ')}</span>
               )}

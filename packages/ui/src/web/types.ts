@@ -54,6 +54,7 @@ export interface NodeChild extends ValueSummary {
   path: string | null;
   scope?: Scope;
   shadows?: Array<ValueSummary & { scope: Scope }>;
+  merges?: Scope[];
 }
 
 export interface NodePage extends ValueSummary {

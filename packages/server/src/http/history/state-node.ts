@@ -45,6 +45,8 @@ export interface NodeChild extends ValueSummary {
   scope?: Scope;
   /** Effective view: the lower scopes' values this one hides (an object merges instead). */
   shadows?: Array<ValueSummary & { scope: Scope }>;
+  /** Effective view: every scope whose object is merged into this one, low → high (two or more). */
+  merges?: Scope[];
 }
 
 /** One page of one level. */
@@ -192,13 +194,15 @@ function changeMarks(change: NodeDecoration['change'], steps: NodeStep[], after:
 }
 
 /** The scope a child's value comes from, and the lower values it hides. */
-function scopeMarks(layers: Array<{ scope: Scope; state: JsonObject }>, steps: NodeStep[], value: JsonValue): Pick<NodeChild, 'scope' | 'shadows'> {
+function scopeMarks(layers: Array<{ scope: Scope; state: JsonObject }>, steps: NodeStep[], value: JsonValue): Pick<NodeChild, 'scope' | 'shadows' | 'merges'> {
   const holders = layers.map((layer) => ({ scope: layer.scope, value: valueAt(layer.state, steps) })).filter((h) => h.value !== undefined);
   const top = holders[holders.length - 1];
   if (top === undefined) return {};
-  // An object over an object merges (both show through); anything else hides what is below.
-  const shadows = isJsonObject(value)
-    ? holders.slice(0, -1).filter((h) => !isJsonObject(h.value))
-    : holders.slice(0, -1);
-  return { scope: top.scope, shadows: shadows.map((h) => ({ scope: h.scope, ...summarize(h.value as JsonValue) })) };
+  if (!isJsonObject(value)) return { scope: top.scope, shadows: holders.slice(0, -1).map((h) => ({ scope: h.scope, ...summarize(h.value as JsonValue) })) };
+  // Objects merge from the nearest non-object below the top upwards; what lies under that is hidden.
+  let base = holders.length - 1;
+  while (base > 0 && isJsonObject(holders[base - 1]?.value)) base--;
+  const merged = holders.slice(base).map((h) => h.scope);
+  const shadows = holders.slice(0, base).map((h) => ({ scope: h.scope, ...summarize(h.value as JsonValue) }));
+  return { scope: top.scope, shadows, ...(merged.length > 1 ? { merges: merged } : {}) };
 }

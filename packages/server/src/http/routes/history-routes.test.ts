@@ -123,7 +123,10 @@ describe('GET /v1/history/effective-node', () => {
     expect(byLabel.shared).toMatchObject({ preview: 'from cwd', scope: 'cwd', shadows: [{ scope: 'global', kind: 'string', preview: 'from global' }] });
     expect(byLabel.onlyGlobal).toMatchObject({ scope: 'global', shadows: [] });
     expect(byLabel.doc).toMatchObject({ scope: 'cwd' });
+    expect(byLabel.doc.merges).toBeUndefined();
     expect(body.path).toBe(`effective[${store.lastSeq()}].lazy`);
+    const root = await get('/v1/history/effective-node?global=true&cwd=/p&pointer=');
+    expect(root.body.children[0]).toMatchObject({ label: 'lazy', scope: 'cwd', merges: ['global', 'cwd'], shadows: [] });
   });
 
   it('shows the view as of an earlier seq', async () => {
