@@ -221,7 +221,7 @@ export function StateTree(props: StateTreeProps) {
           {view.root.changed === true && <span class="badge changed"> ● changed at this {view.rev !== null ? 'revision' : 'seq'}</span>}
         </div>
         <div class="muted small">
-          {view.root.total} top-level {view.root.total === 1 ? "key" : "keys"}
+          {view.root.total} top-level {view.root.total === 1 ? 'key' : 'keys'}
         </div>
       </header>
       <VirtualList
