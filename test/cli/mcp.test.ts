@@ -1,13 +1,14 @@
 /**
  * `stateflow mcp` started exactly as the README's MCP config line says (paths substituted), driven
- * by the MCP SDK's own client over a real stdio child process.
+ * by the MCP SDK's own client over a real stdio child process. It starts the store's server in
+ * the background (logging to the store directory); teardown stops it with `stateflow stop`.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { REPO_ROOT, removeDir, tempDir } from './helpers.js';
+import { REPO_ROOT, removeDir, stateflow, tempDir } from './helpers.js';
 
 interface ServerEntry {
   command: string;
@@ -42,6 +43,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client?.close();
+  // The config line's stateflow mcp started the store's server in the background: stop it.
+  const stopped = await stateflow(['--dir', path.join(root, 'store'), 'stop']);
+  expect(stopped.code, stopped.stderr).toBe(0);
+  expect(stopped.stdout).toMatch(/^stopped the stateflow server pid \d+/);
   await removeDir(root);
 });
 

@@ -9,6 +9,11 @@ import { printKill9, runKill9 } from './kill9.mjs';
 import { corruptionFailures, printCorruption, runCorruption } from './corruption.mjs';
 // @ts-expect-error -- plain ESM scripts without type declarations
 import { fuzzFailures, printFuzz, runFuzz } from './fuzz.mjs';
+// @ts-expect-error -- plain ESM scripts without type declarations
+import { printWalDamage, runWalDamage, walDamageFailures } from './wal-damage.mjs';
+// @ts-expect-error -- plain ESM scripts without type declarations
+import { diskFullFailures, printDiskFull, runDiskFull } from './disk-full.mjs';
+import { unavailable } from '@stateflow/test-kit';
 
 describe('fault and fuzz harness (reduced)', () => {
   it('kill -9 trials lose no acknowledged transition and audit clean', async () => {
@@ -34,6 +39,28 @@ describe('fault and fuzz harness (reduced)', () => {
     expect(report.untypedErrors).toBe(0);
     expect(report.logicalDifferences).toBe(0);
     expect(corruptionFailures(report)).toBe(0);
+  });
+
+  it('write-ahead log and file damage: refused with STORE_CORRUPT, no byte changed, nothing lost silently, recovery names the losses', async () => {
+    const report = await runWalDamage({ trials: 8 });
+    printWalDamage(report);
+    expect(report.trials).toBeGreaterThan(4);
+    expect(report.refused).toBe(report.trials);
+    expect(report.refusedNamingFile).toBe(report.trials);
+    expect(report.recoveredClean).toBe(report.recovered);
+    expect(walDamageFailures(report)).toBe(0);
+  });
+
+  it('disk full: no write accepted after a failed one until reopen, no acknowledged transition lost', async (t) => {
+    const report = await runDiskFull({ trials: 4 });
+    printDiskFull(report);
+    if ('unavailable' in report) {
+      unavailable(report.unavailable);
+      return t.skip();
+    }
+    expect(report.trials).toBe(4);
+    expect(report.acknowledged).toBeGreaterThan(0);
+    expect(diskFullFailures(report)).toBe(0);
   });
 
   it('bad-input fuzz: no crash, no untyped error, no partial publication', async () => {

@@ -14,7 +14,7 @@ import { envInt, isMain, printReport, removeDir, rng, tempDir } from './lib.mjs'
 const WRITER = fileURLToPath(new URL('./kill9-writer.mjs', import.meta.url));
 
 /** Run the writer in `dir` until killed after a random delay; resolve with its acks. */
-function crashWriter(dir, concurrency, delayMs) {
+export function crashWriter(dir, concurrency, delayMs) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [WRITER, dir, String(concurrency)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

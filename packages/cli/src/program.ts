@@ -16,10 +16,13 @@ import { registerLogCommand } from './commands/log.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerPatchCommand } from './commands/patch.js';
 import { registerReadCommand } from './commands/read.js';
+import { registerRecoverCommand } from './commands/recover.js';
 import { registerReplayCommand } from './commands/replay.js';
 import { registerRevertCommand } from './commands/revert.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerShowCommand } from './commands/show.js';
+import { registerStopCommand } from './commands/stop.js';
+import { registerWatchCommand } from './commands/watch.js';
 import { CommandContext } from './internal/context.js';
 import { reportFailure } from './internal/failure.js';
 import { processIo, type CliIo } from './internal/io.js';
@@ -63,8 +66,11 @@ export function buildProgram(ctx: CommandContext): Command {
     registerImportGitCommand,
     registerExportCommand,
     registerReplayCommand,
+    registerRecoverCommand,
     registerServeCommand,
     registerMcpCommand,
+    registerStopCommand,
+    registerWatchCommand,
     registerLadderCommand,
   ]) {
     register(program, ctx);

@@ -5,6 +5,7 @@
  * unchanged against a store that another process holds: that process stays the one writer and
  * every publish is still one CAS transition decided under its lock.
  */
+import { freeze } from 'immer';
 import { StateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type {
@@ -52,8 +53,7 @@ const PAGE = 1000;
  *
  * The returned store behaves as the served one, with these differences: `lastSeq()` is the last
  * seq any answer of that server reported (it may lag writes made by other clients until the
- * next call); `append` is refused (`USAGE`: replay builds a new store with the store alone);
- * `audit`'s `onProgress` is called once, at the end; with API keys only the caller's own
+ * next call), and a `watch` without `from` starts there; `append` and `audit` are for the store's owner (the token) only; `audit`'s `onProgress` is called once, at the end; with API keys only the caller's own
  * session streams exist. A request that cannot reach the server fails with
  * `STORE_UNAVAILABLE` (`details.outcome` says whether it may have been applied).
  *
@@ -99,27 +99,27 @@ class RemoteStore implements Store {
   }
 
   async state(stream: StreamId): Promise<JsonObject> {
-    return (await this.#call<{ state: JsonObject }>('v1/store/state', { query: { stream } })).state;
+    return frozen((await this.#call<{ state: JsonObject }>('v1/store/state', { query: { stream } })).state);
   }
 
-  view(streams: StreamId[]): Promise<StoreView> {
-    return this.#call('v1/store/view', { body: { streams } });
+  async view(streams: StreamId[]): Promise<StoreView> {
+    return frozen(await this.#call<StoreView>('v1/store/view', { body: { streams } }));
   }
 
   async stateAt(stream: StreamId, rev: number): Promise<JsonObject> {
-    return (await this.#call<{ state: JsonObject }>('v1/store/state', { query: { stream, rev: number(rev) } })).state;
+    return frozen((await this.#call<{ state: JsonObject }>('v1/store/state', { query: { stream, rev: number(rev) } })).state);
   }
 
   async patchAt(stream: StreamId, rev: number): Promise<JsonObject> {
-    return (await this.#call<{ patch: JsonObject }>('v1/store/patch', { query: { stream, rev: number(rev) } })).patch;
+    return frozen((await this.#call<{ patch: JsonObject }>('v1/store/patch', { query: { stream, rev: number(rev) } })).patch);
   }
 
   async statesAt(streams: StreamId[], seq: number): Promise<Record<StreamId, JsonObject>> {
-    return (await this.#call<{ states: Record<StreamId, JsonObject> }>('v1/store/states-at', { body: { streams, seq } })).states;
+    return frozen((await this.#call<{ states: Record<StreamId, JsonObject> }>('v1/store/states-at', { body: { streams, seq } })).states);
   }
 
   async effectiveAt(streams: StreamId[], seq: number): Promise<JsonObject> {
-    return (await this.#call<{ state: JsonObject }>('v1/store/effective-at', { body: { streams, seq } })).state;
+    return frozen((await this.#call<{ state: JsonObject }>('v1/store/effective-at', { body: { streams, seq } })).state);
   }
 
   publish(input: PublishInput): Promise<PublishResult> {
@@ -147,7 +147,7 @@ class RemoteStore implements Store {
   }
 
   async diff(stream: StreamId, revA: number, revB: number): Promise<JsonObject> {
-    return (await this.#call<{ patch: JsonObject }>('v1/store/diff', { query: { stream, from: number(revA), to: number(revB) } })).patch;
+    return frozen((await this.#call<{ patch: JsonObject }>('v1/store/diff', { query: { stream, from: number(revA), to: number(revB) } })).patch);
   }
 
   compact(stream: StreamId, options: { keepRevisions: number }): Promise<{ origin: number; deleted: number }> {
@@ -162,12 +162,8 @@ class RemoteStore implements Store {
     return this.#call('v1/store/revert', { body: { stream, rev: toRev } });
   }
 
-  async append(): Promise<void> {
-    this.#open();
-    throw new StateflowError(
-      'USAGE',
-      'append rebuilds a store transition by transition and needs the store alone; run "stateflow replay" into a new directory instead of through a server.',
-    );
+  async append(transition: Transition): Promise<void> {
+    await this.#call('v1/store/append', { body: { transition } });
   }
 
   async audit(options: { onProgress?: (done: number, total: number) => void } = {}): Promise<AuditReport> {
@@ -176,14 +172,19 @@ class RemoteStore implements Store {
     return report;
   }
 
-  async *watch(options: WatchOptions = {}): AsyncIterable<Transition> {
+  watch(options: WatchOptions = {}): AsyncIterable<Transition> {
     this.#open();
+    // As a local store's: without `from` the watch starts at the last seq known at the call
+    // (here the last one this client has seen), not when iteration begins.
+    return this.#follow(options.from ?? this.#lastSeq, options);
+  }
+
+  async *#follow(from: number, options: WatchOptions): AsyncIterable<Transition> {
     const abort = new AbortController();
     this.#watches.add(abort);
     const stop = (): void => abort.abort();
     options.signal?.addEventListener('abort', stop, { once: true });
     try {
-      const from = options.from ?? this.#lastSeq;
       for await (const event of watchTransitions(this.#endpoint, {
         from,
         signal: abort.signal,
@@ -216,6 +217,11 @@ class RemoteStore implements Store {
     if (lastSeq !== null) this.#lastSeq = Math.max(this.#lastSeq, lastSeq);
     return body;
   }
+}
+
+/** States and patches are deeply frozen values, as the local store's are. */
+function frozen<T>(value: T): T {
+  return freeze(value, true);
 }
 
 /** A revision or seq for the query string: the server checks it (`INPUT_INVALID` for a bad one). */

@@ -31,6 +31,7 @@ export const ErrorCode = {
   STORE_CLOSED: 'STORE_CLOSED',
   STORE_IO: 'STORE_IO',
   STORE_UNAVAILABLE: 'STORE_UNAVAILABLE',
+  REOPEN_REQUIRED: 'REOPEN_REQUIRED',
   // --- ladders, slates and sessions ---
   CONFIG_INVALID: 'CONFIG_INVALID',
   SOURCE_UNRESOLVED: 'SOURCE_UNRESOLVED',
@@ -69,8 +70,9 @@ export interface ErrorDetailsByCode {
   REVISION_NOT_FOUND: { stream: string; rev: number; head: number };
   TRANSITION_NOT_FOUND: { seq: number; lastSeq: number };
   HISTORY_NOT_RETAINED: { stream: string; rev: number; origin: number };
-  STORE_CORRUPT: { stream?: string; key?: string; detail?: string };
-  STORE_LOCKED: { dir: string };
+  STORE_CORRUPT: { stream?: string; key?: string; file?: string; offset?: number; detail?: string };
+  STORE_LOCKED: { dir: string; pid?: number };
+  REOPEN_REQUIRED: { location: string | null; failure: ErrorCode };
   STORE_VERSION: { found: unknown; supported: number };
   STORE_UNAVAILABLE: { url?: string; dir?: string; outcome?: 'not-sent' | 'unknown' };
   SESSION_NOT_FOUND: { session: string };

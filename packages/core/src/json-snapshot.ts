@@ -14,7 +14,8 @@ import { childPointer } from './json-pointer.js';
  * @throws StateflowError `PATCH_INVALID` with `reason: 'not-json'` and the pointer `at` of the
  *   first value that is not JSON: `undefined`, NaN, ±Infinity, a function, symbol or bigint, a
  *   class instance (any prototype other than `Object.prototype`, `null` or `Array.prototype`),
- *   a sparse array, a cycle, or a string or key holding a lone surrogate (RFC 8785 and UTF-8
+ *   a sparse array, a cycle, a symbol-keyed member (which `JSON.stringify` would drop silently),
+ *   or a string or key holding a lone surrogate (RFC 8785 and UTF-8
  *   storage cannot represent one); `reason: 'too-deep'` beyond {@link MAX_PATCH_DEPTH} levels.
  */
 export function snapshotJson(value: unknown, at = ''): JsonValue {
@@ -90,6 +91,9 @@ function copyObject(value: object, walk: Walk): JsonObject {
   if (proto !== Object.prototype && proto !== null) {
     const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
     throw notJson(walk, `an instance of ${typeof name === 'string' ? name : 'a class'} is not a plain JSON object`);
+  }
+  for (const symbol of Object.getOwnPropertySymbols(value)) {
+    if (Object.prototype.propertyIsEnumerable.call(value, symbol)) throw notJson(walk, `a symbol-keyed member (${String(symbol)}) is not JSON`);
   }
   const result: JsonObject = {};
   for (const key of Object.keys(value)) {

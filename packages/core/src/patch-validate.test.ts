@@ -41,6 +41,7 @@ const invalid: Array<[string, unknown, PatchInvalidDetails]> = [
   ['class instance', { t: new Thing() }, { reason: 'not-json', at: '/t' }],
   ['Date', { when: new Date(0) }, { reason: 'not-json', at: '/when' }],
   ['sparse array', { list: sparse }, { reason: 'not-json', at: '/list/1' }],
+  ['symbol-keyed member', { tactics: { ok: 1, [Symbol('k')]: 2 } }, { reason: 'not-json', at: '/tactics' }],
   ['cycle', { c: cyclic }, { reason: 'not-json', at: '/c/self' }],
   ['nesting deeper than 512 levels', { deep: nest(600) }, { reason: 'too-deep' }],
   ['null inside a written array', { list: ['a', null] }, { reason: 'null-in-value', at: '/list/1' }],

@@ -1,4 +1,3 @@
-export {};
 // --- HTTP server (sessions API, chat/completions, state API) ---
 export { startServer, DEFAULT_PORT } from './http/start-server.js';
 export type { ServerOptions, ServerHandle } from './http/start-server.js';
@@ -8,8 +7,11 @@ export { loadApiKeys, authenticate, LOCAL_USER } from './http/api-keys.js';
 export type { ApiKeySources } from './http/api-keys.js';
 export type { RejectedLadder, LadderEntry, LadderCatalog } from './http/ladder-catalog.js';
 export { openApiDocument } from './http/openapi.js';
-// --- MCP over stdio (read_state, patch_state, baseline resource) ---
-export { createMcpServer, runMcpServer, BASELINE_RESOURCE_URI } from './mcp/mcp-server.js';
+// --- MCP (read_state, patch_state, baseline resource): in-process, and the stdio client of /mcp ---
+export { createMcpServer, runMcpServer, BASELINE_RESOURCE_URI, MCP_INSTRUCTIONS } from './mcp/mcp-server.js';
 export type { McpServerOptions, RunningMcpServer } from './mcp/mcp-server.js';
-export { runMcpStdio, parseMcpArgs } from './mcp/stdio-main.js';
-export type { McpStdioArgs } from './mcp/stdio-main.js';
+export { runMcpProxy } from './mcp/stdio-proxy.js';
+export type { McpProxyOptions, RunningMcpProxy } from './mcp/stdio-proxy.js';
+export { selectionFromUrl } from './http/routes/mcp-route.js';
+// --- a store that reopens itself after a failed write (what a long-running server holds) ---
+export { reopeningStore } from './reopening-store.js';

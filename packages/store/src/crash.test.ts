@@ -61,7 +61,7 @@ describe('crash safety (SIGKILL during fsync publishes)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('refuses a directory held by another process with STORE_LOCKED naming it', async () => {
+  it('refuses a directory held by another process with STORE_LOCKED naming it and the holder', async () => {
     const lockedDir = await mkdtemp(path.join(tmpdir(), 'stateflow-locked-'));
     const proc = spawn(process.execPath, [child, lockedDir, 'lock'], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
@@ -73,7 +73,8 @@ describe('crash safety (SIGKILL during fsync publishes)', () => {
         () => null,
         (e: unknown) => e,
       );
-      expect(isStateflowError(err, 'STORE_LOCKED') && err.details).toEqual({ dir: lockedDir });
+      // The holder's pid comes from the kernel's lock table (Linux /proc/locks).
+      expect(isStateflowError(err, 'STORE_LOCKED') && err.details).toEqual({ dir: lockedDir, pid: proc.pid });
     } finally {
       proc.kill('SIGKILL');
       await new Promise((resolve) => proc.once('exit', resolve));

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '@stateflow/core';
 import { openEventStore } from './internal/event-store.js';
-import { openDiskStorage, openMemoryStorage } from './internal/storage.js';
+import { openDiskStorage, openMemoryStorage } from './internal/level-storage.js';
 import type { Storage, StorageOp } from './internal/storage.js';
 import type { PublishResult, Store, Transition } from './types.js';
 

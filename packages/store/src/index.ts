@@ -1,5 +1,7 @@
 export { openStore, openMemoryStore } from './open-store.js';
 export { AuditCode } from './audit-code.js';
+export { recoverStore } from './recover-store.js';
+export type { RecoveryReport } from './recover-store.js';
 export type {
   StreamId,
   ExpectedRevision,

@@ -33,6 +33,7 @@ const nonJson: [string, unknown][] = [
   ['a sparse array', [, 1]], // eslint-disable-line no-sparse-arrays
   ['undefined', undefined],
   ['a Map', new Map([['a', 1]])],
+  ['a symbol-keyed object', { ok: 1, [Symbol('k')]: 2 }],
   ['600 levels of nesting', deep(600)],
 ];
 

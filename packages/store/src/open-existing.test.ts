@@ -13,7 +13,7 @@ import { ClassicLevel } from 'classic-level';
 import { isStateflowError, type StateflowError } from '@stateflow/core';
 import { openStore } from './open-store.js';
 import { logKey } from './internal/keys.js';
-import { translateStorageError } from './internal/storage.js';
+import { translateStorageError } from './internal/level-errors.js';
 
 async function failure(p: Promise<unknown>): Promise<StateflowError> {
   try {

@@ -52,8 +52,9 @@ describe('openStore / openMemoryStore', () => {
     const store = await openStore(dir);
     const err = await failure(openStore(dir));
     expect(err.code).toBe('STORE_LOCKED');
-    expect(err.details).toEqual({ dir });
+    expect(err.details).toEqual({ dir, pid: process.pid });
     expect(err.message).toContain(dir);
+    expect(err.message).toContain('another open store in this process');
     await store.close();
     const after = await openStore(dir);
     await after.close();

@@ -1,12 +1,10 @@
 /**
  * Opening a store (DESIGN.md "Store model"; README "Storage layout", "Durability").
  */
-import { stat } from 'node:fs/promises';
-import path from 'node:path';
 import { StateflowError } from '@stateflow/core';
 import type { Store, StoreOptions } from './types.js';
 import { openEventStore } from './internal/event-store.js';
-import { openDiskStorage, openMemoryStorage, storeNotFound } from './internal/storage.js';
+import { openDiskStorage, openMemoryStorage } from './internal/level-storage.js';
 import { describeInput } from './internal/validate.js';
 
 /**
@@ -36,23 +34,7 @@ export async function openStore(dir: string, options?: StoreOptions): Promise<St
   if (typeof createIfMissing !== 'boolean') {
     throw new StateflowError('INPUT_INVALID', `createIfMissing must be true or false, got ${describeInput(createIfMissing)}`, { field: 'createIfMissing' });
   }
-  if (!createIfMissing && !(await hasLevelDb(dir))) throw storeNotFound(dir, 'no LevelDB CURRENT file');
   return openEventStore(await openDiskStorage(dir, { createIfMissing }), options, { create: createIfMissing });
-}
-
-/**
- * Whether `dir` holds a LevelDB database (its `CURRENT` file). Checked before LevelDB opens,
- * because LevelDB writes `LOCK` and `LOG` files into a directory even when it then refuses to
- * create a database there.
- */
-async function hasLevelDb(dir: string): Promise<boolean> {
-  try {
-    return (await stat(path.join(dir, 'CURRENT'))).isFile();
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
-    return true; // e.g. EACCES: let LevelDB's open report it through the storage boundary
-  }
 }
 
 /**

@@ -11,7 +11,7 @@ export {
   PATCH_STATE_DESCRIPTION,
 } from './schemas.js';
 export type { ReadStateResult } from './internal/read-state.js';
-export type { PatchStateResult, EffectiveUpdate } from './internal/patch-state.js';
+export type { PatchStateResult, EffectiveUpdate, PatchCallOptions } from './internal/patch-state.js';
 export { MAX_PUBLISH_ATTEMPTS } from './internal/patch-state.js';
 export type { Baseline, BaselineTransition } from './internal/baseline.js';
 export { DEFAULT_RECENT_TRANSITIONS } from './internal/baseline.js';

@@ -9,7 +9,7 @@ import { buildBaseline, DEFAULT_RECENT_TRANSITIONS } from './internal/baseline.j
 import type { Baseline } from './internal/baseline.js';
 import type { RuntimeContext } from './internal/context.js';
 import { patchState } from './internal/patch-state.js';
-import type { PatchStateResult } from './internal/patch-state.js';
+import type { PatchCallOptions, PatchStateResult } from './internal/patch-state.js';
 import { readState } from './internal/read-state.js';
 import type { ReadStateResult } from './internal/read-state.js';
 import { selectedOwners } from './selection.js';
@@ -40,10 +40,11 @@ export interface Runtime {
   readState(input: unknown): Promise<ReadStateResult>;
   /**
    * `patch_state`: `{ patch }`. Publishes at most one transition; returns `{ state_updates }`.
+   * `options.onPublished` receives that transition.
    * @throws StateflowError `INPUT_INVALID`, `PATCH_INVALID`, `OWNER_NOT_SELECTED`, `CONFLICT`,
    *   `STORE_CORRUPT`; nothing is published then.
    */
-  patchState(input: unknown): Promise<PatchStateResult>;
+  patchState(input: unknown, options?: PatchCallOptions): Promise<PatchStateResult>;
   /** The baseline snapshot: hot effective state, `lazy_navigation`, recent transitions. */
   baseline(): Promise<Baseline>;
 }
@@ -82,7 +83,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   return {
     owners: ctx.owners,
     readState: (input) => boundary('read_state', () => readState(ctx, input)),
-    patchState: (input) => boundary('patch_state', () => patchState(ctx, input)),
+    patchState: (input, call) => boundary('patch_state', () => patchState(ctx, input, call)),
     baseline: () => boundary('baseline', () => buildBaseline(ctx, recent)),
   };
 }

@@ -1,32 +1,39 @@
 /**
- * `stateflow mcp`: serve `read_state`, `patch_state` and the baseline resource over MCP stdio for
- * the selected owners (issue 4), through `@stateflow/server`'s `runMcpStdio`. Runs until stdin
- * closes or the process is signalled. stdout carries the protocol; diagnostics go to stderr.
+ * `stateflow mcp`: MCP over stdio for the selected owners, as a client of the store's server
+ * (server README "stdio as a client of the server"): it forwards every request to `/mcp` of the
+ * server serving `--dir`, starting one in the background when none runs (and again when that
+ * server stopped). Runs until stdin closes or the process is signalled. stdout carries the
+ * protocol; diagnostics go to stderr.
  */
-import { mkdir } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { positiveInt } from '../internal/arguments.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, ensureServer } from '../internal/background-server.js';
 import type { CommandContext } from '../internal/context.js';
-import type { OwnerSelection } from '../internal/options.js';
 
 /** Register `mcp`. */
 export function registerMcpCommand(program: Command, ctx: CommandContext): void {
   program
     .command('mcp')
-    .description('serve read_state and patch_state over MCP stdio for the selected owners (for an agent config)')
-    .action(async (_local: unknown, command: Command) => {
+    .description("serve read_state and patch_state over MCP stdio for the selected owners, through the store's server (started in the background when none runs)")
+    .option('--idle-timeout <ms>', `idle timeout of a server this starts, in ms (default ${DEFAULT_IDLE_TIMEOUT_MS}: 15 minutes)`, positiveInt)
+    .action(async (local: { idleTimeout?: number }, command: Command) => {
       const options = ctx.options(command);
-      await mkdir(options.dir, { recursive: true });
-      const { runMcpStdio } = await import('@stateflow/server');
-      await runMcpStdio(['--dir', options.dir, ...selectionArgs(options.selection)]);
+      const { runMcpProxy } = await import('@stateflow/server');
+      const connect = async () => {
+        const server = await ensureServer(options.dir, {
+          env: ctx.io.env,
+          ...(local.idleTimeout === undefined ? {} : { idleTimeoutMs: local.idleTimeout }),
+        });
+        return { url: server.url, token: server.token };
+      };
+      const proxy = await runMcpProxy({ selection: options.selection, connect });
+      await new Promise<void>((resolve) => {
+        process.stdin.once('end', resolve);
+        process.stdin.once('close', resolve);
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+        proxy.server.onclose = resolve;
+      });
+      await proxy.close();
     });
-}
-
-function selectionArgs(selection: OwnerSelection): string[] {
-  return [
-    ...(selection.global === true ? ['--global'] : []),
-    ...(selection.cwd === undefined ? [] : ['--cwd', selection.cwd]),
-    ...(selection.session === undefined ? [] : ['--session', selection.session]),
-    '--mode',
-    selection.mode,
-  ];
 }

@@ -4,7 +4,7 @@
  * published: `published transition 7 (cwd rev 3, global rev 2)` or `no change`.
  */
 import type { Command } from 'commander';
-import type { Store, Transition } from '@stateflow/store';
+import type { Transition } from '@stateflow/store';
 import type { CommandContext } from '../internal/context.js';
 import { readJsonArgument } from '../internal/json-input.js';
 import { emit } from '../internal/output.js';
@@ -19,23 +19,13 @@ export function registerPatchCommand(program: Command, ctx: CommandContext): voi
     .action(async (source: string, _options: unknown, command: Command) => {
       const options = ctx.options(command);
       const patch = await readJsonArgument(source, ctx.io, 'patch');
-      const { receipt, transition } = await withRuntime(options, 'create', async (runtime, store) => {
-        const before = store.lastSeq();
-        const result = await runtime.patchState({ patch });
-        return { receipt: result, transition: await publishedSince(store, before) };
-      });
+      let transition: Transition | null = null;
+      const receipt = await withRuntime(options, 'create', (runtime) =>
+        runtime.patchState({ patch }, { onPublished: (published) => (transition = published) }),
+      );
       emit(ctx.io, options.json, receipt);
       if (!options.json) ctx.io.stderr.write(`${describePublished(transition)}\n`);
     });
-}
-
-/**
- * The transition the call published, if any. This process holds the store (LevelDB's lock), and
- * one `patch_state` call publishes at most one transition, so it is the one after `before`.
- */
-async function publishedSince(store: Store, before: number): Promise<Transition | null> {
-  const last = store.lastSeq();
-  return last === before ? null : store.transition(last);
 }
 
 /** "published transition 7 (cwd rev 3, global rev 2)", or "no change". */

@@ -6,8 +6,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Command } from 'commander';
-import { nonNegativeInt } from '../internal/arguments.js';
+import { Option, type Command } from 'commander';
+import { nonNegativeInt, positiveInt } from '../internal/arguments.js';
 import type { CommandContext } from '../internal/context.js';
 
 interface ServeOptions {
@@ -16,6 +16,10 @@ interface ServeOptions {
   port: number;
   keys?: string;
   model?: string;
+  requireToken?: boolean;
+  idleTimeout?: number;
+  background?: boolean;
+  heartbeat?: number;
 }
 
 /** Register `serve`. */
@@ -28,10 +32,16 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
     .option('--port <port>', 'TCP port (0 picks a free one)', nonNegativeInt, 7411)
     .option('--keys <file>', 'API keys file {"<key>": "<user id>"} (else $STATEFLOW_API_KEYS; none: one local user)')
     .option('--model <spec>', 'model for ladders: scripted:<file.jsonl> (default: OPENAI_BASE_URL / OPENAI_API_KEY)')
+    .option('--require-token', 'refuse requests without the server token (in stateflow-server.json in the store directory, mode 0600)')
+    .option('--idle-timeout <ms>', 'stop after this many ms with no request and no open watch stream', positiveInt)
+    .option('--heartbeat <ms>', 'interval of the watch stream heartbeat comment in ms (default 15000)', positiveInt)
+    // Set by `stateflow mcp` when it starts a server; recorded in the discovery file.
+    .addOption(new Option('--background').hideHelp())
     .action(async (local: ServeOptions, command: Command) => {
       const options = ctx.options(command);
       await mkdir(options.dir, { recursive: true });
       const { startServer } = await import('@stateflow/server');
+      let idle: (() => void) | undefined;
       const server = await startServer({
         dir: options.dir,
         host: local.host,
@@ -41,6 +51,10 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
         ...(local.keys === undefined ? {} : { keysFile: path.resolve(ctx.io.cwd, local.keys) }),
         ...(local.model === undefined ? {} : { model: local.model }),
         onWarning: (message) => ctx.io.stderr.write(`${message}\n`),
+        requireToken: local.requireToken === true,
+        background: local.background === true,
+        ...(local.heartbeat === undefined ? {} : { heartbeatMs: local.heartbeat }),
+        ...(local.idleTimeout === undefined ? {} : { idleTimeoutMs: local.idleTimeout, onIdle: () => idle?.() }),
       });
       ctx.io.stdout.write(
         [
@@ -48,12 +62,15 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
           `history: ${server.uiUrl}#token=${server.token}`,
           `data: ${options.dir}`,
           `ladders: ${server.ladders.length === 0 ? 'none (pass --ladders DIR to serve some)' : server.ladders.join(', ')}`,
-          `try: ${tryCommand(server.url, server.requiresKey, server.ladders, ctx.io.cwd)}`,
+          `try: ${tryCommand(server.url, server.requiresKey, server.requireToken, server.ladders, ctx.io.cwd, options.dir)}`,
+          `token: ${server.requireToken ? 'required on every request' : 'accepted'} (stateflow-server.json in the store directory); browser: ${server.url}/ui/#token=${server.token}`,
+          `pid ${process.pid}${local.idleTimeout === undefined ? '' : `; stops by itself after ${local.idleTimeout} ms idle`}; "stateflow stop --dir ${options.dir}" stops it from anywhere`,
           'stop with Ctrl-C',
           '',
         ].join('\n'),
       );
       await new Promise<void>((resolve) => {
+        idle = resolve;
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
       });
@@ -66,10 +83,11 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
  * the local user's cwd owner; with keys a caller reaches only its own ladder sessions, so the
  * command creates one (or, with no ladder served, fetches the OpenAPI document).
  */
-function tryCommand(url: string, requiresKey: boolean, ladders: string[], cwd: string): string {
+function tryCommand(url: string, requiresKey: boolean, requireToken: boolean, ladders: string[], cwd: string, dir: string): string {
   if (!requiresKey) {
     const body = JSON.stringify({ selection: { cwd, mode: 'active' }, path: 'cwd', projection: 'keys' });
-    return `curl -s ${url}/v1/state/read -H 'content-type: application/json' -d '${body}'`;
+    const token = requireToken ? ` -H "X-Stateflow-Token: $(node -p 'require(process.argv[1]).token' '${path.join(dir, 'stateflow-server.json')}')"` : '';
+    return `curl -s ${url}/v1/state/read -H 'content-type: application/json'${token} -d '${body}'`;
   }
   const ladder = ladders[0];
   if (ladder === undefined) return `curl -s ${url}/openapi.json`;

@@ -14,8 +14,11 @@ import {
   diff,
   hasOwn,
   isJsonObject,
+  isStateflowError,
   jsonEqual,
+  snapshotJson,
   parsePath,
+  quotePath,
   type JsonObject,
   type JsonValue,
 } from '@stateflow/core';
@@ -121,6 +124,7 @@ export async function importHistory(
       skipped.push({ source: entry.source, reason: entry.unusable ?? 'no document' });
       continue;
     }
+    jsonDocument(keys, entry);
     if (previous !== undefined && jsonEqual(previous, entry.doc)) {
       skipped.push({ source: entry.source, reason: 'equal to the previous document' });
       continue;
@@ -149,6 +153,21 @@ export async function importHistory(
     imported: planned.length,
     skipped,
   };
+}
+
+/**
+ * Check that an entry's document, placed at `keys`, is JSON that the store accepts before any
+ * recursive comparison walks it (a document nested 100,000 levels deep would overflow the stack).
+ * @throws INPUT_INVALID `{ field: source, reason }` with core's reason (`too-deep`, `not-json`)
+ */
+function jsonDocument(keys: string[], entry: HistoryEntry): void {
+  try {
+    snapshotJson(placeAt(keys, entry.doc as JsonObject));
+  } catch (err) {
+    if (!isStateflowError(err, 'PATCH_INVALID')) throw err;
+    const where = err.details.at === undefined ? '' : ` at ${quotePath(err.details.at)}`;
+    throw new StateflowError('INPUT_INVALID', `${entry.source}: the document cannot be stored${where}: ${err.details.problem ?? err.message}`, { field: entry.source, reason: err.details.reason }, { cause: err });
+  }
 }
 
 function checked(state: JsonObject, patch: JsonObject, keys: string[], entry: HistoryEntry): JsonObject {

@@ -1,10 +1,20 @@
 /**
  * Opening the store a command works on, and closing it whatever happens.
+ *
+ * LevelDB lets one process open a store directory (DESIGN.md "Processes and backends"). When a
+ * `stateflow serve` holds the directory — started by hand or in the background by
+ * `stateflow mcp` — a command uses that server's store API instead (`openRemoteStore` of
+ * `@stateflow/client`, found through the directory's discovery file), so every command runs
+ * the same code and gives the same output either way.
  */
 import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { StateflowError, isStateflowError } from '@stateflow/core';
+import { findServer, openRemoteStore, readDiscovery } from '@stateflow/client';
 import { openStore, type Store } from '@stateflow/store';
+
+/** How long a command waits for the discovery file of a server that is taking the store, in ms. */
+const LOCKED_WAIT_MS = 3_000;
 
 /** How a command uses the store directory. */
 export type StoreAccess =
@@ -14,35 +24,86 @@ export type StoreAccess =
   | 'create';
 
 /**
- * Open the store at `dir`, run `work`, and close the store (also when `work` throws).
+ * Open the store at `dir` — through the server that holds it, if one does — run `work`, and
+ * close the store (also when `work` throws).
  *
  * @throws NOT_FOUND when `access` is `'existing'` and `dir` holds no Stateflow store (the store's
  *   `createIfMissing: false`: no LevelDB `CURRENT` file or no format record; nothing is created).
- * @throws whatever `openStore` throws (STORE_LOCKED, STORE_VERSION, STORE_CORRUPT, STORE_IO).
+ * @throws STORE_LOCKED when another process holds `dir` and no live server answers for it;
+ *   whatever `openStore` throws (STORE_VERSION, STORE_CORRUPT, STORE_IO); STORE_UNAVAILABLE when
+ *   the server stops answering during `work`.
  */
 export async function withStore<T>(dir: string, access: StoreAccess, work: (store: Store) => Promise<T>): Promise<T> {
-  let store: Store;
-  if (access === 'create') {
-    await mkdir(dir, { recursive: true });
-    store = await openStore(dir);
-  } else {
-    try {
-      store = await openStore(dir, { createIfMissing: false });
-    } catch (err) {
-      if (!isStateflowError(err, 'NOT_FOUND')) throw err;
-      throw new StateflowError(
-        'NOT_FOUND',
-        `No store at ${dir}: pass --dir (or set STATEFLOW_DIR) to an existing store, or create one with "stateflow patch" or "stateflow import".`,
-        { dir },
-        { cause: err },
-      );
-    }
-  }
+  const store = (await openServed(dir)) ?? (await openLocal(dir, access));
   try {
     return await work(store);
   } finally {
     await store.close();
   }
+}
+
+/** The store of the live server serving `dir`, or `null` when none does. */
+async function openServed(dir: string): Promise<Store | null> {
+  const served = await findServer(dir);
+  if (served === null) return null;
+  return openRemoteStore({ url: served.url, token: served.token });
+}
+
+async function openLocal(dir: string, access: StoreAccess): Promise<Store> {
+  try {
+    if (access === 'create') {
+      await mkdir(dir, { recursive: true });
+      return await openStore(dir);
+    }
+    return await openStore(dir, { createIfMissing: false });
+  } catch (err) {
+    if (isStateflowError(err, 'STORE_LOCKED')) return whenServed(dir, err);
+    if (!isStateflowError(err, 'NOT_FOUND')) throw err;
+    throw new StateflowError(
+      'NOT_FOUND',
+      `No store at ${dir}: pass --dir (or set STATEFLOW_DIR) to an existing store, or create one with "stateflow patch" or "stateflow import".`,
+      { dir },
+      { cause: err },
+    );
+  }
+}
+
+/**
+ * Another process holds `dir`: a server that is starting writes its discovery file just after
+ * taking the lock, so wait a moment for it; any other holder is named in the error.
+ */
+async function whenServed(dir: string, locked: StateflowError): Promise<Store> {
+  const deadline = Date.now() + LOCKED_WAIT_MS;
+  for (;;) {
+    const store = await openServed(dir);
+    if (store !== null) return store;
+    if (Date.now() >= deadline) throw await lockedError(dir, locked);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** STORE_LOCKED naming the holder: a server (pid, address, how to stop it), or another process. */
+export async function lockedError(dir: string, cause: unknown): Promise<StateflowError<'STORE_LOCKED'>> {
+  const holder = await readDiscovery(dir);
+  const who =
+    holder === null
+      ? 'another process holds it (a stateflow command or a program using @stateflow/store); wait for it to finish'
+      : `the stateflow server pid ${holder.pid} on ${holder.url} holds it and does not answer; stop it with "stateflow stop --dir ${dir}" (or kill ${holder.pid})`;
+  return new StateflowError('STORE_LOCKED', `The store ${dir} is locked: ${who}.`, { dir }, { cause });
+}
+
+/**
+ * Refuse to go on while a server serves `dir`, for commands that need the store alone.
+ * @throws STORE_LOCKED naming the server (pid, address) and `stateflow stop`.
+ */
+export async function requireNoServer(dir: string, command: string): Promise<void> {
+  const served = await findServer(dir);
+  if (served === null) return;
+  throw new StateflowError(
+    'STORE_LOCKED',
+    `${command} needs the store ${dir} alone, but the stateflow server pid ${served.pid} on ${served.url} holds it; stop it first with "stateflow stop --dir ${dir}".`,
+    { dir },
+  );
 }
 
 /**
@@ -51,9 +112,11 @@ export async function withStore<T>(dir: string, access: StoreAccess, work: (stor
  * returns. When anything fails, the temporary directory (and any parent this call created) is
  * removed and `dir` is left exactly as it was.
  *
- * @throws USAGE when `dir` holds files; whatever `work` or `openStore` throws.
+ * @throws USAGE when `dir` holds files; STORE_LOCKED when a server serves `dir`; whatever
+ *   `work` or `openStore` throws.
  */
 export async function withNewStore<T>(dir: string, work: (store: Store) => Promise<T>): Promise<T> {
+  await requireNoServer(dir, 'replay');
   const entries = await listDir(dir);
   if (entries !== null && entries.length > 0) {
     throw new StateflowError('USAGE', `${dir} is not empty: pass --dir with a new or empty directory to build the store in.`, {

@@ -134,6 +134,12 @@ export function storePaths({ ref, json, errors, bodyErrors }: OpenApiHelpers): R
       ok('The new origin and the revisions deleted', { type: 'object', properties: { origin: { type: 'integer' }, deleted: { type: 'integer' } } }),
       404,
     ),
+    '/v1/store/append': post(
+      'append',
+      "Append an exported transition verbatim (store `append`: same seq, time, id, meta and hash, each checked), as `stateflow replay` does. For the store's owner only (403 FORBIDDEN for an API-key user).",
+      { type: 'object', properties: { transition: ref('Transition') }, required: ['transition'] },
+      ok('Appended', { type: 'object', properties: { seq: { type: 'integer' } } }),
+    ),
     '/v1/store/audit': post(
       'audit',
       "Replay and verify the whole store (hash chain, checkpoints, heads, indexes). For the store's owner only (403 FORBIDDEN for an API-key user). Takes `{}`.",

@@ -30,6 +30,7 @@ import { registerMcpRoute } from './routes/mcp-route.js';
 import { registerHistoryRoutes } from './routes/history-routes.js';
 import { isUiPagePath, registerUiPage, UI_PREFIX } from './ui-page.js';
 import type { ServerContext } from './server-context.js';
+import { reopeningStore } from '../reopening-store.js';
 
 /** Default port of `stateflow serve`. */
 export const DEFAULT_PORT = 7411;
@@ -39,7 +40,10 @@ const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
-  /** Store directory (classic-level). Required unless `store` is given. */
+  /**
+   * Store directory (classic-level). Required unless `store` is given. The server opens it and,
+   * after a failed write (`REOPEN_REQUIRED`), reopens it by itself on the next write.
+   */
   dir?: string;
   /** An open store to serve instead of opening `dir`; the server does not close it. */
   store?: Store;
@@ -147,8 +151,10 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   let store = options.store;
   const ownsStore = store === undefined;
   if (store === undefined) {
-    if (options.dir === undefined) throw new StateflowError('USAGE', 'startServer needs a store directory (dir) or a store');
-    store = await openLocked(options.dir);
+    const dir = options.dir;
+    if (dir === undefined) throw new StateflowError('USAGE', 'startServer needs a store directory (dir) or a store');
+    // A server must not stay broken after a failed write: it reopens its store by itself.
+    store = reopeningStore(await openLocked(dir), () => openStore(dir));
   }
   const sessions = new SessionManager({
     store,
@@ -187,15 +193,21 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   context.baseUrl = baseUrl;
   const discoveryDir = (options.discovery ?? ownsStore) && options.dir !== undefined ? options.dir : null;
   if (discoveryDir !== null) {
-    await writeDiscovery(discoveryDir, {
-      url: baseUrl,
-      pid: process.pid,
-      token,
-      requireToken,
-      background: options.background ?? false,
-      idleTimeoutMs: options.idleTimeoutMs ?? null,
-      startedAt: new Date().toISOString(),
-    });
+    try {
+      await writeDiscovery(discoveryDir, {
+        url: baseUrl,
+        pid: process.pid,
+        token,
+        requireToken,
+        background: options.background ?? false,
+        idleTimeoutMs: options.idleTimeoutMs ?? null,
+        startedAt: new Date().toISOString(),
+      });
+    } catch (cause) {
+      await app.close();
+      if (ownsStore) await store.close();
+      throw new StateflowError('STORE_IO', `Cannot write the discovery file into ${discoveryDir}: check that the directory is writable.`, {}, { cause });
+    }
   }
 
   const interval = options.sweepIntervalMs ?? 3_600_000;

@@ -4,9 +4,9 @@
  * Bodies are validated without coercion; query strings coerce integers (`?rev=3`).
  */
 
-const streamId = { type: 'string', minLength: 1, description: 'A stream id: global, cwd:/abs/dir, session:ID, slate:@author/name:ID, …' } as const;
+const streamId = { type: 'string', description: 'A stream id: global, cwd:/abs/dir, session:ID, slate:@author/name:ID, …' } as const;
 const revision = { type: 'integer', minimum: 0 } as const;
-const streamList = { type: 'array', items: streamId, minItems: 1, maxItems: 1000 } as const;
+const streamList = { type: 'array', items: streamId, maxItems: 1000 } as const;
 /** The server token may ride in any query string (browser URLs, EventSource); it is checked before routing. */
 const token = { type: 'string', description: 'The server token (for browsers; clients send the X-Stateflow-Token header)' } as const;
 
@@ -117,6 +117,14 @@ export const compactBodySchema = {
   type: 'object',
   properties: { stream: streamId, keepRevisions: { type: 'integer', minimum: 1 } },
   required: ['stream', 'keepRevisions'],
+  additionalProperties: false,
+} as const;
+
+/** `{ transition }`: an exported transition, appended verbatim (store `append`). */
+export const appendBodySchema = {
+  type: 'object',
+  properties: { transition: { type: 'object' } },
+  required: ['transition'],
   additionalProperties: false,
 } as const;
 

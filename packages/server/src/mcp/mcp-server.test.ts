@@ -14,7 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { openStore } from '@stateflow/store';
 import { patchStateInputSchema, readStateInputSchema } from '@stateflow/tools';
 import { BASELINE_RESOURCE_URI, createMcpServer } from './mcp-server.js';
-import { parseMcpArgs } from './stdio-main.js';
+import { selectionFromUrl } from '../http/routes/mcp-route.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const STDIO_MAIN = path.resolve(here, '../../dist/mcp/stdio-main.js');
@@ -155,14 +155,24 @@ describe('MCP stdio server (SDK client over a child process)', () => {
 });
 
 describe('MCP server wiring', () => {
-  it('parses the stdio options into a selection', () => {
-    expect(parseMcpArgs(['--dir', 'd', '--global', '--cwd', '.', '--session', 's'])).toEqual({
-      dir: 'd',
-      selection: { mode: 'active', global: true, cwd: path.resolve('.'), session: 's' },
-    });
-    expect(() => parseMcpArgs(['--cwd', '.'])).toThrow('Missing --dir');
-    expect(() => parseMcpArgs(['--dir', 'd', '--mode', 'sleepy'])).toThrow('--mode must be active or passive');
-    expect(() => parseMcpArgs(['--dir', 'd', '--bogus'])).toThrow(/Unknown option/);
+  it('reads the /mcp selection from the URL, with the tools\' rules', () => {
+    const parse = (query: string) => selectionFromUrl(new URLSearchParams(query));
+    expect(parse('global=1&cwd=/repo&session=s&mode=passive')).toEqual({ mode: 'passive', global: true, cwd: '/repo', session: 's' });
+    expect(parse('cwd=/repo&token=abc')).toEqual({ mode: 'active', cwd: '/repo' });
+    const codeOf = (query: string) => {
+      try {
+        parse(query);
+        return null;
+      } catch (err) {
+        return { code: (err as { code?: string }).code, field: (err as { details?: { field?: string } }).details?.field };
+      }
+    };
+    expect(codeOf('cwd=relative/dir')).toEqual({ code: 'INPUT_INVALID', field: 'selection.cwd' });
+    expect(codeOf('cwd=/repo&mode=sleepy')).toEqual({ code: 'INPUT_INVALID', field: 'selection.mode' });
+    expect(codeOf('')).toEqual({ code: 'INPUT_INVALID', field: 'selection' });
+    expect(codeOf('global=yes')).toEqual({ code: 'INPUT_INVALID', field: 'query.global' });
+    expect(codeOf('sesion=s')).toEqual({ code: 'INPUT_INVALID', field: 'query.sesion' });
+    expect(codeOf('cwd=/a&cwd=/b')).toEqual({ code: 'INPUT_INVALID', field: 'query.cwd' });
   });
 
   it('refuses an empty selection when the server is created', async () => {

@@ -1,7 +1,9 @@
 /**
- * The MCP transport of the agent surface (issue 4 "packages/server: MCP over stdio"): the tools
+ * The MCP server of the agent surface (issue 4 "packages/server: MCP over stdio"): the tools
  * `read_state` and `patch_state` with their JSON Schemas, and the baseline snapshot as the
- * resource `stateflow://baseline`.
+ * resource `stateflow://baseline`, over one store. `/mcp` serves it per request over Streamable
+ * HTTP; `stateflow mcp` forwards to that (`stdio-proxy.ts`); `runMcpServer` serves it over any
+ * transport in-process (for embedders that hold the store).
  *
  * A successful call returns one text content item holding exactly the tool's response JSON, and
  * the same object as `structuredContent`. A failure returns `isError: true` with the text
@@ -11,6 +13,7 @@ import { createRequire } from 'node:module';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
   ErrorCode as McpErrorCode,
@@ -55,6 +58,18 @@ export interface McpServerOptions {
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 /**
+ * One JSON Schema validator for every SDK server of this process. The SDK builds a new Ajv per
+ * server by default, and `/mcp` creates a server per request: sharing it removes most of a
+ * request's cost (the validator is only used for elicitation, which these servers never send).
+ */
+const sharedValidator = new AjvJsonSchemaValidator();
+
+/** What the server tells the model about itself (MCP `instructions`), on every transport. */
+export const MCP_INSTRUCTIONS =
+  `Stateflow memory. Read the baseline resource ${BASELINE_RESOURCE_URI} for hot state and lazy_navigation; ` +
+  'read deeper with read_state and change memory with patch_state.';
+
+/**
  * Creates an MCP server (not yet connected) serving `read_state`, `patch_state` and the
  * baseline resource for `selection` over `store`.
  * @throws StateflowError `INPUT_INVALID` for an invalid selection.
@@ -69,9 +84,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     { name: 'stateflow', version },
     {
       capabilities: { tools: {}, resources: {} },
-      instructions:
-        `Stateflow memory. Read the baseline resource ${BASELINE_RESOURCE_URI} for hot state and lazy_navigation; ` +
-        'read deeper with read_state and change memory with patch_state.',
+      instructions: MCP_INSTRUCTIONS,
+      jsonSchemaValidator: sharedValidator,
     },
   );
 

@@ -10,7 +10,10 @@
 import { Packr } from 'msgpackr';
 import type { JsonValue } from '@stateflow/core';
 
-const packr = new Packr({ useRecords: false, mapsAsObjects: false, moreTypes: false, int64AsType: 'number' });
+// `variableMapSize`: msgpackr's default writes every map with a 16-bit size, and fails on an
+// object of more than 65,535 keys; variable sizes encode any object (and small ones in fewer
+// bytes). Decoding reads every size form, so records written with 16-bit sizes decode the same.
+const packr = new Packr({ useRecords: false, mapsAsObjects: false, moreTypes: false, int64AsType: 'number', variableMapSize: true });
 
 /** Encode a JSON-shaped record as MessagePack bytes. */
 export function encodeValue(value: unknown): Uint8Array {

@@ -12,7 +12,7 @@ import { currentOf, logRecord, seqOfRev, stateAtUnlocked } from './history.js';
 import { decodeCount, encodeRecord } from './records.js';
 import type { HeadRecord, PrunedRecord } from './records.js';
 import type { StorageOp } from './storage.js';
-import { checkWritable, headOf } from './store-context.js';
+import { checkWritable, headOf, writeBatch } from './store-context.js';
 import type { StoreContext } from './store-context.js';
 
 /**
@@ -86,7 +86,7 @@ async function compactTo(ctx: StoreContext, stream: StreamId, origin: number): P
   }
   const head: HeadRecord = { rev: h.rev, seq: h.seq, origin };
   ops.push({ type: 'put', key: headKey(stream), value: encodeRecord(head) });
-  await ctx.storage.write(ops, { sync: ctx.settings.durability === 'fsync' && ctx.storage.capabilities.fsync });
+  await writeBatch(ctx, ops, { sync: ctx.settings.durability === 'fsync' && ctx.storage.capabilities.fsync });
   ctx.heads.set(stream, head);
   // Reloaded on next use, so its checkpoint debt counts from the latest checkpoint again.
   ctx.current.delete(stream);

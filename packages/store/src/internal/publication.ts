@@ -18,7 +18,7 @@ import { currentOf, logRecord } from './history.js';
 import { decodeCount, encodeRecord } from './records.js';
 import type { HeadRecord } from './records.js';
 import type { StorageOp } from './storage.js';
-import { checkWritable, headOf } from './store-context.js';
+import { checkWritable, headOf, writeBatch } from './store-context.js';
 import type { Queued, StoreContext } from './store-context.js';
 import { checkedInput, stateProblem } from './validate.js';
 
@@ -34,12 +34,16 @@ export interface Staged {
 
 /**
  * Transitions staged for one batch (group commit), and memory as it will be once that batch is
- * written: later members of the group are checked against the earlier ones.
+ * written: later members of the group are checked against the earlier ones. Each member's
+ * records are encoded when it is staged, so a member that cannot be stored fails alone.
  */
 export interface Group {
   staged: Staged[];
+  /** The encoded log, index, checkpoint and id records of every staged transition. */
+  ops: StorageOp[];
   heads: Map<StreamId, HeadRecord>;
   states: Map<StreamId, JsonObject>;
+  debts: Map<StreamId, CheckpointDebt>;
   ids: Map<string, Transition>;
   lastSeq: number;
   lastHash: string;
@@ -93,7 +97,7 @@ async function commitQueued(ctx: StoreContext): Promise<void> {
 
 /** An empty group starting at the store's chain tip. */
 export function newGroup(ctx: StoreContext): Group {
-  return { staged: [], heads: new Map(), states: new Map(), ids: new Map(), lastSeq: ctx.lastSeq, lastHash: ctx.lastHash };
+  return { staged: [], ops: [], heads: new Map(), states: new Map(), debts: new Map(), ids: new Map(), lastSeq: ctx.lastSeq, lastHash: ctx.lastHash };
 }
 
 /** A stream's head as the group will leave it. */
@@ -101,17 +105,52 @@ function groupHead(ctx: StoreContext, group: Group, stream: StreamId): HeadRecor
   return group.heads.get(stream) ?? headOf(ctx, stream);
 }
 
-/** Add a staged transition to the group: later members see its heads, states, id and hash. */
+/**
+ * Add a staged transition to the group: encode its records (log entry, index entries, a
+ * checkpoint when one is due, its id), then let later members see its heads, states, id and
+ * hash. Nothing of the group changes when encoding fails.
+ * @throws INPUT_INVALID `{ field: 'changes', reason: 'not-storable' }` when a record cannot be encoded
+ */
 export function addToGroup(ctx: StoreContext, group: Group, staged: Staged): void {
-  const { transition } = staged;
+  const { transition, states } = staged;
+  const ops: StorageOp[] = [];
+  const debts = new Map<StreamId, CheckpointDebt>();
+  encoded(() => {
+    ops.push({ type: 'put', key: logKey(transition.seq), value: encodeRecord(transition) });
+    for (const { stream, rev, patch } of transition.changes) {
+      ops.push({ type: 'put', key: revKey(stream, rev), value: encodeRecord(transition.seq) });
+      ops.push({ type: 'put', key: seqKey(stream, transition.seq), value: encodeRecord(rev) });
+      const before = group.debts.get(stream) ?? ctx.debt.get(stream) ?? NO_DEBT;
+      let debt = { ...before, patchBytes: before.patchBytes + encodeValue(patch).byteLength };
+      if (checkpointDue(rev, ctx.settings.checkpointInterval, debt)) {
+        const state = states.get(stream) as JsonObject;
+        const value = encodeRecord({ rev, seq: transition.seq, state, stateHash: stateHash(state) });
+        ops.push({ type: 'put', key: checkpointKey(stream, rev), value });
+        debt = { patchBytes: 0, checkpointBytes: value.byteLength };
+      }
+      debts.set(stream, debt);
+    }
+    if (transition.id !== undefined) ops.push({ type: 'put', key: idKey(transition.id), value: encodeRecord(transition.seq) });
+  });
   for (const { stream, rev } of transition.changes) {
     group.heads.set(stream, { rev, seq: transition.seq, origin: headOf(ctx, stream).origin });
-    group.states.set(stream, staged.states.get(stream) as JsonObject);
+    group.states.set(stream, states.get(stream) as JsonObject);
+    group.debts.set(stream, debts.get(stream) as CheckpointDebt);
   }
   if (transition.id !== undefined) group.ids.set(transition.id, transition);
   group.lastSeq = transition.seq;
   group.lastHash = transition.hash;
+  group.ops.push(...ops);
   group.staged.push(staged);
+}
+
+/** Run `encode`; a value that cannot be encoded is refused alone, typed. */
+function encoded(encode: () => void): void {
+  try {
+    encode();
+  } catch (err) {
+    throw new StateflowError('INPUT_INVALID', `The transition cannot be encoded for storage (${(err as Error).message}); nothing was written`, { field: 'changes', reason: 'not-storable' }, { cause: err });
+  }
 }
 
 /**
@@ -179,36 +218,19 @@ export function enforceExpected(expected: Record<StreamId, ExpectedRevision>, he
 
 /**
  * Write every staged transition of a group in one atomic batch (synced when any member asked
- * for fsync), then install the group in memory and notify watchers in seq order.
+ * for fsync), with the heads it leaves, then install the group in memory and notify watchers
+ * in seq order.
  */
 export async function writeGroup(ctx: StoreContext, group: Group): Promise<void> {
   if (group.staged.length === 0) return;
-  const ops: StorageOp[] = [];
-  const debts = new Map<StreamId, CheckpointDebt>();
-  for (const { transition, states } of group.staged) {
-    ops.push({ type: 'put', key: logKey(transition.seq), value: encodeRecord(transition) });
-    for (const { stream, rev, patch } of transition.changes) {
-      ops.push({ type: 'put', key: revKey(stream, rev), value: encodeRecord(transition.seq) });
-      ops.push({ type: 'put', key: seqKey(stream, transition.seq), value: encodeRecord(rev) });
-      const before = debts.get(stream) ?? ctx.debt.get(stream) ?? NO_DEBT;
-      let debt = { ...before, patchBytes: before.patchBytes + encodeValue(patch).byteLength };
-      if (checkpointDue(rev, ctx.settings.checkpointInterval, debt)) {
-        const state = states.get(stream) as JsonObject;
-        const value = encodeRecord({ rev, seq: transition.seq, state, stateHash: stateHash(state) });
-        ops.push({ type: 'put', key: checkpointKey(stream, rev), value });
-        debt = { patchBytes: 0, checkpointBytes: value.byteLength };
-      }
-      debts.set(stream, debt);
-    }
-    if (transition.id !== undefined) ops.push({ type: 'put', key: idKey(transition.id), value: encodeRecord(transition.seq) });
-  }
+  const ops = group.ops;
   for (const [stream, head] of group.heads) ops.push({ type: 'put', key: headKey(stream), value: encodeRecord(head) });
   const sync = group.staged.some((staged) => staged.sync) && ctx.storage.capabilities.fsync;
-  await ctx.storage.write(ops, { sync });
+  await writeBatch(ctx, ops, { sync });
   for (const [stream, head] of group.heads) {
     ctx.heads.set(stream, head);
     ctx.current.set(stream, group.states.get(stream) as JsonObject);
-    ctx.debt.set(stream, debts.get(stream) as CheckpointDebt);
+    ctx.debt.set(stream, group.debts.get(stream) as CheckpointDebt);
   }
   ctx.lastSeq = group.lastSeq;
   ctx.lastHash = group.lastHash;

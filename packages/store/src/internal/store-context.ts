@@ -16,7 +16,7 @@ import { Lru } from './lru.js';
 import { decodeHead, decodeLog } from './records.js';
 import type { HeadRecord } from './records.js';
 import type { Settings } from './settings.js';
-import type { Storage } from './storage.js';
+import type { Storage, StorageOp } from './storage.js';
 import { VerifiedRecords } from './verified-records.js';
 import { WatchHub } from './watch-hub.js';
 
@@ -55,6 +55,13 @@ export interface StoreContext {
   lastHash: string;
   /** Set when the chain tip does not decode: reads still work, writes fail closed. */
   tipError: StateflowError | null;
+  /**
+   * Set by the first storage write that fails: from then on the store accepts no write until it
+   * is reopened (README "Fail closed"). LevelDB goes on appending to its log after a failed
+   * append, and its recovery then drops everything after the torn record, so a write accepted
+   * after a failure could be acknowledged and lost.
+   */
+  writeFailure: StateflowError | null;
   closed: boolean;
 }
 
@@ -75,6 +82,7 @@ export async function loadContext(storage: Storage, settings: Settings): Promise
     lastSeq: 0,
     lastHash: GENESIS_HASH,
     tipError: null,
+    writeFailure: null,
     closed: false,
   };
   for await (const [key, value] of storage.iterate(familyRange(Family.head))) {
@@ -106,10 +114,37 @@ export function checkOpen(ctx: StoreContext): void {
   if (ctx.closed) throw new StateflowError('STORE_CLOSED', 'The store is closed', {});
 }
 
-/** @throws STORE_CLOSED, or STORE_CORRUPT when the chain tip does not decode */
+/**
+ * @throws STORE_CLOSED; REOPEN_REQUIRED `{ location, failure }` after a failed storage write;
+ *   STORE_CORRUPT when the chain tip does not decode
+ */
 export function checkWritable(ctx: StoreContext): void {
   checkOpen(ctx);
+  const failure = ctx.writeFailure;
+  if (failure !== null) {
+    const where = ctx.storage.location ?? 'the in-memory store';
+    throw new StateflowError(
+      'REOPEN_REQUIRED',
+      `An earlier write to ${where} failed (${failure.code}: ${failure.message}); this open store accepts no more writes. Close it and open it again: opening checks its files and shows exactly the acknowledged transitions`,
+      { location: ctx.storage.location, failure: failure.code },
+      { cause: failure },
+    );
+  }
   if (ctx.tipError !== null) throw ctx.tipError;
+}
+
+/**
+ * Write one atomic batch. A failure latches {@link StoreContext.writeFailure}: every later write
+ * of this open store fails with REOPEN_REQUIRED (reads keep working).
+ * @throws the storage's error (STORE_IO, …)
+ */
+export async function writeBatch(ctx: StoreContext, ops: StorageOp[], options: { sync: boolean }): Promise<void> {
+  try {
+    await ctx.storage.write(ops, options);
+  } catch (err) {
+    ctx.writeFailure ??= isStateflowError(err) ? err : new StateflowError('STORE_IO', `Storage write failed: ${String(err)}`, {}, { cause: err });
+    throw err;
+  }
 }
 
 /**

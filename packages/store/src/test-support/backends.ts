@@ -10,7 +10,7 @@ import path from 'node:path';
 import { MemoryLevel } from 'memory-level';
 import type { Store, StoreOptions } from '../types.js';
 import { openEventStore } from '../internal/event-store.js';
-import { openDiskStorage, openMemoryStorage } from '../internal/storage.js';
+import { openDiskStorage, openMemoryStorage } from '../internal/level-storage.js';
 import type { Storage } from '../internal/storage.js';
 
 /** A store under test plus the means to reopen it and reach its raw storage. */
@@ -98,5 +98,15 @@ export async function hashDir(dir: string): Promise<string> {
 export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const x of it) out.push(x);
+  return out;
+}
+
+/**
+ * A full byte dump of a directory: every file (LevelDB's info log and LOCK included) by name →
+ * sha256 of its bytes. Two equal dumps mean the directory is byte for byte the same.
+ */
+export async function byteDump(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const name of (await readdir(dir)).sort()) out[name] = createHash('sha256').update(await readFile(path.join(dir, name))).digest('hex');
   return out;
 }

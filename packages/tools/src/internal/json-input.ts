@@ -11,13 +11,13 @@ import type { JsonValue } from '@stateflow/core';
 /**
  * A deep, frozen JSON copy of `input`, read exactly once (getters run once, so the schema, the
  * paths and the patch all see the same data). Nesting is bounded by core's `MAX_PATCH_DEPTH`
- * (512, the input object being level 1). Keys such as `__proto__` are data; symbol keys are not
- * data (as in `JSON.stringify`) and are left out.
+ * (512, the input object being level 1). Keys such as `__proto__` are data; a symbol-keyed
+ * member is not JSON and is refused (`JSON.stringify` would drop it silently).
  *
  * @param tool the tool name, for the message.
  * @throws StateflowError `INPUT_INVALID` with `{ field?, reason }`: `field` is the dotted
  *   location (`patch.session.tactics`, `paths.1`), `reason` is `not-json` (undefined, NaN,
- *   ±Infinity, bigint, function, symbol, class instance, array subclass, sparse array, cycle,
+ *   ±Infinity, bigint, function, symbol or symbol-keyed member, class instance, array subclass, sparse array, cycle,
  *   a string or key with a lone surrogate) or `too-deep`. A getter or proxy trap that throws is
  *   `not-json` too, with the thrown error as `cause`.
  */

@@ -20,7 +20,7 @@ import {
   isStateflowError,
 } from '@stateflow/core';
 import type { JsonObject, JsonValue, OwnerScope } from '@stateflow/core';
-import type { StoreView } from '@stateflow/store';
+import type { StoreView, Transition } from '@stateflow/store';
 import { captureView, capturedStream, display, requireOwner, soleOwner } from './context.js';
 import type { RuntimeContext } from './context.js';
 import { checkToolInput } from './input-validation.js';
@@ -59,10 +59,19 @@ const SCOPES: readonly OwnerScope[] = ['global', 'cwd', 'session'];
  * @throws StateflowError `INPUT_INVALID`, `PATCH_INVALID`, `OWNER_NOT_SELECTED`, `CONFLICT`
  *   (after {@link MAX_PUBLISH_ATTEMPTS}), and store errors; nothing is published then.
  */
-export async function patchState(ctx: RuntimeContext, input: unknown): Promise<PatchStateResult> {
+export async function patchState(ctx: RuntimeContext, input: unknown, options: PatchCallOptions = {}): Promise<PatchStateResult> {
   const request = checkToolInput('patch_state', input);
   const patches = scopePatches(ctx, request.patch as JsonObject);
-  return serialPerStore(ctx.store, () => publishPatches(ctx, patches));
+  return serialPerStore(ctx.store, () => publishPatches(ctx, patches, options));
+}
+
+/** Options of one `patch_state` call beyond the tool input. */
+export interface PatchCallOptions {
+  /**
+   * Receives the transition the call published (not called when the patch changed nothing).
+   * A caller that does not hold the store alone — a client of a server — learns its seq here.
+   */
+  onPublished?: (transition: Transition) => void;
 }
 
 /**
@@ -70,7 +79,7 @@ export async function patchState(ctx: RuntimeContext, input: unknown): Promise<P
  * per-store queue moved a head) the call is re-evaluated on a fresh capture, at most
  * {@link MAX_PUBLISH_ATTEMPTS} times.
  */
-async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, JsonObject>): Promise<PatchStateResult> {
+async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, JsonObject>, options: PatchCallOptions): Promise<PatchStateResult> {
   for (let attempt = 1; ; attempt++) {
     const view = await captureView(ctx);
     const staged = stage(view, patches);
@@ -82,12 +91,14 @@ async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, J
       const rev = capturedStream(view, owner).rev;
       expected[owner.stream] = rev === 0 ? 'none' : rev;
     }
+    let published;
     try {
-      await ctx.store.publish({ changes, expected });
+      published = await ctx.store.publish({ changes, expected });
     } catch (err) {
       if (isStateflowError(err, 'CONFLICT') && attempt < MAX_PUBLISH_ATTEMPTS) continue;
       throw err;
     }
+    if (published.transition !== null) options.onPublished?.(published.transition);
     return receipt(ctx, view, staged);
   }
 }

@@ -12,6 +12,7 @@ import type { ExpectedRevision, ForkOptions, PublishInput, Transition } from '@s
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../server-context.js';
 import {
+  appendBodySchema,
   atSeqBodySchema,
   auditBodySchema,
   compactBodySchema,
@@ -164,15 +165,25 @@ export function registerStoreRoutes(app: FastifyInstance, context: ServerContext
       return context.store.compact(request.body.stream, { keepRevisions: request.body.keepRevisions });
     });
 
+    scope.post<{ Body: { transition: Transition } }>('/v1/store/append', { schema: { body: appendBodySchema } }, async (request) => {
+      ownerOnly(request, 'Appending exported transitions rebuilds the whole log');
+      await context.store.append(request.body.transition);
+      return { seq: request.body.transition.seq };
+    });
+
     scope.post<{ Body: JsonObject }>('/v1/store/audit', { schema: { body: auditBodySchema } }, async (request) => {
-      if (!request.admin) {
-        throw new StateflowError('FORBIDDEN', "The audit reads every stream of the store: it is served to the store's owner only (the server token, or a server without API keys).", {
-          header: 'Authorization',
-          value: '',
-        });
-      }
+      ownerOnly(request, 'The audit reads every stream of the store');
       return context.store.audit();
     });
+  });
+}
+
+/** @throws FORBIDDEN unless the caller is the store's owner. */
+function ownerOnly(request: FastifyRequest, what: string): void {
+  if (request.admin) return;
+  throw new StateflowError('FORBIDDEN', `${what}: it is served to the store's owner only (the server token, or a server without API keys).`, {
+    header: 'Authorization',
+    value: '',
   });
 }
 

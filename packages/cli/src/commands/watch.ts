@@ -1,0 +1,54 @@
+/**
+ * `stateflow watch [--from SEQ] [--stream ID]…`: one JSON line per transition as it is accepted
+ * (server README "Watch"), from the store's server — started in the background when none runs,
+ * as `stateflow mcp` does, so the watcher never locks other processes out. Reconnects resume
+ * after the last seq printed (`Last-Event-ID`): no line is missed or printed twice.
+ */
+import type { Command } from 'commander';
+import { watchTransitions } from '@stateflow/client';
+import { nonNegativeInt, nonEmpty } from '../internal/arguments.js';
+import { ensureServer } from '../internal/background-server.js';
+import type { CommandContext } from '../internal/context.js';
+import { writeLine } from '../internal/stream-output.js';
+
+interface WatchOptions {
+  from?: number;
+  stream: string[];
+}
+
+/** Register `watch`. */
+export function registerWatchCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('watch')
+    .description('print each transition as one JSON line as it is accepted (through the store\'s server; Ctrl-C to stop)')
+    .option('--from <seq>', 'first print the retained transitions after this seq (default: only new ones)', nonNegativeInt)
+    .option('--stream <id>', 'only transitions that changed this stream (repeat for several)', collect, [])
+    .action(async (local: WatchOptions, command: Command) => {
+      const options = ctx.options(command);
+      const stop = new AbortController();
+      const onSignal = (): void => stop.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        const connect = async () => {
+          const server = await ensureServer(options.dir, { env: ctx.io.env });
+          return { url: server.url, token: server.token };
+        };
+        for await (const event of watchTransitions(connect, {
+          signal: stop.signal,
+          ...(local.from === undefined ? {} : { from: local.from }),
+          ...(local.stream.length === 0 ? {} : { streams: local.stream }),
+          onDisconnect: (err) => ctx.io.stderr.write(`stateflow: watch: ${err.message} (reconnecting)\n`),
+        })) {
+          await writeLine(ctx.io.stdout, JSON.stringify(event));
+        }
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, nonEmpty('a stream id')(value)];
+}

@@ -1,0 +1,107 @@
+/**
+ * The discovery file and server lookup: mode 0600, atomic replace, removal only by its own
+ * process, stale files (dead pid, refused port, another process answering) ignored.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DISCOVERY_FILE, newServerToken, readDiscovery, removeDiscovery, writeDiscovery } from './discovery.js';
+import type { ServerDiscovery } from './discovery.js';
+import { findServer } from './find-server.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'stateflow-discovery-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const info = (pid: number, url = 'http://127.0.0.1:9'): ServerDiscovery => ({
+  url,
+  pid,
+  token: newServerToken(),
+  requireToken: true,
+  background: false,
+  idleTimeoutMs: null,
+  startedAt: new Date().toISOString(),
+});
+
+/** A pid that no process has any more. */
+const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+
+describe('discovery file', () => {
+  it('is written with mode 0600 and read back; a replacement is atomic', async () => {
+    const first = info(process.pid);
+    await writeDiscovery(dir, first);
+    expect((await stat(path.join(dir, DISCOVERY_FILE))).mode & 0o777).toBe(0o600);
+    expect(await readDiscovery(dir)).toEqual(first);
+    const second = info(process.pid, 'http://127.0.0.1:10');
+    await writeDiscovery(dir, second);
+    expect(await readDiscovery(dir)).toEqual(second);
+    expect(first.token).toMatch(/^[0-9a-f]{64}$/);
+    expect(first.token).not.toBe(second.token);
+  });
+
+  it('is treated as absent when missing, not JSON or not a discovery record', async () => {
+    expect(await readDiscovery(dir)).toBeNull();
+    await writeFile(path.join(dir, DISCOVERY_FILE), '{"url": "http://x", "pid": "7"');
+    expect(await readDiscovery(dir)).toBeNull();
+    await writeFile(path.join(dir, DISCOVERY_FILE), '{"url": "http://x", "pid": "7", "token": "t"}');
+    expect(await readDiscovery(dir)).toBeNull();
+  });
+
+  it('is removed only by the process it names', async () => {
+    await writeDiscovery(dir, info(process.pid));
+    await removeDiscovery(dir, process.pid + 1);
+    expect(await readDiscovery(dir)).not.toBeNull();
+    await removeDiscovery(dir, process.pid);
+    expect(await readDiscovery(dir)).toBeNull();
+  });
+});
+
+describe('findServer', () => {
+  it('removes a file whose process is dead', async () => {
+    await writeDiscovery(dir, info(deadPid()));
+    expect(await findServer(dir)).toBeNull();
+    await expect(readFile(path.join(dir, DISCOVERY_FILE))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('ignores (and keeps) a file whose live process refuses connections or answers as another pid', async () => {
+    await writeDiscovery(dir, info(process.pid, 'http://127.0.0.1:9'));
+    expect(await findServer(dir)).toBeNull();
+    expect(await readDiscovery(dir)).not.toBeNull();
+    const impostor = createServer((_req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ version: '0', lastSeq: 0, pid: process.pid + 1 })));
+    await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(impostor.address() as AddressInfo).port}`;
+      await writeDiscovery(dir, info(process.pid, url));
+      expect(await findServer(dir)).toBeNull();
+    } finally {
+      impostor.closeAllConnections();
+      await new Promise((resolve) => impostor.close(resolve));
+    }
+  });
+
+  it('returns a file whose process answers GET /v1/server with its pid, sending the token', async () => {
+    let token: string | undefined;
+    const server = createServer((req, res) => {
+      token = req.headers['x-stateflow-token'] as string | undefined;
+      res.setHeader('content-type', 'application/json').end(JSON.stringify({ version: '0', lastSeq: 3, pid: process.pid }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const written = info(process.pid, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      await writeDiscovery(dir, written);
+      expect(await findServer(dir)).toEqual(written);
+      expect(token).toBe(written.token);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

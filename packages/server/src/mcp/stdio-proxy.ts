@@ -1,0 +1,252 @@
+/**
+ * `stateflow mcp` as a client of the store's server (server README "stdio as a client of the
+ * server"): an MCP server on this process's stdio whose every request is forwarded, with the MCP
+ * SDK's client, to `/mcp` of the server that holds the store. Many agent windows therefore share
+ * one store through one writer process, and none of them opens the directory itself.
+ *
+ * - Same tools, schemas, errors and baseline resource as `/mcp`: they are the server's answers.
+ * - `resources/subscribe` to the baseline: the stateless `/mcp` keeps no notification stream,
+ *   so the proxy follows `GET /v1/watch` for the selected owners' streams and sends
+ *   `notifications/resources/updated` for each transition that changed one of them.
+ * - A server that cannot be reached before a request was sent (connection refused: it stopped,
+ *   idled out or was killed) is found or started again through `connect` and the request is
+ *   sent there. A request whose connection broke after it was sent is answered with
+ *   `STORE_UNAVAILABLE` (`outcome: 'unknown'`): a write may have been applied, so it is not
+ *   repeated behind the caller's back. The next request starts a new server if needed.
+ */
+import { createRequire } from 'node:module';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode as McpErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StateflowError, isJsonObject, isStateflowError } from '@stateflow/core';
+import { authHeaders, unreachable, watchTransitions } from '@stateflow/client';
+import type { ServerEndpoint } from '@stateflow/client';
+import { selectedOwners } from '@stateflow/tools';
+import type { Selection } from '@stateflow/tools';
+import { BASELINE_RESOURCE_URI, MCP_INSTRUCTIONS } from './mcp-server.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+/** Options of {@link runMcpProxy}. */
+export interface McpProxyOptions {
+  /** The owners served and the mode (sent to the server in the `/mcp` URL). */
+  selection: Selection;
+  /**
+   * Find the store's server, starting one when none runs; called before the first request and
+   * again after a request found the server gone.
+   */
+  connect: () => Promise<ServerEndpoint>;
+  /** Where the agent speaks MCP. Default: this process's stdio. */
+  transport?: Transport;
+}
+
+/** A running proxy. */
+export interface RunningMcpProxy {
+  server: Server;
+  /** Ends subscriptions and the connections, and closes the agent-side transport. */
+  close(): Promise<void>;
+}
+
+/**
+ * Start the proxy: an MCP server on `options.transport` forwarding to the store's server.
+ * Resolves once the agent-side transport is connected; nothing is sent to the store's server
+ * until the agent's first request.
+ * @throws StateflowError `INPUT_INVALID` for an invalid selection.
+ */
+export async function runMcpProxy(options: McpProxyOptions): Promise<RunningMcpProxy> {
+  const streams = selectedOwners(options.selection).map((owner) => owner.stream);
+  const upstream = new Upstream(options.selection, options.connect);
+  const server = new Server(
+    { name: 'stateflow', version },
+    { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: MCP_INSTRUCTIONS },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => upstream.request((client) => client.listTools()));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    try {
+      return await upstream.request((client) => client.callTool(request.params) as Promise<CallToolResult>);
+    } catch (err) {
+      if (err instanceof McpError) throw err;
+      // A tool failure is a tool result, as every other Stateflow error is (DESIGN.md "Errors").
+      const error = asStateflowError(err);
+      return { content: [{ type: 'text', text: JSON.stringify({ code: error.code, message: error.message }) }], isError: true };
+    }
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, () => upstream.request((client) => client.listResources()));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => upstream.request((client) => client.readResource(request.params)));
+
+  const subscriptions = new Map<string, AbortController>();
+  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    const { uri } = request.params;
+    if (uri !== BASELINE_RESOURCE_URI) {
+      throw new McpError(McpErrorCode.InvalidParams, `Unknown resource "${uri}"; resources: ${BASELINE_RESOURCE_URI}.`);
+    }
+    if (subscriptions.has(uri)) return {};
+    const stop = new AbortController();
+    subscriptions.set(uri, stop);
+    // The stream starts at the server's last seq now, so only later changes notify.
+    const from = await upstream.lastSeq();
+    void (async () => {
+      for await (const _event of watchTransitions(() => upstream.endpoint(), { from, streams, signal: stop.signal })) {
+        await server.sendResourceUpdated({ uri }).catch(() => undefined);
+      }
+    })().catch(() => undefined);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    subscriptions.get(request.params.uri)?.abort();
+    subscriptions.delete(request.params.uri);
+    return {};
+  });
+
+  await server.connect(options.transport ?? new StdioServerTransport());
+  return {
+    server,
+    async close() {
+      for (const stop of subscriptions.values()) stop.abort();
+      subscriptions.clear();
+      await upstream.close();
+      await server.close();
+    },
+  };
+}
+
+/** One SDK client and the server it talks to. */
+interface Connection {
+  client: Client;
+  endpoint: ServerEndpoint;
+}
+
+/** The MCP SDK client connected to the current server's `/mcp`, replaced when the server goes. */
+class Upstream {
+  #client: Promise<Connection> | null = null;
+  /** What `#client` resolved to, once it did. */
+  #connected: Connection | null = null;
+
+  constructor(
+    readonly selection: Selection,
+    readonly connect: () => Promise<ServerEndpoint>,
+  ) {}
+
+  /** The current server (found or started). */
+  async endpoint(): Promise<ServerEndpoint> {
+    return (await this.#current()).endpoint;
+  }
+
+  /** The server's last seq. */
+  async lastSeq(): Promise<number> {
+    const endpoint = await this.endpoint();
+    const response = await fetch(new URL('v1/server', `${endpoint.url}/`), { headers: authHeaders(endpoint) }).catch((err: unknown) => {
+      throw unreachable(endpoint, err);
+    });
+    const body = (await response.json()) as { lastSeq?: number };
+    return body.lastSeq ?? 0;
+  }
+
+  /**
+   * Run `call` on the server's client. When the server cannot be reached before the request
+   * was sent, find or start the server again and run it once more there.
+   */
+  async request<T>(call: (client: Client) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.#current();
+      try {
+        return await call(current.client);
+      } catch (err) {
+        const error = classify(current.endpoint, err);
+        if (error instanceof McpError) throw error;
+        if (!isStateflowError(error, 'STORE_UNAVAILABLE')) throw error;
+        this.#drop(current);
+        if (error.details.outcome !== 'not-sent' || attempt === 2) throw error;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    const current = this.#client;
+    this.#client = null;
+    if (current !== null) await (await current.catch(() => null))?.client.close().catch(() => undefined);
+  }
+
+  #current(): Promise<Connection> {
+    this.#client ??= (async () => {
+      const endpoint = await this.connect();
+      const client = new Client({ name: 'stateflow-mcp-proxy', version });
+      const url = new URL('mcp', `${endpoint.url}/`);
+      if (this.selection.global === true) url.searchParams.set('global', '1');
+      if (this.selection.cwd !== undefined) url.searchParams.set('cwd', this.selection.cwd);
+      if (this.selection.session !== undefined) url.searchParams.set('session', this.selection.session);
+      url.searchParams.set('mode', this.selection.mode);
+      try {
+        await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: authHeaders(endpoint) } }));
+      } catch (err) {
+        const error = classify(endpoint, err);
+        throw error;
+      }
+      const connection = { client, endpoint };
+      this.#connected = connection;
+      return connection;
+    })();
+    const pending = this.#client;
+    // A failed connection is not kept: the next request tries again.
+    pending.catch(() => {
+      if (this.#client === pending) this.#client = null;
+    });
+    return pending;
+  }
+
+  /**
+   * Forget the client of a server that went away. It is not closed: closing would fail its other
+   * requests in flight with "connection closed" although each of them has its own outcome.
+   */
+  #drop(current: Connection): void {
+    if (this.#connected !== current) return;
+    this.#connected = null;
+    this.#client = null;
+  }
+}
+
+/**
+ * The Stateflow error behind a failed forward: an HTTP error answer of the server (its
+ * `{error: {code, …}}` body, which the SDK puts in the message), or a failed connection.
+ */
+function classify(endpoint: ServerEndpoint, err: unknown): StateflowError | McpError {
+  if (isStateflowError(err)) return err;
+  if (err instanceof McpError) {
+    // The SDK's own words for a connection that went away or an answer that never came.
+    if (err.code === McpErrorCode.ConnectionClosed || err.code === McpErrorCode.RequestTimeout) return unreachable(endpoint, err);
+    return err;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const body = /Error POSTing to endpoint: (\{[\s\S]*\})$/.exec(message)?.[1];
+  if (body !== undefined) {
+    try {
+      const parsed: unknown = JSON.parse(body);
+      const error = isJsonObject(parsed) && isJsonObject(parsed['error']) ? parsed['error'] : null;
+      if (error !== null && typeof error['code'] === 'string') {
+        return new StateflowError(error['code'] as never, String(error['message'] ?? ''), (isJsonObject(error['details']) ? error['details'] : {}) as never);
+      }
+    } catch {
+      // not a Stateflow error body
+    }
+  }
+  // fetch reports a failed connection as a TypeError ("fetch failed") with the socket error as its cause.
+  if (err instanceof TypeError || (err as { name?: unknown }).name === 'TimeoutError') return unreachable(endpoint, err);
+  return new StateflowError('INTERNAL', `The store's server failed the request: ${message}`, {}, { cause: err });
+}
+
+function asStateflowError(err: unknown): StateflowError {
+  return isStateflowError(err) ? err : new StateflowError('INTERNAL', err instanceof Error ? err.message : String(err), {}, { cause: err });
+}

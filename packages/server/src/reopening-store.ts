@@ -1,0 +1,183 @@
+/**
+ * A store that a long-running server keeps usable after a failed write (store README "Fail
+ * closed"). After any failed storage write the store accepts no write until it is reopened
+ * (`REOPEN_REQUIRED`), because LevelDB would lose writes accepted after a torn append. A library
+ * caller reopens by hand; a server must not stay broken, so on the next write after such a
+ * failure this wrapper closes the store, opens it again — which checks its files and replays
+ * exactly the acknowledged transitions — and runs the write on the reopened store. A reopen that
+ * fails (the disk still full, damaged files) answers that write with its error; the next call
+ * tries again. Reads and watches carry on across a reopen; a watch resumes after the last
+ * transition it yielded.
+ */
+import { isStateflowError } from '@stateflow/core';
+import type { JsonObject } from '@stateflow/core';
+import type {
+  AuditReport,
+  ForkOptions,
+  PublishInput,
+  PublishResult,
+  Store,
+  StoreView,
+  StreamHead,
+  StreamId,
+  Transition,
+  WatchOptions,
+} from '@stateflow/store';
+
+/**
+ * Wrap `store` so that a write refused with `REOPEN_REQUIRED` reopens it with `open` and runs
+ * again. The wrapper owns the store: `close()` closes whichever store is current.
+ */
+export function reopeningStore(store: Store, open: () => Promise<Store>): Store {
+  return new ReopeningStore(store, open);
+}
+
+class ReopeningStore implements Store {
+  readonly location: string | null;
+  #store: Store | null;
+  #lastSeq: number;
+  #reopening: Promise<Store> | null = null;
+  #closed = false;
+  readonly #open: () => Promise<Store>;
+
+  constructor(store: Store, open: () => Promise<Store>) {
+    this.#store = store;
+    this.#open = open;
+    this.location = store.location;
+    this.#lastSeq = store.lastSeq();
+  }
+
+  lastSeq(): number {
+    return this.#store?.lastSeq() ?? this.#lastSeq;
+  }
+
+  head(stream: StreamId): Promise<StreamHead> {
+    return this.#read((s) => s.head(stream));
+  }
+
+  streams(): Promise<StreamHead[]> {
+    return this.#read((s) => s.streams());
+  }
+
+  state(stream: StreamId): Promise<JsonObject> {
+    return this.#read((s) => s.state(stream));
+  }
+
+  view(streams: StreamId[]): Promise<StoreView> {
+    return this.#read((s) => s.view(streams));
+  }
+
+  stateAt(stream: StreamId, rev: number): Promise<JsonObject> {
+    return this.#read((s) => s.stateAt(stream, rev));
+  }
+
+  patchAt(stream: StreamId, rev: number): Promise<JsonObject> {
+    return this.#read((s) => s.patchAt(stream, rev));
+  }
+
+  statesAt(streams: StreamId[], seq: number): Promise<Record<StreamId, JsonObject>> {
+    return this.#read((s) => s.statesAt(streams, seq));
+  }
+
+  effectiveAt(streams: StreamId[], seq: number): Promise<JsonObject> {
+    return this.#read((s) => s.effectiveAt(streams, seq));
+  }
+
+  transition(seq: number): Promise<Transition> {
+    return this.#read((s) => s.transition(seq));
+  }
+
+  async *transitions(range?: { from?: number; to?: number; stream?: StreamId }): AsyncIterable<Transition> {
+    yield* (await this.#current()).transitions(range);
+  }
+
+  diff(stream: StreamId, revA: number, revB: number): Promise<JsonObject> {
+    return this.#read((s) => s.diff(stream, revA, revB));
+  }
+
+  audit(options?: { onProgress?: (done: number, total: number) => void }): Promise<AuditReport> {
+    return this.#read((s) => s.audit(options));
+  }
+
+  publish(input: PublishInput): Promise<PublishResult> {
+    return this.#write((s) => s.publish(input));
+  }
+
+  compact(stream: StreamId, options: { keepRevisions: number }): Promise<{ origin: number; deleted: number }> {
+    return this.#write((s) => s.compact(stream, options));
+  }
+
+  fork(from: StreamId, to: StreamId, options?: ForkOptions): Promise<PublishResult> {
+    return this.#write((s) => s.fork(from, to, options));
+  }
+
+  revert(stream: StreamId, toRev: number): Promise<PublishResult> {
+    return this.#write((s) => s.revert(stream, toRev));
+  }
+
+  append(transition: Transition): Promise<void> {
+    return this.#write((s) => s.append(transition));
+  }
+
+  /** Yields across reopens: when the store under it is reopened, it resumes after the last seq it yielded. */
+  async *watch(options: WatchOptions = {}): AsyncIterable<Transition> {
+    let from = options.from ?? this.lastSeq();
+    for (;;) {
+      const store = await this.#current();
+      for await (const t of store.watch({ ...options, from })) {
+        from = t.seq;
+        yield t;
+      }
+      if (this.#closed || options.signal?.aborted === true || store === this.#store) return;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#reopening?.catch(() => undefined);
+    await this.#store?.close();
+  }
+
+  async #read<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+    return fn(await this.#current());
+  }
+
+  async #write<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+    const store = await this.#current();
+    try {
+      return await fn(store);
+    } catch (err) {
+      if (!isStateflowError(err, 'REOPEN_REQUIRED') || this.#closed) throw err;
+      return fn(await this.#reopen(store));
+    }
+  }
+
+  /** The store to use now: waits for a reopen in progress, and retries one that failed. */
+  async #current(): Promise<Store> {
+    if (this.#reopening !== null) return this.#reopening;
+    if (this.#store !== null) return this.#store;
+    return this.#reopen(null);
+  }
+
+  /** Close `stale` (if it is still the current store) and open the store again, once for all callers. */
+  #reopen(stale: Store | null): Promise<Store> {
+    if (this.#reopening !== null) return this.#reopening;
+    if (this.#store !== stale && this.#store !== null) return Promise.resolve(this.#store);
+    const reopening = (async () => {
+      if (stale !== null) {
+        this.#lastSeq = stale.lastSeq();
+        this.#store = null;
+        await stale.close();
+      }
+      const store = await this.#open();
+      this.#store = store;
+      return store;
+    })();
+    this.#reopening = reopening;
+    const done = (): void => {
+      if (this.#reopening === reopening) this.#reopening = null;
+    };
+    reopening.then(done, done);
+    return reopening;
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * The LevelDB adapter of the storage seam (`storage.ts`): one class over `abstract-level` serves
+ * `classic-level` on disk and `memory-level`. On disk it adds two things LevelDB does not do
+ * (README "Durability contract", "Fail closed"):
+ *
+ * - **Open checks the files first** (`leveldb/file-check.ts`): LevelDB's own open recovers
+ *   silently over a damaged write-ahead log and rewrites the directory, so it runs only on a
+ *   directory whose only damage is a crash's torn tail.
+ * - **Close flushes the memtable** into a table before LevelDB closes (LevelDB's CompactRange
+ *   flushes the memtable first; over an empty key range it compacts nothing else), so a cleanly
+ *   closed store has an empty write-ahead log and any damage to a log found at open is either a
+ *   crash's torn tail or damage to the files, never a log cut short after a clean close.
+ */
+import { ClassicLevel } from 'classic-level';
+import { MemoryLevel } from 'memory-level';
+import type { AbstractLevel } from 'abstract-level';
+import { checkLevelDbFiles } from './leveldb/file-check.js';
+import { translateStorageError } from './level-errors.js';
+import { storeNotFound } from './storage.js';
+import type { IterateOptions, Storage, StorageCapabilities, StorageOp } from './storage.js';
+
+type BufferLevel = AbstractLevel<Uint8Array, Uint8Array, Uint8Array>;
+
+const LEVEL_OPTIONS = { keyEncoding: 'view', valueEncoding: 'view' } as const;
+/** Write options of a synced batch (classic-level's `sync`; memory-level ignores it). */
+const SYNC = { sync: true } as never;
+const NO_OPTIONS = {} as never;
+/** A key range that holds no Stateflow key (every key starts with an ASCII family letter). */
+const NO_KEYS = Buffer.from([0xff, 0xff]);
+
+class LevelStorage implements Storage {
+  readonly location: string | null;
+  readonly capabilities: StorageCapabilities;
+  readonly #db: BufferLevel;
+  readonly #flushOnClose: (() => Promise<void>) | null;
+
+  constructor(db: BufferLevel, location: string | null, capabilities: StorageCapabilities, flushOnClose: (() => Promise<void>) | null) {
+    this.#db = db;
+    this.location = location;
+    this.capabilities = capabilities;
+    this.#flushOnClose = flushOnClose;
+  }
+
+  async open(): Promise<void> {
+    await this.#guard(() => this.#db.open());
+  }
+
+  get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    return this.#guard(() => this.#db.get(key));
+  }
+
+  getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    return this.#guard(() => this.#db.getMany(keys));
+  }
+
+  /**
+   * One atomic LevelDB write batch, built as a chained batch: abstract-level's array form
+   * copies the options into every operation (`{ ...options, ...op }`), which with any options
+   * object (even `{ sync: false }`) took longer than LevelDB's write of the batch itself.
+   * The chained form hands `sync` to the write alone; the batch is just as atomic.
+   */
+  write(ops: StorageOp[], options: { sync: boolean }): Promise<void> {
+    if (ops.length === 0) return Promise.resolve();
+    return this.#guard(async () => {
+      const batch = this.#db.batch();
+      try {
+        for (const op of ops) {
+          if (op.type === 'put') batch.put(op.key, op.value);
+          else batch.del(op.key);
+        }
+      } catch (err) {
+        await batch.close();
+        throw err;
+      }
+      await batch.write(options.sync ? SYNC : NO_OPTIONS);
+    });
+  }
+
+  async *iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+    const range: Record<string, unknown> = {};
+    if (options.gte) range.gte = options.gte;
+    if (options.lt) range.lt = options.lt;
+    if (options.reverse) range.reverse = true;
+    if (options.limit !== undefined) range.limit = options.limit;
+    let it;
+    try {
+      it = this.#db.iterator(range);
+    } catch (err) {
+      throw translateStorageError(err, this.location);
+    }
+    try {
+      for (;;) {
+        const batch = await this.#guard(() => it.nextv(256));
+        if (batch.length === 0) return;
+        for (const entry of batch) yield entry as [Uint8Array, Uint8Array];
+      }
+    } finally {
+      await it.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Flush the memtable (disk only), then close. A flush that fails (a full disk) does not stop
+   * the close: the log then keeps its records, and its torn tail if a write failed, which the
+   * next open accepts as it accepts a crash's.
+   */
+  async close(): Promise<void> {
+    if (this.#flushOnClose !== null && this.#db.status === 'open') await this.#flushOnClose().catch(() => undefined);
+    return this.#guard(() => this.#db.close());
+  }
+
+  async #guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw translateStorageError(err, this.location);
+    }
+  }
+}
+
+/**
+ * Open LevelDB (classic-level) at `dir`, creating it when missing unless `createIfMissing` is
+ * false. The directory's files are checked before LevelDB opens them (`leveldb/file-check.ts`).
+ * @throws STORE_LOCKED `{ dir, pid? }` when another process (or store) holds the directory;
+ *   STORE_CORRUPT `{ file, offset, detail }` when its files are damaged beyond a crash's torn
+ *   tail (nothing is changed), or `{ detail }` when LevelDB finds damage itself; NOT_FOUND
+ *   `{ dir }` when `createIfMissing` is false and there is no database; STORE_IO otherwise.
+ */
+export async function openDiskStorage(dir: string, options: { createIfMissing: boolean } = { createIfMissing: true }): Promise<Storage> {
+  const files = await checkLevelDbFiles(dir);
+  if (!files.exists && !options.createIfMissing) throw storeNotFound(dir, 'no LevelDB CURRENT file');
+  return openCheckedDiskStorage(dir, options.createIfMissing);
+}
+
+/**
+ * Open LevelDB at `dir` without checking its files first: LevelDB's recovery runs over whatever
+ * damage there is. Only for a copy made by `recoverStore`, never for a user's store.
+ */
+export function openDiskStorageRecovering(dir: string): Promise<Storage> {
+  return openCheckedDiskStorage(dir, false);
+}
+
+/**
+ * Run LevelDB's repair (RepairDB) on `dir`: it rebuilds a MANIFEST from the tables and logs it
+ * finds and moves unreadable files to `dir/lost`. Only for a copy made by `recoverStore`, when
+ * LevelDB cannot even open it (a missing or garbled CURRENT or MANIFEST, a truncated table).
+ * @throws STORE_CORRUPT / STORE_IO (translated) when the repair fails
+ */
+export async function repairDiskStorage(dir: string): Promise<void> {
+  try {
+    await ClassicLevel.repair(dir);
+  } catch (err) {
+    throw translateStorageError(err, dir);
+  }
+}
+
+async function openCheckedDiskStorage(dir: string, createIfMissing: boolean): Promise<Storage> {
+  const level = new ClassicLevel<Uint8Array, Uint8Array>(dir, { ...LEVEL_OPTIONS, createIfMissing });
+  const flush = (): Promise<void> => level.compactRange(NO_KEYS, NO_KEYS);
+  const storage = new LevelStorage(level as unknown as BufferLevel, dir, { persistent: true, fsync: true }, flush);
+  await storage.open();
+  return storage;
+}
+
+/** Open storage over a `memory-level` database (a fresh one unless `db` is given, e.g. to reopen it in tests). */
+export async function openMemoryStorage(db?: MemoryLevel<Uint8Array, Uint8Array>): Promise<Storage> {
+  const level = db ?? new MemoryLevel<Uint8Array, Uint8Array>(LEVEL_OPTIONS);
+  const storage = new LevelStorage(level as unknown as BufferLevel, null, { persistent: false, fsync: false }, null);
+  await storage.open();
+  return storage;
+}

@@ -1,0 +1,183 @@
+/**
+ * The check of a LevelDB directory's files that runs before LevelDB opens it (README "Fail
+ * closed": write-ahead log and file damage). LevelDB's open is never read-only: it rotates its
+ * info log, replays the write-ahead log into a new table, writes a new MANIFEST and deletes the
+ * old log, and its recovery silently drops records it cannot read (with them, every transition
+ * after a damaged one). So Stateflow reads the files itself first and lets LevelDB open only a
+ * directory whose damage, if any, is the torn tail a crash leaves; anything else is
+ * `STORE_CORRUPT` naming the file and byte offset, and the directory is left byte for byte as it
+ * was.
+ *
+ * What is checked, in order: the lock (a directory another process holds is changing under the
+ * reader: `STORE_LOCKED`), `CURRENT` (a missing one beside LevelDB files would make LevelDB
+ * create a new, empty database over them), the MANIFEST it names (every record's checksum, every
+ * VersionEdit), every live table (present, with the size the MANIFEST recorded), and every log
+ * recovery will replay (present when the MANIFEST names it; every record's checksum; only the
+ * newest non-empty log may end in a torn record).
+ *
+ * Why a torn tail is the only damage allowed: a clean close flushes LevelDB's memtable into a
+ * table (see `level-storage.ts`), so a cleanly closed store has an empty log. Bytes in a log at
+ * open come from a session that did not close — a crash, whose only damage is a last record cut
+ * short — or from damage to the files.
+ */
+import { readFile, readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { StateflowError } from '@stateflow/core';
+import { scanLog } from './log-format.js';
+import type { LogScan } from './log-format.js';
+import { lockHolder } from './lock-holder.js';
+import { foldManifest } from './manifest.js';
+import type { ManifestVersion } from './manifest.js';
+
+/** A write-ahead log that LevelDB's recovery will replay. */
+export interface ReplayedLog {
+  name: string;
+  bytes: number;
+  scan: LogScan;
+}
+
+/**
+ * One damaged place in a LevelDB directory. `kind`: `missing` (a log or table the MANIFEST names
+ * is gone) and `truncated` (a table shorter than the MANIFEST says) lose records that no
+ * remaining file names; `damaged` is anything else (bytes that do not verify, a missing or
+ * garbled CURRENT or MANIFEST, which LevelDB's repair rebuilds from the tables and logs).
+ */
+export interface FileDamage {
+  kind: 'missing' | 'truncated' | 'damaged';
+  file: string;
+  offset: number;
+  detail: string;
+}
+
+/**
+ * What the check found: nothing (no LevelDB database yet), or the logs recovery will replay and
+ * (with `tolerateDamage`) the damage found.
+ */
+export type LevelDbFiles = { exists: false } | { exists: true; logs: ReplayedLog[]; damage: FileDamage[] };
+
+const LOG_FILE = /^(\d+)\.log$/;
+const TABLE_FILE = /^(\d+)\.(ldb|sst)$/;
+const isLevelDbData = (name: string): boolean => LOG_FILE.test(name) || TABLE_FILE.test(name) || name.startsWith('MANIFEST-');
+
+/** `STORE_CORRUPT { file, offset, detail }` for damage found in `dir`'s files before LevelDB opened them. */
+export function fileCorrupt(dir: string, file: string, offset: number, detail: string, cause?: unknown): StateflowError<'STORE_CORRUPT'> {
+  return new StateflowError(
+    'STORE_CORRUPT',
+    `Store ${dir} is damaged: ${file} at byte ${offset}: ${detail}. Nothing was changed (LevelDB was not allowed to open it); ` +
+      `run "stateflow recover --dir ${dir} --into NEWDIR" to recover what is intact into a copy, or restore a backup`,
+    { file, offset, detail },
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/**
+ * Check the LevelDB files in `dir` before LevelDB opens them (see the module comment).
+ * @param options.tolerateDamage report damage instead of throwing (`stateflow recover`, which
+ *   needs to know what a damaged store held); the lock is still checked.
+ * @throws STORE_LOCKED `{ dir, pid }` when a process holds the directory (this one included);
+ *   STORE_CORRUPT `{ file, offset, detail }` for damage other than a crash's torn tail;
+ *   STORE_IO when the files cannot be read.
+ */
+export async function checkLevelDbFiles(dir: string, options: { tolerateDamage?: boolean } = {}): Promise<LevelDbFiles> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { exists: false };
+    throw ioError(dir, err);
+  }
+  const holder = await lockHolder(dir);
+  if (typeof holder === 'number') {
+    const who = holder === process.pid ? 'another open store in this process' : `process ${holder}`;
+    throw new StateflowError('STORE_LOCKED', `Store directory ${dir} is in use by ${who}; close it first (or stop that process)`, { dir, pid: holder });
+  }
+  const present = new Set(names);
+  const damage: FileDamage[] = [];
+  const corrupt = (kind: FileDamage['kind'], file: string, offset: number, detail: string): void => {
+    if (options.tolerateDamage !== true) throw fileCorrupt(dir, file, offset, detail);
+    damage.push({ kind, file, offset, detail });
+  };
+  const unreadable = (): LevelDbFiles => ({ exists: true, logs: [], damage });
+  if (!present.has('CURRENT')) {
+    const data = names.filter(isLevelDbData);
+    if (data.length === 0) return { exists: false };
+    corrupt('damaged', 'CURRENT', 0, `missing, while LevelDB files are present (${data.slice(0, 3).join(', ')}${data.length > 3 ? ', …' : ''}); LevelDB would create an empty database over them`);
+    return unreadable();
+  }
+  const current = (await read(dir, 'CURRENT')).toString('latin1');
+  const manifestName = /^(MANIFEST-\d+)\n$/.exec(current)?.[1];
+  if (manifestName === undefined) {
+    corrupt('damaged', 'CURRENT', 0, `does not name a MANIFEST (holds ${JSON.stringify(current.slice(0, 40))})`);
+    return unreadable();
+  }
+  if (!present.has(manifestName)) {
+    corrupt('damaged', manifestName, 0, 'missing (CURRENT names it)');
+    return unreadable();
+  }
+  const manifestScan = scanLog(await read(dir, manifestName));
+  if (manifestScan.damage !== null && !manifestScan.damage.tail) corrupt('damaged', manifestName, manifestScan.damage.offset, manifestScan.damage.reason);
+  let version: ManifestVersion;
+  try {
+    version = foldManifest(manifestScan.records.map((r) => r.data));
+  } catch (err) {
+    corrupt('damaged', manifestName, 0, (err as Error).message);
+    return unreadable();
+  }
+  const files = new Map<number, string>();
+  for (const name of names) {
+    const m = TABLE_FILE.exec(name) ?? LOG_FILE.exec(name);
+    if (m !== null) files.set(Number(m[1]), name);
+  }
+  for (const [number, size] of version.tables) {
+    const name = files.get(number);
+    if (name === undefined || !TABLE_FILE.test(name)) {
+      corrupt('missing', `${String(number).padStart(6, '0')}.ldb`, 0, `table missing (the MANIFEST lists it with ${size} bytes)`);
+      continue;
+    }
+    const actual = (await statFile(dir, name)).size;
+    if (actual !== size) corrupt('truncated', name, Math.min(actual, size), `table is ${actual} bytes, the MANIFEST says ${size}${actual < size ? ' (truncated)' : ''}`);
+  }
+  const replayed = [...files]
+    .filter(([number, name]) => LOG_FILE.test(name) && (number >= version.logNumber || number === version.prevLogNumber))
+    .sort(([a], [b]) => a - b)
+    .map(([, name]) => name);
+  const expectedLog = `${String(version.logNumber).padStart(6, '0')}.log`;
+  if (version.logNumber > 0 && !replayed.some((name) => Number(LOG_FILE.exec(name)?.[1]) === version.logNumber)) {
+    corrupt('missing', expectedLog, 0, 'write-ahead log missing (the MANIFEST expects it)');
+  }
+  const logs: ReplayedLog[] = [];
+  for (const name of replayed) {
+    const bytes = await read(dir, name);
+    logs.push({ name, bytes: bytes.length, scan: scanLog(bytes, { salvage: options.tolerateDamage === true }) });
+  }
+  logs.forEach((log, i) => {
+    const damage = log.scan.damage;
+    if (damage === null) return;
+    const newest = logs.slice(i + 1).every((later) => later.bytes === 0);
+    if (!damage.tail || !newest) {
+      corrupt('damaged', log.name, damage.offset, `write-ahead log damaged (${damage.reason}) with data after it; LevelDB's recovery would silently drop the damaged records and the rest of their block, with the transitions in them`);
+    }
+  });
+  return { exists: true, logs, damage };
+}
+
+async function read(dir: string, name: string): Promise<Buffer> {
+  try {
+    return await readFile(path.join(dir, name));
+  } catch (err) {
+    throw ioError(dir, err);
+  }
+}
+
+async function statFile(dir: string, name: string): Promise<{ size: number }> {
+  try {
+    return await stat(path.join(dir, name));
+  } catch (err) {
+    throw ioError(dir, err);
+  }
+}
+
+function ioError(dir: string, err: unknown): StateflowError<'STORE_IO'> {
+  const code = (err as NodeJS.ErrnoException).code ?? null;
+  return new StateflowError('STORE_IO', `Cannot read the files of store ${dir}: ${(err as Error).message}`, { location: dir, code }, { cause: err });
+}

@@ -1,0 +1,37 @@
+/**
+ * LevelDB's WriteBatch encoding (leveldb `db/write_batch.cc`): each logical record of the
+ * write-ahead log is one batch — `sequence u64le | count u32le` then `count` operations, a put
+ * (`0x01`, length-prefixed key, length-prefixed value) or a delete (`0x00`, length-prefixed key).
+ * Stateflow decodes batches only to say what a damaged log held (which transitions), never to
+ * apply them.
+ */
+
+/** The keys a batch puts (values are not needed to name what a log held). */
+export function batchPutKeys(record: Uint8Array): Uint8Array[] {
+  if (record.length < 12) throw new Error('write batch shorter than its 12-byte header');
+  const count = new DataView(record.buffer, record.byteOffset, record.byteLength).getUint32(8, true);
+  const keys: Uint8Array[] = [];
+  let pos = 12;
+  const slice = (): Uint8Array => {
+    let length = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = record[pos++];
+      if (byte === undefined || shift > 28) throw new Error('bad length prefix in write batch');
+      length |= (byte & 0x7f) << shift;
+      if ((byte & 0x80) === 0) break;
+    }
+    if (pos + length > record.length) throw new Error('write batch entry runs past the end of the record');
+    const bytes = record.subarray(pos, pos + length);
+    pos += length;
+    return bytes;
+  };
+  for (let i = 0; i < count; i++) {
+    const tag = record[pos++];
+    if (tag === 0x01) {
+      keys.push(slice());
+      slice();
+    } else if (tag === 0x00) slice();
+    else throw new Error(`unknown write batch tag ${String(tag)}`);
+  }
+  return keys;
+}

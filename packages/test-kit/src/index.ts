@@ -1,0 +1,3 @@
+export { inCi, unavailable } from './environment.js';
+export { mountTmpfs, tmpfsForTest } from './tmpfs.js';
+export type { Tmpfs } from './tmpfs.js';
