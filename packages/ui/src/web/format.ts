@@ -22,15 +22,10 @@ export function jsonLine(value: JsonValue | undefined, max = 160): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
-/** A path-history or diff value. */
-export function shownText(value: ShownValue | JsonValue | { summary: ValueSummary } | undefined): string {
-  if (value === undefined) return '(absent)';
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    if ('absent' in value && value.absent === true) return '(absent)';
-    if ('summary' in value && typeof value.summary === 'object') return summaryText(value.summary as unknown as ValueSummary);
-    if ('value' in value && Object.keys(value).length === 1) return jsonLine(value.value as JsonValue);
-  }
-  return jsonLine(value as JsonValue);
+/** A path-history or diff value: absent, whole, or summarised. */
+export function shownText(value: ShownValue | undefined): string {
+  if (value === undefined || 'absent' in value) return '(absent)';
+  return 'summary' in value ? summaryText(value.summary) : jsonLine(value.value);
 }
 
 /** Sign and label of a change kind: colour-independent. */

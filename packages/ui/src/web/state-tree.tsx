@@ -27,7 +27,7 @@ export interface TreeView {
   seq: number;
   head: number | null;
   origin: number | null;
-  root: NodePage;
+  root: StreamNode | EffectiveNode;
 }
 
 export interface StateTreeProps {
@@ -326,6 +326,5 @@ export function StateTree(props: StateTreeProps) {
 
 /** The CLI command for a node without a `read_state` path (slate and session-record streams, keys outside the path grammar). */
 function cliFor(view: TreeView | null, child: NodeChild): string {
-  const cli = view?.root.cli ?? '';
-  return cli.includes('# then look up') ? cli.replace(/# then look up .*$/, `# then look up ${child.pointer}`) : `${cli}  # then look up ${child.pointer}`;
+  return `${view?.root.cli ?? ''}  # then look up ${child.pointer}`;
 }

@@ -10,6 +10,7 @@
  */
 import { isStateflowError } from '@stateflow/core';
 import type { Store, StreamId } from '@stateflow/store';
+import type { Histogram, HistogramBucket } from '@stateflow/ui';
 import { revisionAsOf } from './stream-position.js';
 
 /** Transition times kept per store between requests (seq → ms), at most; then the cache starts over. */
@@ -19,25 +20,6 @@ const timeCaches = new WeakMap<Store, Map<number, number>>();
 
 /** Buckets by default, and at most. */
 export const HISTOGRAM_BUCKETS = { default: 60, max: 240 } as const;
-
-/** One bucket: `[start, end)` in wall time, seqs `fromSeq … toSeq` (inclusive; empty when toSeq < fromSeq). */
-export interface HistogramBucket {
-  start: string;
-  end: string;
-  fromSeq: number;
-  toSeq: number;
-  /** Transitions in the bucket (of the stream, when one was given). */
-  count: number;
-}
-
-/** The histogram. */
-export interface Histogram {
-  lastSeq: number;
-  /** First retained seq (1 unless compaction pruned the oldest transitions). */
-  firstSeq: number;
-  stream: StreamId | null;
-  buckets: HistogramBucket[];
-}
 
 /**
  * The histogram of the whole log, or of the transitions changing `stream`.

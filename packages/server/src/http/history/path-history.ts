@@ -6,49 +6,14 @@
  * in a long history costs several bounded requests, never one unbounded one.
  */
 import { applyNarrowedPatch, isJsonObject, narrowPatch } from '@stateflow/core';
-import type { JsonValue } from '@stateflow/core';
 import type { Store, StreamHead } from '@stateflow/store';
 import type { NodeStep } from './read-paths.js';
-import { summarize, valueAt } from './state-node.js';
-import type { ValueSummary } from './state-node.js';
+import type { PathHistoryPage } from '@stateflow/ui';
+import { shownValue, valueAt } from './state-node.js';
 import { revisionIn, seqOfRevision } from './stream-position.js';
 
 /** Entries per page by default and at most; revisions read per request by default and at most. */
 export const PATH_HISTORY_PAGE = { default: 100, max: 500, scan: 5000, maxScan: 20000 } as const;
-
-/** Largest value sent whole, in characters of JSON; larger ones are sent as a summary. */
-const VALUE_CHARS = 4096;
-
-/** A value as the page shows it: whole when small, else its summary. */
-export type ShownValue = { absent: true } | { value: JsonValue } | { summary: ValueSummary };
-
-/** One change of the path. */
-export interface PathChange {
-  rev: number;
-  seq: number;
-  time: string;
-  /** `added` (absent before), `removed` (absent after) or `changed`. */
-  change: 'added' | 'removed' | 'changed';
-  before: ShownValue;
-  after: ShownValue;
-}
-
-/** One page of a path's history. */
-export interface PathHistoryPage {
-  stream: string;
-  pointer: string;
-  changes: PathChange[];
-  /** Last revision read; pass as `after` for the next page. `null` when the head was reached. */
-  next: number | null;
-  /** The first revision that could be read (origin + 1): earlier changes were compacted away. */
-  firstRev: number;
-}
-
-function shown(value: JsonValue | undefined): ShownValue {
-  if (value === undefined) return { absent: true };
-  const text = JSON.stringify(value);
-  return text.length <= VALUE_CHARS ? { value } : { summary: summarize(value) };
-}
 
 /**
  * The changes of the value at `steps` in revisions `after + 1 …` of a stream, oldest first.
@@ -82,8 +47,8 @@ export async function pathHistory(
         seq: transition.seq,
         time: transition.time,
         change: current === undefined ? 'added' : next === undefined ? 'removed' : 'changed',
-        before: shown(current),
-        after: shown(next),
+        before: shownValue(current),
+        after: shownValue(next),
       });
       current = next;
     }

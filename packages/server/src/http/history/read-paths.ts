@@ -5,12 +5,10 @@
  */
 import { formatPath, isPathKey } from '@stateflow/core';
 import type { PathStep, ScopeRoot } from '@stateflow/core';
+import type { StreamKind } from '@stateflow/ui';
 
 /** Stream kinds of the streams rail, in display order. */
-export const STREAM_KINDS = ['global', 'cwd', 'session', 'slate', 'ladder-session', 'other'] as const;
-
-/** One of {@link STREAM_KINDS}. */
-export type StreamKind = (typeof STREAM_KINDS)[number];
+export const STREAM_KINDS: readonly StreamKind[] = ['global', 'cwd', 'session', 'slate', 'ladder-session', 'other'];
 
 /** The kind of a stream id by its prefix (`cwd:/x` → `cwd`; unknown prefixes → `other`). */
 export function streamKind(stream: string): StreamKind {

@@ -6,27 +6,12 @@
  * ladr-persistent-memory-with-slates "system metatags"), never stored by hand.
  */
 import { fileContents, folderIndex, loadTokenCounter } from '@stateflow/slates';
-import type { IndexRow, SlateStreamState } from '@stateflow/slates';
+import type { SlateStreamState } from '@stateflow/slates';
+import type { SlateFileView, SlateView } from '@stateflow/ui';
 import type { JsonObject } from '@stateflow/core';
 
 /** Longest file contents sent, in UTF-16 code units; longer ones are cut. */
 const CONTENT_CHARS = 20_000;
-
-/** One file as of the call. */
-export interface SlateFileView {
-  name: string;
-  contents: string;
-  truncated: boolean;
-  metatags: JsonObject;
-  /** System metatags. */
-  system: { size: number; tokens: number; created: string; modified: string; lastRead?: string };
-}
-
-/** One slate as of the call. */
-export interface SlateView {
-  title: string;
-  folders: Array<{ path: string; files: SlateFileView[]; index: IndexRow[] }>;
-}
 
 /** The slates of a slate stream state. Tokens are counted with the default encoding (o200k_base). */
 export async function slatesView(state: JsonObject): Promise<SlateView[]> {
@@ -39,7 +24,6 @@ export async function slatesView(state: JsonObject): Promise<SlateView[]> {
       const index = folderIndex(slates, title, path, count);
       return {
         path,
-        index,
         files: Object.entries(folder.files).map(([name, file]): SlateFileView => {
           const contents = fileContents(file);
           const row = index.find((r) => r.file === name);

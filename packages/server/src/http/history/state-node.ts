@@ -6,7 +6,8 @@
  * page needs to draw and copy it; nothing below the level is sent.
  */
 import { StateflowError, hasOwn, isJsonObject, jsonEqual, kindOf, narrowPatch, pointerSegments } from '@stateflow/core';
-import type { JsonKind, JsonObject, JsonValue } from '@stateflow/core';
+import type { JsonObject, JsonValue } from '@stateflow/core';
+import type { NodeChild, NodePage, Scope, ShownValue, ValueSummary } from '@stateflow/ui';
 import type { NodeStep } from './read-paths.js';
 
 /** Longest string shown whole in a preview, in UTF-16 code units; longer ones are cut. */
@@ -15,54 +16,18 @@ export const PREVIEW_CHARS = 200;
 /** Children per page by default, and at most. */
 export const NODE_PAGE = { default: 200, max: 2000 } as const;
 
-/** The scopes of the effective overlay, low → high priority. */
-export type Scope = 'global' | 'cwd' | 'session';
+/** Largest value sent whole, in characters of JSON; larger ones are sent as a summary. */
+export const VALUE_CHARS = 4096;
 
-/** What a child shows of a value: its kind, its size, and scalars (cut at {@link PREVIEW_CHARS}). */
-export interface ValueSummary {
-  kind: JsonKind;
-  /** Immediate key count of an object. */
-  size?: number;
-  /** Item count of an array, UTF-16 length of a string. */
-  length?: number;
-  /** The value of a scalar (a string cut at {@link PREVIEW_CHARS}). */
-  preview?: string | number | boolean;
-  /** True when `preview` is a cut string. */
-  truncated?: boolean;
-}
-
-/** One child of a node. */
-export interface NodeChild extends ValueSummary {
-  /** Object key, or `[i]` for an array item. */
-  label: string;
-  /** RFC 6901 pointer of the child from the stream state's root. */
-  pointer: string;
-  /** True when the transition looked at changed this child (or something below it). */
-  changed: boolean;
-  /** `read_state` path, or `null` where none exists (a key outside the path grammar). */
-  path: string | null;
-  /** Effective view: the highest scope holding a value here. */
-  scope?: Scope;
-  /** Effective view: the lower scopes' values this one hides (an object merges instead). */
-  shadows?: Array<ValueSummary & { scope: Scope }>;
-  /** Effective view: every scope whose object is merged into this one, low → high (two or more). */
-  merges?: Scope[];
-}
-
-/** One page of one level. */
-export interface NodePage extends ValueSummary {
-  pointer: string;
-  /** True when the transition looked at changed this value; `null` when that is not known (history before the origin). */
-  changed: boolean | null;
-  children: NodeChild[];
-  /** Index of the first child sent, and how many the value has. */
-  offset: number;
-  total: number;
+/** A value as a page shows it: absent, whole when small, else its summary. */
+export function shownValue(value: JsonValue | undefined): ShownValue {
+  if (value === undefined) return { absent: true };
+  return JSON.stringify(value).length <= VALUE_CHARS ? { value } : { summary: summarize(value) };
 }
 
 /** Summary of a value for a row. */
 export function summarize(value: JsonValue): ValueSummary {
-  const kind = kindOf(value);
+  const kind = kindOf(value) as ValueSummary['kind'];
   if (isJsonObject(value)) return { kind, size: Object.keys(value).length };
   if (Array.isArray(value)) return { kind, length: value.length };
   if (typeof value === 'string') {

@@ -5,28 +5,12 @@
  * filtered list so the rail can label its groups without loading them.
  */
 import type { Store, StreamHead } from '@stateflow/store';
+import type { StreamKind, StreamPage, StreamRow } from '@stateflow/ui';
 import { STREAM_KINDS, streamKind } from './read-paths.js';
-import type { StreamKind } from './read-paths.js';
 import type { StreamVisibility } from '../stream-visibility.js';
 
 /** Streams per page by default, and at most. */
 export const STREAM_PAGE = { default: 200, max: 1000 } as const;
-
-/** One row of the rail. */
-export interface StreamRow extends StreamHead {
-  kind: StreamKind;
-  /** Time of the transition that produced the head (ISO 8601). */
-  time: string;
-}
-
-/** One page of the rail. */
-export interface StreamPage {
-  streams: StreamRow[];
-  /** Streams per kind after the filter (every kind listed, zeros included). */
-  counts: Record<StreamKind, number>;
-  /** Pass as `after` for the next page; `null` on the last page. */
-  next: string | null;
-}
 
 /** Query of {@link streamPage}. */
 export interface StreamQuery {
@@ -58,5 +42,5 @@ export async function streamPage(store: Store, visibility: StreamVisibility, que
   const streams = await Promise.all(
     page.map(async (head): Promise<StreamRow> => ({ ...head, kind: streamKind(head.stream), time: (await store.transition(head.seq)).time })),
   );
-  return { streams, counts, next: more ? (page[page.length - 1]?.stream ?? null) : null };
+  return { lastSeq: store.lastSeq(), streams, counts, next: more ? (page[page.length - 1]?.stream ?? null) : null };
 }

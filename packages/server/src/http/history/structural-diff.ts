@@ -8,39 +8,11 @@
  */
 import { hasOwn, isJsonObject, jsonEqual } from '@stateflow/core';
 import type { JsonValue } from '@stateflow/core';
-import { summarize } from './state-node.js';
-import type { ValueSummary } from './state-node.js';
+import type { DiffEntry, StructuralDiff } from '@stateflow/ui';
+import { shownValue } from './state-node.js';
 
 /** Entries by default and at most. */
 export const DIFF_ENTRIES = { default: 2000, max: 10000 } as const;
-
-/** Largest leaf value sent whole, in characters of JSON. */
-const VALUE_CHARS = 4096;
-
-/** One row of the diff. */
-export interface DiffEntry {
-  pointer: string;
-  /** Depth below the root (the root's children are 1). */
-  depth: number;
-  /** Key, or `[i]`. */
-  label: string;
-  change: 'added' | 'removed' | 'changed';
-  /** A changed object or array whose children follow; `unchanged` counts the collapsed ones. */
-  container?: { unchanged: number };
-  before?: JsonValue | { summary: ValueSummary };
-  after?: JsonValue | { summary: ValueSummary };
-}
-
-/** A diff. */
-export interface StructuralDiff {
-  entries: DiffEntry[];
-  counts: { added: number; removed: number; changed: number };
-  truncated: boolean;
-}
-
-function shown(value: JsonValue): JsonValue | { summary: ValueSummary } {
-  return JSON.stringify(value).length <= VALUE_CHARS ? value : { summary: summarize(value) };
-}
 
 /** The structural diff from `before` to `after`, at most `limit` entries. */
 export function structuralDiff(before: JsonValue, after: JsonValue, limit: number): StructuralDiff {
@@ -59,18 +31,18 @@ export function structuralDiff(before: JsonValue, after: JsonValue, limit: numbe
     for (const [label, segment, x, y] of pairs) {
       if (out.truncated) return;
       const at = `${pointer}/${segment}`;
-      if (x === undefined && y !== undefined) push({ pointer: at, depth, label, change: 'added', after: shown(y) });
-      else if (y === undefined && x !== undefined) push({ pointer: at, depth, label, change: 'removed', before: shown(x) });
+      if (x === undefined && y !== undefined) push({ pointer: at, depth, label, change: 'added', after: shownValue(y) });
+      else if (y === undefined && x !== undefined) push({ pointer: at, depth, label, change: 'removed', before: shownValue(x) });
       else if (x !== undefined && y !== undefined && !jsonEqual(x, y)) {
         if (comparable(x, y)) {
           const unchanged = childPairs(x, y).filter(([, , p, q]) => p !== undefined && q !== undefined && jsonEqual(p, q)).length;
           if (push({ pointer: at, depth, label, change: 'changed', container: { unchanged } })) walk(x, y, at, depth + 1);
-        } else push({ pointer: at, depth, label, change: 'changed', before: shown(x), after: shown(y) });
+        } else push({ pointer: at, depth, label, change: 'changed', before: shownValue(x), after: shownValue(y) });
       }
     }
   };
   if (comparable(before, after)) walk(before, after, '', 1);
-  else if (!jsonEqual(before, after)) push({ pointer: '', depth: 0, label: '(root)', change: 'changed', before: shown(before), after: shown(after) });
+  else if (!jsonEqual(before, after)) push({ pointer: '', depth: 0, label: '(root)', change: 'changed', before: shownValue(before), after: shownValue(after) });
   return out;
 }
 

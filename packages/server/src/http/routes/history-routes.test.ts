@@ -185,7 +185,7 @@ describe('GET /v1/history/diff', () => {
     expect(body.storedPatch).toEqual(await store.patchAt('cwd:/p', 9));
     expect(jsonEqual(applyPatch(await store.stateAt('cwd:/p', 8), body.patch as JsonObject), await store.stateAt('cwd:/p', 9))).toBe(true);
     const leaves = body.entries.filter((e: any) => e.container === undefined);
-    expect(leaves.map((e: any) => [e.pointer, e.change, e.before, e.after])).toEqual([
+    expect(leaves.map((e: any) => [e.pointer, e.change, e.before.value, e.after.value])).toEqual([
       ['/lazy/doc/version', 'changed', '1.2.0', '1.3.0'],
       ['/lazy/doc/counter', 'changed', 8, 9],
       ['/lazy/doc/list/0', 'changed', 8, 9],

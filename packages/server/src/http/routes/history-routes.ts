@@ -12,6 +12,7 @@
 import { StateflowError, diff, overlay } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { Store, StreamHead, StreamId } from '@stateflow/store';
+import type { Scope, StreamKind } from '@stateflow/ui';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../server-context.js';
 import { histogram } from '../history/histogram.js';
@@ -27,9 +28,9 @@ import {
 } from '../history/history-schemas.js';
 import { pathHistory } from '../history/path-history.js';
 import { cliCommand, readStatePath, scopeRoot, streamKind } from '../history/read-paths.js';
-import type { NodeStep, StreamKind } from '../history/read-paths.js';
+import type { NodeStep } from '../history/read-paths.js';
 import { nodePage, resolvePointer } from '../history/state-node.js';
-import type { NodeDecoration, Scope } from '../history/state-node.js';
+import type { NodeDecoration } from '../history/state-node.js';
 import { slatesView } from '../history/slates-at-call.js';
 import { streamPage } from '../history/stream-list.js';
 import { structuralDiff } from '../history/structural-diff.js';
@@ -55,7 +56,7 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
   app.get<{ Querystring: { filter?: string; kind?: StreamKind; after?: string; limit: number } }>(
     '/v1/history/streams',
     { schema: { querystring: streamsQuerySchema } },
-    async (request) => ({ lastSeq: store.lastSeq(), ...(await streamPage(store, access(request), request.query)) }),
+    async (request) => streamPage(store, access(request), request.query),
   );
 
   app.get<{ Querystring: { buckets: number; stream?: string } }>(
