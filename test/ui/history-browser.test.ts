@@ -123,6 +123,9 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
     const version = await row('/lazy/history/version').getByTestId('node-value').innerText();
     expect(version).toBe(JSON.stringify((expected.docs[REV - 1] as JsonObject)['version']));
     expect(await page.getByTestId('inspector-seq').innerText()).toBe(String(seq));
+    await row('/lazy/history/version').click();
+    await row('/lazy/history/version').getByRole('button', { name: 'copy path' }).click();
+    await page.waitForSelector(`[data-testid="status"]:has-text("Copied cwd[${REV}].lazy.history.version")`);
     expect(await page.getByTestId('hash-verified').innerText()).toContain('✓ verified');
     await shot('2-tree-at-revision-100-with-inspector');
   });
@@ -254,6 +257,11 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
     expect(text).toMatch(/tokens/);
     expect(await page.getByTestId('slates-call-diff').innerText()).toContain('messages.md');
     await shot('9-slates-of-a-session');
+    // A slate stream has no read_state path: copy path gives the CLI command and the pointer.
+    await page.getByTestId('tab-tree').click();
+    await row('/layout').click();
+    await row('/layout').getByRole('button', { name: 'copy path' }).click();
+    await page.waitForSelector(`[data-testid="status"]:has-text("Copied stateflow --json diff ${slate} 0 3  # then look up /layout")`);
   });
 
   it('shows the effective view with the scope of each value', async () => {
@@ -268,7 +276,24 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
     await shot('10-effective-view');
   });
 
+  it('shows the history before a stream origin as compacted, not as missing', async () => {
+    const stream = 'cwd:/compacted';
+    for (let i = 1; i <= 8; i++) await api('/v1/store/publish', { changes: { [stream]: { lazy: { n: i } } } });
+    const early = (await api(`/v1/history/revisions?stream=${encodeURIComponent(stream)}&from=2&limit=1`)).revisions[0].seq as number;
+    const { origin } = await api('/v1/store/compact', { stream, keepRevisions: 2 });
+    expect(origin).toBeGreaterThan(2);
+    await page.goto(`${base}/ui/#stream=${encodeURIComponent(stream)}&seq=${early}`);
+    await page.waitForSelector('[data-testid="tree-compacted"]');
+    expect(await page.getByTestId('tree-compacted').innerText()).toContain(`before revision ${origin} was compacted`);
+    await shot('12-compacted');
+    await page.getByTestId('tab-revisions').click();
+    await page.waitForSelector(`[data-testid="revisions"] h2:has-text("1–${origin} compacted")`);
+    expect(await page.locator('[data-testid="revisions"] h2').innerText()).toContain(`1–${origin} compacted`);
+    await page.getByTestId('tab-tree').click();
+  });
+
   it('lists a stream revisions in a virtualised list', async () => {
+    await page.goto(pageUrl);
     await page.locator(`[data-stream="${STREAM}"]`).click();
     await page.getByTestId('tab-revisions').click();
     await page.waitForSelector('[data-testid="revision-rows"] [data-rev]');

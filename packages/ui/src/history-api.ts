@@ -100,8 +100,8 @@ export interface StreamNode extends NodePage {
   stream: string;
   streamKind: StreamKind;
   rev: number;
-  /** Seq of the transition that produced `rev` (0 for revision 0). */
-  seq: number;
+  /** Seq of the transition that produced `rev`; `null` for revision 0 and at or below the origin (that transition may be pruned). */
+  seq: number | null;
   head: number;
   headSeq: number;
   origin: number;
@@ -216,7 +216,8 @@ export interface SlateView {
 export interface SlatesAtCall {
   stream: string;
   rev: number;
-  seq: number;
+  /** As {@link StreamNode}.seq. */
+  seq: number | null;
   head: number;
   origin: number;
   time: string | null;

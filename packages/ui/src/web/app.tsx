@@ -74,6 +74,20 @@ export function App() {
 
   useEffect(() => handleUnauthorized(() => setAskKey(true)), []);
 
+  // A permalink pasted into this tab (the page writes its own with replaceState, which fires no event).
+  useEffect(() => {
+    const follow = () => {
+      const link = readPermalink(location.hash);
+      if (link.selection === null) return;
+      setSelection(link.selection);
+      setCursorSeq((c) => link.seq ?? c);
+      setTab(link.tab);
+      setPointer(link.pointer === null ? null : { pointer: link.pointer, rev: null });
+    };
+    addEventListener('hashchange', follow);
+    return () => removeEventListener('hashchange', follow);
+  }, []);
+
   // The cursor starts at the last seq (one cheap request), not after the histogram has loaded.
   useEffect(() => {
     get<StreamPage>(`/v1/history/streams${query({ limit: 1 })}`).then((p) => setCursorSeq((c) => c ?? p.lastSeq), () => undefined);
@@ -127,7 +141,11 @@ export function App() {
         <p class="sr-only" role="status" aria-live="polite">
           {status}
         </p>
-        {status !== '' && <span class="muted small">{status}</span>}
+        {status !== '' && (
+          <span class="muted small" data-testid="status">
+            {status}
+          </span>
+        )}
       </header>
       <TimeCursor histogram={histogram} seq={cursorSeq ?? 0} onSeq={(s) => setCursorSeq(s)} time={null} />
       <div class="main">
@@ -190,9 +208,7 @@ export function App() {
                 ) : (
                   <PathHistory stream={stream} pointer={pointer.pointer} at={pointer.rev} onSeq={(s) => setCursorSeq(s)} />
                 ))}
-              {tab === 'revisions' && stream !== null && view?.head != null && (
-                <Revisions stream={stream} head={view.head} origin={view.origin ?? 0} rev={view.rev} onSeq={(s) => setCursorSeq(s)} />
-              )}
+              {tab === 'revisions' && stream !== null && <Revisions stream={stream} rev={view?.rev ?? null} onSeq={(s) => setCursorSeq(s)} />}
               {tab === 'slates' && stream !== null && view?.rev != null && <SlatesView stream={stream} rev={view.rev} />}
             </>
           )}

@@ -57,7 +57,7 @@ export function Inspector(props: { seq: number | null }) {
     <aside class="inspector" aria-label="Transition inspector" data-testid="inspector">
       <h2>Transition</h2>
       {error !== null && <p class="muted">{error}</p>}
-      {t === null && error === null && <p class="muted">No transition at the cursor (the stream is empty here).</p>}
+      {t === null && error === null && <p class="muted">No transition to show: the stream has no revision here, or the transition of this revision was compacted.</p>}
       {t !== null && (
         <>
           <dl class="facts">
@@ -96,7 +96,9 @@ export function Inspector(props: { seq: number | null }) {
               <code title={t.link.prevHash}>{t.link.prevHash.slice(0, 12)}…</code> → <code title={t.link.hash}>{t.link.hash.slice(0, 12)}…</code>{' '}
               <span class={t.link.verified === true ? 'badge ok' : t.link.verified === false ? 'badge bad' : 'badge'} data-testid="hash-verified">
                 {t.link.verified === true
-                  ? `✓ verified: prevHash is the hash of seq ${t.seq - 1}`
+                  ? t.seq === 1
+                    ? '✓ verified: the first transition (prevHash is 64 zeros)'
+                    : `✓ verified: prevHash is the hash of seq ${t.seq - 1}`
                   : t.link.verified === false
                     ? '✗ prevHash does not match the previous transition'
                     : 'previous transition compacted or not visible'}

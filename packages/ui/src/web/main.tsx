@@ -5,4 +5,5 @@ import { adoptFragmentCredential } from './auth.js';
 import './styles.css';
 
 adoptFragmentCredential(location, history, sessionStorage);
+addEventListener('hashchange', () => adoptFragmentCredential(location, history, sessionStorage));
 render(<App />, document.getElementById('app')!);

@@ -13,8 +13,6 @@ const PAGE = 200;
 
 export interface RevisionsProps {
   stream: string;
-  head: number;
-  origin: number;
   /** Revision at the cursor (highlighted). */
   rev: number | null;
   onSeq: (seq: number) => void;
@@ -22,31 +20,45 @@ export interface RevisionsProps {
 
 export function Revisions(props: RevisionsProps) {
   const [rows, setRows] = useState<Map<number, RevisionRow>>(new Map());
+  // Head and origin as the first page read them; the list's length follows from them.
+  const [extent, setExtent] = useState<{ head: number; origin: number } | null>(null);
   const requested = useRef(new Set<number>());
-  useEffect(() => {
-    setRows(new Map());
-    requested.current = new Set();
-  }, [props.stream]);
+  const current = useRef(props.stream);
+  current.current = props.stream;
 
-  const first = props.origin + 1;
-  const count = Math.max(0, props.head - props.origin);
-  const ensure = (rev: number) => {
-    const start = first + Math.floor((rev - first) / PAGE) * PAGE;
-    if (requested.current.has(start)) return;
-    requested.current.add(start);
-    void get<RevisionPage>(`/v1/history/revisions${query({ stream: props.stream, from: start, limit: PAGE })}`).then((page) =>
-      setRows((current) => {
-        const next = new Map(current);
+  const fetchPage = (from: number) => {
+    requested.current.add(from);
+    const stream = props.stream;
+    void get<RevisionPage>(`/v1/history/revisions${query({ stream, from, limit: PAGE })}`).then((page) => {
+      // A page of the stream shown before arrives late: not this list's.
+      if (stream !== current.current) return;
+      setExtent((e) => e ?? { head: page.head, origin: page.origin });
+      setRows((shown) => {
+        const next = new Map(shown);
         for (const r of page.revisions) next.set(r.rev, r);
         return next;
-      }),
-    );
+      });
+    });
+  };
+  useEffect(() => {
+    setRows(new Map());
+    setExtent(null);
+    requested.current = new Set();
+    fetchPage(Math.max(1, (props.rev ?? 1) - 20));
+  }, [props.stream]);
+
+  const origin = extent?.origin ?? 0;
+  const first = origin + 1;
+  const count = extent === null ? 0 : Math.max(0, extent.head - origin);
+  const ensure = (rev: number) => {
+    const start = first + Math.floor((rev - first) / PAGE) * PAGE;
+    if (!requested.current.has(start)) fetchPage(start);
   };
 
   return (
     <section class="revisions" aria-label="Revisions" data-testid="revisions">
       <h2>
-        Revisions of <code>{props.stream}</code> <span class="muted small">({count} retained{props.origin > 0 ? `; 1–${props.origin} compacted` : ''})</span>
+        Revisions of <code>{props.stream}</code> <span class="muted small">({count} retained{origin > 0 ? `; 1–${origin} compacted` : ''})</span>
       </h2>
       <VirtualList
         label="Revisions"

@@ -23,8 +23,8 @@ export interface TreeView {
   cursor: number;
   /** The stream revision shown (stream view), or `null` (effective view). */
   rev: number | null;
-  /** Seq of the transition that produced what is shown. */
-  seq: number;
+  /** Seq of the transition that produced what is shown (`null`: revision 0, or compacted away). */
+  seq: number | null;
   head: number | null;
   origin: number | null;
   root: StreamNode | EffectiveNode;
@@ -128,7 +128,7 @@ export function StateTree(props: StateTreeProps) {
     })();
   }, [selectionKey, props.seq, props.version]);
 
-  const at = view === null ? null : view.rev !== null ? { rev: view.rev } : { seq: view.seq };
+  const at = view === null ? null : view.rev !== null ? { rev: view.rev } : { seq: view.cursor };
 
   const load = async (pointer: string, offset: number) => {
     if (at === null) return;
@@ -207,7 +207,7 @@ export function StateTree(props: StateTreeProps) {
   if (view === null) return <section class="tree" aria-label="State tree">Loading…</section>;
 
   return (
-    <section class="tree" aria-label="State tree" data-testid="tree" data-rev={view.rev ?? ''} data-seq={view.seq} data-cursor={view.cursor}>
+    <section class="tree" aria-label="State tree" data-testid="tree" data-rev={view.rev ?? ''} data-seq={view.seq ?? ''} data-cursor={view.cursor}>
       <header class="tree-head">
         <div>
           {view.rev !== null ? (

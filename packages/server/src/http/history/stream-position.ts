@@ -24,8 +24,18 @@ export function revisionIn(transition: Transition, stream: StreamId): number {
 /**
  * The revision `stream` had as of global `seq` (0 before its first transition).
  * @param head the stream's head, read once by the caller.
+ * @throws HISTORY_NOT_RETAINED `{ stream, rev, origin }` when that revision is below the origin.
  */
 export async function revisionAsOf(store: Store, head: StreamHead, seq: number): Promise<number> {
+  const rev = await retainedRevisionAsOf(store, head, seq);
+  // Compaction pruned the transitions up to the origin: a seq before the first retained one may
+  // lie before the origin's own transition. The store answers that from its seq index.
+  if (head.origin > 0 && rev === head.origin) await store.statesAt([head.stream], seq);
+  return rev;
+}
+
+/** The revision as of `seq` read from the retained transitions only: the origin for any seq before the first one kept. */
+async function retainedRevisionAsOf(store: Store, head: StreamHead, seq: number): Promise<number> {
   if (seq >= head.seq) return head.rev;
   const next = await nextTransition(store, head.stream, seq + 1);
   return next === null ? head.rev : revisionIn(next, head.stream) - 1;
@@ -33,8 +43,7 @@ export async function revisionAsOf(store: Store, head: StreamHead, seq: number):
 
 /**
  * The global seq of the transition that produced revision `rev` (1 ≤ rev ≤ head) of a stream.
- * Revisions below the origin whose transitions were pruned resolve to the first retained one
- * after them.
+ * Call it only for revisions above the origin: the transitions at or below it may be pruned.
  */
 export async function seqOfRevision(store: Store, head: StreamHead, rev: number): Promise<number> {
   if (rev >= head.rev) return head.seq;
@@ -43,7 +52,7 @@ export async function seqOfRevision(store: Store, head: StreamHead, rev: number)
   let hi = head.seq;
   while (lo < hi) {
     const mid = Math.floor((lo + hi) / 2);
-    if ((await revisionAsOf(store, head, mid)) >= rev) hi = mid;
+    if ((await retainedRevisionAsOf(store, head, mid)) >= rev) hi = mid;
     else lo = mid + 1;
   }
   return lo;

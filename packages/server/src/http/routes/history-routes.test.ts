@@ -272,7 +272,13 @@ describe('a compacted stream', () => {
     expect(before.status).toBe(410);
     expect((await before.json()).error).toMatchObject({ code: 'HISTORY_NOT_RETAINED', details: { origin } });
     const at = await (await fetch(`${handle.url}/v1/history/node?stream=cwd:/c&rev=${origin}&pointer=/lazy`)).json();
-    expect(at).toMatchObject({ rev: origin, origin, changed: null });
+    expect(at).toMatchObject({ rev: origin, origin, changed: null, seq: null });
+    // As of a seq before the origin's transition (seq n is revision n here): compacted, not the origin.
+    const asOf = await fetch(`${handle.url}/v1/history/node?stream=cwd:/c&seq=2`);
+    expect(asOf.status).toBe(410);
+    expect((await asOf.json()).error).toMatchObject({ code: 'HISTORY_NOT_RETAINED', details: { origin } });
+    const atOrigin = await (await fetch(`${handle.url}/v1/history/node?stream=cwd:/c&seq=${origin}`)).json();
+    expect(atOrigin).toMatchObject({ rev: origin });
     expect(at.children[0]).toMatchObject({ label: 'n', preview: origin });
   });
 

@@ -85,7 +85,8 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
       const decoration: NodeDecoration = { change, path: (steps) => (root === null ? null : readStatePath(root, rev, steps)) };
       const page = nodePage(state, pointer, { offset, limit }, decoration);
       const { steps } = resolvePointer(state, pointer);
-      const seq = rev === 0 ? 0 : await seqOfRevision(store, head, rev);
+      // The transition of the origin revision may have been pruned with the ones before it.
+      const seq = rev === 0 || rev <= head.origin ? null : await seqOfRevision(store, head, rev);
       return {
         stream,
         streamKind: streamKind(stream),
@@ -198,9 +199,9 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
       const head = await visibleHead(request, stream);
       const rev = request.query.rev ?? (request.query.seq === undefined ? head.rev : await revisionAsOf(store, head, request.query.seq));
       const state = await stateAtRev(store, head, rev);
-      const seq = rev === 0 ? 0 : await seqOfRevision(store, head, rev);
+      const seq = rev === 0 || rev <= head.origin ? null : await seqOfRevision(store, head, rev);
       const call = rev >= 1 && rev - 1 >= head.origin ? structuralDiff(await stateAtRev(store, head, rev - 1), state, 2000) : null;
-      return { stream, rev, seq, head: head.rev, origin: head.origin, time: seq === 0 ? null : (await store.transition(seq)).time, slates: await slatesView(state), call };
+      return { stream, rev, seq, head: head.rev, origin: head.origin, time: seq === null ? null : (await store.transition(seq)).time, slates: await slatesView(state), call };
     },
   );
 }
