@@ -3,7 +3,7 @@
  * values, fetched page by page from the server (which reads a bounded number of revisions per
  * request) into a virtualised list. Activating an entry moves the cursor to its transition.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, query } from './api.js';
 import { CHANGE_MARK, shownText, timeText } from './format.js';
 import type { PathChange, PathHistoryPage } from './types.js';
@@ -24,12 +24,17 @@ export function PathHistory(props: PathHistoryProps) {
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
+  const shown = useRef('');
+  shown.current = `${props.stream}\n${props.pointer}`;
   const load = async (after: number, reset: boolean) => {
+    const key = shown.current;
     setLoading(true);
     try {
       const page = await get<PathHistoryPage>(
         `/v1/history/path-history${query({ stream: props.stream, pointer: props.pointer, at: props.at ?? undefined, after, limit: 100 })}`,
       );
+      // A page for the path shown before arrives late: not this list's.
+      if (key !== shown.current) return;
       setChanges((c) => (reset ? page.changes : [...c, ...page.changes]));
       setNext(page.next);
       setFirstRev(page.firstRev);
