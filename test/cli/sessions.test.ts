@@ -76,6 +76,12 @@ describe('the main job (npm start runs stateflow serve)', () => {
       const result = await runProcess('bash', ['-c', tryLine.slice('try: '.length)]);
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual({ meta: { type: 'object', size: 0 }, keys: {} });
+      // The history page's URL, with the token in its fragment, opens the page.
+      const history = /browser: (http:\/\/127\.0\.0\.1:\d+\/ui\/)#token=[A-Za-z0-9_-]+$/.exec(lines[4] ?? '');
+      expect(history, lines[4]).not.toBeNull();
+      const page = await fetch(history![1]!);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<div id="app">');
     } finally {
       expect(await stop(child)).toBe(0);
     }

@@ -70,7 +70,7 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
     );
     server = started.child;
     base = /stateflow serving on (http:\/\/\S+)/.exec(started.banner)?.[1] ?? '';
-    pageUrl = /history: (http:\/\/\S+)/.exec(started.banner)?.[1] ?? '';
+    pageUrl = /browser: (http:\/\/\S+)/.exec(started.banner)?.[1] ?? '';
     expect(pageUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/ui\/#token=[A-Za-z0-9_-]+$/);
     // A ladder session with two calls: its slate stream gets two revisions after its creation.
     session = (await api<{ id: string }>('/v1/demo/notes/sessions', { name: 'release planning' })).id;

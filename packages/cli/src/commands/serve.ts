@@ -59,7 +59,6 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
       ctx.io.stdout.write(
         [
           `stateflow serving on ${server.url}`,
-          `history: ${server.uiUrl}#token=${server.token}`,
           `data: ${options.dir}`,
           `ladders: ${server.ladders.length === 0 ? 'none (pass --ladders DIR to serve some)' : server.ladders.join(', ')}`,
           `try: ${tryCommand(server.url, server.requiresKey, server.requireToken, server.ladders, ctx.io.cwd, options.dir)}`,

@@ -28,7 +28,7 @@ import { registerWatchRoute, DEFAULT_HEARTBEAT_MS } from './routes/watch-route.j
 import { registerServerRoute } from './routes/server-route.js';
 import { registerMcpRoute } from './routes/mcp-route.js';
 import { registerHistoryRoutes } from './routes/history-routes.js';
-import { isUiPagePath, registerUiPage, UI_PREFIX } from './ui-page.js';
+import { isUiPagePath, registerUiPage } from './ui-page.js';
 import type { ServerContext } from './server-context.js';
 import { reopeningStore } from '../reopening-store.js';
 
@@ -103,8 +103,6 @@ export interface ServerOptions {
 export interface ServerHandle {
   /** Base URL, e.g. `http://127.0.0.1:7411`. */
   url: string;
-  /** URL of the history page, e.g. `http://127.0.0.1:7411/ui/`. */
-  uiUrl: string;
   /** The session manager (lifecycle, sweep) serving this server. */
   sessions: SessionManager;
   /** The store served. */
@@ -219,7 +217,6 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   let closing: Promise<void> | undefined;
   const handle: ServerHandle = {
     url: baseUrl,
-    uiUrl: `${baseUrl}${UI_PREFIX}`,
     sessions,
     store,
     ladders: served,
