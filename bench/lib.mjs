@@ -1,7 +1,7 @@
 /**
  * Shared helpers of the benchmarks: scale, machine description, timing, tables and
  * bench/RESULTS.md. Every figure a bench prints is a ratio against a baseline measured in the
- * same run (issue 8, "Benchmarks").
+ * same run (bench/RESULTS.md).
  */
 import { appendFile, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const RESULTS = path.join(BENCH_DIR, 'RESULTS.md');
 
-/** BENCH_SCALE multiplies every default size (default 1 = the sizes of issue 8). */
+/** BENCH_SCALE multiplies every default size (default 1 = the sizes in bench/RESULTS.md). */
 export const SCALE = Number(process.env.BENCH_SCALE ?? '1');
 if (!(SCALE > 0)) throw new Error(`BENCH_SCALE must be a positive number, got ${process.env.BENCH_SCALE}`);
 

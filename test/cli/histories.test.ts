@@ -1,5 +1,5 @@
 /**
- * Real input end to end (issue 7): each shared history is imported through the CLI into a
+ * Real input end to end: each shared history is imported through the CLI into a
  * LevelDB store on disk; for 50 random revisions `read 'cwd[R].lazy.history'` equals the
  * recorded document, `--projection patch` applied to revision R−1 gives R, the audit is clean,
  * and export → replay into a new directory gives identical hashes and states.

@@ -1,6 +1,6 @@
 /**
  * `stateflow ladder validate` and `stateflow ladder run` end to end through the built bin, with a
- * scripted model and a LevelDB store on disk (issue 5, items 10–11).
+ * scripted model and a LevelDB store on disk (slates README "API").
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -73,10 +73,50 @@ describe('stateflow ladder', () => {
     expect((json(missing) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
   });
 
+  it('validate: a match schema that refers to itself ({$ref: "#"}) or is $async exits 2 naming it', async () => {
+    const selfRef = path.join(root, 'selfref.yaml');
+    await writeFile(selfRef, LADDER.replace(/match: .*/, 'match: { $ref: "#" }'));
+    const result = await stateflow(['ladder', 'validate', selfRef]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe(
+      'Step "answer": slateWrite match refers to itself through "$ref" without descending into the value (at "/$ref"), so checking any value would never end\n',
+    );
+    const asyncSchema = path.join(root, 'async.yaml');
+    await writeFile(asyncSchema, LADDER.replace(/match: \{ type: object,/, 'match: { $async: true, type: object,'));
+    const async = await stateflow(['ladder', 'validate', asyncSchema]);
+    expect(async.code).toBe(2);
+    expect(async.stdout).toContain('Step "answer": slateWrite match is asynchronous ($async: true)');
+  });
+
+  it('run: an aborted run says so — outcome "aborted", the step, node and branch — in --json and in text', async () => {
+    const gated = path.join(root, 'gated.yaml');
+    await writeFile(gated, `name: gated
+steps:
+  - id: check
+    fields:
+      - { name: Q, type: text, from: input.context }
+    if: { equals: "ok", then: continue, else: abort }
+  - id: answer
+    systemPrompt: "Answer."
+`);
+    const no = path.join(root, 'no.jsonl');
+    await writeFile(no, `${JSON.stringify({ content: 'not ok' })}\n`);
+    const result = await stateflow(['--dir', dir, '--json', 'ladder', 'run', gated, '--input', 'x', '--model', `scripted:${no}`]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(json(result)).toMatchObject({
+      outcome: 'aborted',
+      aborted: { step: 'check', node: 0, branch: 'else', message: 'The ladder aborted at step "check" (node 0): its gate did not match and its else is abort.' },
+      output: null,
+    });
+    const text = await stateflow(['--dir', dir, 'ladder', 'run', gated, '--input', 'x', '--model', `scripted:${no}`]);
+    expect(text.stdout.split('\n')[0]).toBe('(aborted) The ladder aborted at step "check" (node 0): its gate did not match and its else is abort.');
+  });
+
   it('run --json with a session: output, one transition, slates, evicted, refused', async () => {
     const result = await stateflow(['--dir', dir, '--session', 's1', '--json', 'ladder', 'run', ladder, '--input', 'When do we ship?', '--model', `scripted:${script}`]);
     expect(result.code, result.stderr).toBe(0);
     expect(json(result)).toEqual({
+      outcome: 'completed',
       output: 'Friday. {"exchange": "Q: when do we ship? A: Friday."}',
       transition: 1,
       slates: { 'Conversation Memory': { history: { 'messages.md': '{"exchange":"Q: when do we ship? A: Friday."}' }, context: { 'facts.md': '' } } },

@@ -1,5 +1,5 @@
 /**
- * Corruption trials (issue 8, "Fault and fuzz harness"): populate a LevelDB store, record an
+ * Corruption trials (test/harness/README.md): populate a LevelDB store, record an
  * oracle of everything readable, close it; then per trial copy it, flip random bytes in one
  * of its LevelDB files (.ldb / .log), reopen, audit and read everything back. Each trial is
  *   detected               — open, audit or a read failed with a StateflowError / a problem;

@@ -1,5 +1,5 @@
 /**
- * Bad-input fuzz (issue 8, "Fault and fuzz harness"): fast-check generates malformed paths,
+ * Bad-input fuzz (test/harness/README.md): fast-check generates malformed paths,
  * patches and publish inputs, tool inputs and ladder configs, and feeds them to the public
  * entry points. Per category it reports cases, crashes (uncaught exceptions, unhandled
  * rejections or a store left unusable), untyped errors (anything thrown that is not a

@@ -1,5 +1,5 @@
 /**
- * Reduced runs of the fault and fuzz harness inside `npm test` (issue 8). The full runs are
+ * Reduced runs of the fault and fuzz harness inside `npm test`. The full runs are
  * `node test/harness/<name>.mjs` (see test/harness/README.md).
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * kill -9 trials (issue 8, "Fault and fuzz harness"): a writer child publishes with
+ * kill -9 trials (test/harness/README.md): a writer child publishes with
  * durability 'fsync' and acknowledges each transition on stdout; we SIGKILL it at a random
  * moment, reopen the store, audit it, and check that every acknowledged transition is present
  * with the acknowledged hash. The same store is crashed `cycles` times before a fresh one.

@@ -118,20 +118,29 @@ async function expectAuditClean(store: string): Promise<void> {
 }
 
 describe('8 agents on one store (4 stdio stateflow mcp, 4 Streamable HTTP)', () => {
-  it('800 concurrent patch_state calls: each acknowledged once, audit clean, revisions gap-free', async () => {
+  it('800 concurrent patch_state calls (and CLI patches among them): each acknowledged once, audit clean, revisions gap-free', async () => {
     dir = await tempDir('stateflow-agents-');
     const store = dir;
     clients = await startAgents(store);
     const server = await discovery(store);
-    const outcomes = await runCalls(clients);
+    // CLI patches on the same owner while the agents write: queued in the server with them.
+    const cli = Array.from({ length: 4 }, (_, i) =>
+      stateflow(['--dir', store, '--cwd', PROJECT, 'patch', JSON.stringify({ lazy: { agents: { cli: { [`c${i}`]: i } } } })]),
+    );
+    const [outcomes, cliRuns] = await Promise.all([runCalls(clients), Promise.all(cli)]);
     expect(outcomes.filter((o) => !o.acknowledged)).toEqual([]);
+    for (const run of cliRuns) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/^published transition \d+ \(cwd rev \d+\)\n$/);
+    }
     // One server served everyone: the one the first agent started.
     expect((await discovery(store)).pid).toBe(server.pid);
 
     const log = await exportLog(store);
-    expect(log).toHaveLength(8 * CALLS);
+    expect(log).toHaveLength(8 * CALLS + cli.length);
     const writes = writesPerCall(log);
     for (const o of outcomes) expect(writes.get(`a${o.agent}-c${o.call}`), `a${o.agent}-c${o.call}`).toBe(1);
+    for (let i = 0; i < cli.length; i++) expect(writes.get(`cli-c${i}`)).toBe(1);
     expectGapFree(log);
     await expectAuditClean(store);
 
@@ -139,6 +148,7 @@ describe('8 agents on one store (4 stdio stateflow mcp, 4 Streamable HTTP)', () 
     expect(read.code, read.stderr).toBe(0);
     const agents = (JSON.parse(read.stdout) as { value: Record<string, Record<string, number>> }).value;
     for (let a = 0; a < 8; a++) expect(Object.keys(agents[`a${a}`] ?? {})).toHaveLength(CALLS);
+    expect(agents['cli']).toEqual({ c0: 0, c1: 1, c2: 2, c3: 3 });
   });
 
   it('SIGKILL of the server mid-run: typed errors, no hang; the restarted server serves every acknowledged write', async () => {

@@ -1,5 +1,5 @@
 /**
- * The HTTP server end to end (issue 6 "Tests that must exist and pass"): a real server on a
+ * The HTTP server end to end (server README "A session from create to a time-travel read"): a real server on a
  * loopback port over classic-level, the official `openai` client calling chat/completions with
  * `X-Session-Id`, and the ladder's model calls going to a fake upstream also on loopback.
  */

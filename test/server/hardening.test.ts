@@ -6,14 +6,18 @@
  * X-Session-Id.
  */
 import { request as httpRequest } from 'node:http';
-import { mkdir } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '@stateflow/server';
+import { DEFAULT_BODY_LIMIT, startServer } from '@stateflow/server';
+import { createRuntime } from '@stateflow/tools';
+import { openStore } from '@stateflow/store';
 import type { ServerHandle } from '@stateflow/server';
 import { stateflow } from '../cli/helpers.js';
+import { startFakeUpstream } from './fake-upstream.js';
 import type { FakeUpstream } from './fake-upstream.js';
-import { ask, http, makeDirs, startCountingUpstream, upstreamEnv } from './fixtures.js';
+import { ask, http, ladderClient, makeDirs, startCountingUpstream, upstreamEnv } from './fixtures.js';
 import type { Dirs } from './fixtures.js';
 
 /** A raw HTTP/1.1 request with exactly the given headers (fetch cannot set Host). */
@@ -212,7 +216,7 @@ describe('HTTP hardening (one local user, no keys)', () => {
         body: `{"selection": {"cwd": "${PROJ}", "mode": "active"}, "patch": {"tactics": {"__proto__": null}}}`,
       });
       expect(deleted.status).toBe(200);
-      expect(deleted.body).toEqual({ state_updates: { effective: [{ path: 'tactics.__proto__', deleted: true }] } });
+      expect(deleted.body).toEqual({ state_updates: { effective: [{ path: 'tactics.__proto__', deleted: true }], selectors: { cwd: 'cwd[2]' } } });
       expect(await server.store.state(`cwd:${PROJ}`)).toEqual({ tactics: { keep: 1 } });
     });
 
@@ -322,6 +326,37 @@ describe('HTTP hardening (one local user, no keys)', () => {
     });
   });
 
+  describe('bounded read answers', () => {
+    const MIB = 1024 * 1024;
+    beforeAll(async () => {
+      // One 1 MiB value, written through the library (the server's body limit here is 64 KiB).
+      const runtime = createRuntime({ store: server.store, selection: { cwd: '/work/big', mode: 'active' } });
+      await runtime.patchState({ patch: { lazy: { big: 'x'.repeat(MIB) } } });
+    });
+    const read = (body: Record<string, unknown>) => http(`${server.url}/v1/state/read`, { body: { selection: { cwd: '/work/big', mode: 'active' }, ...body } });
+
+    it('a batch of more than 100 paths is 422 RESPONSE_TOO_LARGE before anything is read', async () => {
+      for (const count of [101, 400, 600]) {
+        const answer = await read({ paths: Array.from({ length: count }, () => 'lazy.big') });
+        expect(answer.status).toBe(422);
+        expectErrorFormat(answer.body, 'RESPONSE_TOO_LARGE');
+        expect(answer.body.error.details).toEqual({ cap: 'paths', limit: 100, requested: count });
+      }
+    });
+
+    it('results past 8 MiB are 422 RESPONSE_TOO_LARGE naming the cap and the path that crossed it', async () => {
+      const answer = await read({ paths: Array.from({ length: 100 }, () => 'lazy.big') });
+      expect(answer.status).toBe(422);
+      expectErrorFormat(answer.body, 'RESPONSE_TOO_LARGE');
+      expect(answer.body.error.details).toEqual({ cap: 'bytes', limit: 8 * MIB, index: 7 });
+      expect(answer.body.error.message).toContain('8388608 bytes');
+      const fits = await read({ paths: Array.from({ length: 7 }, () => 'lazy.big') });
+      expect(fits.status).toBe(200);
+      expect(fits.body.value).toHaveLength(7);
+      expect((await read({ path: 'lazy.big', projection: 'keys' })).body).toEqual({ meta: { type: 'string', length: MIB }, keys: [] });
+    });
+  });
+
   describe('If-Match and X-Session-Id', () => {
     let id: string;
     const call = (headers: Record<string, string>) =>
@@ -362,6 +397,194 @@ describe('HTTP hardening (one local user, no keys)', () => {
       expect(empty.status).toBe(400);
       expect(empty.body.error.details).toEqual({ field: 'If-Match', reason: 'empty' });
     });
+  });
+});
+
+describe('cost per request: the default body limit', () => {
+  let dirs: Dirs;
+  let server: ServerHandle;
+  beforeAll(async () => {
+    dirs = await makeDirs();
+    server = await startServer({ dir: dirs.dir, port: 0, sweepIntervalMs: 0, onWarning: () => undefined });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await dirs?.cleanup();
+  });
+  const patch = (value: unknown) =>
+    raw(`${server.url}/v1/state/patch`, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ selection: { cwd: '/work/cost', mode: 'active' }, patch: { lazy: { v: value } } }),
+    });
+
+  it('is 1 MiB: an 8 MB legal patch (which held the event loop ~9 s) answers 413 without being processed', async () => {
+    expect(DEFAULT_BODY_LIMIT).toBe(1024 * 1024);
+    const answer = await patch(Array.from({ length: 4 * 1024 * 1024 }, (_, i) => i % 10));
+    expect(answer.status).toBe(413);
+    expectErrorFormat(answer.body, 'BODY_TOO_LARGE');
+    expect(answer.body.error.details).toEqual({ limit: 1024 * 1024 });
+    expect((await server.store.head('cwd:/work/cost')).rev).toBe(0);
+  });
+
+  it('a patch under the limit is served', async () => {
+    const answer = await patch('x'.repeat(1000 * 1000));
+    expect(answer.status).toBe(200);
+    expect((await server.store.head('cwd:/work/cost')).rev).toBe(1);
+  });
+});
+
+describe('hostile ladder schemas', () => {
+  let dirs: Dirs;
+  let upstream: FakeUpstream;
+  let server: ServerHandle;
+  const GUARDED = `
+name: Guarded
+slates:
+  - title: Notes
+    folders:
+      - name: log
+        tokenLimit: 1000
+        files:
+          - { name: log.md, init: blank }
+steps:
+  - id: answer
+    fields:
+      - { name: Question, type: text, from: input.context }
+    slateWrite:
+      to: { slate: Notes, folder: log, file: log.md }
+      on: append
+      match: { type: object, required: [x], properties: { x: { type: string, pattern: "^(a+)+$" } } }
+`;
+  beforeAll(async () => {
+    dirs = await makeDirs();
+    await writeFile(path.join(dirs.ladders, 'alice', 'guarded.yaml'), GUARDED);
+    await writeFile(path.join(dirs.ladders, 'alice', 'selfref.yaml'), GUARDED.replace(/match: .*/, 'match: { $ref: "#" }'));
+    await writeFile(path.join(dirs.ladders, 'alice', 'lookahead.yaml'), GUARDED.replace('^(a+)+$', '^(?=a).*$'));
+    await writeFile(
+      path.join(dirs.ladders, 'alice', 'gated.yaml'),
+      'name: Gated\nsteps:\n  - id: check\n    fields:\n      - { name: Q, type: text, from: input.context }\n    if: { equals: "ok", then: continue, else: abort }\n  - id: answer\n    systemPrompt: "Answer."\n',
+    );
+    // The model echoes text the user steers: 29 a's and a b (a backtracking engine: ~2^29 steps).
+    upstream = await startFakeUpstream(() => JSON.stringify({ x: `${'a'.repeat(29)}b` }));
+    server = await startServer({ dir: dirs.dir, ladders: dirs.ladders, port: 0, env: upstreamEnv(upstream), sweepIntervalMs: 0, onWarning: () => undefined });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await upstream?.close();
+    await dirs?.cleanup();
+  });
+
+  it('a catastrophic-backtracking pattern fed steered model output does not block the server', async () => {
+    const call = http(`${server.url}/v1/alice/guarded/chat/completions`, { body: ask('aaaa') });
+    const meanwhile = await http(`${server.url}/openapi.json`);
+    expect(meanwhile.status).toBe(200);
+    const answer = await call;
+    expect(answer.status).toBe(200);
+    expect(answer.body.stateflow.refused).toEqual([]);
+  }, 5_000);
+
+  it('an aborted run is a distinct answer the official openai client parses: a refusal naming the step, stateflow.aborted', async () => {
+    const completion = await ladderClient(server.url, 'alice/gated').chat.completions.create(ask('anything'));
+    const choice = completion.choices[0];
+    expect(choice?.message.content).toBeNull();
+    expect(choice?.message.refusal).toBe('The ladder aborted at step "check" (node 0): its gate did not match and its else is abort.');
+    expect(choice?.finish_reason).toBe('stop');
+    expect((completion as unknown as { stateflow: { aborted: unknown } }).stateflow.aborted).toEqual({ step: 'check', node: 0, branch: 'else' });
+    const completed = await http(`${server.url}/v1/alice/guarded/chat/completions`, { body: ask('aaaa') });
+    expect(completed.body.stateflow.aborted).toBeNull();
+    expect(typeof completed.body.choices[0].message.content).toBe('string');
+  });
+
+  it('a self-referencing schema and a pattern the linear engine cannot run are rejected at start, not 500 per call', async () => {
+    const rejected = Object.fromEntries(server.rejected.map((r) => [path.basename(r.file), r]));
+    expect(rejected['selfref.yaml']?.code).toBe('CONFIG_INVALID');
+    expect(rejected['selfref.yaml']?.message).toContain('refers to itself through "$ref" without descending into the value');
+    expect(rejected['lookahead.yaml']?.code).toBe('CONFIG_INVALID');
+    expect(rejected['lookahead.yaml']?.message).toContain('cannot run on the linear-time regular expression engine');
+    expect(server.ladders).not.toContain('@alice/selfref');
+    expect((await http(`${server.url}/v1/alice/selfref/chat/completions`, { body: ask('x') })).status).toBe(404);
+  });
+});
+
+describe('internal failures and client errors', () => {
+  let dirs: Dirs;
+  let server: ServerHandle;
+  const logged: string[] = [];
+  beforeAll(async () => {
+    dirs = await makeDirs();
+    await mkdir(dirs.dir, { recursive: true });
+    const store = await openStore(dirs.dir);
+    // A store whose reads of one stream fail with a foreign error: a real internal failure path.
+    const failing = new Proxy(store, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key);
+        if (key === 'view') {
+          return (streams: string[]) => {
+            if (streams.includes('cwd:/work/boom')) throw new TypeError('disk said no');
+            return target.view(streams);
+          };
+        }
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    server = await startServer({ store: failing, ladders: dirs.ladders, port: 0, sweepIntervalMs: 0, onWarning: () => undefined, logDestination: { write: (line: string) => logged.push(line) } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await server?.store.close();
+    await dirs?.cleanup();
+  });
+
+  it('an INTERNAL answer carries a request id, and the server log has a line with that id and the error', async () => {
+    const answer = await raw(`${server.url}/v1/state/read`, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ selection: { cwd: '/work/boom', mode: 'active' }, path: 'tactics' }),
+    });
+    expect(answer.status).toBe(500);
+    expect(answer.body.error.code).toBe('INTERNAL');
+    const id = answer.body.error.details.requestId as string;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(answer.headers['x-request-id']).toBe(id);
+    expect(JSON.stringify(answer.body)).not.toContain('disk said no');
+    const lines = logged.map((line) => JSON.parse(line) as Record<string, any>).filter((entry) => entry.reqId === id);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 50, code: 'INTERNAL', status: 500, method: 'POST', url: '/v1/state/read' });
+    expect(JSON.stringify(lines[0]?.err)).toContain('disk said no');
+    // A client error is not logged.
+    const before = logged.length;
+    expect((await http(`${server.url}/v2/nothing`)).status).toBe(404);
+    expect(logged.length).toBe(before);
+  });
+
+  it("Node's own 431 and 400 answers use the documented error body", async () => {
+    const big = await raw(`${server.url}/openapi.json`, { headers: { 'x-filler': 'x'.repeat(32 * 1024) } });
+    expect(big.status).toBe(431);
+    expectErrorFormat(big.body, 'HEADERS_TOO_LARGE');
+    expect(big.body.error.details).toEqual({ limit: 16 * 1024 });
+    const garbage = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(server.url).port), '127.0.0.1', () => socket.end('NOT HTTP AT ALL\r\n\r\n'));
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(garbage).toMatch(/^HTTP\/1\.1 400 /);
+    const body = JSON.parse(garbage.slice(garbage.indexOf('\r\n\r\n') + 4));
+    expectErrorFormat(body, 'INPUT_INVALID');
+    expect(body.error.details).toEqual({ field: 'request', reason: 'malformed-http' });
+  });
+
+  it('slates?at= beyond safe integers is 400 INPUT_INVALID, not a 404 naming Infinity or a rounded revision', async () => {
+    const id = (await http(`${server.url}/v1/alice/researcher/sessions`, { body: {} })).body.id as string;
+    for (const at of ['1e400', '9007199254740993', '9007199254740992']) {
+      const answer = await http(`${server.url}/v1/alice/researcher/sessions/${id}/slates?at=${at}`);
+      expect(answer.status, at).toBe(400);
+      expectErrorFormat(answer.body, 'INPUT_INVALID');
+      expect(answer.body.error.details.field).toBe('querystring.at');
+      expect(answer.body.error.message).toBe('querystring.at must be <= 9007199254740991.');
+    }
+    expect((await http(`${server.url}/v1/alice/researcher/sessions/${id}/slates?at=1`)).status).toBe(200);
   });
 });
 

@@ -78,6 +78,20 @@ describe('isolation between users', () => {
       'INPUT_INVALID',
     ]);
 
+    // A local/ ladder has one slate stream for the whole store: with keys it would be shared
+    // across users, so every local/ route refuses with 403 before the model is asked.
+    const before = upstream.requests.length;
+    const local = await http(`${server.url}/v1/local/notes/chat/completions`, { body: ask('alice writes a secret'), key: 'key-alice' });
+    expect(local.status).toBe(403);
+    expect(local.body.error.code).toBe('FORBIDDEN');
+    expect(local.body.error.details).toEqual({ ladder: '@local/notes', reason: 'local-ladder' });
+    expect(local.body.error.message).toContain('@alice/researcher');
+    const viaClient = await ladderClient(server.url, 'local/notes', 'key-bob').chat.completions.create(ask('bob asks')).catch((e: unknown) => e);
+    expect([(viaClient as APIError).status, (viaClient as APIError).code]).toEqual([403, 'FORBIDDEN']);
+    expect((await http(`${server.url}/v1/local/notes/sessions`, { key: 'key-bob' })).status).toBe(403);
+    expect(upstream.requests.length).toBe(before);
+    expect((await server.store.head('slate:@local/notes:local')).rev).toBe(0);
+
     // Alice still sees everything, unchanged.
     const mine = await http(`${server.url}/v1/alice/researcher/sessions`, { key: 'key-alice' });
     expect(mine.body.data.map((s: { id: string }) => s.id)).toEqual([id]);
@@ -147,6 +161,34 @@ describe('lifecycle with an injected clock', () => {
     expect((await s.store.audit()).problems).toEqual([]);
   });
 
+  it('state patches racing a close never land after it; with retention 0 nothing of the session remains', async () => {
+    const time = manualClock();
+    const s = await start('race', 0, time);
+    const id = await create(s);
+    const patch = (i: number) =>
+      http(`${s.url}/v1/state/patch`, { body: { selection: { session: id, mode: 'active' }, patch: { tactics: { [`k${i}`]: i } } } });
+    const early = Array.from({ length: 20 }, (_, i) => patch(i));
+    const closing = http(`${s.url}/v1/alice/researcher/sessions/${id}/close`, { method: 'POST' });
+    const late = Array.from({ length: 20 }, (_, i) => patch(20 + i));
+    const closed = await closing;
+    const answers = await Promise.all([...early, ...late]);
+    expect(closed.status, JSON.stringify(closed.body)).toBe(200);
+    expect(closed.body).toMatchObject({ status: 'closed', purgedAt: '2026-07-21T10:00:00.000Z' });
+    for (const answer of answers) {
+      expect([200, 410], JSON.stringify(answer.body)).toContain(answer.status);
+      if (answer.status === 410) expect(answer.body.error.code).toBe('SESSION_CLOSED');
+    }
+    // Whatever landed before the close was purged with it; nothing landed after it.
+    expect(await s.store.state(`session:${id}`)).toEqual({});
+    const after = await patch(99);
+    expect([after.status, after.body.error.code]).toEqual([410, 'SESSION_CLOSED']);
+    const read = await http(`${s.url}/v1/state/read`, { body: { selection: { session: id, mode: 'active' }, path: 'session', projection: 'keys' } });
+    expect([read.status, read.body.error.code]).toEqual([410, 'SESSION_CLOSED']);
+    expect(await s.sessions.sweep()).toEqual({ expired: [], purged: [] });
+    expect(await s.store.state(`session:${id}`)).toEqual({});
+    expect((await s.store.audit()).problems).toEqual([]);
+  });
+
   it('retention delete (0 days): closing deletes the slates at once', async () => {
     const time = manualClock();
     const s = await start('delete', 0, time);
@@ -190,7 +232,8 @@ describe('start-up rules', () => {
     try {
       const r = await http(`${s.url}/v1/alice/researcher/chat/completions`, { body: ask('hi') });
       expect(r.status).toBe(503);
-      expect(r.body.error.code).toBe('MODEL_UNAVAILABLE');
+      expect(r.body.error.code).toBe('MODEL_NOT_CONFIGURED');
+      expect(r.headers.get('x-should-retry')).toBe('false');
       expect(r.body.error.message).toContain('OPENAI_BASE_URL');
     } finally {
       await s.close();

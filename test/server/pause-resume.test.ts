@@ -118,6 +118,34 @@ describe('pause mid-call and resume', () => {
     }
   });
 
+  it('a resume sent while the pause is still pending cancels it: every request answers and later calls work', async () => {
+    const gated = gatedUpstream();
+    const upstream: FakeUpstream = await gated.started;
+    const server = await startServer({ dir: path.join(root, 'pending'), ladders, port: 0, env: upstreamEnv(upstream), sweepIntervalMs: 0 });
+    try {
+      const base = `${server.url}/v1/alice/twostep`;
+      const id = (await http(`${base}/sessions`, { body: {} })).body.id as string;
+      const call = http(`${base}/chat/completions`, { body: ask('What is a qubit?'), headers: { 'x-session-id': id } });
+      await gated.draftAsked;
+      const pausing = http(`${base}/sessions/${id}/pause`, { method: 'POST' });
+      // The pause is pending (the draft step has not finished); the resume must not queue behind the call.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const resumed = await http(`${base}/sessions/${id}/resume`, { method: 'POST' });
+      expect([resumed.status, resumed.body.status]).toEqual([200, 'active']);
+      const paused = await pausing;
+      expect([paused.status, paused.body.status]).toEqual([200, 'active']);
+      gated.release();
+      const done = await call;
+      expect(done.status).toBe(200);
+      expect(done.body.choices[0].message.content).toBe('refined {"exchange": "refined from the draft"}');
+      const next = await http(`${base}/chat/completions`, { body: ask('again'), headers: { 'x-session-id': id } });
+      expect(next.status).toBe(200);
+    } finally {
+      await server.close();
+      await upstream.close();
+    }
+  });
+
   it('across a restart: resume replays the recorded draft from the store and finishes the call', async () => {
     const gated = gatedUpstream();
     const upstream: FakeUpstream = await gated.started;

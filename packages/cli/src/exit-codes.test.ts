@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ErrorCode } from '@stateflow/core';
+import { ERROR_FACTS, ErrorCode } from '@stateflow/core';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 
 describe('exit code table', () => {
@@ -16,8 +16,14 @@ describe('exit code table', () => {
     expect(exitCodeFor('INTERNAL')).toBe(1);
   });
 
-  it('gives every declared error code an exit code from the table', () => {
+  it('gives every declared error code its own entry of the table, never a fallback', () => {
     const allowed = new Set<number>(Object.values(ExitCode).filter((code) => code !== 0));
-    for (const code of Object.values(ErrorCode)) expect(allowed.has(exitCodeFor(code))).toBe(true);
+    for (const code of Object.values(ErrorCode)) {
+      expect(Object.hasOwn(ERROR_FACTS, code), code).toBe(true);
+      expect(allowed.has(exitCodeFor(code)), code).toBe(true);
+    }
+    expect(exitCodeFor('FORBIDDEN')).toBe(1);
+    expect(exitCodeFor('BODY_TOO_LARGE')).toBe(2);
+    expect(exitCodeFor('MEDIA_TYPE_UNSUPPORTED')).toBe(2);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The `stateflow` command-line program (issue 7), built with commander. Exported so tests and
+ * The `stateflow` command-line program (cli README "Commands"), built with commander. Exported so tests and
  * embedders can run it in-process with their own streams.
  */
 import { Command, CommanderError } from 'commander';

@@ -23,7 +23,7 @@ async function listen(handler: Parameters<typeof createServer>[1]): Promise<stri
 describe('callServer', () => {
   it('returns the body and the last seq header', async () => {
     const url = await listen((_req, res) => res.setHeader('stateflow-last-seq', '12').setHeader('content-type', 'application/json').end('{"ok": true}'));
-    expect(await callServer({ url }, 'v1/x')).toEqual({ body: { ok: true }, lastSeq: 12 });
+    expect(await callServer({ url }, 'v1/x')).toMatchObject({ body: { ok: true }, lastSeq: 12 });
   });
 
   it("rethrows the server's typed error with its code and details", async () => {

@@ -18,6 +18,9 @@ export interface ServerEndpoint {
 /** Header carrying the last accepted seq on every store answer. */
 export const LAST_SEQ_HEADER = 'stateflow-last-seq';
 
+/** Header of a `POST /v1/state/patch` answer naming the transition the call published. */
+export const TRANSITION_HEADER = 'stateflow-transition';
+
 /** Header carrying the server token. */
 export const TOKEN_HEADER = 'x-stateflow-token';
 
@@ -36,10 +39,11 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** A successful answer: the parsed JSON body and the last seq the server reported. */
+/** A successful answer: the parsed JSON body, the last seq the server reported, all headers. */
 export interface CallResult<T> {
   body: T;
   lastSeq: number | null;
+  headers: Headers;
 }
 
 /** Request headers authenticating `endpoint`. */
@@ -97,7 +101,7 @@ export async function callServer<T>(endpoint: ServerEndpoint, route: string, opt
     throw new StateflowError('INTERNAL', `The server at ${endpoint.url} answered ${route} with HTTP ${response.status} and a body that is not JSON.`, {}, { cause });
   }
   if (!response.ok) throw serverError(response.status, body, endpoint, route);
-  return { body: body as T, lastSeq: Number.isSafeInteger(lastSeq) ? lastSeq : null };
+  return { body: body as T, lastSeq: Number.isSafeInteger(lastSeq) ? lastSeq : null, headers: response.headers };
 }
 
 /** The `StateflowError` an error answer carries (its code, message and details). */
@@ -108,7 +112,7 @@ export function serverError(status: number, body: unknown, endpoint: ServerEndpo
     const details = isJsonObject(error['details']) ? error['details'] : {};
     return new StateflowError(code as ErrorCode, String(error['message'] ?? code), details as never);
   }
-  return new StateflowError('INTERNAL', `The server at ${endpoint.url} answered ${route} with HTTP ${status} and no Stateflow error body.`);
+  return new StateflowError('INTERNAL', `The server at ${endpoint.url} answered ${route} with HTTP ${status} and no Stateflow error body.`, {});
 }
 
 /**

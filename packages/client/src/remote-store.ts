@@ -205,7 +205,7 @@ class RemoteStore implements Store {
   }
 
   #open(): void {
-    if (this.#closed) throw new StateflowError('STORE_CLOSED', 'This remote store was closed; open it again with openRemoteStore.');
+    if (this.#closed) throw new StateflowError('STORE_CLOSED', 'This remote store was closed; open it again with openRemoteStore.', {});
   }
 
   async #call<T>(route: string, options: CallOptions = {}): Promise<T> {

@@ -3,7 +3,7 @@ import type { JsonObject } from './json.js';
 import { diffValue } from './internal/diff-value.js';
 
 /**
- * The minimal patch that turns `before` into `after` (DESIGN.md "Patches"; issue 2 item 4):
+ * The minimal patch that turns `before` into `after` (DESIGN.md "Patches"):
  * `applyPatch(before, diff(before, after))` deep-equals `after`.
  *
  * - objects: recursive; a key missing from `after` becomes `null` (deletion); a new key carries

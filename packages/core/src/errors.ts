@@ -2,11 +2,12 @@
  * The one error model of Stateflow (DESIGN.md "Errors"; CONVENTIONS.md "Errors").
  *
  * Every failure anywhere in Stateflow is a {@link StateflowError} with a stable `code`
- * (declared once in {@link ErrorCode}, never renamed or reused), typed `details` per code, a
- * message a person can act on, and `cause` when it wraps a foreign error. Transports translate
- * codes in one table each (CLI exit codes, HTTP statuses, MCP `isError`).
+ * (declared once in {@link ErrorCode}, never renamed or reused), the typed `details` of that
+ * code ({@link ErrorDetailsByCode}), a message a person can act on, and `cause` when it wraps a
+ * foreign error. `StateflowError` is a union over the codes, so a `switch (err.code)` narrows
+ * `err.details`. The facts of each code — meaning, retryable, HTTP status, exit code — are one
+ * table, {@link ERROR_FACTS} (`error-facts.ts`), from which every transport derives its own.
  */
-
 /** Stable error codes. The value equals the key; `errors.md` documents each one. */
 export const ErrorCode = {
   // --- paths and reads (core) ---
@@ -19,6 +20,7 @@ export const ErrorCode = {
   PATCH_INVALID: 'PATCH_INVALID',
   // --- tool inputs (tools) ---
   INPUT_INVALID: 'INPUT_INVALID',
+  RESPONSE_TOO_LARGE: 'RESPONSE_TOO_LARGE',
   // --- store ---
   CONFLICT: 'CONFLICT',
   REVISION_NOT_FOUND: 'REVISION_NOT_FOUND',
@@ -40,6 +42,7 @@ export const ErrorCode = {
   SESSION_CLOSED: 'SESSION_CLOSED',
   SESSION_PAUSED: 'SESSION_PAUSED',
   MODEL_UNAVAILABLE: 'MODEL_UNAVAILABLE',
+  MODEL_NOT_CONFIGURED: 'MODEL_NOT_CONFIGURED',
   MODEL_FAILED: 'MODEL_FAILED',
   // --- transports and CLI ---
   USAGE: 'USAGE',
@@ -47,6 +50,8 @@ export const ErrorCode = {
   UNAUTHORIZED: 'UNAUTHORIZED',
   FORBIDDEN: 'FORBIDDEN',
   BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  HEADERS_TOO_LARGE: 'HEADERS_TOO_LARGE',
+  REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
   MEDIA_TYPE_UNSUPPORTED: 'MEDIA_TYPE_UNSUPPORTED',
   INTERNAL: 'INTERNAL',
 } as const;
@@ -55,8 +60,68 @@ export const ErrorCode = {
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 /**
- * Details carried by each code. Codes not listed carry a free-form record.
- * Paths are the caller's path text; `column` is 1-based.
+ * Stable slugs for `PATCH_INVALID` `details.reason` (DESIGN.md "Patches", "Decisions").
+ * Callers may switch on these; they are never renamed.
+ */
+export type PatchInvalidReason =
+  /** The top-level patch is not a JSON object (array, scalar, `null`, `undefined`). */
+  | 'not-object'
+  /** The top-level patch is `{}`: an invalid no-op. */
+  | 'empty'
+  /** Not representable as JSON: `undefined`, NaN, ±Infinity, functions, symbols, bigints, class instances, sparse arrays, cycles. */
+  | 'not-json'
+  /** Containers nested more than 512 levels deep (an operational bound, not a semantic one). */
+  | 'too-deep'
+  /** `null` inside a value being written (an array, or an indexed element), where it is not a deletion marker. */
+  | 'null-in-value'
+  /** A key of the form `[…]` that is not a canonical non-negative decimal index (`[01]`, `[+1]`, `[ 1]`, `[1.0]`, `[]`). */
+  | 'bad-index-syntax'
+  /** An `[N]` key inside an object that is written as a value (inside an array), where it would be stored as data. */
+  | 'index-key-in-value'
+  /** One patch object mixes `"[N]"` keys with ordinary keys. */
+  | 'mixed-index-and-keys'
+  /** `"[N]"` keys addressed at a value that is not an array (an object, a scalar, or an absent key). */
+  | 'index-on-non-array'
+  /** `"[N]"` addresses an element that does not exist (N ≥ length). */
+  | 'index-out-of-range'
+  /** An object patch would create or replace a value with `{}` (only with `emptyObjects: 'refuse'`). */
+  | 'empty-object'
+  /** The patch applies but leaves an invalid state (the store: a non-object `lazy` plane in a scope stream). */
+  | 'invalid-state'
+  /** A tool patch mixes scope roots (`global`, `cwd`, `session`) with unscoped planes. */
+  | 'mixed-scoped-and-unscoped'
+  /** A tool patch without scope roots while more than one owner is selected. */
+  | 'unscoped-ambiguous'
+  /** A tool patch names a key that is not a plane (`intents`, `strategy`, `tactics`, `artifacts`, `response`, `lazy`). */
+  | 'unknown-plane'
+  /** A tool patch would make a scope's `lazy` plane something other than an object. */
+  | 'lazy-root'
+  /** A tool patch writes `response` outside the session (new answers go only to the session). */
+  | 'response-owner'
+  /** A tool patch writes `response` in Passive mode. */
+  | 'response-passive';
+
+/**
+ * Details of a `PATCH_INVALID` error: `at` is an RFC 6901 pointer into the patch (`""` = the
+ * whole patch); `problem` is the message's own words without the location prefix, for callers
+ * that report the same problem about another input (tool inputs, `meta`, slate values).
+ */
+export interface PatchInvalidDetails {
+  reason: PatchInvalidReason;
+  at: string;
+  index?: string;
+  length?: number;
+  problem?: string;
+}
+
+/** Details of a code that carries none. */
+export type NoDetails = Record<string, never>;
+
+/**
+ * The details every code carries — required, one shape per code (a union where a code is raised
+ * about different things). Paths are the caller's path text (at most 200 characters of it);
+ * `column` is 1-based; `at` is always an RFC 6901 pointer (`""` for the whole value); `field` is
+ * a dotted location in a tool or request input.
  */
 export interface ErrorDetailsByCode {
   PATH_SYNTAX: { path: string; column: number };
@@ -64,59 +129,99 @@ export interface ErrorDetailsByCode {
   PATH_KIND: { path: string; expected: string; actual: string; at?: string };
   INDEX_OUT_OF_RANGE: { path: string; index: number | string; length: number; at?: string };
   OWNER_NOT_SELECTED: { path?: string; owner: string };
-  PATCH_INVALID: { reason: string; at?: string; index?: string; length?: number; problem?: string };
+  PATCH_INVALID: PatchInvalidDetails;
   INPUT_INVALID: { field?: string; reason?: string };
+  /**
+   * A read whose answer would pass a transport ceiling: `cap: 'paths'` — more paths than
+   * `limit` in one batch (`requested` of them); `cap: 'bytes'` — results passing `limit` bytes
+   * of JSON, crossed at the 0-based path `index` of the batch (0 for a single path).
+   */
+  RESPONSE_TOO_LARGE: { cap: 'paths'; limit: number; requested: number } | { cap: 'bytes'; limit: number; index: number };
   CONFLICT: { stream: string; expected: number | 'none' | 'any'; actual: number };
   REVISION_NOT_FOUND: { stream: string; rev: number; head: number };
   TRANSITION_NOT_FOUND: { seq: number; lastSeq: number };
   HISTORY_NOT_RETAINED: { stream: string; rev: number; origin: number };
-  STORE_CORRUPT: { stream?: string; key?: string; file?: string; offset?: number; detail?: string };
+  STREAM_INVALID: { stream: string };
+  STORE_CORRUPT: { detail: string; stream?: string; key?: string; file?: string; offset?: number };
   STORE_LOCKED: { dir: string; pid?: number };
-  REOPEN_REQUIRED: { location: string | null; failure: ErrorCode };
   STORE_VERSION: { found: unknown; supported: number };
-  STORE_UNAVAILABLE: { url?: string; dir?: string; outcome?: 'not-sent' | 'unknown' };
+  STORE_CLOSED: NoDetails;
+  STORE_IO: { location: string | null; code: string | null; reason?: 'no-write-access' };
+  /** `outcome`: `'not-sent'` — nothing reached a server; `'unknown'` — a write may have been applied. */
+  STORE_UNAVAILABLE: { url?: string; dir?: string; outcome: 'not-sent' | 'unknown' };
+  REOPEN_REQUIRED: { location: string | null; failure: ErrorCode };
+  CONFIG_INVALID: { problems: string[] };
+  SOURCE_UNRESOLVED: { who: string };
+  BUDGET_EXCEEDED: { folder: string; budget: number; tokens: number };
   SESSION_NOT_FOUND: { session: string };
   SESSION_CLOSED: { session: string; status: string };
   SESSION_PAUSED: { session: string };
-  FORBIDDEN: { header: string; value: string };
+  MODEL_UNAVAILABLE: { url: string };
+  MODEL_NOT_CONFIGURED: NoDetails;
+  MODEL_FAILED: { step: string } | { url: string; status: number } | { origin: string; calls: number };
+  USAGE: { at?: string; stream?: string; mode?: string; reason?: string; dir?: string; model?: string; path?: string; errno?: string };
+  NOT_FOUND: { dir: string } | { file: string } | { stream: string } | { repo: string } | { route: string } | { ladder: string };
+  UNAUTHORIZED: NoDetails;
+  /** A refused `Host`/`Origin` header, or a `local/` ladder on a server with API keys. */
+  FORBIDDEN: { header: string; value: string } | { ladder: string; reason: 'local-ladder' };
   BODY_TOO_LARGE: { limit: number };
+  HEADERS_TOO_LARGE: { limit: number };
+  REQUEST_TIMEOUT: NoDetails;
   MEDIA_TYPE_UNSUPPORTED: { contentType: string };
+  /** `requestId`: the HTTP server's id of the request, also in its log line and `x-request-id`. */
+  INTERNAL: { requestId?: string; operation?: string };
 }
 
-/** The details type for a given code. */
-export type ErrorDetails<C extends ErrorCode> = C extends keyof ErrorDetailsByCode
-  ? ErrorDetailsByCode[C]
-  : Record<string, unknown>;
+/** The details type of a code. */
+export type ErrorDetails<C extends ErrorCode> = ErrorDetailsByCode[C];
 
-/**
- * The single error class of Stateflow.
- *
- * @example
- * throw new StateflowError('PATH_SYNTAX', 'Unexpected "*" at column 5 of "cwd.*"', { path: 'cwd.*', column: 5 });
- */
-export class StateflowError<C extends ErrorCode = ErrorCode> extends Error {
+/** The one class behind {@link StateflowError}; use that name, never this one. */
+class StateflowErrorOfCode<C extends ErrorCode> extends Error {
   /** Stable machine-readable code; switch on this, never on `message`. */
   readonly code: C;
-  /** Typed details for this code (paths, columns, revisions, …). */
-  readonly details: ErrorDetails<C>;
+  /** The typed details of this code (paths, columns, revisions, …). */
+  readonly details: ErrorDetailsByCode[C];
 
-  constructor(code: C, message: string, details?: ErrorDetails<C>, options?: { cause?: unknown }) {
+  constructor(code: C, message: string, details: ErrorDetailsByCode[C], options?: { cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'StateflowError';
     this.code = code;
-    this.details = (details ?? {}) as ErrorDetails<C>;
+    this.details = details;
   }
 
-  /** Plain JSON form used by transports: `{ code, message, details }`. */
-  toJSON(): { code: C; message: string; details: ErrorDetails<C> } {
+  /** Plain JSON form, the same on every transport: `{ code, message, details }`. */
+  toJSON(): { code: C; message: string; details: ErrorDetailsByCode[C] } {
     return { code: this.code, message: this.message, details: this.details };
   }
 }
 
+/**
+ * A Stateflow error of one of the codes `C` (default: any): a union of one type per code, so
+ * that `switch (err.code)` (or `err.code === 'CONFLICT'`) narrows `err.details` to that code's
+ * shape.
+ *
+ * @example
+ * if (isStateflowError(err, 'CONFLICT')) retryFrom(err.details.actual);
+ * switch (err.code) { case 'REVISION_NOT_FOUND': return err.details.head; }
+ */
+export type StateflowError<C extends ErrorCode = ErrorCode> = C extends ErrorCode ? StateflowErrorOfCode<C> : never;
+
+/** The constructor of {@link StateflowError}: `instanceof StateflowError` narrows to the union. */
+export interface StateflowErrorConstructor {
+  /**
+   * @param code the stable code
+   * @param message what went wrong and what to do next, for a person
+   * @param details the code's typed details ({@link ErrorDetailsByCode})
+   * @param options `cause`: the foreign error this one wraps
+   */
+  new <C extends ErrorCode>(code: C, message: string, details: ErrorDetailsByCode[C], options?: { cause?: unknown }): StateflowError<C>;
+  readonly prototype: StateflowError;
+}
+
+/** The single error class of Stateflow (see the type of the same name). */
+export const StateflowError = StateflowErrorOfCode as unknown as StateflowErrorConstructor;
+
 /** True when `err` is a {@link StateflowError}, optionally with one of the given codes. */
-export function isStateflowError<C extends ErrorCode>(
-  err: unknown,
-  ...codes: C[]
-): err is StateflowError<C> {
-  return err instanceof StateflowError && (codes.length === 0 || codes.includes(err.code as C));
+export function isStateflowError<C extends ErrorCode = ErrorCode>(err: unknown, ...codes: C[]): err is StateflowError<C> {
+  return err instanceof StateflowErrorOfCode && (codes.length === 0 || codes.includes(err.code as C));
 }

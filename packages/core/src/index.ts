@@ -1,5 +1,7 @@
 export { ErrorCode, StateflowError, isStateflowError } from './errors.js';
-export type { ErrorDetails, ErrorDetailsByCode } from './errors.js';
+export type { ErrorDetails, ErrorDetailsByCode, NoDetails, PatchInvalidDetails, PatchInvalidReason, StateflowErrorConstructor } from './errors.js';
+export { ERROR_FACTS, ExitCode, errorTableMarkdown } from './error-facts.js';
+export type { ErrorFacts } from './error-facts.js';
 export { isJsonObject, kindOf, hasOwn, jsonEqual } from './json.js';
 export type { JsonValue, JsonObject, JsonArray, JsonScalar, JsonKind } from './json.js';
 export { parsePath, formatPath, isPathKey, isScopeRoot, SCOPE_ROOTS, MAX_PATH_LENGTH } from './path-grammar.js';
@@ -13,7 +15,8 @@ export type { Projection, KeysMeta, KeyKinds, KeysResult, ProjectionResults, Bat
 export { lazyNavigation, LAZY_HINT_MAX_KEYS, LAZY_HINT_MAX_CHARS } from './lazy-navigation.js';
 export type { LazyNavigation } from './lazy-navigation.js';
 export { validatePatch } from './patch-validate.js';
-export type { PatchInvalidReason, PatchInvalidDetails } from './patch-validate.js';
+export type { PatchOptions } from './patch-options.js';
+export { prefixPatchError } from './patch-error.js';
 export { applyPatch } from './patch-apply.js';
 export { patchSeries } from './patch-series.js';
 export type { PatchSeries } from './patch-series.js';
@@ -23,6 +26,7 @@ export { narrowPatch, applyNarrowedPatch } from './narrow-patch.js';
 export type { PatchPathStep } from './narrow-patch.js';
 export { overlay } from './overlay.js';
 export { snapshotJson, MAX_PATCH_DEPTH } from './json-snapshot.js';
+export { jsonByteLength } from './json-size.js';
 export { childPointer, pointerSegments } from './json-pointer.js';
 export { structuredRef, findStructuredRefs, parseRefPath, isAnchorableRef, anchorRefs, relativizeRefs } from './references.js';
 export type { OwnerScope, RefKind, FoundRef } from './references.js';

@@ -26,6 +26,7 @@ import { findStructuredRefs, parseRefPath } from './references.js';
 import type { OwnerScope } from './references.js';
 import type { PathStep } from './path-grammar.js';
 import { applyPatch } from './patch-apply.js';
+import type { PatchOptions } from './patch-options.js';
 import { defineData } from './internal/define-data.js';
 
 /** Planes whose object keys an intent can own. */
@@ -52,24 +53,25 @@ export interface OwnershipResult {
  * @param scope the scope that owns `before` and `patch` (`global`, `cwd` or `session`).
  * @param before the scope's state at the captured basis.
  * @param patch the scope's canonical (already anchored) semantic patch.
+ * @param options as {@link applyPatch}'s, for the authored parts (intents, then the rest).
  * @throws StateflowError `PATCH_INVALID` / `INDEX_OUT_OF_RANGE` from `applyPatch` for an invalid
  *   patch; nothing is returned then.
  */
-export function applyWithIntentOwnership(scope: OwnerScope, before: JsonObject, patch: JsonObject): OwnershipResult {
-  if (!hasOwn(patch, 'intents')) return { after: applyPatch(before, patch), cascaded: [] };
+export function applyWithIntentOwnership(scope: OwnerScope, before: JsonObject, patch: JsonObject, options?: PatchOptions): OwnershipResult {
+  if (!hasOwn(patch, 'intents')) return { after: applyPatch(before, patch, options), cascaded: [] };
 
   const intentsPatch: JsonObject = {};
   const rest: JsonObject = {};
   for (const key of Object.keys(patch)) defineData(key === 'intents' ? intentsPatch : rest, key, patch[key] as JsonValue);
 
-  let state = applyPatch(before, intentsPatch);
+  let state = applyPatch(before, intentsPatch, options);
   const cascaded: string[][] = [];
   for (const target of ownedTargets(scope, before.intents, state.intents)) {
     if (!exists(state, target)) continue;
     state = applyPatch(state, deletion(target));
     cascaded.push(target);
   }
-  if (Object.keys(rest).length > 0) state = applyPatch(state, rest);
+  if (Object.keys(rest).length > 0) state = applyPatch(state, rest, options);
   return { after: state, cascaded };
 }
 

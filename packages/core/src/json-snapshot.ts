@@ -1,7 +1,7 @@
 import { freeze } from 'immer';
 import type { JsonObject, JsonValue } from './json.js';
 import { defineData } from './internal/define-data.js';
-import { patchInvalid } from './internal/patch-error.js';
+import { patchInvalid } from './patch-error.js';
 import { childPointer } from './json-pointer.js';
 
 /**

@@ -2,6 +2,8 @@ import { freeze } from 'immer';
 import type { JsonObject, JsonValue } from './json.js';
 import { isJsonObject, jsonEqual } from './json.js';
 import { checkPatch } from './internal/checked-patch.js';
+import type { PatchOptions } from './patch-options.js';
+import { refusesEmptyObjects } from './patch-options.js';
 import { classifyKey } from './internal/index-key.js';
 import { mergeValue } from './internal/merge.js';
 import { defineData } from './internal/define-data.js';
@@ -23,10 +25,11 @@ import { patchObjectShape } from './internal/patch-shape.js';
  * Returns `{}` when nothing changes (an empty patch, which `applyPatch` refuses: publish no
  * transition). The result is deeply frozen and shares no objects with the caller's `patch`.
  *
- * @throws StateflowError `PATCH_INVALID` when `patch` is not valid for `before` ({@link validatePatch}).
+ * @throws StateflowError `PATCH_INVALID` when `patch` is not valid for `before` ({@link validatePatch},
+ *   with the same `options`).
  */
-export function netPatch(before: JsonObject, patch: JsonObject): JsonObject {
-  const checked = checkPatch(before, patch);
+export function netPatch(before: JsonObject, patch: JsonObject, options?: PatchOptions): JsonObject {
+  const checked = checkPatch(before, patch, { refuseEmptyObjects: refusesEmptyObjects(options) });
   return freeze((netValue(before, checked.patch) as JsonObject | undefined) ?? {}, true);
 }
 

@@ -1,6 +1,8 @@
 import { freeze } from 'immer';
 import type { JsonObject } from './json.js';
 import { checkPatch } from './internal/checked-patch.js';
+import type { PatchOptions } from './patch-options.js';
+import { refusesEmptyObjects } from './patch-options.js';
 
 /**
  * Applies a patch (DESIGN.md "Patches"; seed "patch_state and arrays") and returns the new
@@ -15,8 +17,9 @@ import { checkPatch } from './internal/checked-patch.js';
  * Semantics: objects merge recursively (into `{}` where the target is absent or not an object,
  * RFC 7396); scalars and arrays replace whole; `null` deletes an object key (absent key: no-op);
  * `"[N]"` replaces an existing array element with a scalar/array, or applies an object patch to it
- * (an object element merges, a non-object element is replaced); nested `{}` creates an empty
- * object where the key is absent and changes nothing where an object exists.
+ * (an object element merges, a non-object element is replaced); nested `{}` changes nothing where
+ * an object exists, and where none does creates an empty object (or, with
+ * `options.emptyObjects: 'refuse'`, is refused: see {@link PatchOptions}).
  *
  * Implementation note: a copy-on-write walker rather than immer's `produce`, because immer
  * drafts cannot take an own `__proto__` key (assignment hits the prototype setter and immer
@@ -24,6 +27,6 @@ import { checkPatch } from './internal/checked-patch.js';
  *
  * @throws StateflowError `PATCH_INVALID` — see {@link validatePatch} for `details`.
  */
-export function applyPatch(state: JsonObject, patch: JsonObject): JsonObject {
-  return freeze(checkPatch(state, patch).result, true);
+export function applyPatch(state: JsonObject, patch: JsonObject, options?: PatchOptions): JsonObject {
+  return freeze(checkPatch(state, patch, { refuseEmptyObjects: refusesEmptyObjects(options) }).result, true);
 }

@@ -45,7 +45,7 @@ export function patchSeries(base: JsonObject): PatchSeries {
     apply(patch: JsonObject): void {
       usable();
       try {
-        current = checkPatch(current, patch, owned).result;
+        current = checkPatch(current, patch, { owned }).result;
       } catch (err) {
         failed = true;
         throw err;

@@ -3,7 +3,7 @@ import { StateflowError } from './errors.js';
 import type { JsonObject } from './json.js';
 import { netPatch } from './net-patch.js';
 import { applyPatch } from './patch-apply.js';
-import type { PatchInvalidDetails } from './patch-validate.js';
+import type { PatchInvalidDetails } from './errors.js';
 import { validatePatch } from './patch-validate.js';
 
 const state: JsonObject = {

@@ -1,5 +1,7 @@
 import type { JsonObject } from './json.js';
 import { checkPatch } from './internal/checked-patch.js';
+import type { PatchOptions } from './patch-options.js';
+import { refusesEmptyObjects } from './patch-options.js';
 
 /**
  * Checks that `patch` is a valid patch for `state` (DESIGN.md "Patches", "Decisions"; seed
@@ -20,10 +22,10 @@ import { checkPatch } from './internal/checked-patch.js';
  * @throws StateflowError `PATCH_INVALID` with `details` `{ reason, at?, index?, length? }`:
  *   `reason` is a {@link PatchInvalidReason} slug, `at` the RFC 6901 pointer into the patch
  *   (`""` = the whole patch; index selectors appear verbatim, `/memory/[4]`), `index` the
- *   offending `"[N]"` key text, `length` the addressed array's length (for `index-out-of-range`).
+ *   offending `"[N]"` key text, `length` the addressed array's length (for `index-out-of-range`);
+ *   with `options.emptyObjects: 'refuse'` also `empty-object` ({@link PatchOptions}).
  */
-export function validatePatch(state: JsonObject, patch: unknown): asserts patch is JsonObject {
-  checkPatch(state, patch);
+export function validatePatch(state: JsonObject, patch: unknown, options?: PatchOptions): asserts patch is JsonObject {
+  checkPatch(state, patch, { refuseEmptyObjects: refusesEmptyObjects(options) });
 }
 
-export type { PatchInvalidReason, PatchInvalidDetails } from './internal/patch-error.js';

@@ -1,7 +1,7 @@
 // --- HTTP server (sessions API, chat/completions, state API) ---
-export { startServer, DEFAULT_PORT } from './http/start-server.js';
+export { startServer, DEFAULT_PORT, DEFAULT_BODY_LIMIT } from './http/start-server.js';
 export type { ServerOptions, ServerHandle } from './http/start-server.js';
-export { HTTP_STATUS_BY_CODE, toHttpError } from './http/error-status.js';
+export { HTTP_STATUS_BY_CODE, shouldRetry, toHttpError } from './http/error-status.js';
 export type { HttpErrorBody } from './http/error-status.js';
 export { loadApiKeys, authenticate, LOCAL_USER } from './http/api-keys.js';
 export type { ApiKeySources } from './http/api-keys.js';

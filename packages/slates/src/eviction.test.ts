@@ -83,6 +83,34 @@ describe('token budgets (gpt-tokenizer o200k_base)', () => {
     expect(patch.slates.M.folders.f.files['a.md'].lastRead).toBe(head.slates.M.folders.f.files['a.md'].lastRead);
   });
 
+  it('LRU: a call that only reads records the recency in its one transition, so the file just read is not the one evicted', async () => {
+    const to = (file: string) => ({ slate: 'M', folder: 'f', file });
+    const slates = [{ title: 'M', folders: [{ name: 'f', tokenLimit: 12, evictionPolicy: 'LRU', files: [{ name: 'a.md' }, { name: 'b.md' }] }] }];
+    // The seeds' reflexion pattern: read the lessons every call, write only sometimes.
+    const reader = loadLadder({ name: 'budget', slates, steps: [{ id: 'rb', fields: [{ name: 'B', type: 'slateRead', from: to('b.md') }] }] });
+    const writer = loadLadder({
+      name: 'budget',
+      slates,
+      steps: [{ id: 'wa', fields: [{ name: 'In', type: 'text', from: 'input.context' }], slateWrite: { to: to('a.md'), field: 'text', on: 'append', match } }],
+    });
+    await call(budgetLadder('LRU'), T5a, T5b); // ra reads a.md; b.md never read yet
+    const before = (await store.head(STREAM)).rev;
+    const read = await runLadder({ store, ladder: reader, input: 'go', session: 's', model: scriptedModel(['nothing to write']), clock });
+    expect(read.transition).not.toBeNull();
+    expect((await store.head(STREAM)).rev).toBe(before + 1);
+    const patch = (await store.transition(read.transition as number)).changes[0]?.patch as any;
+    expect(Object.keys(patch.slates.M.folders.f.files)).toEqual(['b.md']);
+    const written = await runLadder({ store, ladder: writer, input: 'go', session: 's', model: scriptedModel([w(T3)]), clock }); // 13 > 12
+    expect(written.evicted).toEqual([{ slate: 'M', folder: 'f', file: 'a.md', tokens: 5, text: T5a, step: 'wa', node: 0 }]);
+    expect(written.slates.M?.f).toEqual({ 'a.md': T3, 'b.md': T5b });
+    // A read of a FIFO folder changes nothing eviction depends on: still nothing published.
+    const fifoReader = loadLadder({ name: 'fifo', slates: [{ title: 'M', folders: [{ name: 'f', tokenLimit: 12, files: [{ name: 'a.md' }] }] }], steps: [{ id: 'r', fields: [{ name: 'A', type: 'slateRead', from: to('a.md') }] }] });
+    await store.publish({ changes: { 'slate:fifo:s': { layout: 1, tick: 0, slates: { M: { folders: { f: { files: {} } } } } } } });
+    const seq = store.lastSeq();
+    expect((await runLadder({ store, ladder: fifoReader, input: 'go', session: 's', model: scriptedModel(['x']), clock })).transition).toBeNull();
+    expect(store.lastSeq()).toBe(seq);
+  });
+
   it('FIFO on the same history evicts a.md instead (contrast with LRU)', async () => {
     const ladder = budgetLadder('FIFO');
     await call(ladder, T5a, T5b);

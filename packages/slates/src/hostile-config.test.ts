@@ -1,5 +1,5 @@
 /**
- * Hostile ladder configs and runLadder inputs (issue 8 "Bad-input fuzz"): every public entry
+ * Hostile ladder configs and runLadder inputs (test/harness/README.md "Bad-input fuzz"): every public entry
  * point (loadLadder, loadLadderFile, validateLadder, validateLadderFile, runLadder) answers bad
  * input with a StateflowError and a stable code — never a yaml ReferenceError, a RangeError or
  * a TypeError — and validateLadder lists the same problem. runLadder publishes nothing then.

@@ -47,6 +47,8 @@ export { openAIModel } from './openai-model.js';
 export type { OpenAIModelOptions } from './openai-model.js';
 export { runLadder } from './run-ladder.js';
 export type { RunLadderOptions, LadderRunResult, StepTrace } from './run-ladder.js';
+export { runOutcome } from './run-outcome.js';
+export type { RunOutcome, AbortedAt } from './run-outcome.js';
 // --- sessions (session lifecycle; seeds/ladr-stateful-sessions.txt) ---
 export { SessionManager, DAY_MS } from './sessions/session-manager.js';
 export type { SessionManagerOptions, CreateSessionInput, SweepReport, ResumeResult } from './sessions/session-manager.js';

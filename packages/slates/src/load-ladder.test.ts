@@ -95,6 +95,22 @@ describe('load-time validation: slateRead (exact seed wording)', () => {
       .toEqual(['Step "generate": slateRead field "PriorArt" references undeclared metatag "tags" in folder "facts" of slate "Project Memory"']);
     expect(problemsOf(read({ slate: 'Project Memory', folder: 'facts', metatag: 'score' }))).toEqual([]);
   });
+  it('a folder-level metatag of a folder with no files is in no file’s schema: rule 5 is not satisfied', () => {
+    const empty = (c: any) => {
+      c.slates[0].folders.push({ name: 'empty', tokenLimit: 100, metatags: [{ name: 'tags', type: 'string[]' }] });
+      c.steps[1].fields.push({ name: 'PriorArt', type: 'slateRead', from: { slate: 'Project Memory', folder: 'empty', metatag: 'tags' } });
+    };
+    expect(problemsOf(empty)).toEqual(['Step "generate": slateRead field "PriorArt" references undeclared metatag "tags" in folder "empty" of slate "Project Memory"']);
+  });
+  it('structural slateRead problems name the step and the field, not fields[N]', () => {
+    expect(problemsOf(read({ slate: 'Project Memory', file: 'core.md' }))).toEqual(['Step "generate": slateRead field "PriorArt" from is missing required key "folder"']);
+    expect(problemsOf(read({ slate: 'Project Memory', folder: 'facts', file: 'core.md', fle: 'x' }))).toEqual([
+      'Step "generate": slateRead field "PriorArt" from has unknown key "fle"',
+    ]);
+    expect(problemsOf(read({ slate: 'Project Memory', folder: 'facts', metatag: 'tree', depth: -1 }))).toEqual([
+      'Step "generate": slateRead field "PriorArt" from.depth must be >= 0',
+    ]);
+  });
   it('system metatags are always allowed', () => {
     for (const metatag of ['index', 'tree', 'created', 'modified', 'size']) {
       expect(problemsOf(read({ slate: 'Project Memory', folder: 'facts', metatag }))).toEqual([]);

@@ -104,7 +104,12 @@ function cstDepth(text: string): number {
   return max;
 }
 
-function locate(config: Record<string, unknown>, pointer: string): { head: string; rest: string } {
+/**
+ * Where a structural problem is: `head` names the step or slate (and the field inside a step),
+ * `rest` the path below it. `joined`: `head` already ends with a name, so the rest follows
+ * after a space instead of a colon.
+ */
+function locate(config: Record<string, unknown>, pointer: string): { head: string; rest: string; joined?: boolean } {
   const parts = pointerSegments(pointer);
   const rest = (from: number): string =>
     parts
@@ -112,8 +117,14 @@ function locate(config: Record<string, unknown>, pointer: string): { head: strin
       .map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`))
       .join('');
   if (parts[0] === 'steps' && parts[1] !== undefined) {
-    const step = (config.steps as unknown[])[Number(parts[1])] as { id?: unknown } | undefined;
+    const step = (config.steps as unknown[])[Number(parts[1])] as { id?: unknown; fields?: unknown } | undefined;
     const head = typeof step?.id === 'string' ? `Step "${step.id}"` : `Step #${Number(parts[1]) + 1}`;
+    // A problem inside a field names the field as the rules do (`slateRead field "F"`), not `fields[0]`.
+    const field = parts[2] === 'fields' && parts[3] !== undefined && Array.isArray(step?.fields) ? (step.fields[Number(parts[3])] as { name?: unknown; type?: unknown } | undefined) : undefined;
+    if (field !== undefined && typeof field.name === 'string' && field.name !== '' && parts.length > 4) {
+      const kind = field.type === 'slateRead' ? 'slateRead field' : field.type === 'text' ? 'text field' : 'field';
+      return { head: `${head}: ${kind} "${field.name}"`, rest: rest(4), joined: true };
+    }
     return { head, rest: rest(2) };
   }
   if (parts[0] === 'slates' && parts[1] !== undefined) {
@@ -126,17 +137,18 @@ function locate(config: Record<string, unknown>, pointer: string): { head: strin
 
 function describe(config: Record<string, unknown>, e: ErrorObject): string | undefined {
   if (e.keyword === 'if') return undefined; // the failing then/else branch is reported itself
-  const { head, rest } = locate(config, e.instancePath);
+  const { head, rest, joined } = locate(config, e.instancePath);
   const at = rest === '' ? '' : ` ${rest}`;
+  const where = joined === true ? `${head}${at}` : `${head}:${at}`;
   switch (e.keyword) {
     case 'additionalProperties':
-      return `${head}:${at} has unknown key "${String(e.params.additionalProperty)}"`;
+      return `${where} has unknown key "${String(e.params.additionalProperty)}"`;
     case 'required':
-      return `${head}:${at} is missing required key "${String(e.params.missingProperty)}"`;
+      return `${where} is missing required key "${String(e.params.missingProperty)}"`;
     case 'enum':
-      return `${head}:${at} must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+      return `${where} must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
     default:
-      return `${head}:${at} ${e.message ?? 'is invalid'}`;
+      return `${where} ${e.message ?? 'is invalid'}`;
   }
 }
 
@@ -175,8 +187,9 @@ function analyse(input: string | object): { problems: string[]; ladder?: Ladder 
   }
   const copy = jsonCopy(value);
   if (!('value' in copy)) {
-    const { head, rest } = locate(value as Record<string, unknown>, copy.pointer);
-    return { problems: [`${head}${rest === '' ? '' : ` ${rest}`}: ${copy.problem}; a ladder config must be JSON data`] };
+    const { head, rest, joined } = locate(value as Record<string, unknown>, copy.pointer);
+    const where = rest === '' ? head : `${head}${joined === true ? ' ' : ' '}${rest}`;
+    return { problems: [`${where}: ${copy.problem}; a ladder config must be JSON data`] };
   }
   // From here on only the copy is read: getters ran once, later mutation cannot reach it.
   const { problems, validSteps, slatesValid } = checkStructure(copy.value as object);

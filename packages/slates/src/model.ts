@@ -1,6 +1,6 @@
 /**
  * The model seam of the step runner: one chat completion per call
- * (issue 5 "A Model interface (complete(request) → string)").
+ * (slates README "API": complete(request) → string).
  */
 
 /** One chat message. */

@@ -29,7 +29,7 @@ export interface OpenAIModelOptions {
  * @throws USAGE when `model` is empty
  */
 export function openAIModel(options: OpenAIModelOptions): Model {
-  if (!options.model) throw new StateflowError('USAGE', 'openAIModel needs a model name (e.g. "gpt-4o")');
+  if (!options.model) throw new StateflowError('USAGE', 'openAIModel needs a model name (e.g. "gpt-4o")', {});
   const env = options.env ?? process.env;
   const baseURL = (options.baseURL ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
   const apiKey = options.apiKey ?? env.OPENAI_API_KEY;

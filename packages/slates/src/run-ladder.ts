@@ -1,6 +1,6 @@
 /**
  * The step runner: one ladder call over a session's slates, committed as ONE store transition
- * (issue 5 §9; DESIGN.md "Ladder slates as a projection").
+ * (seed ladr-reads-and-writes; DESIGN.md "Ladder slates as a projection").
  *
  * Per step, in config order: resolve fields → call the model once per node (with the bounded
  * retrieve loop when declared) → evaluate the gate per node (survivors, gated writes, abort) →
@@ -30,6 +30,7 @@ import type { Evicted, Refused } from './slate-write.js';
 import { loadTokenCounter } from './token-counter.js';
 import type { TokenCounter } from './token-counter.js';
 import { sessionSlateStream } from './sessions/session-record.js';
+import type { AbortedAt } from './run-outcome.js';
 
 /** Options of {@link runLadder}. */
 export interface RunLadderOptions {
@@ -75,8 +76,8 @@ export interface LadderRunResult {
   slates: Record<string, Record<string, Record<string, string>>>;
   evicted: Evicted[];
   refused: Refused[];
-  /** Set when a gate action `abort` ended the run. */
-  aborted?: { step: string; node: number; branch: 'then' | 'else' };
+  /** Set when a gate action `abort` ended the run (see {@link runOutcome} for how transports show it). */
+  aborted?: AbortedAt;
   /** Steps that did not run because a step they depend on had no survivors. */
   skipped: string[];
   steps: StepTrace[];
@@ -313,7 +314,8 @@ function finalOutput(ladder: Ladder, result: LadderRunResult): string | null {
  * transition on `slate:<ladder>:<session>` with expected revision = the revision read at the
  * start; on a CONFLICT the call's reads and writes are re-applied on the newer head (model
  * outputs are not recomputed), up to `conflictRetries` times. A call that writes nothing (all
- * writes no-op or refused, or no session) publishes nothing.
+ * writes no-op or refused) and reads no file of an LRU folder publishes nothing; without a
+ * session nothing is ever published.
  *
  * @throws INPUT_INVALID when an option has the wrong type or `input` is not JSON (see checkRunOptions);
  *   CONFIG_INVALID when `ladder` is text/an object that does not load, or the encoding is unknown;
@@ -342,7 +344,9 @@ export async function runLadder(options: RunLadderOptions): Promise<LadderRunRes
   await runSteps(ctx, result);
   result.output = finalOutput(ladder, result);
 
-  if (stream !== null && workspace.writes > 0) {
+  // Read recency of LRU folders is state too (it decides what a later write evicts): a call that
+  // only reads such files still publishes it, in its one transition.
+  if (stream !== null && (workspace.writes > 0 || workspace.lruReads > 0)) {
     const retries = options.conflictRetries ?? 3;
     for (let attempt = 0; ; attempt++) {
       try {

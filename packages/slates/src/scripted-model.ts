@@ -1,5 +1,5 @@
 /**
- * A model that replays recorded outputs, for tests and demos (issue 5 §10: JSON Lines, one
+ * A model that replays recorded outputs, for tests and demos (slates README "API": JSON Lines, one
  * `{"content": "<model output>"}` per model call, consumed in call order).
  */
 import { readFile } from 'node:fs/promises';

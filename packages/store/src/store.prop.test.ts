@@ -1,5 +1,5 @@
 /**
- * Store properties (issue 3 "Tests"): replay of the whole log equals the current state;
+ * Store properties (CONVENTIONS.md "Tests": the invariants): replay of the whole log equals the current state;
  * checkpoint + replay equals full replay for every revision (small K); a historical read is the
  * same before and after later writes; a failed publish leaves every stored byte unchanged.
  */

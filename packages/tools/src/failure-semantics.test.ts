@@ -145,7 +145,7 @@ describe.each(BACKENDS)('failure semantics and normative invariants (%s)', (back
       await rt.patchState({ patch: { cwd: { strategy: { rule: `r is ${value.value}` } } } });
       const baseline = await rt.baseline();
       expect(baseline.state.strategy).toEqual({ rule: 'r is 1' });
-      expect(baseline.transitions.at(-1)).toEqual({ seq: 2, patch: { cwd: { strategy: { rule: 'r is 1' } } } });
+      expect(baseline.transitions.at(-1)).toEqual({ seq: 2, selectors: { cwd: 'cwd[2]' }, patch: { cwd: { strategy: { rule: 'r is 1' } } } });
     });
 
     it('NI10: patch remains patch: indices extend recursive addressing; edit-command fields are ordinary (rejected) input', async () => {

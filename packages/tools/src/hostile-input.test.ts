@@ -1,5 +1,5 @@
 /**
- * Hostile in-process inputs at the tools boundary (issue 8 "Bad-input fuzz"): every public
+ * Hostile in-process inputs at the tools boundary (test/harness/README.md "Bad-input fuzz"): every public
  * entry point (createRuntime, readState, patchState, baseline) rejects values JSON cannot hold
  * with a StateflowError and a stable code, and publishes nothing. Both backends.
  */

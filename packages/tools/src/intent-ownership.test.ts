@@ -27,7 +27,7 @@ describe.each(BACKENDS)('intent ownership through patch_state (%s)', (backend) =
     });
     const receipt = await multi.patchState({ patch: { cwd: { intents: { release: null } } } });
     expect(receipt).toEqual({
-      state_updates: { cascaded: ['cwd.lazy.plan'], effective: [{ path: 'intents.release', deleted: true }] },
+      state_updates: { cascaded: ['cwd.lazy.plan'], effective: [{ path: 'intents.release', deleted: true }], selectors: { cwd: 'cwd[2]' } },
     });
     expect(await multi.readState({ path: 'cwd.lazy' })).toEqual({ value: { other: 1 } });
   });
@@ -123,7 +123,7 @@ describe.each(BACKENDS)('intent ownership through patch_state (%s)', (backend) =
     });
     const before = { cwd: await ts.store.state(CWD), session: await ts.store.state('session:s1') };
     const receipt = await multi.patchState({ patch: { cwd: { intents: { gone: null } } } });
-    expect(receipt).toEqual({ state_updates: { effective: [{ path: 'intents.gone', deleted: true }] } });
+    expect(receipt).toEqual({ state_updates: { effective: [{ path: 'intents.gone', deleted: true }], selectors: { cwd: 'cwd[2]' } } });
     const { gone: _gone, ...intents } = before.cwd.intents as Record<string, unknown>;
     expect(await ts.store.state(CWD)).toEqual({ ...before.cwd, intents });
     expect(await ts.store.state('session:s1')).toEqual(before.session);
@@ -166,6 +166,7 @@ describe.each(BACKENDS)('intent ownership through patch_state (%s)', (backend) =
         { path: 'intents.i', deleted: true },
         { path: 'tactics.draft', value: 'new' },
       ],
+      selectors: { cwd: 'cwd[2]' },
     });
   });
 
@@ -189,6 +190,7 @@ describe.each(BACKENDS)('intent ownership through patch_state (%s)', (backend) =
         { path: 'intents.i', deleted: true },
         { path: 'tactics.draft', value: 'global draft' },
       ],
+      selectors: { cwd: 'cwd[2]' },
     });
   });
 

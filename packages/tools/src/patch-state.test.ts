@@ -78,6 +78,15 @@ describe('patch_state', () => {
     expect(await dump(ts.store)).toEqual(before);
   });
 
+  it('names where a patch is invalid with an RFC 6901 pointer into the patch, as core does', async () => {
+    const before = await dump(ts.store);
+    expect((await rejection(rt.patchState({ patch: { cwd: { lazy: 'text' } } }), 'PATCH_INVALID')).details).toEqual({ reason: 'lazy-root', at: '/cwd/lazy' });
+    expect((await rejection(rt.patchState({ patch: { cwd: { notes: 'x' } } }), 'PATCH_INVALID')).details).toEqual({ reason: 'unknown-plane', at: '/cwd/notes' });
+    expect((await rejection(rt.patchState({ patch: { global: { response: 'x' } } }), 'PATCH_INVALID')).details).toEqual({ reason: 'response-owner', at: '/global/response' });
+    expect((await rejection(rt.patchState({ patch: { cwd: { tactics: { list: [1, null] } } } }), 'PATCH_INVALID')).details).toMatchObject({ reason: 'null-in-value', at: '/cwd/tactics/list/1' });
+    expect(await dump(ts.store)).toEqual(before);
+  });
+
   it('response: written only to the session in Active mode; global/cwd writes and Passive mode are typed errors', async () => {
     const before = await dump(ts.store);
     expect((await rejection(rt.patchState({ patch: { global: { response: 'x' } } }), 'PATCH_INVALID')).details.reason).toBe('response-owner');
@@ -86,7 +95,7 @@ describe('patch_state', () => {
     expect((await rejection(passive.patchState({ patch: { session: { response: 'x' } } }), 'PATCH_INVALID')).details.reason).toBe('response-passive');
     expect(await dump(ts.store)).toEqual(before);
     const receipt = await rt.patchState({ patch: { session: { response: 'answer' } } });
-    expect(receipt).toEqual({ state_updates: { effective: [{ path: 'response', value: 'answer' }] } });
+    expect(receipt).toEqual({ state_updates: { effective: [{ path: 'response', value: 'answer' }], selectors: { session: 'session[1]' } } });
     expect((await passive.baseline()).state).toEqual({});
     expect((await rt.baseline()).state).toEqual({ response: 'answer' });
   });
@@ -104,10 +113,11 @@ describe('patch_state', () => {
           { path: 'tactics.t', deleted: true },
           { path: 'tactics.u', value: 3 },
         ],
+        selectors: { cwd: 'cwd[2]', session: 'session[1]' },
       },
     });
     const planeGone = await rt.patchState({ patch: { cwd: { tactics: null } } });
-    expect(planeGone).toEqual({ state_updates: { effective: [{ path: 'tactics', deleted: true }] } });
+    expect(planeGone).toEqual({ state_updates: { effective: [{ path: 'tactics', deleted: true }], selectors: { cwd: 'cwd[3]' } } });
   });
 
   it('a patch that changes nothing publishes nothing and returns an empty receipt', async () => {
@@ -183,7 +193,7 @@ describe('baseline()', () => {
     expect(baseline.lazy_navigation).toEqual({ available: true, path: 'effective.lazy', keys: { x: 'number' } });
   });
 
-  it('recent transitions of the selected owners with lazy parts removed; empty ones disappear without renumbering', async () => {
+  it('the last N visible transitions of the selected owners, lazy parts removed: filtered first, then the last N kept, never renumbered', async () => {
     const rt = createRuntime({ store: ts.store, selection: { cwd: '/repo', mode: 'active' }, recentTransitions: 3 });
     await rt.patchState({ patch: { tactics: { a: 1 } } }); // 1
     await ts.store.publish({ changes: { 'session:other': { tactics: { x: 1 } } } }); // 2: not selected
@@ -192,11 +202,44 @@ describe('baseline()', () => {
     await rt.patchState({ patch: { strategy: { s: 1 } } }); // 5
     const baseline = await rt.baseline();
     expect(baseline.transitions).toEqual([
-      { seq: 4, patch: { tactics: { b: { $ref: 'lazy.only' } } } },
-      { seq: 5, patch: { strategy: { s: 1 } } },
+      { seq: 1, selectors: { cwd: 'cwd[1]' }, patch: { tactics: { a: 1 } } },
+      { seq: 4, selectors: { cwd: 'cwd[3]' }, patch: { tactics: { b: { $ref: 'lazy.only' } } } },
+      { seq: 5, selectors: { cwd: 'cwd[4]' }, patch: { strategy: { s: 1 } } },
     ]);
     expect(baseline.lazy_navigation).toEqual({ available: true, path: 'lazy', keys: { only: 'string', more: 'number' } });
     expect(baseline.state).toEqual({ strategy: { s: 1 }, tactics: { a: 1, b: { $ref: 'lazy.only' } } });
+  });
+
+  it('a hot change stays listed behind more lazy-only writes than the list holds', async () => {
+    const rt = createRuntime({ store: ts.store, selection: { cwd: '/repo', mode: 'active' } });
+    await rt.patchState({ patch: { tactics: { hot: 1 } } });
+    for (let i = 0; i < 25; i++) await rt.patchState({ patch: { lazy: { [`note${i}`]: i } } });
+    expect((await rt.baseline()).transitions).toEqual([{ seq: 1, selectors: { cwd: 'cwd[1]' }, patch: { tactics: { hot: 1 } } }]);
+  });
+
+  it('Passive mode omits response from the recent transitions too', async () => {
+    const active = createRuntime({ store: ts.store, selection: { session: 's9', mode: 'active' } });
+    const passive = createRuntime({ store: ts.store, selection: { session: 's9', mode: 'passive' } });
+    await active.patchState({ patch: { response: 'the answer', tactics: { t: 1 } } });
+    await active.patchState({ patch: { response: 'only an answer' } });
+    expect((await active.baseline()).transitions.map((t) => t.patch)).toEqual([{ response: 'the answer', tactics: { t: 1 } }, { response: 'only an answer' }]);
+    const baseline = await passive.baseline();
+    expect(baseline.state).toEqual({ tactics: { t: 1 } });
+    expect(baseline.transitions).toEqual([{ seq: 1, selectors: { session: 'session[1]' }, patch: { tactics: { t: 1 } } }]);
+    expect(JSON.stringify(baseline)).not.toContain('answer');
+  });
+
+  it('historical reads are addressable from what the agent sees: selectors in receipts and the baseline; REVISION_NOT_FOUND names the stream and head', async () => {
+    const rt = createRuntime({ store: ts.store, selection: { global: true, cwd: '/repo', mode: 'active' } });
+    for (let i = 0; i < 5; i++) await rt.patchState({ patch: { global: { tactics: { g: i } } } });
+    const receipt = await rt.patchState({ patch: { cwd: { tactics: { c: 'x' } }, global: { tactics: { g: 'last' } } } });
+    expect(receipt.state_updates.selectors).toEqual({ global: 'global[6]', cwd: 'cwd[1]' });
+    const last = (await rt.baseline()).transitions.at(-1);
+    expect(last).toEqual({ seq: 6, selectors: { global: 'global[6]', cwd: 'cwd[1]' }, patch: { global: { tactics: { g: 'last' } }, cwd: { tactics: { c: 'x' } } } });
+    expect(await rt.readState({ path: `${last?.selectors.cwd}.tactics.c` })).toEqual({ value: 'x' });
+    const wrong = await rejection(rt.readState({ path: 'cwd[6].tactics' }), 'REVISION_NOT_FOUND');
+    expect(wrong.details).toEqual({ stream: 'cwd:/repo', rev: 6, head: 1 });
+    expect(wrong.message).toMatch(/^cwd\[6\] does not exist: cwd \(stream cwd:\/repo\) is at revision 1\. cwd\[N\] counts cwd's own revisions/);
   });
 
   it('finds the recent transitions of a sparse owner among many others', async () => {
@@ -206,8 +249,8 @@ describe('baseline()', () => {
     await rt.patchState({ patch: { tactics: { second: 2 } } });
     for (let i = 0; i < 5; i++) await ts.store.publish({ changes: { 'session:busy': { tactics: { j: i } } } });
     expect((await rt.baseline()).transitions).toEqual([
-      { seq: 1, patch: { tactics: { first: 1 } } },
-      { seq: 42, patch: { tactics: { second: 2 } } },
+      { seq: 1, selectors: { cwd: 'cwd[1]' }, patch: { tactics: { first: 1 } } },
+      { seq: 42, selectors: { cwd: 'cwd[2]' }, patch: { tactics: { second: 2 } } },
     ]);
   });
 

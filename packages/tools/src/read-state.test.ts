@@ -31,6 +31,28 @@ describe('read_state', () => {
     expect(await multi.readState({ path: 'effective[2].tactics', projection: 'patch' })).toEqual({ patch: { c: 1 } });
   });
 
+  it('a change never reads as no change in the patch projection: patches that would set a value to {} are refused', async () => {
+    await sole.patchState({ patch: { tactics: { n: 5, list: [1], keep: { x: 1 } } } });
+    for (const [patch, at] of [
+      [{ tactics: { n: {} } }, '/tactics/n'],
+      [{ tactics: { list: {} } }, '/tactics/list'],
+      [{ tactics: { fresh: {} } }, '/tactics/fresh'],
+      [{ tactics: { fresh: { a: {}, b: 1 } } }, '/tactics/fresh/a'],
+      [{ lazy: { gone: { x: null } } }, '/lazy/gone'],
+    ] as const) {
+      const err = await rejection(sole.patchState({ patch }), 'PATCH_INVALID');
+      expect(err.details, JSON.stringify(patch)).toMatchObject({ reason: 'empty-object', at });
+      expect(err.message).toContain('could not tell from "no change"');
+    }
+    expect(await ts.store.head('cwd:/repo')).toMatchObject({ rev: 1 });
+    // {} on an existing object is a no-op, emptying an object is a change, {} inside an array is data.
+    expect(await sole.patchState({ patch: { tactics: { keep: {} } } })).toEqual({ state_updates: { effective: [] } });
+    await sole.patchState({ patch: { tactics: { keep: { x: null }, list: [{}] } } });
+    expect(await sole.readState({ paths: ['cwd[2].tactics.keep', 'cwd[2].tactics.list', 'cwd[2].tactics.n'], projection: 'patch' })).toEqual({
+      patch: [{ x: null }, [{}], {}],
+    });
+  });
+
   it('history beyond the head or before the origin fails explicitly', async () => {
     await multi.patchState({ patch: { cwd: { tactics: { c: 1 } } } });
     await rejection(multi.readState({ path: 'cwd[2].tactics' }), 'REVISION_NOT_FOUND');

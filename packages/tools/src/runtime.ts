@@ -10,7 +10,7 @@ import type { Baseline } from './internal/baseline.js';
 import type { RuntimeContext } from './internal/context.js';
 import { patchState } from './internal/patch-state.js';
 import type { PatchCallOptions, PatchStateResult } from './internal/patch-state.js';
-import { readState } from './internal/read-state.js';
+import { MAX_READ_PATHS, MAX_RESPONSE_BYTES, readState } from './internal/read-state.js';
 import type { ReadStateResult } from './internal/read-state.js';
 import { selectedOwners } from './selection.js';
 import type { SelectedOwner, Selection } from './selection.js';
@@ -23,6 +23,23 @@ export interface RuntimeOptions {
   selection: Selection;
   /** How many recent transitions the baseline considers (default 10, ≥ 0). */
   recentTransitions?: number;
+  /** Most paths one `read_state` batch may name (default {@link MAX_READ_PATHS}, ≥ 1). */
+  maxReadPaths?: number;
+  /**
+   * Most bytes (UTF-8 JSON of the results) one `read_state` answer may hold (default
+   * {@link MAX_RESPONSE_BYTES}, ≥ 1). Counted while the results are assembled; the read fails
+   * with `RESPONSE_TOO_LARGE` as soon as it is crossed.
+   */
+  maxResponseBytes?: number;
+  /**
+   * Extra CAS expectations of every `patch_state` publication: called inside the store's write
+   * queue before each capture (so once per attempt), it returns `{ stream: revision }` pairs the
+   * publication must still find at its head, or throws to refuse the call. A transport uses it
+   * to tie a write to the state of something else, e.g. a session record that must still be
+   * open when the patch lands (a concurrent close moves that stream and the patch is then
+   * re-evaluated, where the precondition refuses it).
+   */
+  precondition?: () => Promise<Record<string, number>>;
 }
 
 /** The agent surface over one store and one owner selection. */
@@ -33,7 +50,8 @@ export interface Runtime {
    * `read_state`: `{ path } | { paths }` with `projection` `value` (default) | `keys` | `patch`.
    * Returns exactly `{ value }`, `{ meta, keys }` or `{ patch }` (positional arrays for `paths`),
    * or the dangling-reference sentinel `{ value: null, hint }`. Publishes nothing.
-   * @throws StateflowError `INPUT_INVALID`, `PATH_SYNTAX`, `PATH_NOT_FOUND`, `PATH_KIND`,
+   * @throws StateflowError `RESPONSE_TOO_LARGE` (more paths than `maxReadPaths`, checked first;
+   *   results over `maxResponseBytes`), `INPUT_INVALID`, `PATH_SYNTAX`, `PATH_NOT_FOUND`, `PATH_KIND`,
    *   `INDEX_OUT_OF_RANGE`, `OWNER_NOT_SELECTED`, `REVISION_NOT_FOUND`, `HISTORY_NOT_RETAINED`,
    *   `STORE_CORRUPT`.
    */
@@ -75,10 +93,23 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   if (!Number.isSafeInteger(recent) || recent < 0) {
     throw new StateflowError('INPUT_INVALID', 'createRuntime options.recentTransitions must be an integer ≥ 0.', { field: 'recentTransitions' });
   }
+  const maxReadPaths = options.maxReadPaths ?? MAX_READ_PATHS;
+  const maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  for (const [field, value] of Object.entries({ maxReadPaths, maxResponseBytes })) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new StateflowError('INPUT_INVALID', `createRuntime options.${field} must be an integer ≥ 1.`, { field });
+    }
+  }
+  if (options.precondition !== undefined && typeof options.precondition !== 'function') {
+    throw new StateflowError('INPUT_INVALID', 'createRuntime options.precondition must be a function returning {stream: revision}.', { field: 'precondition' });
+  }
   const ctx: RuntimeContext = {
     store: options.store,
     owners: selectedOwners(options.selection),
     mode: options.selection.mode,
+    maxReadPaths,
+    maxResponseBytes,
+    ...(options.precondition === undefined ? {} : { precondition: options.precondition }),
   };
   return {
     owners: ctx.owners,

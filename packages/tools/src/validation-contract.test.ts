@@ -36,7 +36,7 @@ describe.each(BACKENDS)('validation contract (%s)', (backend) => {
     const text = JSON.stringify(baseline);
     expect(text).not.toContain('LAZY-BODY');
     expect(baseline.state).toEqual({ tactics: { next: 'ship' } });
-    expect(baseline.transitions).toEqual([{ seq: 1, patch: { cwd: { tactics: { next: 'ship' } } } }]);
+    expect(baseline.transitions).toEqual([{ seq: 1, selectors: { cwd: 'cwd[1]' }, patch: { cwd: { tactics: { next: 'ship' } } } }]);
     expect(baseline.lazy_navigation).toEqual({ available: true, path: 'effective.lazy', keys: { memory: 'array', notes: 'object' } });
   });
 

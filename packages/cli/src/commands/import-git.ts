@@ -1,7 +1,7 @@
 /**
  * `stateflow import-git <repo> <file> --stream S --at PATH`: the history of a JSON file in a
  * local git repository, oldest first along the first-parent line, imported like `import`
- * (issue 7). Runs the `git` command.
+ * (cli README "Commands"). Runs the `git` command.
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * `stateflow import <history.jsonl> --stream S --at PATH`: each line `{rev, doc, …}` of a JSON
- * Lines history becomes one transition placing `doc` at PATH of stream S (issue 7 "import").
+ * Lines history becomes one transition placing `doc` at PATH of stream S (cli README "Commands": import).
  */
 import path from 'node:path';
 import type { Command } from 'commander';

@@ -1,6 +1,6 @@
 /**
  * `stateflow ladder validate <file>` and `stateflow ladder run <file> --input TEXT [--session ID]
- * --model scripted:<file.jsonl> | openai:<model>` (issue 5, items 10–11), through
+ * --model scripted:<file.jsonl> | openai:<model>` (slates README "API"), through
  * `@stateflow/slates`.
  */
 import path from 'node:path';
@@ -56,9 +56,12 @@ export function registerLadderCommand(program: Command, ctx: CommandContext): vo
         }),
       );
       const { output, transition, evicted, refused } = result;
-      emit(ctx.io, options.json, { output, transition, slates: result.slates, evicted, refused }, () =>
+      // An aborted run says so (outcome "aborted", where, and why), never just `output: null`.
+      const outcome = slates.runOutcome(result);
+      const ended = outcome.kind === 'aborted' ? { outcome: 'aborted', aborted: { ...outcome.aborted, message: outcome.message } } : { outcome: 'completed' };
+      emit(ctx.io, options.json, { ...ended, output, transition, slates: result.slates, evicted, refused }, () =>
         [
-          output ?? '(no output)',
+          outcome.kind === 'aborted' ? `(aborted) ${outcome.message}` : (output ?? '(no output)'),
           '',
           transition === null ? 'slates (nothing published):' : `slates (transition ${transition}):`,
           JSON.stringify(result.slates, null, 2),

@@ -1,6 +1,6 @@
 /**
  * `stateflow patch <json | @file | ->`: one `patch_state` call; prints its receipt
- * (seed "patch_state and arrays"; issue 7). In human mode one more line on stderr says what was
+ * (seed "patch_state and arrays"; cli README "Commands"). In human mode one more line on stderr says what was
  * published: `published transition 7 (cwd rev 3, global rev 2)` or `no change`.
  */
 import type { Command } from 'commander';

@@ -1,5 +1,5 @@
 /**
- * `stateflow serve`: the main job (issue 7) — the HTTP server of `@stateflow/server` (sessions
+ * `stateflow serve`: the main job (README "Quick start") — the HTTP server of `@stateflow/server` (sessions
  * API, chat/completions over ladders, state API) on the embedded store, by default
  * `./.stateflow` on 127.0.0.1:7411. Prints where it listens, where the data is, and one command
  * to try; stops on SIGINT/SIGTERM.
@@ -20,6 +20,7 @@ interface ServeOptions {
   idleTimeout?: number;
   background?: boolean;
   heartbeat?: number;
+  bodyLimit?: number;
 }
 
 /** Register `serve`. */
@@ -37,6 +38,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
     .option('--heartbeat <ms>', 'interval of the watch stream heartbeat comment in ms (default 15000)', positiveInt)
     // Set by `stateflow mcp` when it starts a server; recorded in the discovery file.
     .addOption(new Option('--background').hideHelp())
+    .option('--body-limit <bytes>', 'largest request body in bytes (default 1048576 = 1 MiB; larger bodies cost more CPU per request)', positiveInt)
     .action(async (local: ServeOptions, command: Command) => {
       const options = ctx.options(command);
       await mkdir(options.dir, { recursive: true });
@@ -50,6 +52,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
         ...(local.ladders === undefined ? {} : { ladders: path.resolve(ctx.io.cwd, local.ladders) }),
         ...(local.keys === undefined ? {} : { keysFile: path.resolve(ctx.io.cwd, local.keys) }),
         ...(local.model === undefined ? {} : { model: local.model }),
+        ...(local.bodyLimit === undefined ? {} : { bodyLimit: local.bodyLimit }),
         onWarning: (message) => ctx.io.stderr.write(`${message}\n`),
         requireToken: local.requireToken === true,
         background: local.background === true,

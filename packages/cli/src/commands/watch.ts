@@ -9,6 +9,7 @@ import { watchTransitions } from '@stateflow/client';
 import { nonNegativeInt, nonEmpty } from '../internal/arguments.js';
 import { ensureServer } from '../internal/background-server.js';
 import type { CommandContext } from '../internal/context.js';
+import { withStore } from '../internal/store-access.js';
 import { writeLine } from '../internal/stream-output.js';
 
 interface WatchOptions {
@@ -30,6 +31,8 @@ export function registerWatchCommand(program: Command, ctx: CommandContext): voi
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
+        // Watching reads: like every reading command, it never creates a store at a mistyped --dir.
+        await withStore(options.dir, 'existing', async () => undefined);
         const connect = async () => {
           const server = await ensureServer(options.dir, { env: ctx.io.env });
           return { url: server.url, token: server.token };

@@ -2,8 +2,9 @@
  * The store's server, started in the background when none runs (root README "MCP": any number
  * of windows share one store). `stateflow mcp` calls {@link ensureServer}: it uses the live
  * server named by the store directory's discovery file, or starts `stateflow serve` for the
- * directory as a detached process — a free port, the token required, an idle timeout, its
- * output appended to `stateflow-server.log` in the store directory — and waits for it to serve.
+ * directory as a detached process — a free port, the token required, an idle timeout, bodies up
+ * to 8 MiB, its output appended to `stateflow-server.log` in the store directory — and waits for
+ * it to serve.
  *
  * Two starters at the same moment end with one server: both spawn, LevelDB's lock lets one
  * child open the store, the other child exits with STORE_LOCKED, and both starters find the
@@ -23,6 +24,14 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 15 * 60_000;
 
 /** Log file of a background server, inside the store directory. */
 export const SERVER_LOG = 'stateflow-server.log';
+
+/**
+ * Largest request body of a background server, in bytes (8 MiB). `serve` defaults to 1 MiB to
+ * bound what an unknown client can make the event loop do; a background server answers only its
+ * token, that is the store's owner, so stdio agents keep the body size they had before they went
+ * through a server.
+ */
+export const BACKGROUND_BODY_LIMIT = 8 * 1024 * 1024;
 
 /** How long a start may take before it fails, in ms. */
 const START_TIMEOUT_MS = 20_000;
@@ -52,7 +61,20 @@ export async function ensureServer(dir: string, options: EnsureServerOptions = {
   try {
     const child = spawn(
       process.execPath,
-      [BIN, '--dir', dir, 'serve', '--port', '0', '--require-token', '--background', '--idle-timeout', String(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS)],
+      [
+        BIN,
+        '--dir',
+        dir,
+        'serve',
+        '--port',
+        '0',
+        '--require-token',
+        '--background',
+        '--idle-timeout',
+        String(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS),
+        '--body-limit',
+        String(BACKGROUND_BODY_LIMIT),
+      ],
       // Detached with its own output: the server outlives this process and never holds its stdio.
       { detached: true, stdio: ['ignore', log.fd, log.fd], env: options.env ?? process.env, cwd: dir },
     );

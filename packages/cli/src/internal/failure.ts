@@ -54,7 +54,7 @@ function fromFileSystem(err: unknown): StateflowError | null {
   const where = typeof path === 'string' ? path : 'a path given on the command line';
   const details = typeof path === 'string' ? { path, errno: code } : { errno: code };
   if (MISSING.has(code)) {
-    return new StateflowError('NOT_FOUND', `No such file or directory: ${where}; check the path.`, details, { cause: err });
+    return new StateflowError('NOT_FOUND', `No such file or directory: ${where}; check the path.`, { file: typeof path === 'string' ? path : '' }, { cause: err });
   }
   if (code === 'EISDIR') {
     return new StateflowError('USAGE', `${where} is a directory: pass the path of a file.`, details, { cause: err });
@@ -63,7 +63,7 @@ function fromFileSystem(err: unknown): StateflowError | null {
     return new StateflowError('USAGE', `Permission denied for ${where} (${code}): check its permissions or pass another path.`, details, { cause: err });
   }
   if (typeof path !== 'string') return null;
-  return new StateflowError('STORE_IO', `Cannot access ${path} (${code}): check the path and its permissions.`, details, { cause: err });
+  return new StateflowError('STORE_IO', `Cannot access ${path} (${code}): check the path and its permissions.`, { location: path, code }, { cause: err });
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Where an import may write (issue 7 "import"): owner streams (`global`, `cwd:<absolute dir>`,
+ * Where an import may write (cli README "Commands": import): owner streams (`global`, `cwd:<absolute dir>`,
  * `session:<id>`) follow the agent surface's rules — the stream id must be the one the tools'
  * owner selection produces, and `--at` must start with a plane that owner's patches may write
  * (core `PLANES`; `response` only for a session). Other streams (`history:x`) are free-form.

@@ -1,5 +1,5 @@
 /**
- * Global options of `stateflow` and the owner selection they describe (issue 7 "Global
+ * Global options of `stateflow` and the owner selection they describe (cli README "Global
  * options"; DESIGN.md "Paths": owners are selected by the caller).
  */
 import path from 'node:path';

@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { StateflowError, isStateflowError } from '@stateflow/core';
 import { findServer, openRemoteStore, readDiscovery } from '@stateflow/client';
+import type { ServerEndpoint } from '@stateflow/client';
 import { openStore, type Store } from '@stateflow/store';
 
 /** How long a command waits for the discovery file of a server that is taking the store, in ms. */
@@ -33,29 +34,31 @@ export type StoreAccess =
  *   whatever `openStore` throws (STORE_VERSION, STORE_CORRUPT, STORE_IO); STORE_UNAVAILABLE when
  *   the server stops answering during `work`.
  */
-export async function withStore<T>(dir: string, access: StoreAccess, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = (await openServed(dir)) ?? (await openLocal(dir, access));
+export async function withStore<T>(dir: string, access: StoreAccess, work: (store: Store, server: ServerEndpoint | null) => Promise<T>): Promise<T> {
+  const { store, server } = (await openServed(dir)) ?? (await openLocal(dir, access));
   try {
-    return await work(store);
+    return await work(store, server);
   } finally {
     await store.close();
   }
 }
 
-/** The store of the live server serving `dir`, or `null` when none does. */
-async function openServed(dir: string): Promise<Store | null> {
+/** The store of the live server serving `dir` and that server, or `null` when none does. */
+async function openServed(dir: string): Promise<{ store: Store; server: ServerEndpoint } | null> {
   const served = await findServer(dir);
   if (served === null) return null;
-  return openRemoteStore({ url: served.url, token: served.token });
+  const server = { url: served.url, token: served.token };
+  return { store: await openRemoteStore(server), server };
 }
 
-async function openLocal(dir: string, access: StoreAccess): Promise<Store> {
+/** The store opened by this process, or — when a server took it meanwhile — that server's. */
+async function openLocal(dir: string, access: StoreAccess): Promise<{ store: Store; server: ServerEndpoint | null }> {
   try {
     if (access === 'create') {
       await mkdir(dir, { recursive: true });
-      return await openStore(dir);
+      return { store: await openStore(dir), server: null };
     }
-    return await openStore(dir, { createIfMissing: false });
+    return { store: await openStore(dir, { createIfMissing: false }), server: null };
   } catch (err) {
     if (isStateflowError(err, 'STORE_LOCKED')) return whenServed(dir, err);
     if (!isStateflowError(err, 'NOT_FOUND')) throw err;
@@ -72,11 +75,11 @@ async function openLocal(dir: string, access: StoreAccess): Promise<Store> {
  * Another process holds `dir`: a server that is starting writes its discovery file just after
  * taking the lock, so wait a moment for it; any other holder is named in the error.
  */
-async function whenServed(dir: string, locked: StateflowError): Promise<Store> {
+async function whenServed(dir: string, locked: StateflowError): Promise<{ store: Store; server: ServerEndpoint }> {
   const deadline = Date.now() + LOCKED_WAIT_MS;
   for (;;) {
-    const store = await openServed(dir);
-    if (store !== null) return store;
+    const served = await openServed(dir);
+    if (served !== null) return served;
     if (Date.now() >= deadline) throw await lockedError(dir, locked);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

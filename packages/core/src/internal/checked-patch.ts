@@ -2,7 +2,8 @@ import type { JsonObject } from '../json.js';
 import { isJsonObject } from '../json.js';
 import { snapshotJson } from '../json-snapshot.js';
 import { mergeValue } from './merge.js';
-import { patchInvalid } from './patch-error.js';
+import type { MergeOptions } from './merge.js';
+import { patchInvalid } from '../patch-error.js';
 
 /** A validated patch: its frozen JSON snapshot and the (unfrozen) result of applying it. */
 export interface CheckedPatch {
@@ -13,11 +14,11 @@ export interface CheckedPatch {
 /**
  * Snapshots `patch`, checks the top-level rules and applies it to `state` with the checking
  * walker. Shared by `validatePatch`, `applyPatch`, `netPatch` and `patchSeries` so that
- * "valid" means exactly "applies". `owned`: see {@link mergeValue}.
+ * "valid" means exactly "applies". `options`: see {@link mergeValue}.
  *
  * @throws StateflowError `PATCH_INVALID` (every reason).
  */
-export function checkPatch(state: JsonObject, patch: unknown, owned?: Set<object>): CheckedPatch {
+export function checkPatch(state: JsonObject, patch: unknown, options: MergeOptions = {}): CheckedPatch {
   if (!isJsonObject(patch)) {
     const what = patch === null ? 'null' : Array.isArray(patch) ? 'an array' : `a ${typeof patch}`;
     throw patchInvalid(`a patch must be a JSON object, got ${what}`, { reason: 'not-object', at: '' });
@@ -26,5 +27,5 @@ export function checkPatch(state: JsonObject, patch: unknown, owned?: Set<object
   if (Object.keys(snapshot).length === 0) {
     throw patchInvalid('the empty patch {} is an invalid no-op; send at least one key', { reason: 'empty', at: '' });
   }
-  return { patch: snapshot, result: mergeValue(state, snapshot, '', owned) as JsonObject };
+  return { patch: snapshot, result: mergeValue(state, snapshot, '', options) as JsonObject };
 }

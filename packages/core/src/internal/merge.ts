@@ -3,11 +3,19 @@ import { isJsonObject, kindOf } from '../json.js';
 import { classifyKey } from './index-key.js';
 import { defineData } from './define-data.js';
 import { copyObject, ownValue } from './own-property.js';
-import { patchInvalid } from './patch-error.js';
+import { patchInvalid } from '../patch-error.js';
 import { assertWritableValue, patchObjectShape } from './patch-shape.js';
 import { childPointer } from '../json-pointer.js';
 
 const EMPTY: JsonObject = Object.freeze({});
+
+/** How one application of a patch walks: see {@link mergeValue}. */
+export interface MergeOptions {
+  /** Containers private to a patch series, changed in place ({@link PatchSeries}). */
+  owned?: Set<object> | undefined;
+  /** Refuse an object patch that would create or replace a value with `{}` (PatchOptions.emptyObjects 'refuse'). */
+  refuseEmptyObjects?: boolean;
+}
 
 /**
  * The one walker that defines patch semantics (DESIGN.md "Patches"): applies the patch value
@@ -21,14 +29,16 @@ const EMPTY: JsonObject = Object.freeze({});
  *   or not an object (RFC 7396); `null` members delete keys (absent keys: no-op);
  * - index patch (`"[N]"` keys only): addresses existing elements of an array target.
  *
- * With `owned` (a patch series, {@link PatchSeries}): containers in `owned` were created by
- * earlier patches of the same series and are not shared with anyone, so they are changed in
+ * With `options.owned` (a patch series, {@link PatchSeries}): containers in `owned` were created
+ * by earlier patches of the same series and are not shared with anyone, so they are changed in
  * place instead of copied again; every fresh copy is added to `owned`. Without it nothing is
- * ever mutated.
+ * ever mutated. With `options.refuseEmptyObjects`, an ordinary object patch that lands on an
+ * absent or non-object value and leaves an empty object there (`{}`, or only deletions) is
+ * refused: the `patch` projection would read that change as `{}`, "no change".
  *
  * @throws StateflowError `PATCH_INVALID` (any reason except `not-object`, `empty`, `not-json`).
  */
-export function mergeValue(target: JsonValue | undefined, patch: JsonValue, at: string, owned?: Set<object>): JsonValue {
+export function mergeValue(target: JsonValue | undefined, patch: JsonValue, at: string, options: MergeOptions = {}): JsonValue {
   if (!isJsonObject(patch)) {
     assertWritableValue(patch, at);
     return patch;
@@ -42,12 +52,23 @@ export function mergeValue(target: JsonValue | undefined, patch: JsonValue, at: 
         at,
       });
     }
-    return mergeArray(target, patch, at, owned);
+    return mergeArray(target, patch, at, options);
   }
-  return mergeObject(isJsonObject(target) ? target : EMPTY, patch, at, owned);
+  if (isJsonObject(target)) return mergeObject(target, patch, at, options);
+  const created = mergeObject(EMPTY, patch, at, options);
+  if (options.refuseEmptyObjects === true && Object.keys(created).length === 0) {
+    const what = target === undefined ? 'creates' : `replaces ${kindOf(target) === 'array' ? 'an array' : `a ${kindOf(target)}`} with`;
+    throw patchInvalid(
+      `this object patch ${what} an empty object, which the patch projection could not tell from "no change"; ` +
+        'write an empty object only inside an array, or give the object a member',
+      { reason: 'empty-object', at },
+    );
+  }
+  return created;
 }
 
-function mergeObject(target: JsonObject, patch: JsonObject, at: string, owned: Set<object> | undefined): JsonObject {
+function mergeObject(target: JsonObject, patch: JsonObject, at: string, options: MergeOptions): JsonObject {
+  const owned = options.owned;
   let result = target;
   let mine = owned?.has(target) === true;
   const writable = (): JsonObject => {
@@ -65,13 +86,14 @@ function mergeObject(target: JsonObject, patch: JsonObject, at: string, owned: S
       if (current !== undefined) delete writable()[key];
       continue;
     }
-    const next = mergeValue(current, member, childPointer(at, key), owned);
+    const next = mergeValue(current, member, childPointer(at, key), options);
     if (next !== current) defineData(writable(), key, next);
   }
   return result;
 }
 
-function mergeArray(target: JsonArray, patch: JsonObject, at: string, owned: Set<object> | undefined): JsonArray {
+function mergeArray(target: JsonArray, patch: JsonObject, at: string, options: MergeOptions): JsonArray {
+  const owned = options.owned;
   let result = target;
   let mine = owned?.has(target) === true;
   for (const key of Object.keys(patch)) {
@@ -87,7 +109,7 @@ function mergeArray(target: JsonArray, patch: JsonObject, at: string, owned: Set
       );
     }
     const current = target[selector.index] as JsonValue;
-    const next = mergeValue(current, patch[key] as JsonValue, elementAt, owned);
+    const next = mergeValue(current, patch[key] as JsonValue, elementAt, options);
     if (next !== current) {
       if (!mine) {
         result = target.slice();

@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from '../json.js';
 import { isJsonObject } from '../json.js';
 import { classifyKey } from './index-key.js';
-import { patchInvalid } from './patch-error.js';
+import { patchInvalid } from '../patch-error.js';
 import { childPointer } from '../json-pointer.js';
 
 /**

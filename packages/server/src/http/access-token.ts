@@ -40,5 +40,6 @@ export function tokenRequired(): StateflowError<'UNAUTHORIZED'> {
   return new StateflowError(
     'UNAUTHORIZED',
     'This stateflow server requires its token: send "X-Stateflow-Token: <token>" (or "Authorization: Bearer <token>"); the token is in stateflow-server.json in the store directory, readable by the store\'s owner.',
+    {},
   );
 }

@@ -1,5 +1,5 @@
 /**
- * API keys → user ids (issue 6 "Users"): `--keys FILE` or `STATEFLOW_API_KEYS`, both a JSON
+ * API keys → user ids (server README "Users and keys"): `--keys FILE` or `STATEFLOW_API_KEYS`, both a JSON
  * object `{ "<key>": "<user id>" }`, sent as `Authorization: Bearer <key>`.
  */
 import { readFileSync } from 'node:fs';
@@ -49,15 +49,15 @@ function parse(text: string, where: string): unknown {
 }
 
 function checkKeys(value: unknown, where: string): ReadonlyMap<string, string> {
-  if (!isJsonObject(value)) throw new StateflowError('USAGE', `${where} must be a JSON object {"<key>": "<user id>"}`);
+  if (!isJsonObject(value)) throw new StateflowError('USAGE', `${where} must be a JSON object {"<key>": "<user id>"}`, {});
   const map = new Map<string, string>();
   for (const [key, user] of Object.entries(value)) {
     if (key === '' || typeof user !== 'string' || user === '') {
-      throw new StateflowError('USAGE', `${where}: every key and user id must be a non-empty string (bad entry "${key}")`);
+      throw new StateflowError('USAGE', `${where}: every key and user id must be a non-empty string (bad entry "${key}")`, {});
     }
     map.set(key, user);
   }
-  if (map.size === 0) throw new StateflowError('USAGE', `${where} has no keys; remove it to serve one local user`);
+  if (map.size === 0) throw new StateflowError('USAGE', `${where} has no keys; remove it to serve one local user`, {});
   return map;
 }
 
@@ -71,7 +71,7 @@ export function authenticate(keys: ReadonlyMap<string, string> | null, header: s
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   const user = match?.[1] === undefined ? undefined : keys.get(match[1]);
   if (user === undefined) {
-    throw new StateflowError('UNAUTHORIZED', 'Missing or unknown API key; send "Authorization: Bearer <key>"');
+    throw new StateflowError('UNAUTHORIZED', 'Missing or unknown API key; send "Authorization: Bearer <key>"', {});
   }
   return user;
 }

@@ -3,7 +3,7 @@ import { ErrorCode, StateflowError } from '@stateflow/core';
 import { HTTP_STATUS_BY_CODE, toHttpError } from './error-status.js';
 
 describe('HTTP_STATUS_BY_CODE', () => {
-  it('maps every error code, with the statuses issue 6 names', () => {
+  it('maps every error code, with the statuses the server README names', () => {
     expect(Object.keys(HTTP_STATUS_BY_CODE).sort()).toEqual(Object.values(ErrorCode).sort());
     expect(HTTP_STATUS_BY_CODE.INPUT_INVALID).toBe(400);
     expect(HTTP_STATUS_BY_CODE.SESSION_NOT_FOUND).toBe(404);

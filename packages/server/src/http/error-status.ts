@@ -1,55 +1,32 @@
 /**
- * The one table mapping Stateflow error codes to HTTP statuses (CONVENTIONS.md "Errors";
- * issue 6 "errors map codes to statuses in one table").
+ * HTTP statuses of error codes, and the retry advice a response carries: both derived from the
+ * one table of error facts in core (`ERROR_FACTS`; CONVENTIONS.md "Errors").
  */
 import type { ErrorObject } from 'ajv';
-import { StateflowError, elidePath, isStateflowError } from '@stateflow/core';
+import { ERROR_FACTS, StateflowError, elidePath, isStateflowError } from '@stateflow/core';
 import type { ErrorCode } from '@stateflow/core';
 import { validationError } from './request-validation.js';
 
 /**
- * HTTP status per error code: 400 bad input, 401 no/unknown API key, 403 a keyless server
- * refusing a non-loopback `Host`/`Origin`, 413 body too large, 415 body not JSON, 404 unknown (or another
- * user's) session, ladder or revision, 409 conflict or paused session, 410 closed/expired session
- * or history no longer retained, 502 the model upstream failed, 503 no model configured or store
- * busy, 500 everything that is the server's fault.
+ * HTTP status per error code (core's `ERROR_FACTS[code].httpStatus`): 400 bad input, 401 no/unknown
+ * API key, 403 a keyless server refusing a non-loopback `Host`/`Origin`, 413 body too large, 415
+ * body not JSON, 404 unknown (or another user's) session, ladder or revision, 409 conflict or
+ * paused session, 410 closed/expired session or history no longer retained, 502 the model
+ * upstream failed, 503 no model configured, store busy or to be reopened, 500 everything that is
+ * the server's fault.
  */
-export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
-  PATH_SYNTAX: 400,
-  PATH_NOT_FOUND: 404,
-  PATH_KIND: 400,
-  INDEX_OUT_OF_RANGE: 400,
-  OWNER_NOT_SELECTED: 400,
-  PATCH_INVALID: 400,
-  INPUT_INVALID: 400,
-  CONFLICT: 409,
-  REVISION_NOT_FOUND: 404,
-  TRANSITION_NOT_FOUND: 404,
-  HISTORY_NOT_RETAINED: 410,
-  STREAM_INVALID: 400,
-  STORE_CORRUPT: 500,
-  STORE_LOCKED: 503,
-  STORE_VERSION: 500,
-  STORE_CLOSED: 503,
-  STORE_IO: 500,
-  STORE_UNAVAILABLE: 503,
-  REOPEN_REQUIRED: 503,
-  CONFIG_INVALID: 400,
-  SOURCE_UNRESOLVED: 400,
-  BUDGET_EXCEEDED: 409,
-  SESSION_NOT_FOUND: 404,
-  SESSION_CLOSED: 410,
-  SESSION_PAUSED: 409,
-  MODEL_UNAVAILABLE: 503,
-  MODEL_FAILED: 502,
-  USAGE: 400,
-  NOT_FOUND: 404,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  BODY_TOO_LARGE: 413,
-  MEDIA_TYPE_UNSUPPORTED: 415,
-  INTERNAL: 500,
-};
+export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze(
+  Object.fromEntries(Object.entries(ERROR_FACTS).map(([code, facts]) => [code, facts.httpStatus])) as Record<ErrorCode, number>,
+);
+
+/**
+ * The `x-should-retry` header value for a failed response: OpenAI clients (and others) retry 409,
+ * 429 and 5xx by default; this says whether retrying the same request unchanged can succeed
+ * (core's `ERROR_FACTS[code].retryable`), so a stale revision or a missing model is not retried.
+ */
+export function shouldRetry(code: ErrorCode): 'true' | 'false' {
+  return ERROR_FACTS[code].retryable ? 'true' : 'false';
+}
 
 /**
  * Error body of every failed request, OpenAI-compatible (`error.message`, `error.type`,
@@ -112,6 +89,6 @@ function asStateflowError(err: unknown, request: RequestFacts): StateflowError {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new StateflowError('INPUT_INVALID', `The request body is not valid JSON (${elidePath(e.message ?? 'parse error')}).`, { field: 'body', reason: 'json' }, { cause: err });
   }
-  if (e.statusCode === 404) return new StateflowError('NOT_FOUND', elidePath(e.message ?? 'Not found'), {}, { cause: err });
+  if (e.statusCode === 404) return new StateflowError('NOT_FOUND', elidePath(e.message ?? 'Not found'), { route: elidePath(e.message ?? '') }, { cause: err });
   return new StateflowError('INPUT_INVALID', `Bad request: ${elidePath(e.message ?? 'invalid input')}`, { reason: e.code ?? 'bad request' }, { cause: err });
 }

@@ -1,5 +1,5 @@
 /**
- * The ladders a server serves (issue 6): every `DIR/<author>/<name>.yaml` (or `.yml`) is loaded
+ * The ladders a server serves (server README "Starting it"): every `DIR/<author>/<name>.yaml` (or `.yml`) is loaded
  * and validated at start as `@author/name`. A file that fails is reported and not served; the
  * server still starts.
  */

@@ -5,8 +5,8 @@
 import { StateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
-import { createSlateState, openAIModel, runLadder, scriptedModelFromFile, sessionSlateStream, slateContents } from '@stateflow/slates';
-import type { Evicted, Model, Refused } from '@stateflow/slates';
+import { createSlateState, openAIModel, runLadder, runOutcome, scriptedModelFromFile, sessionSlateStream, slateContents } from '@stateflow/slates';
+import type { Evicted, Model, Refused, RunOutcome } from '@stateflow/slates';
 import type { LadderEntry } from './ladder-catalog.js';
 
 /**
@@ -26,7 +26,7 @@ export async function resolveModel(option: string | undefined, env: Record<strin
   if (option !== undefined) {
     const match = /^scripted:(.+)$/.exec(option);
     if (match?.[1] === undefined) {
-      throw new StateflowError('USAGE', `--model must be scripted:<file.jsonl>, got "${option}"; for a real model set OPENAI_BASE_URL / OPENAI_API_KEY`);
+      throw new StateflowError('USAGE', `--model must be scripted:<file.jsonl>, got "${option}"; for a real model set OPENAI_BASE_URL / OPENAI_API_KEY`, {});
     }
     const scripted = await scriptedModelFromFile(match[1]);
     return () => scripted;
@@ -63,8 +63,10 @@ export interface LadderCallInput {
 
 /** What a call produced. */
 export interface LadderCallResult {
-  /** The ladder's output (`''` when no step survived). */
+  /** The ladder's output (`''` when no step survived or the run was aborted). */
   output: string;
+  /** Completed, or aborted by a gate (where, and a sentence saying so): what the answer shows. */
+  outcome: RunOutcome;
   /** Slate stream revision after the call; `null` when nothing persists (no session). */
   rev: number | null;
   /** Global seq of the call's transition, or `null` when it wrote nothing. */
@@ -89,5 +91,5 @@ export async function runLadderCall(input: LadderCallInput): Promise<LadderCallR
     clock: input.clock,
   });
   const rev = session === undefined ? null : (await store.head(sessionSlateStream(entry.id, session))).rev;
-  return { output: result.output ?? '', rev, transition: result.transition, evicted: result.evicted, refused: result.refused };
+  return { output: result.output ?? '', outcome: runOutcome(result), rev, transition: result.transition, evicted: result.evicted, refused: result.refused };
 }

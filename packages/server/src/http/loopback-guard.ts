@@ -1,5 +1,5 @@
 /**
- * Loopback rules of the keyless server (issue 6 "With no keys configured the server binds to
+ * Loopback rules of the keyless server (server README "DNS rebinding and cross-site requests": with no keys configured the server binds to
  * loopback only and serves one local user"). Binding to loopback is not enough: a web page can
  * reach `127.0.0.1` through a DNS name it controls (DNS rebinding) or post to it from another
  * origin. Without API keys the server therefore also checks every request's `Host` and

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 document served at `GET /openapi.json` (issue 6), built from the same schemas
+ * The OpenAPI 3.1 document served at `GET /openapi.json` (server README "Endpoints"), built from the same schemas
  * the routes validate with.
  */
 import { patchStateInputSchema, readStateInputSchema } from '@stateflow/tools';
@@ -40,9 +40,10 @@ const bodyErrors = (...statuses: number[]) => errors(...statuses, 413, 415);
 const ERROR_TEXT: Record<number, string> = {
   400: 'Bad input (INPUT_INVALID, PATH_*, PATCH_INVALID, …)',
   401: 'Missing or unknown API key, or a server that requires its token without it (UNAUTHORIZED)',
-  403: 'Without API keys: a Host that is not localhost/127.0.0.1/[::1], or a non-loopback Origin (FORBIDDEN)',
+  403: 'Without API keys: a Host that is not localhost/127.0.0.1/[::1], or a non-loopback Origin; with API keys: a local/ ladder (FORBIDDEN)',
   413: 'Request body over the limit (BODY_TOO_LARGE)',
   415: 'Request body not sent as Content-Type: application/json (MEDIA_TYPE_UNSUPPORTED)',
+  422: 'The answer would pass a response cap: more than 100 paths in a batch, or more than 8 MiB of results (RESPONSE_TOO_LARGE)',
   404: 'Unknown ladder, or unknown or foreign session (NOT_FOUND, SESSION_NOT_FOUND, REVISION_NOT_FOUND)',
   409: 'Stale If-Match revision (CONFLICT) or paused session (SESSION_PAUSED)',
   410: 'Session closed or expired (SESSION_CLOSED), or history no longer retained',
@@ -191,7 +192,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             required: true,
             content: json(withSelection(readStateInputSchema)),
           },
-          responses: { '200': { description: 'The read_state output' }, ...bodyErrors(400, 401, 404) },
+          responses: { '200': { description: 'The read_state output' }, ...bodyErrors(400, 401, 404, 410, 422) },
         },
       },
       '/v1/state/patch': {
@@ -202,7 +203,15 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             required: true,
             content: json(withSelection(patchStateInputSchema)),
           },
-          responses: { '200': { description: 'The patch_state output' }, ...bodyErrors(400, 401, 404, 409, 410) },
+          responses: {
+            '200': {
+              description: 'The patch_state output',
+              headers: {
+                'Stateflow-Transition': { description: 'The seq of the transition the call published; absent when the patch changed nothing', schema: { type: 'integer' } },
+              },
+            },
+            ...bodyErrors(400, 401, 404, 409, 410),
+          },
         },
       },
       ...storePaths({ ref, json, errors, bodyErrors }),

@@ -1,6 +1,6 @@
 /**
  * JSON Schemas of the HTTP API's bodies, used both to validate requests (fastify) and to build
- * the OpenAPI document, so the two never drift (issue 6 "An OpenAPI document").
+ * the OpenAPI document, so the two never drift (the OpenAPI document at /openapi.json).
  */
 import { SESSION_STATUSES } from '@stateflow/slates';
 
@@ -110,7 +110,14 @@ export const chatCompletionSchema = {
         type: 'object',
         properties: {
           index: { type: 'integer' },
-          message: { type: 'object', properties: { role: { const: 'assistant' }, content: { type: 'string' } } },
+          message: {
+            type: 'object',
+            properties: {
+              role: { const: 'assistant' },
+              content: { type: ['string', 'null'], description: "The ladder's output; null when a gate aborted the run" },
+              refusal: { type: 'string', description: 'Present when a gate aborted the run: which step, node and branch (as stateflow.aborted)' },
+            },
+          },
           finish_reason: { type: 'string' },
         },
       },
@@ -126,6 +133,11 @@ export const chatCompletionSchema = {
         transition: { type: ['integer', 'null'], description: "Global seq of the call's transition, if it wrote" },
         evicted: { type: 'array' },
         refused: { type: 'array' },
+        aborted: {
+          type: ['object', 'null'],
+          description: 'Where a gate action abort ended the run (the message is then a refusal with content null); null when it completed',
+          properties: { step: { type: 'string' }, node: { type: 'integer' }, branch: { enum: ['then', 'else'] } },
+        },
       },
     },
   },
@@ -135,7 +147,8 @@ export const chatCompletionSchema = {
 /** Query of `GET …/sessions/{id}/slates`. */
 export const slatesQuerySchema = {
   type: 'object',
-  properties: { at: { type: 'integer', minimum: 0, description: 'Slate stream revision; default the head' } },
+  // The route refuses what coerces beyond safe integers ("1e400" → Infinity, 2^53 + 1 → rounded).
+  properties: { at: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Slate stream revision; default the head' } },
   additionalProperties: false,
 } as const;
 

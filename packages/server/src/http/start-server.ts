@@ -1,9 +1,12 @@
 /**
- * `startServer`: the Stateflow HTTP server (issue 6; seeds/ladr-stateful-sessions.txt) — ladder
+ * `startServer`: the Stateflow HTTP server (seed ladr-stateful-sessions) — ladder
  * sessions, OpenAI-compatible chat/completions over a ladder, time-travel slate reads and the
  * read_state / patch_state state API, on fastify.
  */
+import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
+import { pino } from 'pino';
+import type { Logger } from 'pino';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StateflowError, elidePath, isStateflowError } from '@stateflow/core';
 import { newServerToken, readDiscovery, removeDiscovery, writeDiscovery } from '@stateflow/client';
@@ -13,7 +16,8 @@ import { SessionManager } from '@stateflow/slates';
 import { loadApiKeys, authenticate, LOCAL_USER } from './api-keys.js';
 import { carriesToken, tokenRequired, TOKEN_HEADER } from './access-token.js';
 import { IdleTracker } from './idle-tracker.js';
-import { toHttpError } from './error-status.js';
+import { shouldRetry, toHttpError } from './error-status.js';
+import { handleClientError } from './client-errors.js';
 import { assertLoopbackRequest, isLoopbackHost } from './loopback-guard.js';
 import { compileValidator } from './request-validation.js';
 import { loadLadderCatalog } from './ladder-catalog.js';
@@ -35,8 +39,14 @@ import { reopeningStore } from '../reopening-store.js';
 /** Default port of `stateflow serve`. */
 export const DEFAULT_PORT = 7411;
 
-/** Default largest request body, in bytes (8 MiB). */
-const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
+/**
+ * Default largest request body, in bytes (1 MiB). Validating, diffing and storing a patch costs
+ * CPU on the one event loop in proportion to its element count, and every other request waits
+ * meanwhile: at 8 MiB one legal patch stalled the server for ~9 s, at 1 MiB the worst shape
+ * measured (an array of small numbers) costs ~1 s (bench/request-stall.mjs). Raise it with
+ * `bodyLimit` / `--body-limit` where clients are trusted.
+ */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -72,7 +82,7 @@ export interface ServerOptions {
   sessionRetentionMs?: number;
   /** Interval of the expiry/retention sweep, in ms; `0` disables the timer. Default 1 hour. */
   sweepIntervalMs?: number;
-  /** Largest request body in bytes; larger ones answer 413 `BODY_TOO_LARGE`. Default {@link DEFAULT_BODY_LIMIT} (8 MiB). */
+  /** Largest request body in bytes (≥ 1); larger ones answer 413 `BODY_TOO_LARGE`. Default {@link DEFAULT_BODY_LIMIT} (1 MiB). */
   bodyLimit?: number;
   /** Receives start-up warnings (rejected ladders). Default: write to stderr. */
   onWarning?: (message: string) => void;
@@ -97,6 +107,12 @@ export interface ServerOptions {
   background?: boolean;
   /** Interval of the watch stream's heartbeat comment in ms. Default 15,000. */
   heartbeatMs?: number;
+  /**
+   * Where the server's log goes: one JSON line (pino) per internal failure (every 5xx answer),
+   * with the request id the answer carries (`x-request-id`, and `details.requestId` of the
+   * error body), method, URL, code and the error with its cause chain. Default: stderr.
+   */
+  logDestination?: { write(line: string): unknown };
 }
 
 /** A running server. */
@@ -139,7 +155,12 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
       'USAGE',
       `Refusing to bind ${host} without API keys: with no keys the server serves one local user on loopback only. ` +
         'Give --keys FILE or STATEFLOW_API_KEYS, or bind 127.0.0.1.',
+      {},
     );
+  }
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  if (!Number.isSafeInteger(bodyLimit) || bodyLimit < 1) {
+    throw new StateflowError('USAGE', `bodyLimit must be a whole number of bytes ≥ 1, got ${String(options.bodyLimit)}`, {});
   }
   const model = await resolveModel(options.model, env);
   const catalog = await loadLadderCatalog(options.ladders);
@@ -150,7 +171,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   const ownsStore = store === undefined;
   if (store === undefined) {
     const dir = options.dir;
-    if (dir === undefined) throw new StateflowError('USAGE', 'startServer needs a store directory (dir) or a store');
+    if (dir === undefined) throw new StateflowError('USAGE', 'startServer needs a store directory (dir) or a store', {});
     // A server must not stay broken after a failed write: it reopens its store by itself.
     store = reopeningStore(await openLocked(dir), () => openStore(dir));
   }
@@ -178,7 +199,8 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     shutdown: shutdown.signal,
   };
 
-  const app = await buildApp(context, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
+  const log = pino({ base: { service: 'stateflow' } }, options.logDestination ?? pino.destination(2));
+  const app = await buildApp(context, bodyLimit, log);
   let url: string;
   try {
     url = await app.listen({ host, port: options.port ?? DEFAULT_PORT });
@@ -204,7 +226,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     } catch (cause) {
       await app.close();
       if (ownsStore) await store.close();
-      throw new StateflowError('STORE_IO', `Cannot write the discovery file into ${discoveryDir}: check that the directory is writable.`, {}, { cause });
+      throw new StateflowError('STORE_IO', `Cannot write the discovery file into ${discoveryDir}: check that the directory is writable.`, { location: discoveryDir, code: (cause as NodeJS.ErrnoException).code ?? null }, { cause });
     }
   }
 
@@ -271,15 +293,21 @@ async function openLocked(dir: string): Promise<Store> {
  * translation of every failure — route errors, fastify's client errors, unknown routes,
  * malformed URLs — into the `{error: {code, type, message, details}}` body.
  */
-async function buildApp(context: ServerContext, bodyLimit: number): Promise<FastifyInstance> {
+async function buildApp(context: ServerContext, bodyLimit: number, log: Logger): Promise<FastifyInstance> {
   const send = (err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const { status, body } = toHttpError(err, { bodyLimit, contentType: request.headers['content-type'] });
-    // OpenAI clients retry 409 and 5xx by default; a stale revision or a missing model will not heal.
-    if (status === 409 || body.error.code === 'MODEL_UNAVAILABLE') void reply.header('x-should-retry', 'false');
-    return reply.status(status).send(body);
+    if (status >= 500) {
+      // The server's fault: the answer says only what the caller can use, the log says the rest.
+      body.error.details = { ...(body.error.details as object), requestId: request.id };
+      if (body.error.code === 'INTERNAL') body.error.message = `Internal server error; the server log has the details under request id ${request.id}.`;
+      log.error({ reqId: request.id, method: request.method, url: elidePath(request.url), code: body.error.code, status, err }, body.error.message);
+    }
+    return reply.status(status).header('x-should-retry', shouldRetry(body.error.code)).send(body);
   };
   const app = Fastify({
     logger: false,
+    genReqId: () => randomUUID(),
+    clientErrorHandler: handleClientError,
     bodyLimit,
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
@@ -291,6 +319,7 @@ async function buildApp(context: ServerContext, bodyLimit: number): Promise<Fast
   app.decorateRequest('user', '');
   app.decorateRequest('admin', false);
   app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
     if (context.activity !== null) reply.raw.once('close', context.activity.begin());
     if (context.keys === null) assertLoopbackRequest(request.headers.host, request.headers.origin);
     const query = request.url.includes('?') ? new URL(request.url, 'http://localhost').searchParams.get('token') : null;
@@ -305,7 +334,7 @@ async function buildApp(context: ServerContext, bodyLimit: number): Promise<Fast
   });
   app.setErrorHandler(async (err, request, reply) => send(err, request, reply));
   app.setNotFoundHandler(async (request, reply) =>
-    send(new StateflowError('NOT_FOUND', `No route ${request.method} ${elidePath(request.url.split('?')[0] ?? '')}`), request, reply),
+    send(new StateflowError('NOT_FOUND', `No route ${request.method} ${elidePath(request.url.split('?')[0] ?? '')}`, { route: elidePath(request.url.split('?')[0] ?? '') }), request, reply),
   );
   app.get('/openapi.json', async () => openApiDocument(context.baseUrl ?? ''));
   registerSessionRoutes(app, context);

@@ -1,5 +1,5 @@
 /**
- * The MCP server of the agent surface (issue 4 "packages/server: MCP over stdio"): the tools
+ * The MCP server of the agent surface (README "An agent over MCP"): the tools
  * `read_state` and `patch_state` with their JSON Schemas, and the baseline snapshot as the
  * resource `stateflow://baseline`, over one store. `/mcp` serves it per request over Streamable
  * HTTP; `stateflow mcp` forwards to that (`stdio-proxy.ts`); `runMcpServer` serves it over any
@@ -48,11 +48,10 @@ export interface McpServerOptions {
   /** How many recent transitions the baseline resource considers (default 10). */
   recentTransitions?: number;
   /**
-   * Called before each tool call and resource read with what it does; a throw becomes the
-   * call's error (an `isError` result for tools). The HTTP transport checks the caller's
-   * ownership of the selected session here.
+   * The tools runtime's `precondition` (expected revisions added to every `patch_state`
+   * publication): `/mcp` guards a ladder session's patches with its record's revision.
    */
-  authorize?: (operation: 'read' | 'patch') => Promise<void>;
+  precondition?: () => Promise<Record<string, number>>;
 }
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -79,6 +78,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     store: options.store,
     selection: options.selection,
     ...(options.recentTransitions === undefined ? {} : { recentTransitions: options.recentTransitions }),
+    ...(options.precondition === undefined ? {} : { precondition: options.precondition }),
   });
   const server = new Server(
     { name: 'stateflow', version },
@@ -96,14 +96,13 @@ export function createMcpServer(options: McpServerOptions): Server {
     ],
   }));
 
-  const authorize = options.authorize ?? (async () => undefined);
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const input = request.params.arguments ?? {};
     switch (request.params.name) {
       case READ_STATE_TOOL:
-        return toolResult(async () => (await authorize('read'), runtime.readState(input)));
+        return toolResult(() => runtime.readState(input));
       case PATCH_STATE_TOOL:
-        return toolResult(async () => (await authorize('patch'), runtime.patchState(input)));
+        return toolResult(() => runtime.patchState(input));
       default:
         throw new McpError(McpErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; tools: ${READ_STATE_TOOL}, ${PATCH_STATE_TOOL}.`);
     }
@@ -125,7 +124,6 @@ export function createMcpServer(options: McpServerOptions): Server {
     if (request.params.uri !== BASELINE_RESOURCE_URI) {
       throw new McpError(McpErrorCode.InvalidParams, `Unknown resource "${request.params.uri}"; resources: ${BASELINE_RESOURCE_URI}.`);
     }
-    await authorize('read');
     const baseline = await runtime.baseline();
     return { contents: [{ uri: BASELINE_RESOURCE_URI, mimeType: 'application/json', text: JSON.stringify(baseline) }] };
   });
@@ -139,9 +137,8 @@ async function toolResult(call: () => Promise<object>): Promise<CallToolResult> 
     const result = await call();
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
   } catch (err) {
-    const body = isStateflowError(err)
-      ? { code: err.code, message: err.message }
-      : { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) };
+    // The same `{ code, message, details }` as the HTTP error body and the CLI's `--json` failure.
+    const body = isStateflowError(err) ? err.toJSON() : { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err), details: {} };
     return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
   }
 }

@@ -32,9 +32,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { StateflowError, isJsonObject, isStateflowError } from '@stateflow/core';
-import { authHeaders, unreachable, watchTransitions } from '@stateflow/client';
+import { authHeaders, callServer, unreachable, watchTransitions } from '@stateflow/client';
 import type { ServerEndpoint } from '@stateflow/client';
-import { selectedOwners } from '@stateflow/tools';
+import { PATCH_STATE_TOOL, READ_STATE_TOOL, jsonInput, selectedOwners } from '@stateflow/tools';
 import type { Selection } from '@stateflow/tools';
 import { BASELINE_RESOURCE_URI, MCP_INSTRUCTIONS } from './mcp-server.js';
 
@@ -73,19 +73,22 @@ export async function runMcpProxy(options: McpProxyOptions): Promise<RunningMcpP
     { name: 'stateflow', version },
     { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: MCP_INSTRUCTIONS },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => upstream.request((client) => client.listTools()));
+  server.setRequestHandler(ListToolsRequestSchema, () => rpc(upstream.request((client) => client.listTools())));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     try {
+      // Arguments that JSON text cannot carry (1e400 parsed to Infinity) are refused here, with
+      // the tool's own error: re-serialised for the server they would arrive changed.
+      if (request.params.name === READ_STATE_TOOL || request.params.name === PATCH_STATE_TOOL) jsonInput(request.params.name, request.params.arguments ?? {});
       return await upstream.request((client) => client.callTool(request.params) as Promise<CallToolResult>);
     } catch (err) {
       if (err instanceof McpError) throw err;
       // A tool failure is a tool result, as every other Stateflow error is (DESIGN.md "Errors").
       const error = asStateflowError(err);
-      return { content: [{ type: 'text', text: JSON.stringify({ code: error.code, message: error.message }) }], isError: true };
+      return { content: [{ type: 'text', text: JSON.stringify(error.toJSON()) }], isError: true };
     }
   });
-  server.setRequestHandler(ListResourcesRequestSchema, () => upstream.request((client) => client.listResources()));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => upstream.request((client) => client.readResource(request.params)));
+  server.setRequestHandler(ListResourcesRequestSchema, () => rpc(upstream.request((client) => client.listResources())));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => rpc(upstream.request((client) => client.readResource(request.params))));
 
   const subscriptions = new Map<string, AbortController>();
   server.setRequestHandler(SubscribeRequestSchema, async (request) => {
@@ -94,10 +97,11 @@ export async function runMcpProxy(options: McpProxyOptions): Promise<RunningMcpP
       throw new McpError(McpErrorCode.InvalidParams, `Unknown resource "${uri}"; resources: ${BASELINE_RESOURCE_URI}.`);
     }
     if (subscriptions.has(uri)) return {};
+    // The stream starts at the server's last seq now, so only later changes notify.
+    const from = await rpc(upstream.lastSeq());
+    if (subscriptions.has(uri)) return {};
     const stop = new AbortController();
     subscriptions.set(uri, stop);
-    // The stream starts at the server's last seq now, so only later changes notify.
-    const from = await upstream.lastSeq();
     void (async () => {
       for await (const _event of watchTransitions(() => upstream.endpoint(), { from, streams, signal: stop.signal })) {
         await server.sendResourceUpdated({ uri }).catch(() => undefined);
@@ -147,12 +151,7 @@ class Upstream {
 
   /** The server's last seq. */
   async lastSeq(): Promise<number> {
-    const endpoint = await this.endpoint();
-    const response = await fetch(new URL('v1/server', `${endpoint.url}/`), { headers: authHeaders(endpoint) }).catch((err: unknown) => {
-      throw unreachable(endpoint, err);
-    });
-    const body = (await response.json()) as { lastSeq?: number };
-    return body.lastSeq ?? 0;
+    return (await callServer<{ lastSeq: number }>(await this.endpoint(), 'v1/server')).body.lastSeq;
   }
 
   /**
@@ -245,6 +244,20 @@ function classify(endpoint: ServerEndpoint, err: unknown): StateflowError | McpE
   // fetch reports a failed connection as a TypeError ("fetch failed") with the socket error as its cause.
   if (err instanceof TypeError || (err as { name?: unknown }).name === 'TimeoutError') return unreachable(endpoint, err);
   return new StateflowError('INTERNAL', `The store's server failed the request: ${message}`, {}, { cause: err });
+}
+
+/**
+ * A request that is not a tool call fails as a JSON-RPC error; a Stateflow failure keeps its
+ * code and details in the error's `data`.
+ */
+async function rpc<T>(pending: Promise<T>): Promise<T> {
+  try {
+    return await pending;
+  } catch (err) {
+    if (err instanceof McpError) throw err;
+    const error = asStateflowError(err);
+    throw new McpError(McpErrorCode.InternalError, error.message, { code: error.code, details: error.details });
+  }
 }
 
 function asStateflowError(err: unknown): StateflowError {

@@ -78,7 +78,9 @@ function checkSlateRead(ctx: Ctx, stepId: string, field: FieldDecl & { type: 'sl
     if (!folder.files.get(ref.file)?.metatags.has(tag)) {
       ctx.problems.push(`${who} references undeclared metatag "${tag}" on file "${ref.file}"`);
     }
-  } else if (!folder.metatags.has(tag) && ![...folder.files.values()].some((f) => f.metatags.has(tag))) {
+  } else if (![...folder.files.values()].some((f) => f.metatags.has(tag))) {
+    // A file's effective schema already holds the folder-level metatags; a folder-level
+    // declaration alone, in a folder with no file, is in no file's schema (seed rule 5).
     ctx.problems.push(`${who} references undeclared metatag "${tag}" in folder "${ref.folder}" of slate "${ref.slate}"`);
   }
 }
@@ -118,7 +120,7 @@ function checkSchema(ctx: Ctx, who: string, schema: object, into: Map<string, Js
     return;
   }
   const compiled = tryCompile(ctx.compile, schema);
-  if ('error' in compiled) ctx.problems.push(`${who} is not a valid JSON Schema: ${compiled.error}`);
+  if ('problem' in compiled) ctx.problems.push(`${who} ${compiled.problem}`);
   else into.set(stepId, compiled.check);
 }
 

@@ -24,6 +24,11 @@ export class Workspace {
   readonly refused: Refused[] = [];
   /** Writes that changed the state (written outcomes). */
   writes = 0;
+  /**
+   * Reads of files in LRU folders: their recency decides what LRU evicts later, so the call
+   * publishes it even when it writes nothing.
+   */
+  lruReads = 0;
   readonly #ctx: WriteContext;
   readonly #ops: Op[] = [];
 
@@ -46,6 +51,7 @@ export class Workspace {
     this.state.tick += 1;
     f.used = this.state.tick;
     f.lastRead = this.#ctx.at;
+    if (this.#ctx.catalog.get(slate)?.folders.get(folder)?.evictionPolicy === 'LRU') this.lruReads += 1;
     this.#ops.push({ kind: 'read', slate, folder, file });
   }
 

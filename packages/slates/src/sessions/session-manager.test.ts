@@ -287,6 +287,70 @@ describe.each([
     expect(paused.execution).toBeUndefined();
   });
 
+  it('a resume that arrives while a pause is pending cancels it: no request hangs', async () => {
+    const { id } = await sessions.create({ ladder: LADDER, owner: 'alice' });
+    const steps = twoStepModel('r');
+    const running = sessions.call(id, 'alice', (_r, control) => runTwoSteps(pausableModel(steps.model, control, {})));
+    await steps.firstAsked;
+    const pausing = sessions.pause(id, 'alice');
+    const resumed = await sessions.resume(id, 'alice');
+    expect(resumed.record.status).toBe('active');
+    expect((await pausing).status).toBe('active');
+    steps.releaseFirst();
+    expect(await running).toEqual(['r-s1', 'r-s2']);
+    expect((await sessions.get(id, 'alice')).status).toBe('active');
+    expect(await sessions.call(id, 'alice', async () => 'next')).toBe('next');
+  });
+
+  it('a resume that arrives while the call is parking unparks it once parked', async () => {
+    const { id } = await sessions.create({ ladder: LADDER, owner: 'alice' });
+    // Hold the publication of the "paused" record: the call is then parking, not yet parked.
+    let releasePaused!: () => void;
+    let pausedPublishing!: () => void;
+    const heldPaused = new Promise<void>((resolve) => (releasePaused = resolve));
+    const publishingPaused = new Promise<void>((resolve) => (pausedPublishing = resolve));
+    const held = new Proxy(store, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key);
+        if (key !== 'publish') return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        return async (input: Parameters<Store['publish']>[0]) => {
+          if ((input.meta as { event?: string } | undefined)?.event === 'paused') {
+            pausedPublishing();
+            await heldPaused;
+          }
+          return target.publish(input);
+        };
+      },
+    });
+    const manager = new SessionManager({ store: held, clock: time.clock });
+    const steps = twoStepModel('p');
+    const running = manager.call(id, 'alice', (_r, control) => runTwoSteps(pausableModel(steps.model, control, {})));
+    await steps.firstAsked;
+    const pausing = manager.pause(id, 'alice');
+    steps.releaseFirst();
+    await publishingPaused;
+    const resuming = manager.resume(id, 'alice');
+    releasePaused();
+    expect((await pausing).status).toBe('paused');
+    expect((await resuming).record.status).toBe('active');
+    expect(await running).toEqual(['p-s1', 'p-s2']);
+    expect((await manager.get(id, 'alice')).status).toBe('active');
+  });
+
+  it('a close while a pause is pending fails the call with SESSION_CLOSED instead of parking it', async () => {
+    const { id } = await sessions.create({ ladder: LADDER, owner: 'alice' });
+    const steps = twoStepModel('c');
+    const running = codeOf(sessions.call(id, 'alice', (_r, control) => runTwoSteps(pausableModel(steps.model, control, {}))));
+    await steps.firstAsked;
+    const pausing = codeOf(sessions.pause(id, 'alice'));
+    const closing = sessions.close(id, 'alice');
+    steps.releaseFirst();
+    expect((await running).code).toBe('SESSION_CLOSED');
+    expect((await pausing).code).toBe('SESSION_CLOSED');
+    expect((await closing).status).toBe('closed');
+    expect(steps.asked).toEqual(['s1']);
+  });
+
   it('rejects bad options with USAGE', () => {
     expect(() => new SessionManager({ store, idleMs: 0 })).toThrowError(/idle period/);
     expect(() => new SessionManager({ store, retentionMs: -1 })).toThrowError(/retention/);

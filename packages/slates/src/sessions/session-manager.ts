@@ -7,7 +7,7 @@
  * `{ kind: 'session', event, user }`, so sessions get history and audit from the store.
  */
 import { randomBytes } from 'node:crypto';
-import { StateflowError } from '@stateflow/core';
+import { StateflowError, isStateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
 import {
@@ -21,6 +21,9 @@ import {
 import type { SessionRecord } from './session-record.js';
 import { SerialQueue } from './session-queue.js';
 import type { ExecutionState, PauseCheckpoint } from './session-execution.js';
+
+/** Publications a purge tries before giving up (each re-reads the states it deletes). */
+const PURGE_ATTEMPTS = 5;
 
 /** One day in milliseconds. */
 export const DAY_MS = 86_400_000;
@@ -79,11 +82,27 @@ export interface ResumeResult<T = unknown> {
 
 type Loaded = { record: SessionRecord; rev: number };
 
-/** A call in flight: pause requests for it, and its parking spot once paused. */
+interface Waiter<T> {
+  resolve: (value: T) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * A call in flight and where it is in a pause: `running`; `pause-requested` (a pause waits for
+ * the call's next model call); `parking` (the call is recording its execution state); `parked`
+ * (it waits for a resume). Every request that meets a call in one of these phases is answered
+ * from here, never queued behind the call: the call holds the session's queue, so a request
+ * queued behind a parked call would wait forever.
+ */
 interface RunningCall {
-  pauseRequested: boolean;
-  waiters: Array<{ resolve: (record: SessionRecord) => void; reject: (err: unknown) => void }>;
-  parked: { resolve: () => void; reject: (err: unknown) => void } | undefined;
+  phase: 'running' | 'pause-requested' | 'parking' | 'parked';
+  /** Pause requests waiting for the call to park. */
+  pauses: Array<Waiter<SessionRecord>>;
+  /** Resume requests that arrived while it was parking: answered once the record says paused. */
+  resumes: Array<Waiter<SessionRecord>>;
+  /** Set by a close that met a pause in progress: the call fails instead of parking. */
+  closed?: StateflowError<'SESSION_CLOSED'>;
+  parked?: Waiter<void>;
 }
 
 /**
@@ -115,10 +134,10 @@ export class SessionManager {
     this.idleMs = options.idleMs ?? 30 * DAY_MS;
     this.retentionMs = options.retentionMs ?? 30 * DAY_MS;
     if (!(this.idleMs > 0)) {
-      throw new StateflowError('USAGE', `Session idle period must be > 0 ms, got ${this.idleMs}`);
+      throw new StateflowError('USAGE', `Session idle period must be > 0 ms, got ${this.idleMs}`, {});
     }
     if (!(this.retentionMs >= 0)) {
-      throw new StateflowError('USAGE', `Session retention must be ≥ 0 ms, got ${this.retentionMs}`);
+      throw new StateflowError('USAGE', `Session retention must be ≥ 0 ms, got ${this.retentionMs}`, {});
     }
   }
 
@@ -190,7 +209,7 @@ export class SessionManager {
   async call<T>(id: string, owner: string, fn: (record: SessionRecord, control: PauseCheckpoint) => Promise<T>): Promise<T> {
     // Fail fast instead of queueing behind a paused call.
     const before = await this.#load(id, owner);
-    if (before.record.status === 'paused' || this.#running.get(id)?.parked !== undefined) assertCallable({ ...before.record, status: 'paused' });
+    if (before.record.status === 'paused' || this.#running.get(id)?.phase === 'parked') assertCallable({ ...before.record, status: 'paused' });
     return this.#queue.run(id, async () => {
       const loaded = await this.#refresh(await this.#load(id, owner));
       assertCallable(loaded.record);
@@ -198,6 +217,30 @@ export class SessionManager {
       const record = await this.#update(loaded, { status: 'active', lastUsedAt: at }, 'used');
       return this.#tracked(record, fn);
     });
+  }
+
+  /**
+   * The CAS guard of a write to the session's agent state (`session:<id>`) made outside the
+   * session's queue (the state API): `{ "ladder-session:<id>": <record revision> }`, to pass as
+   * an `expected` revision of the same publication. A close, expiry or purge moves the record
+   * stream, so a write guarded this way can never land after the session ended: its
+   * publication conflicts and, evaluated again, this refuses it.
+   * @throws SESSION_NOT_FOUND unknown or foreign session; SESSION_CLOSED closed or expired.
+   */
+  async writeGuard(id: string, owner: string): Promise<Record<string, number>> {
+    let loaded = await this.#load(id, owner);
+    if (this.#due(loaded.record)) {
+      await this.get(id, owner);
+      loaded = await this.#load(id, owner);
+    }
+    const { record } = loaded;
+    if (isEnded(record.status)) {
+      throw new StateflowError('SESSION_CLOSED', `Session "${record.id}" is ${record.status}; its state can be read during retention but not patched`, {
+        session: record.id,
+        status: record.status,
+      });
+    }
+    return { [sessionMetaStream(id)]: loaded.rev };
   }
 
   /**
@@ -219,11 +262,11 @@ export class SessionManager {
     const loaded = await this.#load(id, owner);
     assertNotEnded(loaded.record);
     const running = this.#running.get(id);
-    if (running !== undefined && running.parked === undefined) {
-      running.pauseRequested = true;
-      return new Promise<SessionRecord>((resolve, reject) => running.waiters.push({ resolve, reject }));
+    if (running?.phase === 'parked') return loaded.record;
+    if (running !== undefined) {
+      if (running.phase === 'running') running.phase = 'pause-requested';
+      return new Promise<SessionRecord>((resolve, reject) => running.pauses.push({ resolve, reject }));
     }
-    if (running?.parked !== undefined) return loaded.record;
     return this.#queue.run(id, async () => {
       const current = await this.#refresh(await this.#load(id, owner));
       assertNotEnded(current.record);
@@ -247,11 +290,24 @@ export class SessionManager {
   ): Promise<ResumeResult<T>> {
     const loaded = await this.#load(id, owner);
     const running = this.#running.get(id);
-    const parked = running?.parked;
-    if (parked !== undefined) {
+    if (running?.phase === 'parked') {
       const record = await this.#update(loaded, resumePatch(loaded.record, this.now()), 'resumed');
-      running!.parked = undefined;
-      parked.resolve();
+      const parked = running.parked;
+      running.phase = 'running';
+      running.parked = undefined;
+      parked?.resolve();
+      return { record, execution: undefined };
+    }
+    if (running?.phase === 'pause-requested') {
+      // The pause has not happened yet: cancel it. Its requests answer with the session as it
+      // stays, not paused.
+      assertNotEnded(loaded.record);
+      running.phase = 'running';
+      for (const w of running.pauses.splice(0)) w.resolve(loaded.record);
+      return { record: loaded.record, execution: undefined };
+    }
+    if (running?.phase === 'parking') {
+      const record = await new Promise<SessionRecord>((resolve, reject) => running.resumes.push({ resolve, reject }));
       return { record, execution: undefined };
     }
     return this.#queue.run(id, async () => {
@@ -274,20 +330,36 @@ export class SessionManager {
    */
   async close(id: string, owner: string): Promise<SessionRecord> {
     await this.#load(id, owner); // unknown or foreign: SESSION_NOT_FOUND before touching anything
-    const parked = this.#running.get(id)?.parked;
-    if (parked !== undefined) {
-      parked.reject(
-        new StateflowError('SESSION_CLOSED', `Session "${id}" was closed while paused; the paused call wrote nothing`, {
-          session: id,
-          status: 'closed',
-        }),
-      );
+    const running = this.#running.get(id);
+    if (running !== undefined && running.phase !== 'running') {
+      // A pause in progress: the call must end (it holds the queue the close waits in), and it
+      // wrote nothing, since a call publishes only at its end.
+      const closed = new StateflowError('SESSION_CLOSED', `Session "${id}" was closed while paused; the paused call wrote nothing`, {
+        session: id,
+        status: 'closed',
+      });
+      running.closed = closed;
+      for (const w of [...running.pauses.splice(0), ...running.resumes.splice(0)]) w.reject(closed);
+      if (running.phase === 'parked') {
+        const parked = running.parked;
+        running.parked = undefined;
+        running.phase = 'running';
+        parked?.reject(closed);
+      }
     }
     return this.#queue.run(id, async () => {
       const current = await this.#refresh(await this.#load(id, owner));
       if (isEnded(current.record.status)) return current.record;
       const closed = await this.#update(current, { status: 'closed', closedAt: this.now().toISOString() }, 'closed');
-      return (await this.#refresh({ record: closed, rev: current.rev + 1 })).record;
+      try {
+        return (await this.#refresh({ record: closed, rev: current.rev + 1 })).record;
+      } catch (err) {
+        // The close itself is published: answer it. A purge that could not run now (its
+        // retries exhausted by writers of the session's state) stays due, and the next access
+        // or sweep runs it again.
+        if (!isStateflowError(err, 'CONFLICT')) throw err;
+        return closed;
+      }
     });
   }
 
@@ -300,6 +372,7 @@ export class SessionManager {
       const parked = running.parked;
       if (parked === undefined) continue;
       running.parked = undefined;
+      running.phase = 'running';
       parked.reject(
         new StateflowError('SESSION_PAUSED', `Session "${id}" is paused and the server stopped; resume it to continue the call`, {
           session: id,
@@ -332,33 +405,51 @@ export class SessionManager {
 
   /** Run `fn` as the session's call in flight, so {@link pause} can reach it. */
   async #tracked<T>(record: SessionRecord, fn: (record: SessionRecord, control: PauseCheckpoint) => Promise<T>): Promise<T> {
-    const running: RunningCall = { pauseRequested: false, waiters: [], parked: undefined };
+    const running: RunningCall = { phase: 'running', pauses: [], resumes: [] };
     this.#running.set(record.id, running);
     const control: PauseCheckpoint = {
       checkpoint: async (snapshot) => {
-        if (!running.pauseRequested) return;
-        running.pauseRequested = false;
-        const loaded = await this.#load(record.id, record.owner);
-        const paused = await this.#update(loaded, { status: 'paused', execution: snapshot() as unknown as JsonObject }, 'paused');
-        const resumed = new Promise<void>((resolve, reject) => {
+        if (running.closed !== undefined) throw running.closed;
+        if (running.phase !== 'pause-requested') return;
+        running.phase = 'parking';
+        let paused: SessionRecord;
+        try {
+          const loaded = await this.#load(record.id, record.owner);
+          paused = await this.#update(loaded, { status: 'paused', execution: snapshot() as unknown as JsonObject }, 'paused');
+        } catch (err) {
+          running.phase = 'running';
+          for (const w of [...running.pauses.splice(0), ...running.resumes.splice(0)]) w.reject(err);
+          throw err;
+        }
+        for (const w of running.pauses.splice(0)) w.resolve(paused);
+        if (running.closed !== undefined) throw running.closed;
+        const resumes = running.resumes.splice(0);
+        if (resumes.length > 0) {
+          // Resumed while parking: the record says paused now, so resume it and go on.
+          running.phase = 'running';
+          const loaded = await this.#load(record.id, record.owner);
+          const resumed = await this.#update(loaded, resumePatch(loaded.record, this.now()), 'resumed');
+          for (const w of resumes) w.resolve(resumed);
+          return;
+        }
+        running.phase = 'parked';
+        await new Promise<void>((resolve, reject) => {
           running.parked = { resolve, reject };
         });
-        for (const w of running.waiters.splice(0)) w.resolve(paused);
-        await resumed;
       },
     };
     try {
       return await fn(record, control);
     } finally {
       this.#running.delete(record.id);
-      if (running.pauseRequested) {
+      if (running.phase === 'pause-requested') {
         // The call ended before another model call: pause between calls, still inside the queue.
         try {
           const loaded = await this.#load(record.id, record.owner);
           const paused = isEnded(loaded.record.status) ? loaded.record : await this.#update(loaded, { status: 'paused' }, 'paused');
-          for (const w of running.waiters.splice(0)) w.resolve(paused);
+          for (const w of running.pauses.splice(0)) w.resolve(paused);
         } catch (err) {
-          for (const w of running.waiters.splice(0)) w.reject(err);
+          for (const w of running.pauses.splice(0)) w.reject(err);
         }
       }
     }
@@ -411,28 +502,39 @@ export class SessionManager {
     return current;
   }
 
-  /** Delete the session's slates and agent state (one transition), then compact their history away. */
+  /**
+   * Delete the session's slates and agent state (one transition, guarded by their heads), then
+   * compact their history away. A write to them between the read and the publication (the state
+   * API queues outside the session's queue) makes the publication conflict: the states are read
+   * again, up to {@link PURGE_ATTEMPTS} times.
+   * @throws CONFLICT when every attempt conflicted.
+   */
   async #purge(loaded: Loaded): Promise<Loaded> {
     const { record } = loaded;
     const targets = [sessionSlateStream(record.ladder, record.id), agentSessionStream(record.id)];
     const meta = sessionMetaStream(record.id);
-    const changes: Record<string, JsonObject> = { [meta]: { purgedAt: this.now().toISOString() } };
-    const expected: Record<string, number> = { [meta]: loaded.rev };
-    const toCompact: string[] = [];
-    for (const stream of targets) {
-      const head = await this.store.head(stream);
-      if (head.rev === 0) continue;
-      toCompact.push(stream);
-      const state = await this.store.state(stream);
-      const keys = Object.keys(state);
-      if (keys.length === 0) continue;
-      changes[stream] = Object.fromEntries(keys.map((k) => [k, null])) as unknown as JsonObject;
-      expected[stream] = head.rev;
+    for (let attempt = 1; ; attempt++) {
+      const changes: Record<string, JsonObject> = { [meta]: { purgedAt: this.now().toISOString() } };
+      const expected: Record<string, number> = { [meta]: loaded.rev };
+      const view = await this.store.view(targets);
+      const toCompact: string[] = [];
+      for (const stream of targets) {
+        const current = view.streams[stream];
+        if (current === undefined || current.rev === 0) continue;
+        toCompact.push(stream);
+        expected[stream] = current.rev;
+        const keys = Object.keys(current.state);
+        if (keys.length > 0) changes[stream] = Object.fromEntries(keys.map((k) => [k, null])) as unknown as JsonObject;
+      }
+      try {
+        await this.store.publish({ changes, expected, meta: eventMeta('purged', record.owner) });
+      } catch (err) {
+        if (isStateflowError(err, 'CONFLICT') && err.details.stream !== meta && attempt < PURGE_ATTEMPTS) continue;
+        throw err;
+      }
+      for (const stream of toCompact) await this.store.compact(stream, { keepRevisions: 1 });
+      return this.#load(record.id, record.owner);
     }
-    await this.store.publish({ changes, expected, meta: eventMeta('purged', record.owner) });
-    for (const stream of toCompact) await this.store.compact(stream, { keepRevisions: 1 });
-    const next = await this.#load(record.id, record.owner);
-    return next;
   }
 
   async #update(loaded: Loaded, patch: JsonObject, event: string, user?: string): Promise<SessionRecord> {

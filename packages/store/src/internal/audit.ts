@@ -129,7 +129,7 @@ export async function runAudit(storage: Storage, onProgress?: (done: number, tot
     onProgress?.(++done, total);
     let record: LogRecord;
     try {
-      record = decodeLog(key, value, k.seq, undefined, false);
+      record = decodeLog(key, value, k.seq, { verifyHash: false });
     } catch (err) {
       report(codeOf(value), key, messageOf(err));
       prevHash = '';

@@ -8,7 +8,9 @@
 import type { StreamId, Transition } from '../types.js';
 import { stateHash } from './hash.js';
 import { Family, checkpointKey, headKey, idKey, logKey, streamRange } from './keys.js';
-import { currentOf, logRecord, seqOfRev, stateAtUnlocked } from './history.js';
+import { currentOf } from './current-state.js';
+import { logRecord, seqOfRev } from './log-reads.js';
+import { stateAtUnlocked } from './state-at.js';
 import { decodeCount, encodeRecord } from './records.js';
 import type { HeadRecord, PrunedRecord } from './records.js';
 import type { StorageOp } from './storage.js';
@@ -64,12 +66,12 @@ async function retain(ctx: StoreContext, t: Transition): Promise<void> {
  */
 async function compactTo(ctx: StoreContext, stream: StreamId, origin: number): Promise<{ origin: number; deleted: number }> {
   checkWritable(ctx);
-  await currentOf(ctx, stream, true); // cross-checks the head before anything is rewritten
+  await currentOf(ctx, stream, { exclusive: true }); // cross-checks the head before anything is rewritten
   const h = headOf(ctx, stream);
   if (origin <= h.origin) return { origin: h.origin, deleted: 0 };
   const ops: StorageOp[] = [];
   if ((await ctx.storage.get(checkpointKey(stream, origin))) === undefined) {
-    const state = await stateAtUnlocked(ctx, stream, origin, true);
+    const state = await stateAtUnlocked(ctx, stream, origin, { exclusive: true });
     const seq = origin === h.rev ? h.seq : await seqOfRev(ctx, stream, origin);
     ops.push({ type: 'put', key: checkpointKey(stream, origin), value: encodeRecord({ rev: origin, seq, state, stateHash: stateHash(state) }) });
   }

@@ -6,7 +6,8 @@
  */
 import { diff } from '@stateflow/core';
 import type { ExpectedRevision, PublishInput, PublishResult, StreamId } from '../types.js';
-import { currentOf, stateAtUnlocked } from './history.js';
+import { currentOf } from './current-state.js';
+import { stateAtUnlocked } from './state-at.js';
 import { NOOP, enforceExpected, commit } from './publication.js';
 import { headOf } from './store-context.js';
 import type { StoreContext } from './store-context.js';

@@ -10,7 +10,7 @@ import type { JsonObject } from '@stateflow/core';
 import type { StreamId, Transition } from '../types.js';
 import { transitionHash } from './hash.js';
 import { idKey } from './keys.js';
-import { currentOf } from './history.js';
+import { currentOf } from './current-state.js';
 import { addToGroup, newGroup, writeGroup } from './publication.js';
 import type { Staged } from './publication.js';
 import { checkWritable, headOf } from './store-context.js';

@@ -46,9 +46,14 @@ export function translateStorageError(err: unknown, location: string | null): St
     return new StateflowError(
       'STORE_IO',
       `Stateflow needs write access to ${location} even to read: LevelDB takes a lock and replays its log on open (${foreign}); give this user write access to the directory, or copy the store to a writable place`,
-      { location, code: code ?? causeCode ?? null, reason: 'no-write-access' },
+      { location, code: foreignCode(code ?? causeCode), reason: 'no-write-access' },
       { cause: err },
     );
   }
-  return new StateflowError('STORE_IO', `Storage failure at ${location ?? '(memory)'}: ${foreign}`, { location, code: code ?? causeCode ?? null }, { cause: err });
+  return new StateflowError('STORE_IO', `Storage failure at ${location ?? '(memory)'}: ${foreign}`, { location, code: foreignCode(code ?? causeCode) }, { cause: err });
+}
+
+/** A foreign error's `code` as text (Level and Node codes are strings), or `null`. */
+function foreignCode(code: unknown): string | null {
+  return code === undefined || code === null ? null : String(code);
 }

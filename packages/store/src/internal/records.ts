@@ -87,25 +87,27 @@ export function decodeHead(key: Uint8Array, bytes: Uint8Array, stream: string): 
 }
 
 /**
- * Decode and verify `C/<stream>/<rev>`: shape, state validity and (unless `verifyHash` is false)
- * the state hash.
+ * Decode and verify `C/<stream>/<rev>`: shape, state validity and (unless `options.verifyHash`
+ * is false) the state hash.
  */
-export function decodeCheckpoint(key: Uint8Array, bytes: Uint8Array, stream: string, rev: number, verifyHash = true): CheckpointRecord {
+export function decodeCheckpoint(key: Uint8Array, bytes: Uint8Array, stream: string, rev: number, options: { verifyHash?: boolean } = {}): CheckpointRecord {
   const v = decode(key, bytes, stream);
   if (!isJsonObject(v) || v.rev !== rev || !isCount(v.seq) || !isJsonObject(v.state) || !isHex64(v.stateHash)) {
     throw corrupt(key, 'checkpoint record has the wrong shape', stream);
   }
   const problem = stateProblem(stream, v.state);
   if (problem !== null) throw corrupt(key, `checkpoint holds an invalid state: ${problem}`, stream);
-  if (verifyHash && stateHash(v.state) !== v.stateHash) throw corrupt(key, 'checkpoint state does not match its stateHash', stream);
+  if (options.verifyHash !== false && stateHash(v.state) !== v.stateHash) throw corrupt(key, 'checkpoint state does not match its stateHash', stream);
   return { rev, seq: v.seq, state: v.state, stateHash: v.stateHash };
 }
 
 /**
- * Decode and verify `L/<seq>`: shape, seq matches the key, and (unless `verifyHash` is false)
- * for full transitions the recomputed hash equals the stored hash.
+ * Decode and verify `L/<seq>`: shape, seq matches the key, and (unless `options.verifyHash` is
+ * false) for full transitions the recomputed hash equals the stored hash. `options.stream` names
+ * the stream being read in a STORE_CORRUPT error.
  */
-export function decodeLog(key: Uint8Array, bytes: Uint8Array, seq: number, stream?: string, verifyHash = true): LogRecord {
+export function decodeLog(key: Uint8Array, bytes: Uint8Array, seq: number, options: { stream?: string; verifyHash?: boolean } = {}): LogRecord {
+  const { stream } = options;
   const v = decode(key, bytes, stream);
   if (!isJsonObject(v) || v.seq !== seq || !isHex64(v.prevHash) || !isHex64(v.hash) || !Array.isArray(v.changes)) {
     throw corrupt(key, 'log record has the wrong shape', stream);
@@ -129,6 +131,6 @@ export function decodeLog(key: Uint8Array, bytes: Uint8Array, seq: number, strea
   const t: Transition = { seq, time: v.time, changes, prevHash: v.prevHash, hash: v.hash };
   if (v.id !== undefined) t.id = v.id;
   if (v.meta !== undefined) t.meta = v.meta;
-  if (verifyHash && transitionHash(t.prevHash, t) !== t.hash) throw corrupt(key, 'transition does not match its hash', stream);
+  if (options.verifyHash !== false && transitionHash(t.prevHash, t) !== t.hash) throw corrupt(key, 'transition does not match its hash', stream);
   return t;
 }

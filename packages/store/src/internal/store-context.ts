@@ -142,7 +142,7 @@ export async function writeBatch(ctx: StoreContext, ops: StorageOp[], options: {
   try {
     await ctx.storage.write(ops, options);
   } catch (err) {
-    ctx.writeFailure ??= isStateflowError(err) ? err : new StateflowError('STORE_IO', `Storage write failed: ${String(err)}`, {}, { cause: err });
+    ctx.writeFailure ??= isStateflowError(err) ? err : new StateflowError('STORE_IO', `Storage write failed: ${String(err)}`, { location: ctx.storage.location, code: null }, { cause: err });
     throw err;
   }
 }

@@ -5,7 +5,7 @@
  * on the caller's abort signal, an early `return()`, or the store closing.
  */
 import type { StreamId, Transition, WatchOptions } from '../types.js';
-import { transitionsIn } from './history.js';
+import { transitionsIn } from './log-reads.js';
 import { checkOpen } from './store-context.js';
 import type { StoreContext } from './store-context.js';
 

@@ -14,6 +14,12 @@ export interface RuntimeContext {
   /** Selected owners in overlay order (global → cwd → session). */
   owners: SelectedOwner[];
   mode: Selection['mode'];
+  /** Most paths in one `read_state` batch (RuntimeOptions.maxReadPaths). */
+  maxReadPaths: number;
+  /** Most bytes of JSON results in one `read_state` answer (RuntimeOptions.maxResponseBytes). */
+  maxResponseBytes: number;
+  /** Extra CAS expectations of each publication (RuntimeOptions.precondition). */
+  precondition?: () => Promise<Record<string, number>>;
 }
 
 /** The selected owner for `scope`, or `undefined` when it is not selected. */

@@ -7,7 +7,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { StateflowError, isJsonObject } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import { patchStateInputSchema, readStateInputSchema } from '../schemas.js';
-import { jsonInput } from './json-input.js';
+import { jsonInput } from '../json-input.js';
 
 // strictRequired is off: the oneOf branches name members declared in `properties` beside them.
 const ajv = new Ajv2020({ strict: true, strictRequired: false });

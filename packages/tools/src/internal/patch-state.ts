@@ -11,6 +11,7 @@ import {
   StateflowError,
   anchorRefs,
   applyWithIntentOwnership,
+  childPointer,
   diff,
   hasOwn,
   isJsonObject,
@@ -18,13 +19,15 @@ import {
   isPlane,
   netPatch,
   isStateflowError,
+  prefixPatchError,
 } from '@stateflow/core';
-import type { JsonObject, JsonValue, OwnerScope } from '@stateflow/core';
+import type { JsonObject, JsonValue, OwnerScope, PatchInvalidReason, PatchOptions } from '@stateflow/core';
 import type { StoreView, Transition } from '@stateflow/store';
 import { captureView, capturedStream, display, requireOwner, soleOwner } from './context.js';
 import type { RuntimeContext } from './context.js';
 import { checkToolInput } from './input-validation.js';
 import { serialPerStore } from './store-queue.js';
+import { scopeSelectors } from './baseline.js';
 import { effectiveView } from './views.js';
 import type { SelectedOwner } from '../selection.js';
 
@@ -48,10 +51,20 @@ export type EffectiveUpdate = { path: string; value: JsonValue } | { path: strin
  *   remains in the effective view. Lazy paths never appear.
  */
 export interface PatchStateResult {
-  state_updates: { cascaded?: string[]; effective: EffectiveUpdate[] };
+  state_updates: {
+    cascaded?: string[];
+    effective: EffectiveUpdate[];
+    /**
+     * Present when the call published: per changed scope, the historical selector that reads
+     * the scope as this call left it (`{"cwd": "cwd[12]"}`), for later `read_state` of history.
+     */
+    selectors?: Partial<Record<OwnerScope, string>>;
+  };
 }
 
 const SCOPES: readonly OwnerScope[] = ['global', 'cwd', 'session'];
+
+const AGENT_PATCH: PatchOptions = { emptyObjects: 'refuse' };
 
 /**
  * Handles one `patch_state` call. Input checks run at once; capture → stage → publish runs in
@@ -79,13 +92,14 @@ export interface PatchCallOptions {
  * per-store queue moved a head) the call is re-evaluated on a fresh capture, at most
  * {@link MAX_PUBLISH_ATTEMPTS} times.
  */
-async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, JsonObject>, options: PatchCallOptions): Promise<PatchStateResult> {
+async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, ScopePatch>, options: PatchCallOptions): Promise<PatchStateResult> {
   for (let attempt = 1; ; attempt++) {
+    const guards = (await ctx.precondition?.()) ?? {};
     const view = await captureView(ctx);
     const staged = stage(view, patches);
     if (staged.changes.size === 0) return receipt(ctx, view, staged);
     const changes: Record<string, JsonObject> = {};
-    const expected: Record<string, number | 'none'> = {};
+    const expected: Record<string, number | 'none'> = { ...guards };
     for (const [owner, change] of staged.changes) {
       changes[owner.stream] = change.net;
       const rev = capturedStream(view, owner).rev;
@@ -99,7 +113,9 @@ async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, J
       throw err;
     }
     if (published.transition !== null) options.onPublished?.(published.transition);
-    return receipt(ctx, view, staged);
+    const result = receipt(ctx, view, staged);
+    if (published.transition !== null) result.state_updates.selectors = scopeSelectors(ctx, published.transition.changes);
+    return result;
   }
 }
 
@@ -108,10 +124,10 @@ async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, J
  * scoped (`{cwd: {...}}`), or unscoped planes with exactly one selected owner. With one owner,
  * eligible flat `$ref`s are anchored to it.
  */
-function scopePatches(ctx: RuntimeContext, patch: JsonObject): Map<SelectedOwner, JsonObject> {
+function scopePatches(ctx: RuntimeContext, patch: JsonObject): Map<SelectedOwner, ScopePatch> {
   const keys = Object.keys(patch);
   const scoped = keys.filter((key) => (SCOPES as readonly string[]).includes(key));
-  const out = new Map<SelectedOwner, JsonObject>();
+  const out = new Map<SelectedOwner, ScopePatch>();
   if (scoped.length === 0) {
     const sole = soleOwner(ctx);
     if (sole === null) {
@@ -120,7 +136,7 @@ function scopePatches(ctx: RuntimeContext, patch: JsonObject): Map<SelectedOwner
         'unscoped-ambiguous',
       );
     }
-    out.set(requireOwner(ctx, sole), checkScopePatch(ctx, sole, patch));
+    out.set(requireOwner(ctx, sole), { patch: checkScopePatch(ctx, sole, patch), at: '' });
   } else {
     if (scoped.length !== keys.length) {
       const plane = keys.find((key) => !scoped.includes(key));
@@ -133,12 +149,18 @@ function scopePatches(ctx: RuntimeContext, patch: JsonObject): Map<SelectedOwner
       if (!isJsonObject(scopePatch)) {
         throw invalid(`The ${scope} patch must be an object of planes, got ${JSON.stringify(scopePatch)}.`, 'not-object', scope);
       }
-      out.set(owner, checkScopePatch(ctx, scope, scopePatch));
+      out.set(owner, { patch: checkScopePatch(ctx, scope, scopePatch), at: childPointer('', scope) });
     }
   }
   const sole = soleOwner(ctx);
-  if (sole !== null) for (const [owner, scopePatch] of out) out.set(owner, anchorRefs(scopePatch, sole));
+  if (sole !== null) for (const [owner, scopePatch] of out) out.set(owner, { ...scopePatch, patch: anchorRefs(scopePatch.patch, sole) });
   return out;
+}
+
+/** One scope's part of the tool's patch, and the RFC 6901 pointer to it in the tool's patch. */
+interface ScopePatch {
+  patch: JsonObject;
+  at: string;
 }
 
 /** Plane rules of one scope's patch that hold whatever the basis. */
@@ -150,19 +172,20 @@ function checkScopePatch(ctx: RuntimeContext, scope: OwnerScope, patch: JsonObje
       throw invalid(
         `"${key}" is not a plane of ${scope}; patch_state writes intents, strategy, tactics, artifacts, response or lazy.`,
         'unknown-plane',
-        `${scope}.${key}`,
+        scope,
+        key,
       );
     }
   }
   if (hasOwn(patch, 'lazy') && patch.lazy !== null && !isJsonObject(patch.lazy)) {
-    throw invalid(`The ${scope} lazy root must be an object, got ${kindName(patch.lazy as JsonValue)}; put the value under a key, as in {"lazy": {"notes": ...}}.`, 'lazy-root', `${scope}.lazy`);
+    throw invalid(`The ${scope} lazy root must be an object, got ${kindName(patch.lazy as JsonValue)}; put the value under a key, as in {"lazy": {"notes": ...}}.`, 'lazy-root', scope, 'lazy');
   }
   if (hasOwn(patch, 'response')) {
     if (scope !== 'session') {
-      throw invalid(`New answers are written only to the session; ${scope}.response is not writable.`, 'response-owner', `${scope}.response`);
+      throw invalid(`New answers are written only to the session; ${scope}.response is not writable.`, 'response-owner', scope, 'response');
     }
     if (ctx.mode === 'passive') {
-      throw invalid('Passive mode writes no response; session.response is writable only in Active mode.', 'response-passive', 'session.response');
+      throw invalid('Passive mode writes no response; session.response is writable only in Active mode.', 'response-passive', 'session', 'response');
     }
   }
   return patch;
@@ -176,19 +199,21 @@ interface Staged {
 }
 
 /** Applies every scope patch with the ownership cascade against one captured basis. */
-function stage(view: StoreView, patches: Map<SelectedOwner, JsonObject>): Staged {
+function stage(view: StoreView, patches: Map<SelectedOwner, ScopePatch>): Staged {
   const staged: Staged = { changes: new Map(), cascaded: [] };
-  for (const [owner, patch] of patches) {
+  for (const [owner, { patch, at }] of patches) {
     const before = capturedStream(view, owner).state;
-    const { after, cascaded } = applyWithIntentOwnership(owner.scope, before, patch);
+    // The agent patch language refuses `{}` that would create or replace a value: the patch
+    // projection would read that change as `{}`, "no change" (core PatchOptions).
+    const { after, cascaded } = inToolPatch(at, () => applyWithIntentOwnership(owner.scope, before, patch, AGENT_PATCH));
     if (hasOwn(after, 'lazy') && !isJsonObject(after.lazy)) {
-      throw invalid(`The ${owner.scope} lazy root must stay an object.`, 'lazy-root', `${owner.scope}.lazy`);
+      throw invalid(`The ${owner.scope} lazy root must stay an object.`, 'lazy-root', owner.scope, 'lazy');
     }
     for (const keys of cascaded) staged.cascaded.push({ scope: owner.scope, keys });
     // Without a cascade the authored patch's own net form is stored (a whole-array replacement
     // stays a replacement in the `patch` projection); a cascade can clear and rewrite the same
     // target, which only a diff of the final state expresses.
-    const net = cascaded.length === 0 ? netPatch(before, patch) : diff(before, after);
+    const net = cascaded.length === 0 ? netPatch(before, patch, AGENT_PATCH) : diff(before, after);
     if (Object.keys(net).length > 0) staged.changes.set(owner, { after, net });
   }
   return staged;
@@ -248,6 +273,17 @@ function kindName(value: JsonValue): string {
   return Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;
 }
 
-function invalid(message: string, reason: string, at?: string): StateflowError<'PATCH_INVALID'> {
-  return new StateflowError('PATCH_INVALID', message, { reason, ...(at === undefined ? {} : { at }) });
+/** Run `fn`; a PATCH_INVALID it raises about a scope's patch points into the tool's patch (`at` + its pointer). */
+function inToolPatch<T>(at: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (!isStateflowError(err, 'PATCH_INVALID') || at === '') throw err;
+    throw prefixPatchError(err, at);
+  }
+}
+
+/** PATCH_INVALID with `at` the RFC 6901 pointer of `segments` into the tool's patch (`""`: the whole patch). */
+function invalid(message: string, reason: PatchInvalidReason, ...segments: string[]): StateflowError<'PATCH_INVALID'> {
+  return new StateflowError('PATCH_INVALID', message, { reason, at: segments.reduce(childPointer, '') });
 }

@@ -8,6 +8,7 @@ import {
   diff,
   elidePath,
   isStateflowError,
+  jsonByteLength,
   narrowPatch,
   parsePath,
   projectKeys,
@@ -34,6 +35,19 @@ export type ReadStateResult =
   | { patch: JsonValue[] }
   | DanglingReferenceResult;
 
+/**
+ * Default most paths in one `read_state` batch: a batch is one captured view read in request
+ * order, so its cost grows with its length; the cap is checked before anything is read.
+ */
+export const MAX_READ_PATHS = 100;
+
+/**
+ * Default most bytes of results in one `read_state` answer (8 MiB of UTF-8 JSON): a transport
+ * ceiling, so that a small request naming one large value many times cannot make the server
+ * build and send an answer hundreds of times its size.
+ */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
 /** What a path addresses once owner binding is done. */
 type Target = { kind: 'effective'; at: number | null } | { kind: 'scope'; owner: SelectedOwner; at: number | null };
 
@@ -45,11 +59,19 @@ type Target = { kind: 'effective'; at: number | null } | { kind: 'scope'; owner:
 export async function readState(ctx: RuntimeContext, input: unknown): Promise<ReadStateResult> {
   const request = checkToolInput('read_state', input);
   const projection = (request.projection ?? 'value') as Projection;
+  if (Array.isArray(request.paths) && request.paths.length > ctx.maxReadPaths) {
+    throw new StateflowError(
+      'RESPONSE_TOO_LARGE',
+      `read_state reads at most ${ctx.maxReadPaths} paths in one batch, got ${request.paths.length}; split the batch.`,
+      { cap: 'paths', limit: ctx.maxReadPaths, requested: request.paths.length },
+    );
+  }
+  const budget = responseBudget(ctx);
   const view = await captureView(ctx);
   if (typeof request.path === 'string') {
     const parsed = parsePath(request.path);
     try {
-      return await readOne(ctx, view, parsed, projection);
+      return budget.count(await readOne(ctx, view, parsed, projection), 0);
     } catch (err) {
       if (projection !== 'value' || !isStateflowError(err, 'PATH_NOT_FOUND')) throw err;
       const sentinel = danglingReferenceSentinel(ctx, view, parsed);
@@ -62,10 +84,33 @@ export async function readState(ctx: RuntimeContext, input: unknown): Promise<Re
   const parsedPaths = paths.map(parsePath);
   for (const parsed of parsedPaths) bind(ctx, parsed);
   const results: ProjectionResults[Projection][] = [];
-  // Sequential on purpose: the first failing path in request order is the error reported.
-  for (const parsed of parsedPaths) results.push(await readOne(ctx, view, parsed, projection));
+  // Sequential on purpose: the first failing path in request order is the error reported, and
+  // the response cap stops the batch at the path that crosses it.
+  for (const [index, parsed] of parsedPaths.entries()) results.push(budget.count(await readOne(ctx, view, parsed, projection), index));
   let next = 0;
   return readBatch(paths, projection, () => results[next++] as ProjectionResults[Projection]);
+}
+
+/**
+ * The byte budget of one answer: each result's JSON is counted as it is read, and the read
+ * fails at the first result that takes the total past `maxResponseBytes`.
+ */
+function responseBudget(ctx: RuntimeContext): { count<T extends ProjectionResults[Projection]>(result: T, index: number): T } {
+  let used = 0;
+  return {
+    count(result, index) {
+      used += jsonByteLength(result as unknown as JsonValue, ctx.maxResponseBytes - used);
+      if (used > ctx.maxResponseBytes) {
+        throw new StateflowError(
+          'RESPONSE_TOO_LARGE',
+          `read_state answers at most ${ctx.maxResponseBytes} bytes; the result of path ${index + 1} takes the answer past that. ` +
+            'Read fewer or smaller paths (projection "keys" shows sizes first).',
+          { cap: 'bytes', limit: ctx.maxResponseBytes, index },
+        );
+      }
+      return result;
+    },
+  };
 }
 
 async function readOne(ctx: RuntimeContext, view: StoreView, parsed: ParsedPath, projection: Projection): Promise<ProjectionResults[Projection]> {
@@ -91,7 +136,7 @@ async function rootAt(ctx: RuntimeContext, view: StoreView, target: Target): Pro
   if (target.kind === 'scope') {
     const current = capturedStream(view, target.owner);
     if (target.at === null) return scopeView(current.state);
-    checkRevision(target.owner.scope, target.at, current.rev);
+    checkRevision(target.owner, target.at, current.rev);
     return scopeView(await ctx.store.stateAt(target.owner.stream, target.at));
   }
   if (target.at === null) return effectiveView(ctx.owners.map((owner) => capturedStream(view, owner).state), ctx.mode);
@@ -119,7 +164,7 @@ async function readPatch(ctx: RuntimeContext, view: StoreView, target: Target, p
   if (target.kind === 'scope') {
     const current = capturedStream(view, target.owner);
     const rev = target.at ?? current.rev;
-    if (target.at !== null) checkRevision(target.owner.scope, rev, current.rev);
+    if (target.at !== null) checkRevision(target.owner, rev, current.rev);
     if (rev === 0) throw noPatch(`${target.owner.scope} has no transition at revision 0 (its empty initial state)`, target.owner.stream, current.rev);
     [patch, before] = await Promise.all([ctx.store.patchAt(target.owner.stream, rev), ctx.store.stateAt(target.owner.stream, rev - 1)]);
     after = applyPatch(before, patch);
@@ -175,9 +220,16 @@ async function lastChangeSeq(ctx: RuntimeContext, view: StoreView): Promise<numb
   return last;
 }
 
-function checkRevision(scope: string, rev: number, head: number): void {
+function checkRevision(owner: SelectedOwner, rev: number, head: number): void {
   if (rev > head) {
-    throw new StateflowError('REVISION_NOT_FOUND', `${scope}[${rev}] does not exist: ${scope} is at revision ${head}.`, { stream: scope, rev, head });
+    const { scope, stream } = owner;
+    throw new StateflowError(
+      'REVISION_NOT_FOUND',
+      `${scope}[${rev}] does not exist: ${scope} (stream ${elidePath(stream)}) is at revision ${head}. ` +
+        `${scope}[N] counts ${scope}'s own revisions, not global transitions: use the selectors the baseline and patch_state receipts give, ` +
+        `or effective[N] with a global transition number.`,
+      { stream, rev, head },
+    );
   }
 }
 

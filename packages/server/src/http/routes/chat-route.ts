@@ -1,6 +1,6 @@
 /**
  * `POST /v1/{author}/{ladder}/chat/completions` (seeds/ladr-stateful-sessions.txt "Subsequent
- * ladder invocations reference the session id"; issue 6): an OpenAI-compatible request runs the
+ * ladder invocations reference the session id"; server README "chat/completions"): an OpenAI-compatible request runs the
  * ladder with the last user message as `input.context`.
  *
  * - `X-Session-Id`: run on that session's slates (serialised per session); writes persist.

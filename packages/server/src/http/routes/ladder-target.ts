@@ -3,6 +3,7 @@
  * the caller's sessions of that ladder.
  */
 import { StateflowError } from '@stateflow/core';
+import { isLocalLadder } from '@stateflow/slates';
 import type { SessionRecord } from '@stateflow/slates';
 import type { LadderEntry } from '../ladder-catalog.js';
 import type { ServerContext } from '../server-context.js';
@@ -20,13 +21,29 @@ export interface SessionParams extends LadderParams {
 
 /**
  * The served ladder `@author/name` of the route (`author` may carry its `@`).
- * @throws NOT_FOUND when no such ladder is served (absent, or rejected at start).
+ *
+ * A `local/` ladder keeps one slate stream for the whole store (seeds/ladr-stateful-sessions.txt:
+ * local ladders "run in the local runtime" without the platform session API). With API keys the
+ * server has several users, and "there is no shared state across users", so local ladders are
+ * refused for every user; without keys the one local user runs them.
+ * @throws NOT_FOUND when no such ladder is served (absent, or rejected at start); FORBIDDEN for a
+ *   `local/` ladder when API keys are configured.
  */
 export function servedLadder(context: ServerContext, params: LadderParams): LadderEntry {
   const id = `@${params.author.replace(/^@/, '')}/${params.ladder}`;
   const entry = context.catalog.ladders.get(id);
   if (entry === undefined) {
-    throw new StateflowError('NOT_FOUND', `Ladder ${id} is not served (no valid ${id.slice(1)}.yaml in the ladders directory)`);
+    throw new StateflowError('NOT_FOUND', `Ladder ${id} is not served (no valid ${id.slice(1)}.yaml in the ladders directory)`, { ladder: id });
+  }
+  if (context.keys !== null && isLocalLadder(id)) {
+    const shared = [...context.catalog.ladders.keys()].filter((other) => !isLocalLadder(other)).sort();
+    throw new StateflowError(
+      'FORBIDDEN',
+      `${id} is a local ladder: its slates are one stream shared by everyone who calls it, and this server has API keys (several users), ` +
+        `so it is refused. Serve the ladder under an author namespace and call it with X-Session-Id on a session of your own` +
+        `${shared.length === 0 ? '' : ` (served: ${shared.join(', ')})`}, or run it with \`stateflow ladder run\` on your own store.`,
+      { ladder: id, reason: 'local-ladder' },
+    );
   }
   return entry;
 }

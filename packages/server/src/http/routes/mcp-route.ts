@@ -18,7 +18,7 @@ import type { Selection } from '@stateflow/tools';
 import type { FastifyInstance } from 'fastify';
 import { createMcpServer } from '../../mcp/mcp-server.js';
 import type { ServerContext } from '../server-context.js';
-import { authorizeSelection } from '../selection-access.js';
+import { authorizeSelection, sessionPrecondition } from '../selection-access.js';
 
 /** Query parameters `/mcp` accepts (`token` is the server token, checked before routing). */
 const PARAMETERS = ['global', 'cwd', 'session', 'mode', 'token'];
@@ -32,13 +32,8 @@ export function registerMcpRoute(app: FastifyInstance, context: ServerContext): 
 
     scope.post<{ Body: string }>('/mcp', async (request, reply) => {
       const selection = selectionFromUrl(new URL(request.url, 'http://localhost').searchParams);
-      const caller = { user: request.user, admin: request.admin };
-      await authorizeSelection(context, caller, selection, 'read');
-      const server = createMcpServer({
-        store: context.store,
-        selection,
-        authorize: (operation) => authorizeSelection(context, caller, selection, operation),
-      });
+      const session = await authorizeSelection(context, request, selection);
+      const server = createMcpServer({ store: context.store, selection, ...sessionPrecondition(context, request, session) });
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {
         await server.connect(transport);

@@ -1,6 +1,6 @@
 /**
  * Session routes (seeds/ladr-stateful-sessions.txt "A session is created via the platform API",
- * "A session has a lifecycle"; issue 6 "Endpoints"): create, list, get, close, pause, resume,
+ * "A session has a lifecycle"; server README "Endpoints"): create, list, get, close, pause, resume,
  * and the time-travel slate read.
  */
 import { StateflowError } from '@stateflow/core';
@@ -103,6 +103,10 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
       const stream = sessionSlateStream(entry.id, record.id);
       const head = await context.store.head(stream);
       const at = request.query.at ?? head.rev;
+      // Query strings are coerced: "1e400" arrives as Infinity, "9007199254740993" rounded.
+      if (!Number.isSafeInteger(at)) {
+        throw new StateflowError('INPUT_INVALID', `querystring.at must be <= ${Number.MAX_SAFE_INTEGER}.`, { field: 'querystring.at', reason: 'maximum' });
+      }
       if (at > head.rev) {
         throw new StateflowError('REVISION_NOT_FOUND', `Slate revision ${at} does not exist; the session's slates are at revision ${head.rev}`, {
           stream,

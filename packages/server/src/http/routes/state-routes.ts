@@ -1,5 +1,5 @@
 /**
- * The state API for agents that do not speak MCP (issue 6): `POST /v1/state/read` and
+ * The state API for agents that do not speak MCP (server README "State API"): `POST /v1/state/read` and
  * `POST /v1/state/patch` take the `read_state` / `patch_state` tool input plus a `selection`
  * and answer exactly the tool's output; errors go through the status table.
  *
@@ -11,21 +11,27 @@ import { createRuntime } from '@stateflow/tools';
 import type { Selection } from '@stateflow/tools';
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../server-context.js';
-import { authorizeSelection } from '../selection-access.js';
+import { authorizeSelection, sessionPrecondition } from '../selection-access.js';
+
+/** Header of a state API patch answer: the seq of the transition the call published (absent: no change). */
+export const TRANSITION_HEADER = 'stateflow-transition';
 
 /** Register the state API routes on `app`. */
 export function registerStateRoutes(app: FastifyInstance, context: ServerContext): void {
   app.post<{ Body: unknown }>('/v1/state/read', async (request) => {
     const { selection, input } = split(request.body);
-    await authorizeSelection(context, request, selection, 'read');
+    await authorizeSelection(context, request, selection);
     return createRuntime({ store: context.store, selection }).readState(input);
   });
 
-  app.post<{ Body: unknown }>('/v1/state/patch', async (request) => {
+  app.post<{ Body: unknown }>('/v1/state/patch', async (request, reply) => {
     const { selection, input } = split(request.body);
-    await authorizeSelection(context, request, selection, 'patch');
+    const session = await authorizeSelection(context, request, selection);
     // patch_state queues itself per store (@stateflow/tools): concurrent patches never conflict.
-    return createRuntime({ store: context.store, selection }).patchState(input);
+    // The body is exactly the tool's receipt; the transition it published rides in a header.
+    return createRuntime({ store: context.store, selection, ...sessionPrecondition(context, request, session) }).patchState(input, {
+      onPublished: (transition) => void reply.header(TRANSITION_HEADER, String(transition.seq)),
+    });
   });
 }
 
@@ -42,3 +48,4 @@ function split(body: unknown): { selection: Selection; input: JsonObject } {
   }
   return { selection: selection as unknown as Selection, input };
 }
+

@@ -1,9 +1,10 @@
 /**
- * Hostile JSON-RPC over the real stdio server (issue 8 "Bad-input fuzz"): raw protocol lines,
- * written byte for byte (an SDK client could not send most of them), to the built
- * `dist/mcp/stdio-main.js` over a classic-level store in a temp directory. Every bad tool input
- * is a tool result with `isError: true` and a Stateflow code; the server stays up and nothing
- * is published by a rejected call.
+ * Hostile JSON-RPC over the real stdio endpoint (test/harness/README.md "Bad-input fuzz"): raw
+ * protocol lines, written byte for byte (an SDK client could not send most of them), to a spawned
+ * `stateflow mcp`, which forwards to the store's server it starts in the background (a
+ * classic-level store in a temp directory). Every bad tool input is a tool result with
+ * `isError: true` and a Stateflow code; the endpoint stays up and nothing is published by a
+ * rejected call.
  *
  * JSON duplicate keys: `JSON.parse` keeps the last one (RFC 8259 §4 leaves duplicates to the
  * parser); the server sees one object and validates that.
@@ -11,15 +12,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const STDIO_MAIN = path.resolve(here, '../../dist/mcp/stdio-main.js');
+import { BIN, removeDir, tempDir } from '../cli/helpers.js';
+import { TEST_IDLE_MS, stopServer } from './processes.js';
 
 interface RpcResponse {
   id: number;
@@ -61,9 +56,8 @@ describe('MCP stdio server: raw hostile JSON-RPC', () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(STDIO_MAIN)) throw new Error(`${STDIO_MAIN} is missing: build first (npx tsc -b packages/server)`);
-    dir = await mkdtemp(path.join(tmpdir(), 'stateflow-mcp-hostile-'));
-    child = spawn(process.execPath, [STDIO_MAIN, '--dir', dir, '--session', 's1', '--mode', 'active']);
+    dir = await tempDir('stateflow-mcp-hostile-');
+    child = spawn(process.execPath, [BIN, '--dir', dir, '--session', 's1', '--mode', 'active', 'mcp', '--idle-timeout', String(TEST_IDLE_MS)]);
     createInterface({ input: child.stdout }).on('line', (line) => {
       const message = JSON.parse(line) as RpcResponse;
       waiting.get(message.id)?.(message);
@@ -85,7 +79,10 @@ describe('MCP stdio server: raw hostile JSON-RPC', () => {
       child.stdin.end();
       await exited;
     }
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    if (dir !== undefined) {
+      await stopServer(dir);
+      await removeDir(dir);
+    }
   });
 
   it.each<[string, string, string, RegExp]>([

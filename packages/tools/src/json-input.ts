@@ -3,7 +3,10 @@
  * of UTF-8 text can produce — before any schema, path or patch logic sees it. In-process
  * callers can hand the runtime anything (a BigInt, a cycle, a function, a class instance, a
  * lone surrogate); core's {@link snapshotJson} (the one JSON copier) finds it, and its
- * `PATCH_INVALID` is reported here as `INPUT_INVALID` naming where it sits.
+ * `PATCH_INVALID` is reported here as `INPUT_INVALID` naming where it sits. Public for transports
+ * that forward tool inputs (the stdio client of `/mcp`): a value that JSON text cannot carry,
+ * such as `1e400` parsed to Infinity, must be refused where it was parsed, with the same error,
+ * not changed by re-serialisation on the way.
  */
 import { StateflowError, isStateflowError, pointerSegments, snapshotJson } from '@stateflow/core';
 import type { JsonValue } from '@stateflow/core';

@@ -1,0 +1,318 @@
+/**
+ * The facts of every error code, in one table (CONVENTIONS.md "Errors"): what it means, whether
+ * retrying the same request unchanged can succeed, the HTTP status the server answers with, the
+ * exit code the CLI ends with, and the shape of its details in words. The server's status table
+ * and `x-should-retry` header, the CLI's exit codes, and `errors.md` are derived from it; the
+ * compiler makes every code have a row.
+ */
+import type { ErrorCode } from './errors.js';
+
+/** Process exit codes of `stateflow`: success, any other failure, usage/bad input, not found, conflict, corrupt. */
+export const ExitCode = { OK: 0, FAILURE: 1, USAGE: 2, NOT_FOUND: 3, CONFLICT: 4, CORRUPT: 5 } as const;
+
+/** One of the values of {@link ExitCode}. */
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** The facts of one error code. */
+export interface ErrorFacts {
+  /** What the code means, for a person (one or two sentences; errors.md's "meaning"). */
+  meaning: string;
+  /** The shape of its details, in words (errors.md's "details"). */
+  details: string;
+  /** Whether retrying the same request unchanged can succeed (the failure is transient). */
+  retryable: boolean;
+  /** HTTP status of a response carrying this code. */
+  httpStatus: number;
+  /** Exit code of a `stateflow` command failing with this code. */
+  exitCode: ExitCode;
+}
+
+const { FAILURE, USAGE, NOT_FOUND, CONFLICT, CORRUPT } = ExitCode;
+
+/** Every code's facts (see {@link ErrorFacts}). */
+export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = {
+  PATH_SYNTAX: {
+    meaning:
+      'A path is malformed: longer than 4,096 characters (column 4,097), empty, whitespace, leading/trailing/double dot, key outside `[A-Za-z_$][A-Za-z0-9_$-]*`, quoted key, negative or non-canonical index, open-ended range, range step, reversed range, step after a range, wildcard, predicate, union, selector without a root.',
+    details: '`{ path, column }` (column of the first character at fault)',
+    retryable: false,
+    httpStatus: 400,
+    exitCode: USAGE,
+  },
+  PATH_NOT_FOUND: {
+    meaning: 'A path names an object member that does not exist (or a step below an absent plane). Inherited members such as `toString` never exist.',
+    details: '`{ path, at? }` (`at`: the path through the missing member)',
+    retryable: false,
+    httpStatus: 404,
+    exitCode: NOT_FOUND,
+  },
+  PATH_KIND: {
+    meaning: 'A step does not fit the kind of value it meets: a member of an array or scalar, an index or range of an object or scalar.',
+    details: "`{ path, expected: 'object' \\| 'array', actual, at? }`",
+    retryable: false,
+    httpStatus: 400,
+    exitCode: USAGE,
+  },
+  INDEX_OUT_OF_RANGE: {
+    meaning: 'An index or range does not fit the array (`[i]` needs `i < length`; `[a:b]` needs `b <= length`), in a path or a `"[N]"` patch key.',
+    details: '`{ path, index, length, at? }` (`index` is `"a:b"` for a range)',
+    retryable: false,
+    httpStatus: 400,
+    exitCode: NOT_FOUND,
+  },
+  OWNER_NOT_SELECTED: {
+    meaning: 'A path or patch names an owner (scope) that the caller did not select; selection is never widened.',
+    details: '`{ path?, owner }`',
+    retryable: false,
+    httpStatus: 400,
+    exitCode: USAGE,
+  },
+  PATCH_INVALID: {
+    meaning:
+      'A patch is not a valid recursive semantic patch: empty top-level patch, `null` inside a written value, `"[N]"` mixed with ordinary keys, `"[N]"` on a non-array, non-canonical index key, non-JSON value, or a result that is not a valid state. Nothing is applied.',
+    details: '`{ reason, at, index?, length?, problem? }` (`reason`: a `PatchInvalidReason` slug; `at`: RFC 6901 pointer into the patch; `problem`: the message without its location prefix)',
+    retryable: false,
+    httpStatus: 400,
+    exitCode: USAGE,
+  },
+  INPUT_INVALID: {
+    meaning: 'A tool, API or store input does not have the required shape (for example an empty `paths` list, a rejected top-level `offset`/`scope`).',
+    details: '`{ field?, reason? }` (`field`: dotted location in the input)',
+    retryable: false,
+    httpStatus: 400,
+    exitCode: USAGE,
+  },
+  RESPONSE_TOO_LARGE: {
+    meaning:
+      "A read's answer would pass a transport ceiling, so nothing is returned (never a truncated answer): more paths in one `read_state` batch than the cap (checked before anything is read), or results larger than the response cap in bytes (counted while they are assembled). Read fewer or smaller paths.",
+    details: "`{ cap: 'paths', limit, requested }` or `{ cap: 'bytes', limit, index }` (`index`: the path at which the cap was crossed)",
+    retryable: false,
+    httpStatus: 422,
+    exitCode: USAGE,
+  },
+  CONFLICT: {
+    meaning: 'CAS failed: a stream is not at the expected revision (its head moved past the captured basis); nothing was published. Re-read, then publish against the new revision.',
+    details: '`{ stream, expected, actual }`',
+    retryable: false,
+    httpStatus: 409,
+    exitCode: CONFLICT,
+  },
+  REVISION_NOT_FOUND: {
+    meaning: 'A historical read asks for a stream revision above its head.',
+    details: '`{ stream, rev, head }`',
+    retryable: false,
+    httpStatus: 404,
+    exitCode: NOT_FOUND,
+  },
+  TRANSITION_NOT_FOUND: {
+    meaning: 'A historical read asks for a global transition above the last one.',
+    details: '`{ seq, lastSeq }`',
+    retryable: false,
+    httpStatus: 404,
+    exitCode: NOT_FOUND,
+  },
+  HISTORY_NOT_RETAINED: {
+    meaning: "A historical read asks for a revision before the stream's retained origin (compacted).",
+    details: '`{ stream, rev, origin }`',
+    retryable: false,
+    httpStatus: 410,
+    exitCode: NOT_FOUND,
+  },
+  STREAM_INVALID: {
+    meaning: 'A stream id is malformed (empty, control characters, too long, unknown kind).',
+    details: '`{ stream }`',
+    retryable: false,
+    httpStatus: 400,
+    exitCode: USAGE,
+  },
+  STORE_CORRUPT: {
+    meaning:
+      'A stored record does not decode, breaks the hash chain, or holds invalid state (the affected stream fails closed), or a store file is damaged (`file`, byte `offset`: the store does not open); nothing is rewritten.',
+    details: '`{ detail, stream?, key?, file?, offset? }`',
+    retryable: false,
+    httpStatus: 500,
+    exitCode: CORRUPT,
+  },
+  STORE_LOCKED: {
+    meaning: 'The store directory is locked by another process (`pid` when the platform tells).',
+    details: '`{ dir, pid? }`',
+    retryable: true,
+    httpStatus: 503,
+    exitCode: CONFLICT,
+  },
+  STORE_VERSION: {
+    meaning: "The store's format version is not supported by this build.",
+    details: '`{ found, supported }`',
+    retryable: false,
+    httpStatus: 500,
+    exitCode: CORRUPT,
+  },
+  STORE_CLOSED: {
+    meaning: 'An operation was attempted on a closed store.',
+    details: '`{}`',
+    retryable: false,
+    httpStatus: 503,
+    exitCode: FAILURE,
+  },
+  STORE_IO: {
+    meaning: 'The storage backend failed (disk, LevelDB); `cause` holds the foreign error.',
+    details: "`{ location, code, reason? }` (`code`: the foreign error's code; `reason: 'no-write-access'`)",
+    retryable: true,
+    httpStatus: 500,
+    exitCode: FAILURE,
+  },
+  STORE_UNAVAILABLE: {
+    meaning:
+      "The store's server cannot be reached (connection refused or reset, the server stopped mid-request, no answer in time). `outcome: 'not-sent'`: nothing reached a server, nothing changed; `'unknown'`: a write may or may not have been applied, so read before retrying it.",
+    details: "`{ url?, dir?, outcome }` (`outcome`: `'not-sent'` or `'unknown'`)",
+    retryable: true,
+    httpStatus: 503,
+    exitCode: FAILURE,
+  },
+  REOPEN_REQUIRED: {
+    meaning: 'An earlier write of this open store failed (`failure` is its code): the store accepts no write until it is closed and reopened, which checks its files; reads keep working.',
+    details: '`{ location, failure }`',
+    retryable: false,
+    httpStatus: 503,
+    exitCode: FAILURE,
+  },
+  CONFIG_INVALID: {
+    meaning: 'A ladder configuration fails validation at load time (schema, unknown keyword or format, bad reference).',
+    details: '`{ problems }` (one line per problem)',
+    retryable: false,
+    httpStatus: 400,
+    exitCode: USAGE,
+  },
+  SOURCE_UNRESOLVED: {
+    meaning: 'A ladder step names a source that does not resolve to a known step, slate or value.',
+    details: '`{ who }` (the step and field)',
+    retryable: false,
+    httpStatus: 400,
+    exitCode: FAILURE,
+  },
+  BUDGET_EXCEEDED: {
+    meaning: "A single slate write is larger than its folder's whole token budget; nothing is evicted.",
+    details: '`{ folder, budget, tokens }`',
+    retryable: false,
+    httpStatus: 409,
+    exitCode: FAILURE,
+  },
+  SESSION_NOT_FOUND: {
+    meaning: 'No session has this id.',
+    details: '`{ session }`',
+    retryable: false,
+    httpStatus: 404,
+    exitCode: NOT_FOUND,
+  },
+  SESSION_CLOSED: {
+    meaning: 'The session is closed or expired and accepts no more calls.',
+    details: '`{ session, status }`',
+    retryable: false,
+    httpStatus: 410,
+    exitCode: CONFLICT,
+  },
+  SESSION_PAUSED: {
+    meaning: 'The session is paused; resume it before calling it.',
+    details: '`{ session }`',
+    retryable: false,
+    httpStatus: 409,
+    exitCode: CONFLICT,
+  },
+  MODEL_UNAVAILABLE: {
+    meaning: 'The model endpoint could not be reached.',
+    details: '`{ url }`',
+    retryable: true,
+    httpStatus: 503,
+    exitCode: FAILURE,
+  },
+  MODEL_NOT_CONFIGURED: {
+    meaning: 'No model is configured for ladder calls (no `--model`, no `OPENAI_BASE_URL` / `OPENAI_API_KEY`).',
+    details: '`{}`',
+    retryable: false,
+    httpStatus: 503,
+    exitCode: FAILURE,
+  },
+  MODEL_FAILED: {
+    meaning: 'The model call completed but its answer could not be used.',
+    details: '`{ step }`, `{ url, status }` (the upstream answered an error) or `{ origin, calls }` (a scripted model ran out of outputs)',
+    retryable: false,
+    httpStatus: 502,
+    exitCode: FAILURE,
+  },
+  USAGE: {
+    meaning: 'A command, option or server setting is used wrongly.',
+    details: '`{ at?, stream?, mode?, reason?, dir?, model?, path?, errno? }` (the option or path at fault, where there is one)',
+    retryable: false,
+    httpStatus: 400,
+    exitCode: USAGE,
+  },
+  NOT_FOUND: {
+    meaning: 'A transport-level resource (store, route, ladder, file, stream, repository) does not exist.',
+    details: '`{ dir }`, `{ file }`, `{ stream }`, `{ repo }`, `{ route }` or `{ ladder }`',
+    retryable: false,
+    httpStatus: 404,
+    exitCode: NOT_FOUND,
+  },
+  UNAUTHORIZED: {
+    meaning: 'A request carries no valid API key.',
+    details: '`{}`',
+    retryable: false,
+    httpStatus: 401,
+    exitCode: FAILURE,
+  },
+  FORBIDDEN: {
+    meaning:
+      "A request is refused whatever its key: on a keyless loopback server, a `Host` that is not a loopback name or address, or an `Origin` that is not a loopback origin (DNS rebinding, cross-site requests); on a server with API keys, a `local/` ladder (its one slate stream would be shared across users).",
+    details: "`{ header, value }` (the value shortened), or `{ ladder, reason: 'local-ladder' }`",
+    retryable: false,
+    httpStatus: 403,
+    exitCode: FAILURE,
+  },
+  BODY_TOO_LARGE: {
+    meaning: 'A request body is larger than the transport accepts.',
+    details: '`{ limit }` (bytes)',
+    retryable: false,
+    httpStatus: 413,
+    exitCode: USAGE,
+  },
+  HEADERS_TOO_LARGE: {
+    meaning: "A request's header section is larger than the transport accepts (HTTP 431).",
+    details: '`{ limit }` (bytes)',
+    retryable: false,
+    httpStatus: 431,
+    exitCode: USAGE,
+  },
+  REQUEST_TIMEOUT: {
+    meaning: 'A request did not arrive completely in time (HTTP 408).',
+    details: '`{}`',
+    retryable: true,
+    httpStatus: 408,
+    exitCode: FAILURE,
+  },
+  MEDIA_TYPE_UNSUPPORTED: {
+    meaning: 'A request body is not of a media type the transport accepts (the HTTP API takes `application/json`).',
+    details: '`{ contentType }`',
+    retryable: false,
+    httpStatus: 415,
+    exitCode: USAGE,
+  },
+  INTERNAL: {
+    meaning: 'An unexpected failure; `cause` holds the original error. Report it: the HTTP server logs it to stderr with the request id the answer carries.',
+    details: '`{ requestId?, operation? }`',
+    retryable: false,
+    httpStatus: 500,
+    exitCode: FAILURE,
+  },
+};
+
+/**
+ * The rows of `errors.md`'s table, derived from {@link ERROR_FACTS} (a test keeps the file equal
+ * to them): `| code | meaning | details | retryable | HTTP | exit |`.
+ */
+export function errorTableMarkdown(): string {
+  const rows = (Object.keys(ERROR_FACTS) as ErrorCode[]).map((code) => {
+    const f = ERROR_FACTS[code];
+    return `| \`${code}\` | ${f.meaning} | ${f.details} | ${f.retryable ? 'yes' : 'no'} | ${f.httpStatus} | ${f.exitCode} |`;
+  });
+  return ['| code | meaning | details | retryable | HTTP | exit |', '| --- | --- | --- | --- | --- | --- |', ...rows].join('\n');
+}

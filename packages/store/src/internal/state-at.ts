@@ -1,0 +1,42 @@
+/**
+ * `stateAt` (README "Historical reads"): a stream at a retained revision is its current state at
+ * the head, else the history LRU's copy, else a replay from the nearest checkpoint under a read
+ * lock (so no compaction runs meanwhile).
+ */
+import type { JsonObject } from '@stateflow/core';
+import type { StreamId } from '../types.js';
+import { currentOf } from './current-state.js';
+import type { HeadRecord } from './records.js';
+import { replay, retained } from './replay.js';
+import type { StoreContext } from './store-context.js';
+
+/**
+ * `stream` at a retained `rev` (`Store.stateAt` once its arguments are checked): the current
+ * state at the head, else the history LRU, else a reconstruction under a read lock.
+ * @throws REVISION_NOT_FOUND, HISTORY_NOT_RETAINED, STORE_CORRUPT
+ */
+export async function stateAt(ctx: StoreContext, stream: StreamId, rev: number): Promise<JsonObject> {
+  const h = retained(ctx, stream, rev);
+  if (rev === h.rev) return currentOf(ctx, stream);
+  const key = `${stream}\u0000${rev}`;
+  const cached = ctx.history.get(key);
+  if (cached !== undefined) return cached;
+  const state = await ctx.lock.read(() => reconstruct(ctx, stream, rev, retained(ctx, stream, rev)));
+  ctx.history.set(key, state);
+  return state;
+}
+
+/**
+ * `stream` at `rev` for callers that hold the write lock (no compaction can run meanwhile);
+ * `options.exclusive` when they hold the exclusive lock ({@link currentOf}).
+ */
+export async function stateAtUnlocked(ctx: StoreContext, stream: StreamId, rev: number, options: { exclusive?: boolean } = {}): Promise<JsonObject> {
+  const h = retained(ctx, stream, rev);
+  if (rev === h.rev) return currentOf(ctx, stream, options);
+  return reconstruct(ctx, stream, rev, h);
+}
+
+/** Rebuild `stream` at `rev` ({@link replay}). */
+async function reconstruct(ctx: StoreContext, stream: StreamId, rev: number, h: HeadRecord): Promise<JsonObject> {
+  return (await replay(ctx, stream, rev, h)).state;
+}
