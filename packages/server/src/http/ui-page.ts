@@ -24,8 +24,10 @@ export function isUiPagePath(url: string): boolean {
 export async function registerUiPage(app: FastifyInstance): Promise<void> {
   app.get('/ui', async (_request, reply) => reply.redirect(UI_PREFIX));
   if (!uiBuilt()) {
-    app.get(`${UI_PREFIX}*`, async () => {
-      throw new StateflowError('NOT_FOUND', 'The history page is not built: run `npm run build` in the repository (it builds packages/ui)');
+    app.get(`${UI_PREFIX}*`, async (request) => {
+      throw new StateflowError('NOT_FOUND', 'The history page is not built: run `npm run build` in the repository (it builds packages/ui)', {
+        route: request.url.split('?')[0] ?? UI_PREFIX,
+      });
     });
     return;
   }

@@ -212,7 +212,7 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
  * @throws NOT_FOUND
  */
 async function assertVisible(visibility: StreamVisibility, stream: StreamId): Promise<void> {
-  if (!(await visibility.canSee(stream))) throw new StateflowError('NOT_FOUND', `No stream ${JSON.stringify(stream)} is visible to you`);
+  if (!(await visibility.canSee(stream))) throw new StateflowError('NOT_FOUND', `No stream ${JSON.stringify(stream)} is visible to you`, { stream });
 }
 
 /** State at `rev` (0 is the empty state; the head is read from memory). */
