@@ -196,6 +196,15 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
     await shot('5-path-history-of-version');
   });
 
+  it('draws the histogram over the seq on request, so a burst (the import) spreads over the width', async () => {
+    const before = await page.locator('.histogram .bar').evaluateAll((bars) => bars.filter((b) => Number(b.getAttribute('height')) > 0).length);
+    await page.getByTestId('axis-seq').check();
+    await page.waitForFunction((n) => document.querySelectorAll('.histogram .bar[height]').length > 0 && [...document.querySelectorAll('.histogram .bar')].filter((b) => Number(b.getAttribute('height')) > 0).length > n, before);
+    expect(await cursor()).toBe(REV);
+    await shot('5b-histogram-over-seq');
+    await page.getByTestId('axis-time').check();
+  });
+
   it('shows a banner for a live publish instead of moving the cursor', async () => {
     const at = await cursor();
     await api('/v1/store/publish', { changes: { global: { lazy: { ping: 1 } } } });

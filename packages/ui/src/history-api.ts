@@ -47,6 +47,8 @@ export interface Histogram {
   /** First retained seq (1 unless compaction pruned the oldest transitions). */
   firstSeq: number;
   stream: string | null;
+  /** `time`: equal wall-time buckets; `seq`: equal seq ranges (start/end are their first and last transition's times). */
+  axis: 'time' | 'seq';
   buckets: HistogramBucket[];
 }
 

@@ -61,6 +61,7 @@ export function App() {
   const initial = useRef(readPermalink(location.hash)).current;
   const [selection, setSelection] = useState<Selection | null>(initial.selection);
   const [histogram, setHistogram] = useState<Histogram | null>(null);
+  const [axis, setAxis] = useState<Histogram['axis']>('time');
   const [cursorSeq, setCursorSeq] = useState<number | null>(initial.seq);
   const [knownLast, setKnownLast] = useState(0);
   const [fresh, setFresh] = useState<number[]>([]);
@@ -96,8 +97,8 @@ export function App() {
   // The histogram and the last seq the page shows; reloaded when the user takes in new transitions.
   useEffect(() => {
     const stream = selection?.type === 'stream' ? selection.stream : undefined;
-    get<Histogram>(`/v1/history/histogram${query({ buckets: 120 })}`)
-      .catch(() => (stream === undefined ? null : get<Histogram>(`/v1/history/histogram${query({ buckets: 120, stream })}`)))
+    get<Histogram>(`/v1/history/histogram${query({ buckets: 120, axis })}`)
+      .catch(() => (stream === undefined ? null : get<Histogram>(`/v1/history/histogram${query({ buckets: 120, stream, axis })}`)))
       .then((h) => {
         if (h === null) return;
         setHistogram(h);
@@ -105,7 +106,7 @@ export function App() {
         setCursorSeq((c) => c ?? h.lastSeq);
       })
       .catch(() => undefined);
-  }, [version, selection?.type === 'stream' ? selection.stream : '']);
+  }, [version, axis, selection?.type === 'stream' ? selection.stream : '']);
 
   // Live: new transitions raise the banner; the cursor stays where the user put it.
   useEffect(() => {
@@ -147,7 +148,7 @@ export function App() {
           </span>
         )}
       </header>
-      <TimeCursor histogram={histogram} seq={cursorSeq ?? 0} onSeq={(s) => setCursorSeq(s)} time={null} />
+      <TimeCursor histogram={histogram} seq={cursorSeq ?? 0} onSeq={(s) => setCursorSeq(s)} axis={axis} onAxis={setAxis} />
       <div class="main">
         <StreamsRail
           selection={selection}

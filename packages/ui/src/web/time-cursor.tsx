@@ -12,8 +12,9 @@ export interface TimeCursorProps {
   histogram: Histogram | null;
   seq: number;
   onSeq: (seq: number) => void;
-  /** Time of the transition at the cursor, when known. */
-  time: string | null;
+  /** The x axis asked for: wall time, or the seq (a burst then spreads over the width). */
+  axis: Histogram['axis'];
+  onAxis: (axis: Histogram['axis']) => void;
 }
 
 const WIDTH = 1000;
@@ -79,8 +80,16 @@ export function TimeCursor(props: TimeCursorProps) {
     <section class="cursor" aria-label="Time cursor">
       <div class="cursor-label">
         <strong data-testid="cursor-seq">as of seq {props.seq}</strong> <span class="muted">of {h.lastSeq}</span>
-        {props.time !== null && <span class="muted"> · {timeText(props.time)}</span>}
         {h.firstSeq > 1 && <span class="compacted-note"> · seqs 1–{h.firstSeq - 1} compacted</span>}
+        <fieldset class="axis-choice">
+          <legend class="sr-only">Histogram x axis</legend>
+          {(['time', 'seq'] as const).map((axis) => (
+            <label class="check" key={axis}>
+              <input type="radio" name="histogram-axis" checked={props.axis === axis} onChange={() => props.onAxis(axis)} data-testid={`axis-${axis}`} />{' '}
+              {axis === 'time' ? 'over wall time' : 'over seq'}
+            </label>
+          ))}
+        </fieldset>
       </div>
       <div
         class="slider"
@@ -90,7 +99,7 @@ export function TimeCursor(props: TimeCursorProps) {
         aria-valuemin={Math.min(h.firstSeq, h.lastSeq)}
         aria-valuemax={h.lastSeq}
         aria-valuenow={props.seq}
-        aria-valuetext={`seq ${props.seq}${props.time === null ? '' : `, ${timeText(props.time)}`}`}
+        aria-valuetext={`as of seq ${props.seq} of ${h.lastSeq}`}
         data-testid="histogram"
         onKeyDown={onKeyDown}
         onPointerDown={(e) => {

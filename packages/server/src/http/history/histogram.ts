@@ -11,7 +11,7 @@
 import { isStateflowError } from '@stateflow/core';
 import type { Store, StreamId } from '@stateflow/store';
 import type { Histogram, HistogramBucket } from '@stateflow/ui';
-import { revisionAsOf } from './stream-position.js';
+import { retainedRevisionAsOf } from './stream-position.js';
 
 /** Transition times kept per store between requests (seq → ms), at most; then the cache starts over. */
 export const TIME_CACHE_ENTRIES = 200_000;
@@ -22,17 +22,20 @@ const timeCaches = new WeakMap<Store, Map<number, number>>();
 export const HISTOGRAM_BUCKETS = { default: 60, max: 240 } as const;
 
 /**
- * The histogram of the whole log, or of the transitions changing `stream`.
+ * The histogram of the whole log, or of the transitions changing `stream`. Over wall time
+ * (`axis: 'time'`, equal time per bucket), or over the seq (`'seq'`, equal seq ranges: a burst,
+ * such as an import, spreads over the whole width instead of filling one bar).
  * @param buckets 1 … {@link HISTOGRAM_BUCKETS}.max.
  */
-export async function histogram(store: Store, options: { buckets: number; stream?: StreamId }): Promise<Histogram> {
+export async function histogram(store: Store, options: { buckets: number; stream?: StreamId; axis?: 'time' | 'seq' }): Promise<Histogram> {
+  const axis = options.axis ?? 'time';
   const lastSeq = store.lastSeq();
   const stream = options.stream ?? null;
   let times = timeCaches.get(store);
   if (times === undefined || times.size > TIME_CACHE_ENTRIES) timeCaches.set(store, (times = new Map()));
   const cache = times;
   const first = await firstRetained(store);
-  if (first === null) return { lastSeq, firstSeq: lastSeq + 1, stream, buckets: [] };
+  if (first === null) return { lastSeq, firstSeq: lastSeq + 1, stream, axis, buckets: [] };
   cache.set(first.seq, first.time);
   const timeOf = async (seq: number): Promise<number> => {
     const known = cache.get(seq);
@@ -44,23 +47,29 @@ export async function histogram(store: Store, options: { buckets: number; stream
   const t0 = first.time;
   const t1 = Math.max(t0, await timeOf(lastSeq));
   const width = (t1 - t0 + 1) / options.buckets;
-  // seq boundary i: the first seq accepted at or after t0 + i × width (monotone by construction).
+  const span = lastSeq - first.seq + 1;
+  // seq boundary i: over time, the first seq accepted at or after t0 + i × width (monotone by
+  // construction); over the seq, an equal share of the retained seqs.
   const bounds: number[] = [first.seq];
-  for (let i = 1; i < options.buckets; i++) bounds.push(await firstAtOrAfter(timeOf, t0 + i * width, bounds[i - 1] as number, lastSeq + 1));
+  for (let i = 1; i < options.buckets; i++) {
+    bounds.push(axis === 'seq' ? first.seq + Math.floor((i * span) / options.buckets) : await firstAtOrAfter(timeOf, t0 + i * width, bounds[i - 1] as number, lastSeq + 1));
+  }
   bounds.push(lastSeq + 1);
   const head = stream === null ? null : await store.head(stream);
-  const revs = head === null ? null : await Promise.all(bounds.map((b) => revisionAsOf(store, head, b - 1)));
-  const buckets = bounds.slice(0, -1).map((fromSeq, i): HistogramBucket => {
+  const revs = head === null ? null : await Promise.all(bounds.map((b) => retainedRevisionAsOf(store, head, b - 1)));
+  const buckets: HistogramBucket[] = [];
+  for (const [i, fromSeq] of bounds.slice(0, -1).entries()) {
     const next = bounds[i + 1] as number;
-    return {
-      start: new Date(t0 + i * width).toISOString(),
-      end: new Date(t0 + (i + 1) * width).toISOString(),
+    const time = axis === 'time' ? { start: t0 + i * width, end: t0 + (i + 1) * width } : { start: await timeOf(Math.min(fromSeq, lastSeq)), end: await timeOf(Math.max(fromSeq, next - 1)) };
+    buckets.push({
+      start: new Date(time.start).toISOString(),
+      end: new Date(time.end).toISOString(),
       fromSeq,
       toSeq: next - 1,
       count: revs === null ? next - fromSeq : (revs[i + 1] as number) - (revs[i] as number),
-    };
-  });
-  return { lastSeq, firstSeq: first.seq, stream, buckets };
+    });
+  }
+  return { lastSeq, firstSeq: first.seq, stream, axis, buckets };
 }
 
 /** The smallest seq in `lo … hi − 1` accepted at or after `at` (ms), or `hi` when none is. */

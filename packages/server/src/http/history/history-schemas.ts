@@ -36,7 +36,11 @@ export const streamsQuerySchema = {
 /** `GET /v1/history/histogram`. */
 export const histogramQuerySchema = {
   type: 'object',
-  properties: { buckets: limit(HISTOGRAM_BUCKETS, 'Buckets'), stream: { ...stream, description: 'Count only the transitions that changed this stream (required with API keys)' } },
+  properties: {
+    buckets: limit(HISTOGRAM_BUCKETS, 'Buckets'),
+    stream: { ...stream, description: 'Count only the transitions that changed this stream (required with API keys)' },
+    axis: { type: 'string', enum: ['time', 'seq'], default: 'time', description: 'Buckets of equal wall time (default) or of equal seq ranges' },
+  },
   additionalProperties: false,
 } as const;
 

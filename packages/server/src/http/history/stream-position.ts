@@ -35,7 +35,7 @@ export async function revisionAsOf(store: Store, head: StreamHead, seq: number):
 }
 
 /** The revision as of `seq` read from the retained transitions only: the origin for any seq before the first one kept. */
-async function retainedRevisionAsOf(store: Store, head: StreamHead, seq: number): Promise<number> {
+export async function retainedRevisionAsOf(store: Store, head: StreamHead, seq: number): Promise<number> {
   if (seq >= head.seq) return head.rev;
   const next = await nextTransition(store, head.stream, seq + 1);
   return next === null ? head.rev : revisionIn(next, head.stream) - 1;

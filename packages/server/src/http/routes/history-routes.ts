@@ -59,16 +59,16 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
     async (request) => streamPage(store, access(request), request.query),
   );
 
-  app.get<{ Querystring: { buckets: number; stream?: string } }>(
+  app.get<{ Querystring: { buckets: number; stream?: string; axis: 'time' | 'seq' } }>(
     '/v1/history/histogram',
     { schema: { querystring: histogramQuerySchema } },
     async (request) => {
-      const { stream, buckets } = request.query;
+      const { stream, buckets, axis } = request.query;
       if (stream === undefined && !request.admin) {
         throw new StateflowError('INPUT_INVALID', 'With API keys the histogram counts one of your streams: pass ?stream=<stream id>', { field: 'stream' });
       }
       if (stream !== undefined) await visibleHead(request, stream);
-      return histogram(store, { buckets, ...(stream === undefined ? {} : { stream }) });
+      return histogram(store, { buckets, axis, ...(stream === undefined ? {} : { stream }) });
     },
   );
 
