@@ -2,12 +2,14 @@
  * Helpers for the CLI end-to-end tests: spawn the BUILT `stateflow` bin against temporary
  * directories on disk, and locate the shared real histories.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { jsonEqual, type JsonObject } from '@stateflow/core';
 
 /** The repository root (two levels above this file). */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -114,4 +116,49 @@ export function historiesAvailable(files: string[]): boolean {
   }
   console.warn(`SKIPPED: real histories not found: ${missing.join(', ')} (expected beside the checkout in ../shared/data/histories)`);
   return false;
+}
+
+/** SIGTERM a server and resolve with its exit code. */
+export function stopServe(child: ChildProcessWithoutNullStreams): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  return exited;
+}
+
+/** Start `stateflow serve` with `args`; resolves with the child and everything it printed up to "stop with Ctrl-C". */
+export function startServe(args: string[], env: Record<string, string>): Promise<{ child: ChildProcessWithoutNullStreams; banner: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '', ...env } });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk;
+      if (out.includes('stop with Ctrl-C\n')) resolve({ child, banner: out });
+    });
+    child.stderr.on('data', (chunk: string) => (err += chunk));
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+  });
+}
+
+/** The recorded history reduced to distinct consecutive documents: revision k = docs[k - 1]. */
+export interface Expected {
+  docs: JsonObject[];
+  /** Line numbers (rev) of documents equal to the previous one. */
+  skippedRevs: number[];
+}
+
+export async function loadExpected(file: string): Promise<Expected> {
+  const docs: JsonObject[] = [];
+  const skippedRevs: number[] = [];
+  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (line.trim() === '') continue;
+    const { rev, doc } = JSON.parse(line) as { rev: number; doc: JsonObject };
+    const previous = docs[docs.length - 1];
+    if (previous !== undefined && jsonEqual(previous, doc)) skippedRevs.push(rev);
+    else docs.push(doc);
+  }
+  return { docs, skippedRevs };
 }

@@ -7,39 +7,16 @@
  * The histories live outside the repository (`../shared/data/histories`): absent, the suite is
  * skipped with a visible warning; absent with CI=true, it fails.
  */
-import { createReadStream } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyPatch, jsonEqual, type JsonObject, type JsonValue } from '@stateflow/core';
-import { HISTORIES, historiesAvailable, json, removeDir, stateflow, tempDir, type RunResult } from './helpers.js';
+import { HISTORIES, historiesAvailable, json, loadExpected, removeDir, stateflow, tempDir, type Expected, type RunResult } from './helpers.js';
 
 const FILES = ['eslint-package-json.jsonl', 'matrix-react-sdk-en_EN-json.jsonl'];
 const SAMPLES = 50;
 const PROJECT = '/proj';
 const STREAM = `cwd:${PROJECT}`;
 const AT = 'lazy.history';
-
-/** The recorded history reduced to distinct consecutive documents: revision k = docs[k - 1]. */
-interface Expected {
-  docs: JsonObject[];
-  /** Line numbers (rev) of documents equal to the previous one. */
-  skippedRevs: number[];
-}
-
-async function loadExpected(file: string): Promise<Expected> {
-  const docs: JsonObject[] = [];
-  const skippedRevs: number[] = [];
-  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (line.trim() === '') continue;
-    const { rev, doc } = JSON.parse(line) as { rev: number; doc: JsonObject };
-    const previous = docs[docs.length - 1];
-    if (previous !== undefined && jsonEqual(previous, doc)) skippedRevs.push(rev);
-    else docs.push(doc);
-  }
-  return { docs, skippedRevs };
-}
 
 /** A seeded choice of `count` distinct revisions in 1..max (mulberry32), sorted. */
 function sampleRevisions(max: number, count: number, seed: number): number[] {

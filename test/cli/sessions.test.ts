@@ -3,11 +3,11 @@
  * (on a free port, store in a temp directory), then the curl block run as one bash script against
  * it, with every response checked.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, REPO_ROOT, removeDir, runProcess, tempDir } from './helpers.js';
+import { REPO_ROOT, removeDir, runProcess, startServe, stopServe as stop, tempDir } from './helpers.js';
 
 const README = path.join(REPO_ROOT, 'README.md');
 
@@ -37,30 +37,6 @@ afterAll(async () => {
   if (server !== undefined && server.exitCode === null) await stop(server);
   await removeDir(root);
 });
-
-/** SIGTERM a server and resolve with its exit code. */
-function stop(child: ChildProcessWithoutNullStreams): Promise<number | null> {
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.kill('SIGTERM');
-  return exited;
-}
-
-/** Start `stateflow serve` with `args`; resolves with the child and everything it printed up to "stop with Ctrl-C". */
-function startServe(args: string[], env: Record<string, string>): Promise<{ child: ChildProcessWithoutNullStreams; banner: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '', ...env } });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      out += chunk;
-      if (out.includes('stop with Ctrl-C\n')) resolve({ child, banner: out });
-    });
-    child.stderr.on('data', (chunk: string) => (err += chunk));
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-  });
-}
 
 describe('README sessions API with curl', () => {
   it('creates a session, calls the ladder twice, time-travels its slates, and uses the state API', async () => {
@@ -122,6 +98,12 @@ describe('the main job (npm start runs stateflow serve)', () => {
       const result = await runProcess('bash', ['-c', tryLine.slice('try: '.length)]);
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual({ meta: { type: 'object', size: 0 }, keys: {} });
+      // The history page's URL, with the token in its fragment, opens the page.
+      const history = /browser: (http:\/\/127\.0\.0\.1:\d+\/ui\/)#token=[A-Za-z0-9_-]+$/.exec(lines[4] ?? '');
+      expect(history, lines[4]).not.toBeNull();
+      const page = await fetch(history![1]!);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<div id="app">');
     } finally {
       expect(await stop(child)).toBe(0);
     }

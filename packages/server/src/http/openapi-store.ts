@@ -19,8 +19,8 @@ export interface OpenApiHelpers {
   bodyErrors: (...statuses: number[]) => object;
 }
 
-/** Query parameters of an object schema, as OpenAPI parameters. */
-function queryParams(schema: { properties: Record<string, unknown>; required?: readonly string[] }): object[] {
+/** Query parameters of an object schema, as OpenAPI parameters (also used by the history paths). */
+export function queryParams(schema: { properties: Record<string, unknown>; required?: readonly string[] }): object[] {
   return Object.entries(schema.properties).map(([name, property]) => ({
     name,
     in: 'query',

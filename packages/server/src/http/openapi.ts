@@ -31,6 +31,7 @@ import {
   viewBodySchema,
 } from './store-schemas.js';
 import { storePaths } from './openapi-store.js';
+import { historyPaths } from './history/history-openapi.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: unknown) => ({ 'application/json': { schema } });
@@ -89,7 +90,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
       version: '0.1.0',
       description:
         'Ladder sessions, OpenAI-compatible chat/completions over a ladder, time-travel slate reads, the read_state/patch_state state API, ' +
-        'the store API (/v1/store/…: the store this server holds, for other processes), the live watch stream (/v1/watch, Server-Sent Events) and MCP over Streamable HTTP (/mcp).',
+        'the store API (/v1/store/…: the store this server holds, for other processes), the live watch stream (/v1/watch, Server-Sent Events), MCP over Streamable HTTP (/mcp), and the read-only history views behind the history page at /ui/ (/v1/history/…).',
     },
     servers: [{ url: serverUrl }],
     security: [{ bearer: [] }, { token: [] }],
@@ -250,6 +251,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         },
       },
       ...storePaths({ ref, json, errors, bodyErrors }),
+      ...historyPaths({ ref, json, errors, bodyErrors }),
     },
   };
 }

@@ -34,6 +34,8 @@ import { registerStoreRoutes } from './routes/store-routes.js';
 import { registerWatchRoute, DEFAULT_HEARTBEAT_MS } from './routes/watch-route.js';
 import { registerServerRoute } from './routes/server-route.js';
 import { registerMcpRoute } from './routes/mcp-route.js';
+import { registerHistoryRoutes } from './routes/history-routes.js';
+import { isUiPagePath, registerUiPage } from './ui-page.js';
 import type { ServerContext } from './server-context.js';
 import { reopeningStore } from '../reopening-store.js';
 
@@ -213,7 +215,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     activity: null,
     shutdown: shutdown.signal,
   };
-  const app = buildApp(context, bodyLimit);
+  const app = await buildApp(context, bodyLimit);
   let url: string;
   try {
     url = await app.listen({ host, port: options.port ?? DEFAULT_PORT });
@@ -320,7 +322,7 @@ function answerFailure(err: unknown, request: FastifyRequest, log: Logger, bodyL
  * translation of every failure — route errors, fastify's client errors, unknown routes,
  * malformed URLs — into the `{error: {code, type, message, details}}` body.
  */
-function buildApp(context: ServerContext, bodyLimit: number): FastifyInstance {
+async function buildApp(context: ServerContext, bodyLimit: number): Promise<FastifyInstance> {
   const send = (err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const { status, body } = context.answerFailure(err, request);
     return reply.status(status).header('x-should-retry', shouldRetry(body.error.code)).send(body);
@@ -345,7 +347,8 @@ function buildApp(context: ServerContext, bodyLimit: number): FastifyInstance {
     if (context.keys === null) assertLoopbackRequest(request.headers.host, request.headers.origin);
     const query = request.url.includes('?') ? new URL(request.url, 'http://localhost').searchParams.get('token') : null;
     const token = carriesToken(context.token, { header: request.headers[TOKEN_HEADER], authorization: request.headers.authorization, query });
-    if (context.requireToken && !token) throw tokenRequired();
+    // The page's static files hold no data: the browser loads them before the page can send the token.
+    if (context.requireToken && !token && !isUiPagePath(request.url)) throw tokenRequired();
     // The token stands for the store's owner: the local user, with every stream visible.
     request.admin = token || context.keys === null;
     if (request.url.startsWith('/v1/') || request.url === '/mcp' || request.url.startsWith('/mcp?')) {
@@ -366,6 +369,8 @@ function buildApp(context: ServerContext, bodyLimit: number): FastifyInstance {
   registerWatchRoute(app, context);
   registerServerRoute(app, context);
   registerMcpRoute(app, context);
+  registerHistoryRoutes(app, context);
+  await registerUiPage(app);
   return app;
 }
 

@@ -1,0 +1,47 @@
+/**
+ * The slates of a ladder session as of one call (issue "Slates of a ladder session"): every slate,
+ * folder and file of the stream `slate:<ladder>:<session>` at a revision — each revision is one
+ * ladder call — with the files' contents, user metatags and the system metatags the projection
+ * computes (`index` rows with size and tokens, `created`, `modified`, `size`; seeds
+ * ladr-persistent-memory-with-slates "system metatags"), never stored by hand.
+ */
+import { fileContents, folderIndex, loadTokenCounter } from '@stateflow/slates';
+import type { SlateStreamState } from '@stateflow/slates';
+import type { SlateFileView, SlateView } from '@stateflow/ui';
+import type { JsonObject } from '@stateflow/core';
+
+/** Longest file contents sent, in UTF-16 code units; longer ones are cut. */
+const CONTENT_CHARS = 20_000;
+
+/** The slates of a slate stream state. Tokens are counted with the default encoding (o200k_base). */
+export async function slatesView(state: JsonObject): Promise<SlateView[]> {
+  if (state['layout'] === undefined) return [];
+  const slates = state as unknown as SlateStreamState;
+  const count = await loadTokenCounter();
+  return Object.entries(slates.slates).map(([title, slate]) => ({
+    title,
+    folders: Object.entries(slate.folders).map(([path, folder]) => {
+      const index = folderIndex(slates, title, path, count);
+      return {
+        path,
+        files: Object.entries(folder.files).map(([name, file]): SlateFileView => {
+          const contents = fileContents(file);
+          const row = index.find((r) => r.file === name);
+          return {
+            name,
+            contents: contents.slice(0, CONTENT_CHARS),
+            truncated: contents.length > CONTENT_CHARS,
+            metatags: file.metatags,
+            system: {
+              size: row?.size ?? 0,
+              tokens: row?.tokens ?? 0,
+              created: file.created,
+              modified: file.modified,
+              ...(file.lastRead === undefined ? {} : { lastRead: file.lastRead }),
+            },
+          };
+        }),
+      };
+    }),
+  }));
+}
