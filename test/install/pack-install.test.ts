@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, removeDir, tempDir } from '../cli/helpers.js';
 
 /** The published packages (every workspace under packages/). */
-const PACKAGES = ['core', 'store', 'store-postgres', 'client', 'tools', 'slates', 'server', 'cli', 'conformance', 'langgraph'];
+const PACKAGES = ['core', 'store', 'store-postgres', 'client', 'tools', 'slates', 'ui', 'server', 'cli', 'conformance', 'langgraph'];
 
 /**
  * The child's environment without the `npm_*` variables of the `npm test` that runs this file
