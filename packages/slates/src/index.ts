@@ -52,9 +52,9 @@ export type { RunLadderOptions, LadderRunResult, StepTrace } from './run-ladder.
 export { runOutcome } from './run-outcome.js';
 export type { RunOutcome, AbortedAt } from './run-outcome.js';
 // --- sessions (session lifecycle; seeds/ladr-stateful-sessions.txt) ---
-export { SessionManager, DAY_MS } from './sessions/session-manager.js';
+export { SessionManager } from './sessions/session-manager.js';
+export { DAY_MS } from './sessions/session-retention.js';
 export type { SessionManagerOptions, CreateSessionInput, SweepReport, ResumeResult } from './sessions/session-manager.js';
-export { SerialQueue } from './sessions/session-queue.js';
 export { pausableModel } from './sessions/session-execution.js';
 export type { ExecutionState, RecordedCall, PauseCheckpoint } from './sessions/session-execution.js';
 export {
