@@ -23,10 +23,10 @@ import { registerServeCommand } from './commands/serve.js';
 import { registerShowCommand } from './commands/show.js';
 import { registerStopCommand } from './commands/stop.js';
 import { registerWatchCommand } from './commands/watch.js';
-import { CommandContext } from './internal/context.js';
+import { CommandContext } from './command-context.js';
 import { reportFailure } from './internal/failure.js';
-import { processIo, type CliIo } from './internal/io.js';
-import { addGlobalOptions } from './internal/options.js';
+import { processIo, type CliIo } from './cli-io.js';
+import { addGlobalOptions } from './global-options.js';
 import { exitCodeFor } from './exit-codes.js';
 
 /** The version `stateflow --version` prints. */

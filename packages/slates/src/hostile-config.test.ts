@@ -13,7 +13,7 @@ import type { Store } from '@stateflow/store';
 import { diskStore, fixture, steppingClock } from '../test-fixtures/harness.js';
 import { MAX_PATCH_DEPTH } from '@stateflow/core';
 import { MAX_CONFIG_DEPTH, loadLadder, loadLadderFile, validateLadder, validateLadderFile } from './load-ladder.js';
-import type { RunLadderOptions } from './run-ladder.js';
+import type { RunLadderOptions } from './run-ladder-types.js';
 import { runLadder } from './run-ladder.js';
 import { scriptedModel } from './scripted-model.js';
 

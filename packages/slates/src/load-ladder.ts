@@ -19,7 +19,7 @@ import { buildCatalog } from './internal/catalog.js';
 import type { CompiledChecks } from './internal/config-rules.js';
 import { checkConfigRules } from './internal/config-rules.js';
 import { createSchemaCompiler } from './internal/user-schemas.js';
-import { jsonCopy } from './internal/json-config.js';
+import { jsonCopy } from './json-copy.js';
 
 /**
  * A loaded, valid ladder: its config plus what the runtime needs (declared slates indexed,

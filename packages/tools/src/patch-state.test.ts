@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '@stateflow/store';
 import { createRuntime } from './runtime.js';
 import type { Runtime } from './runtime.js';
-import { MAX_PUBLISH_ATTEMPTS } from './internal/patch-state.js';
+import { MAX_PUBLISH_ATTEMPTS } from './patch-state.js';
 import { BACKENDS, createTestStore, dump, rejection } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
 

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRuntime } from './runtime.js';
 import type { Runtime } from './runtime.js';
-import { DANGLING_REFERENCE_MESSAGE } from './internal/dangling-reference.js';
+import { DANGLING_REFERENCE_MESSAGE } from './dangling-reference.js';
 import { createTestStore, dump, rejection } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
 

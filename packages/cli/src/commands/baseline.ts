@@ -3,7 +3,7 @@
  * effective state, `lazy_navigation`, recent transitions; seed "Baseline lazy hint").
  */
 import type { Command } from 'commander';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
 import { withRuntime } from '../internal/runtime.js';
 

@@ -3,7 +3,7 @@
  */
 import type { Command } from 'commander';
 import { nonNegativeInt } from '../internal/arguments.js';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
 import { describePublish } from '../internal/publish-summary.js';
 import { withStore } from '../internal/store-access.js';

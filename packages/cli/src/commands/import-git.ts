@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import { StateflowError, isJsonObject } from '@stateflow/core';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { importHistory, parsePlacement, type HistoryEntry, type ImportOptions } from '../internal/history-import.js';
 import { checkImportTarget } from '../internal/import-target.js';
 import { describeImport } from '../internal/import-output.js';

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { Command } from 'commander';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
 import { withStore } from '../internal/store-access.js';
 import { ExitCode } from '../exit-codes.js';

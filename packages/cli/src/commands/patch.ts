@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { Transition } from '@stateflow/store';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { readJsonArgument } from '../internal/json-input.js';
 import { emit } from '../internal/output.js';
 import { withRuntime } from '../internal/runtime.js';

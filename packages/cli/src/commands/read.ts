@@ -3,7 +3,7 @@
  * exactly its response (seed "Progressive read_state").
  */
 import { Option, type Command } from 'commander';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
 import { withRuntime } from '../internal/runtime.js';
 

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { recoverStore, type RecoveryReport } from '@stateflow/store';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { count, emit } from '../internal/output.js';
 import { ExitCode } from '../exit-codes.js';
 import { requireNoServer } from '../internal/store-access.js';

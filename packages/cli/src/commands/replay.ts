@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { StateflowError, isJsonObject, isStateflowError } from '@stateflow/core';
 import type { Transition } from '@stateflow/store';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { atLine, countJsonLines, readJsonLines } from '../internal/json-lines.js';
 import { count, emit } from '../internal/output.js';
 import { startProgress } from '../internal/progress.js';

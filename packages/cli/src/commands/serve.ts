@@ -8,7 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { duration, formatDuration, nonNegativeInt, positiveInt } from '../internal/arguments.js';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 
 interface ServeOptions {
   ladders?: string;

@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { StateflowError } from '@stateflow/core';
 import { findServer, processAlive } from '@stateflow/client';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
 
 /** How long a server may take to stop after SIGTERM, in ms. */

@@ -6,7 +6,7 @@
 import { CommanderError } from 'commander';
 import { StateflowError, isStateflowError } from '@stateflow/core';
 import { exitCodeFor, type ExitCode } from '../exit-codes.js';
-import type { CliIo } from './io.js';
+import type { CliIo } from '../cli-io.js';
 
 /**
  * Translate anything thrown into a {@link StateflowError}: commander's errors → USAGE; file

@@ -1,7 +1,7 @@
 /**
  * Writing results: compact JSON under `--json`, readable text otherwise.
  */
-import type { CliIo } from './io.js';
+import type { CliIo } from '../cli-io.js';
 
 /** Write one result: `value` as one JSON line under `--json`, else `text()` (default: indented JSON). */
 export function emit(io: CliIo, json: boolean, value: unknown, text?: () => string): void {
