@@ -96,6 +96,6 @@ export async function runCli(args: readonly string[], io: CliIo = processIo()): 
     // help on stderr; the help is the whole answer, with the usage exit code.
     if (err instanceof CommanderError && err.code === 'commander.help') return exitCodeFor('USAGE');
     const json = program.opts<{ json?: boolean }>().json === true || args.includes('--json');
-    return reportFailure(io, json, err);
+    return reportFailure(io, { json }, err);
   }
 }

@@ -196,7 +196,7 @@ function analyse(input: string | object): { problems: string[]; ladder?: Ladder 
   const config = copy.value as unknown as LadderConfig;
   const steps = (Array.isArray(config.steps) ? config.steps : []).filter((_, i) => validSteps.has(i));
   const catalog = buildCatalog({ slates: slatesValid ? config.slates : [], steps });
-  const rules = checkConfigRules(config, catalog, validSteps, slatesValid, createSchemaCompiler());
+  const rules = checkConfigRules(config, catalog, { validSteps, slatesValid }, createSchemaCompiler());
   problems.push(...rules.problems);
   if (problems.length > 0) return { problems };
   const ladder: Ladder = { config, catalog, checks: rules.checks };

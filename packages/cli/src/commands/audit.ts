@@ -30,7 +30,7 @@ export function registerAuditCommand(program: Command, ctx: CommandContext): voi
           progress?.stop();
         }
       });
-      emit(ctx.io, options.json, report, () => describeAudit(report));
+      emit(ctx.io, options, report, () => describeAudit(report));
       if (report.problems.length > 0) ctx.exitCode = ExitCode.CORRUPT;
     });
 }

@@ -15,6 +15,6 @@ export function registerBaselineCommand(program: Command, ctx: CommandContext): 
     .action(async (_options: unknown, command: Command) => {
       const options = ctx.options(command);
       const snapshot = await withRuntime(options, 'existing', async (runtime) => runtime.baseline());
-      emit(ctx.io, options.json, snapshot);
+      emit(ctx.io, options, snapshot);
     });
 }

@@ -22,7 +22,7 @@ export function registerCompactCommand(program: Command, ctx: CommandContext): v
         await requireKnownStream(store, stream);
         return store.compact(stream, { keepRevisions: local.keep });
       });
-      emit(ctx.io, options.json, { stream, ...result }, () =>
+      emit(ctx.io, options, { stream, ...result }, () =>
         `compacted ${stream}: origin is now rev ${result.origin}, ${result.deleted} entries deleted`,
       );
     });

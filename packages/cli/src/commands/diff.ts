@@ -23,6 +23,6 @@ export function registerDiffCommand(program: Command, ctx: CommandContext): void
         await requireKnownStream(store, stream);
         return store.diff(stream, revA, revB);
       });
-      emit(ctx.io, options.json, patch);
+      emit(ctx.io, options, patch);
     });
 }

@@ -38,12 +38,12 @@ export function registerImportGitCommand(program: Command, ctx: CommandContext):
       const repoDir = path.resolve(ctx.io.cwd, repo);
       const commits = await fileCommits(repoDir, file);
       const report = await withStore(options.dir, 'create', async (store) =>
-        importHistory(store, local.stream, keys, versions(repoDir, file, commits), (total) =>
-          startProgress(ctx.io, 'import-git', total),
-          local.append === true,
-        ),
+        importHistory(store, local.stream, keys, versions(repoDir, file, commits), {
+          progress: (total) => startProgress(ctx.io, 'import-git', total),
+          append: local.append === true,
+        }),
       );
-      emit(ctx.io, options.json, report, () => describeImport(report));
+      emit(ctx.io, options, report, () => describeImport(report));
     });
 }
 

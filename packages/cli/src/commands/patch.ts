@@ -23,7 +23,7 @@ export function registerPatchCommand(program: Command, ctx: CommandContext): voi
       const receipt = await withRuntime(options, 'create', (runtime) =>
         runtime.patchState({ patch }, { onPublished: (published) => (transition = published) }),
       );
-      emit(ctx.io, options.json, receipt);
+      emit(ctx.io, options, receipt);
       if (!options.json) ctx.io.stderr.write(`${describePublished(transition)}\n`);
     });
 }

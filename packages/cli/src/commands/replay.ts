@@ -71,7 +71,7 @@ export function registerReplayCommand(program: Command, ctx: CommandContext): vo
         }
         return { dir: options.dir, transitions, lastSeq: store.lastSeq(), hash, problems: 0 };
       });
-      emit(ctx.io, options.json, report, () =>
+      emit(ctx.io, options, report, () =>
         `replayed ${count(report.transitions, 'transition')} into ${report.dir}: every hash verified, last hash ${report.hash}, audit clean`,
       );
     });

@@ -23,7 +23,7 @@ export function registerRevertCommand(program: Command, ctx: CommandContext): vo
         await requireKnownStream(store, stream);
         return store.revert(stream, rev);
       });
-      emit(ctx.io, options.json, result, () =>
+      emit(ctx.io, options, result, () =>
         `reverted ${stream} to rev ${rev}: ${describePublish(result, 'already in that state; nothing published')}`,
       );
     });

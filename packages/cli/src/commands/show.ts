@@ -16,6 +16,6 @@ export function registerShowCommand(program: Command, ctx: CommandContext): void
     .action(async (seq: number, _local: unknown, command: Command) => {
       const options = ctx.options(command);
       const transition = await withStore(options.dir, 'existing', async (store) => store.transition(seq));
-      emit(ctx.io, options.json, transition);
+      emit(ctx.io, options, transition);
     });
 }

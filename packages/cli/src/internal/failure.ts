@@ -32,9 +32,9 @@ function toStateflowError(err: unknown): StateflowError {
  * Report a failure and return the exit code it maps to: one line on stderr, or under `--json`
  * one `{"error": {code, message, details}}` line on stdout (beside where results go).
  */
-export function reportFailure(io: CliIo, json: boolean, err: unknown): ExitCode {
+export function reportFailure(io: CliIo, format: { json: boolean }, err: unknown): ExitCode {
   const error = toStateflowError(err);
-  if (json) {
+  if (format.json) {
     io.stdout.write(`${JSON.stringify({ error: error.toJSON() })}\n`);
   } else {
     io.stderr.write(`stateflow: ${error.message.replace(/\s*\n\s*/g, ' ')} [${error.code}]\n`);

@@ -49,7 +49,10 @@ export async function runNode(
 ): Promise<{ output: string; retrieval?: { fetches: number; exhausted: boolean; documents: string[] } }> {
   const fields = renderFields(ctx, step, node, previous);
   const user = fields.length > 0 ? fields.join(JOIN) : defaultUserContent(ctx, previous);
-  const call = (round: number, extra: string[], exhausted: boolean): Promise<string> => {
+  // `documents`: the retrieved documents' message; `exhausted`: the retrieval budget is spent.
+  const call = (round: number, retrieved: { documents?: string; exhausted?: boolean } = {}): Promise<string> => {
+    const extra = retrieved.documents === undefined ? [] : [retrieved.documents];
+    const exhausted = retrieved.exhausted === true;
     const messages: ModelMessage[] = [];
     if (step.systemPrompt !== undefined) messages.push({ role: 'system', content: step.systemPrompt });
     messages.push({ role: 'user', content: [user, ...extra].join(JOIN) });
@@ -57,14 +60,14 @@ export async function runNode(
     return completion(ctx, { messages, step: step.id, node, round }, r === undefined ? live : undefined);
   };
   const r = step.retrieve;
-  if (r === undefined) return { output: await call(1, [], false) };
+  if (r === undefined) return { output: await call(1) };
 
   const check = ctx.ladder.checks.requestMatch.get(step.id);
   const docs: RetrievedDocument[] = [];
   const seen = new Set<string>();
   let fetches = 0;
   let exhausted = false;
-  let output = await call(1, [], false);
+  let output = await call(1);
   for (;;) {
     const json = extractJson(output);
     if (json === undefined || check === undefined || !check(json) || exhausted) break;
@@ -78,7 +81,7 @@ export async function runNode(
       docs.push(documentOf(state, r.to.slate, pick.folder, pick.file, pick.path));
     }
     exhausted = fetches >= r.maxRounds;
-    output = await call(fetches + 1, [`${r.as}:\n${JSON.stringify(docs)}`], exhausted);
+    output = await call(fetches + 1, { documents: `${r.as}:\n${JSON.stringify(docs)}`, exhausted });
   }
   return { output, retrieval: { fetches, exhausted, documents: docs.map((d) => d.path) } };
 }
