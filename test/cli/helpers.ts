@@ -3,12 +3,11 @@
  * directories on disk, and locate the shared real histories.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createReadStream, existsSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import { jsonEqual, type JsonObject } from '@stateflow/core';
 
 /** The repository root (two levels above this file). */
@@ -81,19 +80,25 @@ export async function runProcess(command: string, args: string[], options: RunOp
   });
 }
 
-/** A fresh temporary directory; remove it with {@link removeDir}. */
-export function tempDir(prefix = 'stateflow-cli-'): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), prefix));
-}
-
-/** Remove a temporary directory. */
-export function removeDir(dir: string): Promise<void> {
-  return rm(dir, { recursive: true, force: true });
-}
+export { removeDir, tempDir } from '@stateflow/test-kit';
 
 /** Parse stdout of a `--json` run. */
 export function json(result: RunResult): unknown {
   return JSON.parse(result.stdout) as unknown;
+}
+
+/** The result of a run that must succeed (exit 0; stderr is the message otherwise). */
+export function expectOk(result: RunResult): RunResult {
+  expect(result.code, result.stderr).toBe(0);
+  return result;
+}
+
+/** The `{error}` object of a failed `--json` run (its only member), after checking the exit code. */
+export function jsonError(result: RunResult, exitCode: number): { code: string; message: string; details: unknown } {
+  expect(result.code, result.stdout + result.stderr).toBe(exitCode);
+  const parsed = json(result) as { error: { code: string; message: string; details: unknown } };
+  expect(Object.keys(parsed)).toEqual(['error']);
+  return parsed.error;
 }
 
 /** Parse JSON Lines. */

@@ -41,7 +41,7 @@ let tarballs: string[];
 const timings: Record<string, number> = {};
 
 beforeAll(async () => {
-  root = await tempDir('stateflow-install-');
+  root = await tempDir('install');
   const packed = path.join(root, 'tarballs');
   await mkdir(packed);
   let started = Date.now();

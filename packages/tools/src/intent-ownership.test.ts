@@ -5,17 +5,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRuntime } from './runtime.js';
 import type { Runtime } from './runtime.js';
-import { BACKENDS, createTestStore, dump } from '../test-support/stores.js';
+import { backends, dump } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
 
 const CWD = 'cwd:/repo';
 
-describe.each(BACKENDS)('intent ownership through patch_state (%s)', (backend) => {
+describe.each(backends)('intent ownership through patch_state ($name)', (backend) => {
   let ts: TestStore;
   let multi: Runtime;
   let sole: Runtime;
   beforeEach(async () => {
-    ts = await createTestStore(backend);
+    ts = await backend.open();
     multi = createRuntime({ store: ts.store, selection: { global: true, cwd: '/repo', session: 's1', mode: 'active' } });
     sole = createRuntime({ store: ts.store, selection: { cwd: '/repo', mode: 'active' } });
   });
