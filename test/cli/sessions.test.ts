@@ -7,7 +7,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, removeDir, runProcess, startServe, stopServe as stop, tempDir } from './helpers.js';
+import { BIN, REPO_ROOT, removeDir, runProcess, startServe, stopServe as stop, tempDir } from './helpers.js';
 
 const README = path.join(REPO_ROOT, 'README.md');
 
