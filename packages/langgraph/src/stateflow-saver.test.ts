@@ -7,11 +7,11 @@ import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import type { Checkpoint, CheckpointMetadata, CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { isStateflowError } from '@stateflow/core';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StateflowSaver } from './stateflow-saver.js';
-import { backends, storePerTest } from './test-support/backends.js';
+import { backends } from './test-support/backends.js';
+import { rejectionOf, storePerTest } from '@stateflow/test-kit';
 import type { OpenedStore } from './test-support/backends.js';
-import { rejectionOf } from '@stateflow/test-kit';
 
 const meta = (step: number, source: CheckpointMetadata['source'] = 'loop'): CheckpointMetadata => ({ source, step, parents: {} });
 
@@ -28,7 +28,7 @@ async function all(saver: StateflowSaver, config: RunnableConfig, options?: Para
 describe.each(backends)('StateflowSaver on $name', (backend) => {
   let opened: OpenedStore;
   let saver: StateflowSaver;
-  storePerTest(backend, (o) => {
+  storePerTest(backend, { beforeEach, afterEach }, (o) => {
     opened = o;
     saver = new StateflowSaver(o.store);
   });

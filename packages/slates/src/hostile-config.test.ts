@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '@stateflow/store';
-import { diskStore, fixture, steppingClock } from '../test-fixtures/harness.js';
+import { fixture, levelBackend, steppingClock } from '../test-fixtures/harness.js';
 import { MAX_PATCH_DEPTH } from '@stateflow/core';
 import { MAX_CONFIG_DEPTH, loadLadder, loadLadderFile, validateLadder, validateLadderFile } from './load-ladder.js';
 import type { RunLadderOptions } from './run-ladder-types.js';
 import { runLadder } from './run-ladder.js';
 import { scriptedModel } from './scripted-model.js';
-import { rejectionOf } from '@stateflow/test-kit';
+import { rejectionOf, storePerTest } from '@stateflow/test-kit';
 
 /** validateLadder's problems and loadLadder's CONFIG_INVALID agree for `input`. */
 async function configProblems(input: string | object): Promise<string[]> {
@@ -156,14 +156,13 @@ describe('config files', () => {
 
 describe('runLadder inputs (classic-level on disk)', () => {
   let store: Store;
-  let close: () => Promise<void>;
-  beforeEach(async () => {
-    ({ store, close } = await diskStore());
+  storePerTest(levelBackend, { beforeEach, afterEach }, (opened) => {
+    store = opened.store;
     expect(store.lastSeq()).toBe(0);
   });
-  afterEach(async () => {
+  // Registered after the store's hooks, so it runs before the store is destroyed.
+  afterEach(() => {
     expect(store.lastSeq()).toBe(0); // nothing published by a rejected call
-    await close();
   });
 
   async function options(overrides: Record<string, unknown>): Promise<RunLadderOptions> {

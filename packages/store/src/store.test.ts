@@ -12,8 +12,8 @@ const details = async (p: Promise<unknown>): Promise<unknown> => {
   return { code: c, ...d };
 };
 
-/** A clock whose every reading is one second after the one before, from 2025-01-01. */
-const fixedClock = (): (() => Date) => fakeClock({ start: Date.UTC(2025, 0, 1), tick: 1000 }).clock;
+/** A clock whose every reading is one second after the one before, from 2025-01-01T00:00:01Z. */
+const fixedClock = (): (() => Date) => fakeClock({ start: Date.UTC(2025, 0, 1, 0, 0, 1), tick: 1000 }).clock;
 
 describe.each(backends)('store on $name', (backend) => {
   let h: Harness;

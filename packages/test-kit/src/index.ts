@@ -8,5 +8,5 @@ export { DEFAULT_FC_RUNS, fcParams, fcRuns, testSeed } from './fast-check.js';
 export { seededRandom } from './random.js';
 export { fakeClock } from './clock.js';
 export type { FakeClock } from './clock.js';
-export { removeDir, tempDir, testBackends } from './stores.js';
-export type { ClosableStore, StoreOpeners, TestBackend, TestStore } from './stores.js';
+export { removeDir, storePerTest, tempDir, testBackends } from './stores.js';
+export type { ClosableStore, StoreOpeners, TestBackend, TestHooks, TestStore } from './stores.js';

@@ -1,7 +1,7 @@
 import { access, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { testBackends } from './stores.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { storePerTest, testBackends } from './stores.js';
 
 /** A stand-in store: its data is one file in its directory (or a value in memory). */
 class FileStore {
@@ -55,5 +55,23 @@ describe('testBackends', () => {
     await expect(ts.reopen()).rejects.toThrow('cannot be reopened');
     await ts.destroy();
     expect(ts.store.closed).toBe(true);
+  });
+});
+
+describe('storePerTest', () => {
+  const seen: FileStore[] = [];
+  storePerTest(backends[0], { beforeEach, afterEach }, (opened) => {
+    seen.push(opened.store);
+  });
+
+  it('opens a store before the first test', () => {
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.closed).toBe(false);
+  });
+
+  it('destroys it after the test and opens a new one for the next', () => {
+    expect(seen).toHaveLength(2);
+    expect(seen[0]?.closed).toBe(true);
+    expect(seen[1]).not.toBe(seen[0]);
   });
 });

@@ -86,6 +86,29 @@ export function testBackends<S extends ClosableStore, O = unknown>(openers: Stor
   return [memory, level];
 }
 
+/** The hooks of a test runner that {@link storePerTest} registers with (vitest's, say). */
+export interface TestHooks {
+  beforeEach(fn: () => Promise<void>): void;
+  afterEach(fn: () => Promise<void>): void;
+}
+
+/**
+ * A new store of `backend` for each test of the calling `describe` (or file), destroyed after
+ * it: registered with `hooks` (pass vitest's `{ beforeEach, afterEach }`; the kit imports no
+ * runner). `use` receives it first, to keep it and check its preconditions.
+ */
+export function storePerTest<S, O>(backend: TestBackend<S, O>, hooks: TestHooks, use: (opened: TestStore<S>) => void | Promise<void>, options?: O): void {
+  let opened: TestStore<S> | undefined;
+  hooks.beforeEach(async () => {
+    opened = await backend.open(options);
+    await use(opened);
+  });
+  hooks.afterEach(async () => {
+    await opened?.destroy();
+    opened = undefined;
+  });
+}
+
 /** A new empty directory under the OS temp directory, named `stateflow-<prefix>-…` (default `test`). */
 export function tempDir(prefix = 'test'): Promise<string> {
   return mkdtemp(path.join(tmpdir(), `stateflow-${prefix}-`));

@@ -3,7 +3,6 @@
  * temporary directory. Each test file that runs on every backend takes this list (or one
  * entry); a new backend is one more entry here.
  */
-import { afterEach, beforeEach } from 'vitest';
 import { openMemoryStore, openStore } from '@stateflow/store';
 import type { Store, StoreOptions } from '@stateflow/store';
 import { testBackends } from '@stateflow/test-kit';
@@ -20,18 +19,3 @@ export const backends: SaverBackend[] = testBackends<Store, StoreOptions>({ memo
 
 /** memory-level: fast, nothing on disk; LevelDB (classic-level) in a new temporary directory. */
 export const [memoryBackend, levelBackend] = backends as [SaverBackend, SaverBackend];
-
-/**
- * A new store of `backend` for each test of the calling `describe` (destroyed after it);
- * `use` receives it first, to set up what the tests read.
- */
-export function storePerTest(backend: SaverBackend, use: (opened: OpenedStore) => void): void {
-  let opened: OpenedStore | undefined;
-  beforeEach(async () => {
-    opened = await backend.open();
-    use(opened);
-  });
-  afterEach(async () => {
-    await opened?.destroy();
-  });
-}

@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '@stateflow/core';
-import { openMemoryStore, openStore } from '@stateflow/store';
-import type { Store, StoreOptions } from '@stateflow/store';
+import type { Store } from '@stateflow/store';
 import { SessionManager } from './session-manager.js';
 import { DAY_MS } from './session-retention.js';
 import { SESSION_ID_PATTERN, sessionMetaStream, sessionSlateStream } from './session-record.js';
 import { pausableModel } from './session-execution.js';
 import type { Model } from '../model.js';
-import { failureOf, fakeClock, testBackends } from '@stateflow/test-kit';
+import { failureOf, fakeClock } from '@stateflow/test-kit';
+import { backends } from '../../test-fixtures/harness.js';
 import type { FakeClock, TestStore } from '@stateflow/test-kit';
 
 const LADDER = '@alice/researcher';
@@ -50,7 +50,7 @@ async function runTwoSteps(model: Model): Promise<string[]> {
   return [a, b];
 }
 
-describe.each(testBackends<Store, StoreOptions>({ memory: openMemoryStore, directory: openStore }))('SessionManager on $name', (backend) => {
+describe.each(backends)('SessionManager on $name', (backend) => {
   let opened: TestStore<Store>;
   let store: Store;
   let time: FakeClock;

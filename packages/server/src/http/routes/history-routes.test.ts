@@ -14,7 +14,7 @@ import { fakeClock } from '@stateflow/test-kit';
 let store: Store;
 let server: ServerHandle;
 /** Transitions 1000 ms apart from a fixed start, so the histogram has a known spread. */
-const time = fakeClock({ start: '2026-01-01T00:00:00Z', tick: 1000 });
+const time = fakeClock({ start: '2026-01-01T00:00:01Z', tick: 1000 });
 
 async function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const response = await fetch(`${server.url}${path}`, { headers });
