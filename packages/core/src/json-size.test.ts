@@ -4,7 +4,6 @@ import type { JsonValue } from './json.js';
 import { jsonByteLength } from './json-size.js';
 import { fcParams } from '@stateflow/test-kit';
 
-
 describe('jsonByteLength', () => {
   it('equals the UTF-8 length of JSON.stringify for any JSON value', () => {
     fc.assert(

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { extractJson, extractJsonBlock } from './extract-json.js';
 import { fcParams } from '@stateflow/test-kit';
 
-
 /** Test oracle: the plain balanced scan, run afresh from every opener (quadratic, tiny inputs only). */
 function naiveBalanced(text: string): unknown {
   const closer: Record<string, string> = { '{': '}', '[': ']' };

@@ -83,7 +83,6 @@ export async function runLadder(options: RunLadderOptions): Promise<LadderRunRes
   return result;
 }
 
-
 /** The slate stream's state and revision now (`{}` at revision 0 when it does not exist). */
 async function head(store: Store, stream: string): Promise<{ state: JsonObject; rev: number }> {
   const view = await store.view([stream]);

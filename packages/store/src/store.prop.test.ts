@@ -11,7 +11,6 @@ import { backends, collect, dump, memoryBackend } from './test-support/backends.
 import type { Harness } from './test-support/backends.js';
 import { fcParams } from '@stateflow/test-kit';
 
-
 const valueArb: fc.Arbitrary<JsonValue> = fc.oneof(
   fc.integer({ min: 0, max: 9 }),
   fc.string({ maxLength: 3 }),

@@ -10,7 +10,6 @@ import { memoryBackend, dump } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
 import { fcParams } from '@stateflow/test-kit';
 
-
 const selection: fc.Arbitrary<Selection> = fc
   .record({
     global: fc.option(fc.constant(true as const), { nil: undefined }),

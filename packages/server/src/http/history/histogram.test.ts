@@ -4,7 +4,6 @@ import { openMemoryStore } from '@stateflow/store';
 import { histogram } from './histogram.js';
 import { fakeClock, fcParams } from '@stateflow/test-kit';
 
-
 describe('histogram', () => {
   it('puts every transition in the one bucket whose time range holds its time, for any spacing of times', async () => {
     await fc.assert(
