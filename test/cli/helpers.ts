@@ -130,9 +130,12 @@ export function stopServe(child: ChildProcessWithoutNullStreams): Promise<number
   return exited;
 }
 
-/** Start `stateflow serve` with `args`; resolves with the child and everything it printed up to "stop with Ctrl-C". */
-export function startServe(args: string[], env: Record<string, string>): Promise<{ child: ChildProcessWithoutNullStreams; banner: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '', ...env } });
+/**
+ * Start `stateflow serve` with `args` (in `cwd`, default the repository root); resolves with the
+ * child and everything it printed up to "stop with Ctrl-C".
+ */
+export function startServe(args: string[], env: Record<string, string>, cwd = REPO_ROOT): Promise<{ child: ChildProcessWithoutNullStreams; banner: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '', ...env } });
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
