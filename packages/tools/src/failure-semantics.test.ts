@@ -8,15 +8,15 @@ import type { Runtime } from './runtime.js';
 import { readStateInputSchema, patchStateInputSchema } from './schemas.js';
 import { backends, dump } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
-import { rejectionOf } from '@stateflow/test-kit';
+import { rejectionOf, storePerTest } from '@stateflow/test-kit';
 
 const ALL = { global: true, cwd: '/repo', session: 's1', mode: 'active' } as const;
 
 describe.each(backends)('failure semantics and normative invariants ($name)', (backend) => {
   let ts: TestStore;
   let rt: Runtime;
-  beforeEach(async () => {
-    ts = await backend.open();
+  storePerTest(backend, { beforeEach, afterEach }, async (opened) => {
+    ts = opened;
     rt = createRuntime({ store: ts.store, selection: ALL });
     await rt.patchState({
       patch: {
@@ -26,7 +26,6 @@ describe.each(backends)('failure semantics and normative invariants ($name)', (b
     });
     expect(ts.store.lastSeq()).toBe(1);
   });
-  afterEach(async () => ts.destroy());
 
   describe('Failure semantics', () => {
     it('FS1: a nonexistent path, wrong target kind, malformed selector or out-of-bounds index/range is a tool error', async () => {

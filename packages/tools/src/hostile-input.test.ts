@@ -9,7 +9,7 @@ import { createRuntime } from './runtime.js';
 import type { Runtime, RuntimeOptions } from './runtime.js';
 import { backends, memoryBackend, dump } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
-import { rejectionOf } from '@stateflow/test-kit';
+import { rejectionOf, storePerTest } from '@stateflow/test-kit';
 
 const ALL = { global: true, cwd: '/repo', session: 's1', mode: 'active' } as const;
 
@@ -33,16 +33,16 @@ describe.each(backends)('hostile tool inputs ($name)', (backend) => {
   let ts: TestStore;
   let rt: Runtime;
   let before: unknown;
-  beforeEach(async () => {
-    ts = await backend.open();
+  storePerTest(backend, { beforeEach, afterEach }, async (opened) => {
+    ts = opened;
     rt = createRuntime({ store: ts.store, selection: ALL });
     await rt.patchState({ patch: { session: { tactics: { next: 'x' } } } });
     before = await dump(ts.store);
     expect(ts.store.lastSeq()).toBe(1);
   });
+  // Registered after the store's hooks, so it runs before the store is destroyed.
   afterEach(async () => {
     expect(await dump(ts.store)).toEqual(before);
-    await ts.destroy();
   });
 
   // [name, value, reason, message text, location of the problem inside the value]
@@ -153,10 +153,9 @@ describe.each(backends)('hostile tool inputs ($name)', (backend) => {
 
 describe('createRuntime options', () => {
   let ts: TestStore;
-  beforeEach(async () => {
-    ts = await memoryBackend.open();
+  storePerTest(memoryBackend, { beforeEach, afterEach }, (opened) => {
+    ts = opened;
   });
-  afterEach(async () => ts.destroy());
 
   const bad = (options: unknown): RuntimeOptions => options as RuntimeOptions;
 

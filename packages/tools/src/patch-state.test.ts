@@ -6,7 +6,7 @@ import type { Runtime } from './runtime.js';
 import { MAX_PUBLISH_ATTEMPTS } from './patch-state.js';
 import { backends, memoryBackend, levelBackend, dump } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
-import { rejectionOf } from '@stateflow/test-kit';
+import { rejectionOf, storePerTest } from '@stateflow/test-kit';
 
 const ALL = { global: true, cwd: '/repo', session: 's1', mode: 'active' } as const;
 
@@ -35,11 +35,10 @@ function racingStore(store: Store, times: number): Store {
 describe('patch_state', () => {
   let ts: TestStore;
   let rt: Runtime;
-  beforeEach(async () => {
-    ts = await memoryBackend.open();
+  storePerTest(memoryBackend, { beforeEach, afterEach }, async (opened) => {
+    ts = opened;
     rt = createRuntime({ store: ts.store, selection: ALL });
   });
-  afterEach(async () => ts.destroy());
 
   it('scoped patches write each named scope; an unscoped patch needs exactly one selected owner', async () => {
     await rt.patchState({ patch: { cwd: { tactics: { a: 1 } }, session: { tactics: { b: 2 } } } });
@@ -143,10 +142,9 @@ describe('patch_state', () => {
 
 describe.each(backends)('patch_state is serialised per store ($name)', (backend) => {
   let ts: TestStore;
-  beforeEach(async () => {
-    ts = await backend.open();
+  storePerTest(backend, { beforeEach, afterEach }, (opened) => {
+    ts = opened;
   });
-  afterEach(async () => ts.destroy());
 
   it('40 concurrent calls on different keys all succeed and every key is present, one transition each', async () => {
     const shared = createRuntime({ store: ts.store, selection: { cwd: '/repo', mode: 'active' } });
@@ -180,10 +178,9 @@ describe.each(backends)('patch_state is serialised per store ($name)', (backend)
 
 describe('baseline()', () => {
   let ts: TestStore;
-  beforeEach(async () => {
-    ts = await levelBackend.open();
+  storePerTest(levelBackend, { beforeEach, afterEach }, (opened) => {
+    ts = opened;
   });
-  afterEach(async () => ts.destroy());
 
   it('hot effective state in intent-first plane order, absent planes and empty responses omitted, lazy never', async () => {
     const rt = createRuntime({ store: ts.store, selection: ALL });

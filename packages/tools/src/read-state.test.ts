@@ -5,18 +5,17 @@ import type { Runtime } from './runtime.js';
 import { DANGLING_REFERENCE_MESSAGE } from './dangling-reference.js';
 import { memoryBackend, levelBackend, dump } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
-import { rejectionOf } from '@stateflow/test-kit';
+import { rejectionOf, storePerTest } from '@stateflow/test-kit';
 
 describe('read_state', () => {
   let ts: TestStore;
   let multi: Runtime;
   let sole: Runtime;
-  beforeEach(async () => {
-    ts = await memoryBackend.open();
+  storePerTest(memoryBackend, { beforeEach, afterEach }, async (opened) => {
+    ts = opened;
     multi = createRuntime({ store: ts.store, selection: { global: true, cwd: '/repo', session: 's1', mode: 'active' } });
     sole = createRuntime({ store: ts.store, selection: { cwd: '/repo', mode: 'active' } });
   });
-  afterEach(async () => ts.destroy());
 
   it('historical selectors cwd[N], session[N], global[N] select stream revisions; effective[N] selects global transition N', async () => {
     await multi.patchState({ patch: { global: { tactics: { g: 1 } } } });

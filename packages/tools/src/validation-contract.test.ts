@@ -16,19 +16,18 @@ import { createRuntime } from './runtime.js';
 import type { Runtime } from './runtime.js';
 import { backends, dump } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
-import { rejectionOf } from '@stateflow/test-kit';
+import { rejectionOf, storePerTest } from '@stateflow/test-kit';
 
 const ALL = { global: true, cwd: '/repo', session: 's1', mode: 'active' } as const;
 
 describe.each(backends)('validation contract ($name)', (backend) => {
   let ts: TestStore;
   let rt: Runtime;
-  beforeEach(async () => {
-    ts = await backend.open();
+  storePerTest(backend, { beforeEach, afterEach }, async (opened) => {
+    ts = opened;
     rt = createRuntime({ store: ts.store, selection: ALL });
     expect(ts.store.lastSeq()).toBe(0);
   });
-  afterEach(async () => ts.destroy());
 
   it('VC1: lazy bodies do not enter ordinary baseline effective state', async () => {
     await rt.patchState({ patch: { cwd: { tactics: { next: 'ship' }, lazy: { memory: ['LAZY-BODY-1'] } } } });
