@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createReadStream, existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -81,6 +82,19 @@ export async function runProcess(command: string, args: string[], options: RunOp
 }
 
 export { removeDir, tempDir } from '@stateflow/test-kit';
+
+/**
+ * The code of README.md block `name`: the ```language fence between `<!-- name:begin … -->` and
+ * `<!-- name:end -->` (the README's examples are run by the tests that read them).
+ * @throws Error when README.md has no such block
+ */
+export async function readmeBlock(name: string, language = 'sh'): Promise<string> {
+  const text = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  const fence = '```';
+  const found = new RegExp(`<!-- ${name}:begin[^>]*-->\\s*${fence}${language}\\n([\\s\\S]*?)${fence}\\s*<!-- ${name}:end -->`).exec(text)?.[1];
+  if (found === undefined) throw new Error(`README.md has no ${name} block (a ${fence}${language} fence between <!-- ${name}:begin --> and <!-- ${name}:end -->)`);
+  return found;
+}
 
 /** Parse stdout of a `--json` run. */
 export function json(result: RunResult): unknown {

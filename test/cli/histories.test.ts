@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyPatch, jsonEqual, type JsonObject, type JsonValue } from '@stateflow/core';
-import { expectOk, HISTORIES, historiesAvailable, json, loadExpected, removeDir, stateflow, tempDir, type Expected, type RunResult } from './helpers.js';
+import { expectOk, HISTORIES, historiesAvailable, json, loadExpected, removeDir, stateflow, tempDir, type Expected } from './helpers.js';
 import { seededRandom, testSeed } from '@stateflow/test-kit';
 
 const FILES = ['eslint-package-json.jsonl', 'matrix-react-sdk-en_EN-json.jsonl'];

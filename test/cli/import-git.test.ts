@@ -7,7 +7,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '@stateflow/core';
-import { expectOk, json, removeDir, runProcess, stateflow, tempDir, type RunResult } from './helpers.js';
+import { expectOk, json, removeDir, runProcess, stateflow, tempDir } from './helpers.js';
 
 let root: string;
 let repo: string;

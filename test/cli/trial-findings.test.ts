@@ -10,7 +10,7 @@ import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClassicLevel } from 'classic-level';
-import { BIN, expectOk, json, jsonError, jsonLines, removeDir, runProcess, stateflow, tempDir, type RunResult } from './helpers.js';
+import { BIN, expectOk, json, jsonError, jsonLines, removeDir, runProcess, stateflow, tempDir } from './helpers.js';
 
 let root: string;
 
