@@ -33,17 +33,8 @@ export async function time(fn) {
   return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
 }
 
-/** Seeded PRNG (mulberry32) so runs pick the same random revisions. */
-export function rng(seed = 42) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The test kit's seeded PRNG (mulberry32), so runs pick the same random revisions. */
+export { seededRandom as rng } from '@stateflow/test-kit';
 
 export function tempDir(prefix) {
   return mkdtemp(path.join(tmpdir(), `stateflow-bench-${prefix}-`));

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyPatch, type JsonObject } from '@stateflow/core';
 import { runCli, type CliIo } from '@stateflow/cli';
-import { REPO_ROOT, json, jsonLines, removeDir, stateflow, tempDir, type RunResult } from './helpers.js';
+import { expectOk, json, jsonError, jsonLines, removeDir, REPO_ROOT, stateflow, tempDir, type RunResult } from './helpers.js';
 
 let root: string;
 let dir: string;
@@ -19,19 +19,6 @@ let cwdStream: string;
 /** `stateflow --dir <dir> ...args`. */
 function sf(args: string[], input?: string): Promise<RunResult> {
   return stateflow(['--dir', dir, ...args], input === undefined ? {} : { input });
-}
-
-/** The `{error}` object of a failed `--json` run, after checking the exit code. */
-function errorOf(result: RunResult, exitCode: number): { code: string; message: string; details: unknown } {
-  expect(result.code, result.stdout + result.stderr).toBe(exitCode);
-  const parsed = json(result) as { error: { code: string; message: string; details: unknown } };
-  expect(Object.keys(parsed)).toEqual(['error']);
-  return parsed.error;
-}
-
-function expectOk(result: RunResult): RunResult {
-  expect(result.code, result.stderr).toBe(0);
-  return result;
 }
 
 beforeAll(async () => {
@@ -78,7 +65,7 @@ describe('stateflow without a store', () => {
     const human = await stateflow(['--dir', missing, 'log']);
     expect(human.code).toBe(3);
     expect(human.stderr).toContain(`No store at ${missing}`);
-    const error = errorOf(await stateflow(['--dir', missing, '--json', 'read', 'cwd.lazy']), 3);
+    const error = jsonError(await stateflow(['--dir', missing, '--json', 'read', 'cwd.lazy']), 3);
     expect(error.code).toBe('NOT_FOUND');
     expect(error.message).toContain('--dir');
   });
@@ -120,14 +107,14 @@ describe('stateflow on one store', () => {
   });
 
   it('patch: bad JSON and invalid patches exit 2 and publish nothing', async () => {
-    const badJson = errorOf(await sf(['--cwd', proj, '--json', 'patch', '{nope']), 2);
+    const badJson = jsonError(await sf(['--cwd', proj, '--json', 'patch', '{nope']), 2);
     expect(badJson.code).toBe('USAGE');
     expect(badJson.message).toContain('not valid JSON');
-    const empty = errorOf(await sf(['--cwd', proj, '--json', 'patch', '{}']), 2);
+    const empty = jsonError(await sf(['--cwd', proj, '--json', 'patch', '{}']), 2);
     expect(['PATCH_INVALID', 'INPUT_INVALID']).toContain(empty.code);
-    const badIndex = errorOf(await sf(['--cwd', proj, '--json', 'patch', '{"lazy":{"memory":{"[7]":"x"}}}']), 2);
+    const badIndex = jsonError(await sf(['--cwd', proj, '--json', 'patch', '{"lazy":{"memory":{"[7]":"x"}}}']), 2);
     expect(badIndex.code).toBe('PATCH_INVALID');
-    const missingFile = errorOf(await sf(['--cwd', proj, '--json', 'patch', `@${path.join(root, 'absent.json')}`]), 3);
+    const missingFile = jsonError(await sf(['--cwd', proj, '--json', 'patch', `@${path.join(root, 'absent.json')}`]), 3);
     expect(missingFile.code).toBe('NOT_FOUND');
     expect(jsonLines(expectOk(await sf(['--json', 'log'])).stdout)).toHaveLength(3);
   });
@@ -156,15 +143,15 @@ describe('stateflow on one store', () => {
   });
 
   it('read: bad path exit 2, missing path exit 3, unselected owner exit 2', async () => {
-    const syntax = errorOf(await sf(['--cwd', proj, '--json', 'read', 'cwd.lazy.*']), 2);
+    const syntax = jsonError(await sf(['--cwd', proj, '--json', 'read', 'cwd.lazy.*']), 2);
     expect(syntax.code).toBe('PATH_SYNTAX');
     expect(syntax.details).toMatchObject({ path: 'cwd.lazy.*', column: 10 });
     const human = await sf(['--cwd', proj, 'read', 'cwd.lazy.*']);
     expect(human.code).toBe(2);
     expect(human.stderr.trim().split('\n')).toHaveLength(1);
-    expect(errorOf(await sf(['--cwd', proj, '--json', 'read', 'cwd.lazy.nothing']), 3).code).toBe('PATH_NOT_FOUND');
-    expect(errorOf(await sf(['--cwd', proj, '--json', 'read', 'global.strategy']), 2).code).toBe('OWNER_NOT_SELECTED');
-    expect(errorOf(await sf(['--cwd', proj, '--json', 'read', 'cwd.lazy', '--projection', 'all']), 2).code).toBe('USAGE');
+    expect(jsonError(await sf(['--cwd', proj, '--json', 'read', 'cwd.lazy.nothing']), 3).code).toBe('PATH_NOT_FOUND');
+    expect(jsonError(await sf(['--cwd', proj, '--json', 'read', 'global.strategy']), 2).code).toBe('OWNER_NOT_SELECTED');
+    expect(jsonError(await sf(['--cwd', proj, '--json', 'read', 'cwd.lazy', '--projection', 'all']), 2).code).toBe('USAGE');
   });
 
   it('baseline: hot effective state without lazy bodies', async () => {
@@ -192,7 +179,7 @@ describe('stateflow on one store', () => {
     expect(await seqs(['--stream', 'global'])).toEqual([1]);
     expect(await seqs(['--from', '2', '--to', '3'])).toEqual([2, 3]);
     expect(await seqs(['--limit', '2'])).toEqual([1, 2]);
-    expect(errorOf(await sf(['--json', 'log', '--limit', '0']), 2).code).toBe('USAGE');
+    expect(jsonError(await sf(['--json', 'log', '--limit', '0']), 2).code).toBe('USAGE');
   });
 
   it('show: one transition with its hashes; unknown seq exit 3; bad seq exit 2', async () => {
@@ -203,15 +190,15 @@ describe('stateflow on one store', () => {
       prevHash: seqHashes[0],
       hash: seqHashes[1],
     });
-    expect(errorOf(await sf(['--json', 'show', '99']), 3).code).toBe('TRANSITION_NOT_FOUND');
-    expect(errorOf(await sf(['--json', 'show', 'two']), 2).code).toBe('USAGE');
+    expect(jsonError(await sf(['--json', 'show', '99']), 3).code).toBe('TRANSITION_NOT_FOUND');
+    expect(jsonError(await sf(['--json', 'show', 'two']), 2).code).toBe('USAGE');
   });
 
   it('diff: the patch from one revision to another', async () => {
     const patch = json(expectOk(await sf(['--json', 'diff', cwdStream, '1', '3']))) as JsonObject;
     const rev1 = { tactics: { next: 'write tests' }, lazy: { memory: ['first thought', 'second thought'] } };
     expect(applyPatch(rev1, patch)).toEqual({ tactics: { next: 'ship' }, lazy: { memory: ['first thought', 'corrected thought'] } });
-    expect(errorOf(await sf(['--json', 'diff', cwdStream, '1', '9']), 3).code).toBe('REVISION_NOT_FOUND');
+    expect(jsonError(await sf(['--json', 'diff', cwdStream, '1', '9']), 3).code).toBe('REVISION_NOT_FOUND');
   });
 
   it('revert: restores an old revision as a new transition', async () => {
@@ -259,27 +246,27 @@ describe('stateflow on one store', () => {
 
   it('replay: refuses a non-empty directory (2) and a tampered export (5)', async () => {
     const file = path.join(root, 'export.jsonl');
-    expect(errorOf(await stateflow(['--dir', dir, '--json', 'replay', file]), 2).code).toBe('USAGE');
+    expect(jsonError(await stateflow(['--dir', dir, '--json', 'replay', file]), 2).code).toBe('USAGE');
     const lines = (await readFile(file, 'utf8')).trim().split('\n');
     const second = JSON.parse(lines[1] ?? '') as { changes: { patch: JsonObject }[] };
     second.changes[0] = { ...second.changes[0], patch: { lazy: { memory: { '[1]': 'forged thought' } } } } as never;
     lines[1] = JSON.stringify(second);
     const tampered = path.join(root, 'tampered.jsonl');
     await writeFile(tampered, `${lines.join('\n')}\n`);
-    const error = errorOf(await stateflow(['--dir', path.join(root, 'forged'), '--json', 'replay', tampered]), 5);
+    const error = jsonError(await stateflow(['--dir', path.join(root, 'forged'), '--json', 'replay', tampered]), 5);
     expect(error.code).toBe('STORE_CORRUPT');
     expect(error.message).toMatch(/^Line 2 of /);
     const notExport = path.join(root, 'not-export.jsonl');
     await writeFile(notExport, '{"rev":1}\n');
-    expect(errorOf(await stateflow(['--dir', path.join(root, 'forged2'), '--json', 'replay', notExport]), 2).code).toBe('INPUT_INVALID');
+    expect(jsonError(await stateflow(['--dir', path.join(root, 'forged2'), '--json', 'replay', notExport]), 2).code).toBe('INPUT_INVALID');
   });
 
   it('compact: history below the new origin is gone (exit 3)', async () => {
     const result = json(expectOk(await sf(['--json', 'compact', cwdStream, '--keep', '1']))) as { origin: number };
     expect(result.origin).toBe(4);
-    expect(errorOf(await sf(['--cwd', proj, '--json', 'read', 'cwd[1].lazy.memory']), 3).code).toBe('HISTORY_NOT_RETAINED');
+    expect(jsonError(await sf(['--cwd', proj, '--json', 'read', 'cwd[1].lazy.memory']), 3).code).toBe('HISTORY_NOT_RETAINED');
     expect(json(expectOk(await sf(['--cwd', proj, '--json', 'read', 'cwd[4].tactics.next'])))).toEqual({ value: 'write tests' });
-    expect(errorOf(await sf(['--json', 'compact', cwdStream]), 2).code).toBe('USAGE');
+    expect(jsonError(await sf(['--json', 'compact', cwdStream]), 2).code).toBe('USAGE');
     expect(expectOk(await sf(['audit'])).stdout).toMatch(/: clean\n$/);
   });
 
@@ -288,7 +275,7 @@ describe('stateflow on one store', () => {
     expect((jsonLines(exported) as { seq: number }[]).map((t) => t.seq)).toEqual([1, 5]);
     const file = path.join(root, 'compacted.jsonl');
     await writeFile(file, exported);
-    const error = errorOf(await stateflow(['--dir', path.join(root, 'from-compacted'), '--json', 'replay', file]), 2);
+    const error = jsonError(await stateflow(['--dir', path.join(root, 'from-compacted'), '--json', 'replay', file]), 2);
     expect(error.code).toBe('INPUT_INVALID');
     expect(error.message).toContain('replay needs a full export');
   });
@@ -301,7 +288,7 @@ describe('stateflow on one store', () => {
   it('a store held by another process fails with STORE_LOCKED (exit 4)', async () => {
     const holder = await holdStore(dir);
     try {
-      const error = errorOf(await sf(['--json', 'log']), 4);
+      const error = jsonError(await sf(['--json', 'log']), 4);
       expect(error.code).toBe('STORE_LOCKED');
     } finally {
       holder.kill('SIGTERM');

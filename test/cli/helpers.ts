@@ -3,12 +3,12 @@
  * directories on disk, and locate the shared real histories.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createReadStream, existsSync } from 'node:fs';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import { jsonEqual, type JsonObject } from '@stateflow/core';
 
 /** The repository root (two levels above this file). */
@@ -81,19 +81,38 @@ export async function runProcess(command: string, args: string[], options: RunOp
   });
 }
 
-/** A fresh temporary directory; remove it with {@link removeDir}. */
-export function tempDir(prefix = 'stateflow-cli-'): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), prefix));
-}
+export { removeDir, tempDir } from '@stateflow/test-kit';
 
-/** Remove a temporary directory. */
-export function removeDir(dir: string): Promise<void> {
-  return rm(dir, { recursive: true, force: true });
+/**
+ * The code of README.md block `name`: the ```language fence between `<!-- name:begin … -->` and
+ * `<!-- name:end -->` (the README's examples are run by the tests that read them).
+ * @throws Error when README.md has no such block
+ */
+export async function readmeBlock(name: string, language = 'sh'): Promise<string> {
+  const text = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  const fence = '```';
+  const found = new RegExp(`<!-- ${name}:begin[^>]*-->\\s*${fence}${language}\\n([\\s\\S]*?)${fence}\\s*<!-- ${name}:end -->`).exec(text)?.[1];
+  if (found === undefined) throw new Error(`README.md has no ${name} block (a ${fence}${language} fence between <!-- ${name}:begin --> and <!-- ${name}:end -->)`);
+  return found;
 }
 
 /** Parse stdout of a `--json` run. */
 export function json(result: RunResult): unknown {
   return JSON.parse(result.stdout) as unknown;
+}
+
+/** The result of a run that must succeed (exit 0; stderr is the message otherwise). */
+export function expectOk(result: RunResult): RunResult {
+  expect(result.code, result.stderr).toBe(0);
+  return result;
+}
+
+/** The `{error}` object of a failed `--json` run (its only member), after checking the exit code. */
+export function jsonError(result: RunResult, exitCode: number): { code: string; message: string; details: unknown } {
+  expect(result.code, result.stdout + result.stderr).toBe(exitCode);
+  const parsed = json(result) as { error: { code: string; message: string; details: unknown } };
+  expect(Object.keys(parsed)).toEqual(['error']);
+  return parsed.error;
 }
 
 /** Parse JSON Lines. */
@@ -125,9 +144,12 @@ export function stopServe(child: ChildProcessWithoutNullStreams): Promise<number
   return exited;
 }
 
-/** Start `stateflow serve` with `args`; resolves with the child and everything it printed up to "stop with Ctrl-C". */
-export function startServe(args: string[], env: Record<string, string>): Promise<{ child: ChildProcessWithoutNullStreams; banner: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '', ...env } });
+/**
+ * Start `stateflow serve` with `args` (in `cwd`, default the repository root); resolves with the
+ * child and everything it printed up to "stop with Ctrl-C".
+ */
+export function startServe(args: string[], env: Record<string, string>, cwd = REPO_ROOT): Promise<{ child: ChildProcessWithoutNullStreams; banner: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '', ...env } });
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';

@@ -10,7 +10,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyPatch, jsonEqual, type JsonObject, type JsonValue } from '@stateflow/core';
-import { HISTORIES, historiesAvailable, json, loadExpected, removeDir, stateflow, tempDir, type Expected, type RunResult } from './helpers.js';
+import { expectOk, HISTORIES, historiesAvailable, json, loadExpected, removeDir, stateflow, tempDir, type Expected } from './helpers.js';
+import { seededRandom, testSeed } from '@stateflow/test-kit';
 
 const FILES = ['eslint-package-json.jsonl', 'matrix-react-sdk-en_EN-json.jsonl'];
 const SAMPLES = 50;
@@ -18,28 +19,17 @@ const PROJECT = '/proj';
 const STREAM = `cwd:${PROJECT}`;
 const AT = 'lazy.history';
 
-/** A seeded choice of `count` distinct revisions in 1..max (mulberry32), sorted. */
+/** A seeded choice of `count` distinct revisions in 1..max, sorted. */
 function sampleRevisions(max: number, count: number, seed: number): number[] {
-  let state = seed >>> 0;
-  const random = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = seededRandom(seed);
   const chosen = new Set<number>([1, max]);
   while (chosen.size < Math.min(count, max)) chosen.add(1 + Math.floor(random() * max));
   return [...chosen].sort((a, b) => a - b);
 }
 
-function ok(result: RunResult): RunResult {
-  expect(result.code, result.stderr).toBe(0);
-  return result;
-}
-
 const available = historiesAvailable(FILES);
-const seed = Number(process.env['STATEFLOW_FC_SEED'] ?? 7411);
+// Which revisions are sampled: STATEFLOW_FC_SEED replays a run's sample.
+const seed = testSeed();
 
 (available ? describe : describe.skip).each(FILES)('real history %s through the CLI', (name) => {
   const file = path.join(HISTORIES, name);
@@ -62,7 +52,7 @@ const seed = Number(process.env['STATEFLOW_FC_SEED'] ?? 7411);
   });
 
   it('imports one revision per distinct document and reports the equal ones as skipped', async () => {
-    const report = json(ok(await sf(['--json', 'import', file, '--stream', STREAM, '--at', AT]))) as {
+    const report = json(expectOk(await sf(['--json', 'import', file, '--stream', STREAM, '--at', AT]))) as {
       from: number;
       to: number;
       imported: number;
@@ -75,20 +65,20 @@ const seed = Number(process.env['STATEFLOW_FC_SEED'] ?? 7411);
 
   it(`reads ${SAMPLES} random revisions back exactly (one batch and single reads)`, async () => {
     const paths = revisions.map((rev) => `cwd[${rev}].${AT}`);
-    const batch = json(ok(await sf(['--json', 'read', ...paths]))) as { value: JsonValue[] };
+    const batch = json(expectOk(await sf(['--json', 'read', ...paths]))) as { value: JsonValue[] };
     expect(batch.value).toHaveLength(revisions.length);
     revisions.forEach((rev, i) => {
       expect(jsonEqual(batch.value[i] as JsonValue, expected.docs[rev - 1] as JsonObject), `revision ${rev}`).toBe(true);
     });
     for (const rev of revisions.slice(0, 3)) {
-      const single = json(ok(await sf(['--json', 'read', `cwd[${rev}].${AT}`]))) as { value: JsonValue };
+      const single = json(expectOk(await sf(['--json', 'read', `cwd[${rev}].${AT}`]))) as { value: JsonValue };
       expect(jsonEqual(single.value, expected.docs[rev - 1] as JsonObject)).toBe(true);
     }
   });
 
   it('--projection patch applied to revision R-1 gives revision R', async () => {
     const later = revisions.filter((rev) => rev > 1);
-    const batch = json(ok(await sf(['--json', 'read', '--projection', 'patch', ...later.map((rev) => `cwd[${rev}].${AT}`)]))) as {
+    const batch = json(expectOk(await sf(['--json', 'read', '--projection', 'patch', ...later.map((rev) => `cwd[${rev}].${AT}`)]))) as {
       patch: JsonObject[];
     };
     later.forEach((rev, i) => {
@@ -96,27 +86,27 @@ const seed = Number(process.env['STATEFLOW_FC_SEED'] ?? 7411);
       const patch = batch.patch[i] as JsonObject;
       expect(jsonEqual(applyPatch(before, patch), expected.docs[rev - 1] as JsonObject), `revision ${rev}`).toBe(true);
     });
-    const first = json(ok(await sf(['--json', 'read', '--projection', 'patch', `cwd[1].${AT}`]))) as { patch: JsonValue };
+    const first = json(expectOk(await sf(['--json', 'read', '--projection', 'patch', `cwd[1].${AT}`]))) as { patch: JsonValue };
     expect(jsonEqual(first.patch, expected.docs[0] as JsonObject)).toBe(true);
   });
 
   it('audits clean', async () => {
-    const report = json(ok(await sf(['--json', 'audit']))) as { transitions: number; problems: unknown[] };
+    const report = json(expectOk(await sf(['--json', 'audit']))) as { transitions: number; problems: unknown[] };
     expect(report.transitions).toBe(expected.docs.length);
     expect(report.problems).toEqual([]);
   });
 
   it('export then replay into a new directory gives identical hashes and states', async () => {
     const exportFile = path.join(root, 'export.jsonl');
-    ok(await stateflow(['--dir', dir, 'export'], { stdoutFile: exportFile }));
+    expectOk(await stateflow(['--dir', dir, 'export'], { stdoutFile: exportFile }));
     const copy = path.join(root, 'copy');
-    const replayed = json(ok(await stateflow(['--dir', copy, '--json', 'replay', exportFile]))) as JsonObject;
+    const replayed = json(expectOk(await stateflow(['--dir', copy, '--json', 'replay', exportFile]))) as JsonObject;
     expect(replayed).toMatchObject({ transitions: expected.docs.length, lastSeq: expected.docs.length, problems: 0 });
     const copyExport = path.join(root, 'copy-export.jsonl');
-    ok(await stateflow(['--dir', copy, 'export'], { stdoutFile: copyExport }));
+    expectOk(await stateflow(['--dir', copy, 'export'], { stdoutFile: copyExport }));
     const { readFile } = await import('node:fs/promises');
     expect(await readFile(copyExport, 'utf8')).toBe(await readFile(exportFile, 'utf8'));
     const paths = revisions.slice(0, 10).map((rev) => `cwd[${rev}].${AT}`);
-    expect(ok(await sf(['--json', 'read', ...paths], copy)).stdout).toBe(ok(await sf(['--json', 'read', ...paths])).stdout);
+    expect(expectOk(await sf(['--json', 'read', ...paths], copy)).stdout).toBe(expectOk(await sf(['--json', 'read', ...paths])).stdout);
   });
 });

@@ -7,7 +7,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '@stateflow/core';
-import { json, removeDir, runProcess, stateflow, tempDir, type RunResult } from './helpers.js';
+import { expectOk, json, removeDir, runProcess, stateflow, tempDir } from './helpers.js';
 
 let root: string;
 let repo: string;
@@ -64,16 +64,11 @@ afterAll(async () => {
   await removeDir(root);
 });
 
-function ok(result: RunResult): RunResult {
-  expect(result.code, result.stderr).toBe(0);
-  return result;
-}
-
 describe('stateflow import-git', () => {
   it('imports the first-parent history oldest first, one revision per distinct document', async () => {
     const dir = path.join(root, 'store');
     const report = json(
-      ok(await stateflow(['--dir', dir, '--json', 'import-git', repo, 'config/app.json', '--stream', 'cwd:/app', '--at', 'lazy.config'])),
+      expectOk(await stateflow(['--dir', dir, '--json', 'import-git', repo, 'config/app.json', '--stream', 'cwd:/app', '--at', 'lazy.config'])),
     ) as JsonObject;
     const short = (i: number) => `commit ${commits[i]?.slice(0, 12)}`;
     expect(commits).toHaveLength(8);
@@ -90,12 +85,12 @@ describe('stateflow import-git', () => {
       ],
     });
     const read = json(
-      ok(await stateflow(['--dir', dir, '--cwd', '/app', '--json', 'read', ...revisions.map((_, i) => `cwd[${i + 1}].lazy.config`)])),
+      expectOk(await stateflow(['--dir', dir, '--cwd', '/app', '--json', 'read', ...revisions.map((_, i) => `cwd[${i + 1}].lazy.config`)])),
     );
     expect(read).toEqual({ value: revisions });
-    const shown = json(ok(await stateflow(['--dir', dir, '--json', 'show', '5']))) as { meta: JsonObject };
+    const shown = json(expectOk(await stateflow(['--dir', dir, '--json', 'show', '5']))) as { meta: JsonObject };
     expect(shown.meta).toEqual({ import: { repo, file: 'config/app.json', commit: commits[7] } });
-    const human = ok(await stateflow(['--dir', path.join(root, 'store2'), 'import-git', repo, 'config/app.json', '--stream', 'cwd:/app', '--at', 'lazy.config']));
+    const human = expectOk(await stateflow(['--dir', path.join(root, 'store2'), 'import-git', repo, 'config/app.json', '--stream', 'cwd:/app', '--at', 'lazy.config']));
     expect(human.stdout.split('\n')[0]).toBe('imported 5 revisions into cwd:/app at lazy.config: rev 1..5; skipped 3');
   });
 

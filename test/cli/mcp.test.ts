@@ -3,12 +3,11 @@
  * by the MCP SDK's own client over a real stdio child process. It starts the store's server in
  * the background (logging to the store directory); teardown stops it with `stateflow stop`.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { REPO_ROOT, removeDir, stateflow, tempDir } from './helpers.js';
+import { readmeBlock, removeDir, REPO_ROOT, stateflow, tempDir } from './helpers.js';
 
 interface ServerEntry {
   command: string;
@@ -17,9 +16,7 @@ interface ServerEntry {
 
 /** The README's MCP server entry with its placeholder paths replaced. */
 async function configuredServer(dir: string, project: string): Promise<ServerEntry> {
-  const text = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  const block = /<!-- mcp-config:begin[^>]*-->\s*```json\n([\s\S]*?)```\s*<!-- mcp-config:end -->/.exec(text)?.[1];
-  if (block === undefined) throw new Error('README.md has no mcp-config block');
+  const block = await readmeBlock('mcp-config', 'json');
   const substituted = block
     .replaceAll('/path/to/stateflow/.stateflow', dir)
     .replaceAll('/path/to/stateflow', REPO_ROOT)

@@ -3,10 +3,9 @@
  * workspace packages resolve), against a store in a temp directory; its printed results must
  * be the ones its comments promise.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, removeDir, runProcess, tempDir } from './helpers.js';
+import { readmeBlock, removeDir, runProcess, tempDir } from './helpers.js';
 
 let root: string;
 beforeAll(async () => {
@@ -18,8 +17,7 @@ afterAll(async () => {
 
 describe('README library example', () => {
   it('patches, time-travels, projects a patch and audits clean, as its comments say', async () => {
-    const text = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
-    const code = /<!-- library:begin[^>]*-->\s*```js\n([\s\S]*?)```\s*<!-- library:end -->/.exec(text)?.[1];
+    const code = await readmeBlock('library', 'js');
     expect(code, 'README.md has a library block').toBeDefined();
     const result = await runProcess(process.execPath, ['--input-type=module', '-e', code as string], {
       env: { STATEFLOW_DIR: path.join(root, 'store') },

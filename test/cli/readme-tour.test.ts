@@ -11,17 +11,9 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diff, jsonEqual, type JsonObject } from '@stateflow/core';
-import { HISTORIES, REPO_ROOT, historiesAvailable, removeDir, runProcess, tempDir } from './helpers.js';
+import { HISTORIES, historiesAvailable, readmeBlock, removeDir, REPO_ROOT, runProcess, tempDir } from './helpers.js';
 
 const README = path.join(REPO_ROOT, 'README.md');
-
-/** The ```sh fence of README block `name` (between `<!-- name:begin` and `<!-- name:end -->`). */
-async function readmeBlock(name: string): Promise<string> {
-  const text = await readFile(README, 'utf8');
-  const block = new RegExp(`<!-- ${name}:begin[^>]*-->\\s*\`\`\`sh\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${name}:end -->`).exec(text);
-  if (block?.[1] === undefined) throw new Error(`${README} has no ${name} block between <!-- ${name}:begin --> and <!-- ${name}:end -->`);
-  return block[1];
-}
 
 /** The script with each `stateflow` command echoed as `$ command` before it runs. */
 function transcriptScript(tour: string): string {

@@ -4,19 +4,10 @@
  * it, with every response checked.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, REPO_ROOT, removeDir, runProcess, startServe, stopServe as stop, tempDir } from './helpers.js';
-
-const README = path.join(REPO_ROOT, 'README.md');
-
-async function block(name: string, language = 'sh'): Promise<string> {
-  const text = await readFile(README, 'utf8');
-  const found = new RegExp(`<!-- ${name}:begin[^>]*-->\\s*\`\`\`${language}\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${name}:end -->`).exec(text)?.[1];
-  if (found === undefined) throw new Error(`${README} has no ${name} block`);
-  return found;
-}
+import { BIN, readmeBlock, removeDir, REPO_ROOT, runProcess, startServe, stopServe as stop, tempDir } from './helpers.js';
 
 let root: string;
 let server: ChildProcessWithoutNullStreams;
@@ -24,7 +15,7 @@ let url: string;
 
 beforeAll(async () => {
   root = await tempDir();
-  const serveLine = (await block('serve')).trim();
+  const serveLine = (await readmeBlock('serve')).trim();
   expect(serveLine.startsWith('stateflow serve ')).toBe(true);
   const args = serveLine.split(/\s+/).slice(1);
   const started = await startServe([...args, '--port', '0'], { STATEFLOW_DIR: path.join(root, 'store') });
@@ -40,7 +31,7 @@ afterAll(async () => {
 
 describe('README sessions API with curl', () => {
   it('creates a session, calls the ladder twice, time-travels its slates, and uses the state API', async () => {
-    const curls = (await block('sessions')).replaceAll('http://127.0.0.1:7411', url);
+    const curls = (await readmeBlock('sessions')).replaceAll('http://127.0.0.1:7411', url);
     const script = path.join(root, 'sessions.sh');
     // Each response on its own line, so the test can check them one by one.
     await writeFile(script, ['set -euo pipefail', ...curls.split('\n').map((line) => (line.startsWith('curl ') ? `${line}; echo` : line))].join('\n'));
@@ -64,12 +55,12 @@ describe('README sessions API with curl', () => {
 
 describe('README openai client block', () => {
   it('creates a session and streams one answer into it with the official client', async () => {
-    const serveLine = (await block('serve')).trim();
+    const serveLine = (await readmeBlock('serve')).trim();
     const { child, banner } = await startServe([...serveLine.split(/\s+/).slice(1), '--port', '0'], { STATEFLOW_DIR: path.join(root, 'openai') });
     try {
       const base = /stateflow serving on (http:\/\/\S+)/.exec(banner)?.[1] ?? '';
       // Run from test/, whose dependencies hold the pinned openai client.
-      const result = await runProcess(process.execPath, ['--input-type=module', '-e', await block('openai', 'js')], {
+      const result = await runProcess(process.execPath, ['--input-type=module', '-e', await readmeBlock('openai', 'js')], {
         cwd: path.join(REPO_ROOT, 'test'),
         env: { STATEFLOW_URL: base },
       });

@@ -10,7 +10,7 @@ import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClassicLevel } from 'classic-level';
-import { BIN, json, jsonLines, removeDir, runProcess, stateflow, tempDir, type RunResult } from './helpers.js';
+import { BIN, expectOk, json, jsonError, jsonLines, removeDir, runProcess, stateflow, tempDir } from './helpers.js';
 
 let root: string;
 
@@ -23,20 +23,9 @@ afterAll(async () => {
   await removeDir(root);
 });
 
-/** The `{error}` object of a failed `--json` run, after checking the exit code. */
-function errorOf(result: RunResult, exitCode: number): { code: string; message: string; details: unknown } {
-  expect(result.code, result.stdout + result.stderr).toBe(exitCode);
-  return (json(result) as { error: { code: string; message: string; details: unknown } }).error;
-}
-
-function ok(result: RunResult): RunResult {
-  expect(result.code, result.stderr).toBe(0);
-  return result;
-}
-
 /** A store at `dir` with `n` transitions, each changing `lazy.n` of the cwd owner `/p`. */
 async function storeWith(dir: string, n: number): Promise<void> {
-  for (let i = 1; i <= n; i++) ok(await stateflow(['--dir', dir, '--cwd', '/p', 'patch', JSON.stringify({ lazy: { n: i } })]));
+  for (let i = 1; i <= n; i++) expectOk(await stateflow(['--dir', dir, '--cwd', '/p', 'patch', JSON.stringify({ lazy: { n: i } })]));
 }
 
 /** Every entry under `dir`, recursively, as sorted relative paths. */
@@ -52,7 +41,7 @@ describe('replay changes no byte when it fails', () => {
     const source = path.join(root, 'replay-source');
     await storeWith(source, 3);
     exported = path.join(root, 'replay-export.jsonl');
-    await writeFile(exported, ok(await stateflow(['--dir', source, 'export'])).stdout);
+    await writeFile(exported, expectOk(await stateflow(['--dir', source, 'export'])).stdout);
     const lines = (await readFile(exported, 'utf8')).trim().split('\n');
     expect(lines).toHaveLength(3);
     lines[1] = lines[1]?.replace('"n":2', '"n":22') ?? '';
@@ -64,7 +53,7 @@ describe('replay changes no byte when it fails', () => {
     const parent = path.join(root, 'replay-absent');
     await mkdir(parent);
     const target = path.join(parent, 'deeper', 'copy');
-    const error = errorOf(await stateflow(['--dir', target, '--json', 'replay', tampered]), 5);
+    const error = jsonError(await stateflow(['--dir', target, '--json', 'replay', tampered]), 5);
     expect(error.code).toBe('STORE_CORRUPT');
     expect(error.message).toMatch(/^Line 2 of /);
     expect(await readdir(parent)).toEqual([]);
@@ -76,9 +65,9 @@ describe('replay changes no byte when it fails', () => {
     expect((await stateflow(['--dir', target, 'replay', tampered])).code).toBe(5);
     expect(await readdir(target)).toEqual([]);
     expect(await readdir(root)).not.toContainEqual(expect.stringContaining('.building-'));
-    const report = json(ok(await stateflow(['--dir', target, '--json', 'replay', exported]))) as { transitions: number; dir: string };
+    const report = json(expectOk(await stateflow(['--dir', target, '--json', 'replay', exported]))) as { transitions: number; dir: string };
     expect(report).toMatchObject({ transitions: 3, dir: target, problems: 0 });
-    expect(ok(await stateflow(['--dir', target, 'audit'])).stdout).toMatch(/^audited 3 transitions, .*: clean\n$/);
+    expect(expectOk(await stateflow(['--dir', target, 'audit'])).stdout).toMatch(/^audited 3 transitions, .*: clean\n$/);
   });
 });
 
@@ -102,7 +91,7 @@ describe('reading commands need an existing Stateflow store and create nothing',
     const db = new ClassicLevel(dir);
     await db.open();
     await db.close();
-    expect(errorOf(await stateflow(['--dir', dir, '--json', 'log']), 3).code).toBe('NOT_FOUND');
+    expect(jsonError(await stateflow(['--dir', dir, '--json', 'log']), 3).code).toBe('NOT_FOUND');
     const again = new ClassicLevel(dir);
     await again.open();
     const keys: unknown[] = [];
@@ -132,39 +121,39 @@ describe('import follows the owner and plane rules', () => {
   it('rejects malformed owner streams with STREAM_INVALID (exit 2) before creating anything', async () => {
     const dir = path.join(root, 'import-bad-stream');
     for (const stream of ['cwd', 'cwd:', 'cwd:relative/dir', 'session:', 'global:x', 'session']) {
-      const error = errorOf(await importInto(dir, stream, 'lazy.h'), 2);
+      const error = jsonError(await importInto(dir, stream, 'lazy.h'), 2);
       expect(error.code, stream).toBe('STREAM_INVALID');
       expect(error.message).toContain('owner streams are global, cwd:/abs/dir');
     }
-    const unnormalized = errorOf(await importInto(dir, 'cwd:/a/../b', 'lazy.h'), 2);
+    const unnormalized = jsonError(await importInto(dir, 'cwd:/a/../b', 'lazy.h'), 2);
     expect(unnormalized.message).toContain('did you mean cwd:/b?');
     expect(await readdir(root)).not.toContain('import-bad-stream');
   });
 
   it('requires --at to start with a plane of the owner (response only for a session)', async () => {
     const dir = path.join(root, 'import-planes');
-    const notPlane = errorOf(await importInto(dir, 'global', 'manifest.x'), 2);
+    const notPlane = jsonError(await importInto(dir, 'global', 'manifest.x'), 2);
     expect(notPlane.code).toBe('USAGE');
     expect(notPlane.message).toBe(
       '--at "manifest.x" must start with a plane of the global owner (intents, strategy, tactics, artifacts, lazy), e.g. --at lazy.history; streams other than global, cwd: and session: take any --at.',
     );
-    expect(errorOf(await importInto(dir, 'cwd:/p', 'response.x'), 2).code).toBe('USAGE');
-    expect(json(ok(await importInto(dir, 'session:s1', 'response.x')))).toMatchObject({ imported: 2 });
-    expect(json(ok(await importInto(dir, 'cwd:/p', 'artifacts.h')))).toMatchObject({ imported: 2 });
+    expect(jsonError(await importInto(dir, 'cwd:/p', 'response.x'), 2).code).toBe('USAGE');
+    expect(json(expectOk(await importInto(dir, 'session:s1', 'response.x')))).toMatchObject({ imported: 2 });
+    expect(json(expectOk(await importInto(dir, 'cwd:/p', 'artifacts.h')))).toMatchObject({ imported: 2 });
     // Other streams are free-form.
-    expect(json(ok(await importInto(dir, 'history:x', 'anything.h')))).toMatchObject({ imported: 2, from: 1, to: 2 });
+    expect(json(expectOk(await importInto(dir, 'history:x', 'anything.h')))).toMatchObject({ imported: 2, from: 1, to: 2 });
   });
 
   it('refuses a stream that already has revisions (CONFLICT, exit 4) unless --append is given', async () => {
     const dir = path.join(root, 'import-twice');
-    ok(await importInto(dir, 'history:x', 'h'));
+    expectOk(await importInto(dir, 'history:x', 'h'));
     const human = await stateflow(['--dir', dir, 'import', history, '--stream', 'history:x', '--at', 'h']);
     expect(human.code).toBe(4);
     expect(human.stderr).toBe('stateflow: Stream history:x already has 2 revisions; pass --append to continue it. [CONFLICT]\n');
-    expect(jsonLines(ok(await stateflow(['--dir', dir, '--json', 'log'])).stdout)).toHaveLength(2);
+    expect(jsonLines(expectOk(await stateflow(['--dir', dir, '--json', 'log'])).stdout)).toHaveLength(2);
     const more = path.join(root, 'history-more.jsonl');
     await writeFile(more, ['{"rev":3,"doc":{"v":2}}', '{"rev":4,"doc":{"v":4}}'].join('\n'));
-    const appended = json(ok(await stateflow(['--dir', dir, '--json', 'import', more, '--stream', 'history:x', '--at', 'h', '--append'])));
+    const appended = json(expectOk(await stateflow(['--dir', dir, '--json', 'import', more, '--stream', 'history:x', '--at', 'h', '--append'])));
     expect(appended).toMatchObject({ imported: 1, from: 3, to: 3, skipped: [{ source: 'line 1 (rev 3)', reason: 'equal to the previous document' }] });
   });
 });
@@ -254,22 +243,22 @@ describe('messages', () => {
         `stateflow: Stream ${stream} is unknown (it has no revisions): stream ids look like global, cwd:/abs/dir or session:ID (or a name like history:x); run "stateflow log" to list the streams of this store. [NOT_FOUND]\n`,
       );
     }
-    expect(errorOf(await stateflow(['--dir', dir, '--json', 'diff', 'cwd:/p', '1', '9']), 3).code).toBe('REVISION_NOT_FOUND');
+    expect(jsonError(await stateflow(['--dir', dir, '--json', 'diff', 'cwd:/p', '1', '9']), 3).code).toBe('REVISION_NOT_FOUND');
   });
 
   it('log --stream with no match adds the same hint on stderr', async () => {
-    const result = ok(await stateflow(['--dir', dir, 'log', '--stream', 'cwd']));
+    const result = expectOk(await stateflow(['--dir', dir, 'log', '--stream', 'cwd']));
     expect(result.stdout).toBe('No transitions match.\n');
     expect(result.stderr).toContain('Stream cwd is unknown (it has no revisions): stream ids look like global, cwd:/abs/dir or session:ID');
     expect(result.stderr).toContain('run "stateflow log"');
   });
 
   it('compact of an unknown stream is NOT_FOUND, not a success', async () => {
-    expect(errorOf(await stateflow(['--dir', dir, '--json', 'compact', 'nosuch', '--keep', '1']), 3).code).toBe('NOT_FOUND');
+    expect(jsonError(await stateflow(['--dir', dir, '--json', 'compact', 'nosuch', '--keep', '1']), 3).code).toBe('NOT_FOUND');
   });
 
   it('a number too large to use exactly is refused quoting the text given', async () => {
-    const error = errorOf(await stateflow(['--dir', dir, '--json', 'compact', 'cwd:/p', '--keep', '99999999999999999999']), 2);
+    const error = jsonError(await stateflow(['--dir', dir, '--json', 'compact', 'cwd:/p', '--keep', '99999999999999999999']), 2);
     expect(error.code).toBe('USAGE');
     expect(error.message).toContain("'99999999999999999999' is invalid");
     expect(error.message).not.toContain('1e+20');
@@ -277,17 +266,17 @@ describe('messages', () => {
 
   it('an empty --cwd, --session or --dir is USAGE', async () => {
     for (const option of ['--cwd', '--session', '--dir']) {
-      const error = errorOf(await stateflow(['--json', option, '', 'read', 'cwd']), 2);
+      const error = jsonError(await stateflow(['--json', option, '', 'read', 'cwd']), 2);
       expect(error.code, option).toBe('USAGE');
       expect(error.message).toContain('got an empty string');
     }
   });
 
   it('a command\'s --help lists the global options; import\'s line format reads the same everywhere', async () => {
-    const diffHelp = ok(await stateflow(['diff', '--help'])).stdout;
+    const diffHelp = expectOk(await stateflow(['diff', '--help'])).stdout;
     expect(diffHelp).toContain('Global Options:');
     expect(diffHelp).toMatch(/--dir <dir>\s+store directory/);
-    const importHelp = ok(await stateflow(['import', '--help'])).stdout.replace(/\s+/g, ' ');
+    const importHelp = expectOk(await stateflow(['import', '--help'])).stdout.replace(/\s+/g, ' ');
     expect(importHelp).toContain('one {"rev": 1, "doc": {...}} object per line');
     expect(importHelp).not.toContain('{"rev", "doc"}');
     expect(importHelp).toContain('--append');
@@ -298,13 +287,13 @@ describe('patch says what it published', () => {
   it('prints the receipt on stdout and one line on stderr in human mode', async () => {
     const dir = path.join(root, 'patch-line');
     const patch = JSON.stringify({ global: { strategy: { s: 1 } }, cwd: { lazy: { n: 1 } } });
-    const first = ok(await stateflow(['--dir', dir, '--global', '--cwd', '/p', 'patch', patch]));
+    const first = expectOk(await stateflow(['--dir', dir, '--global', '--cwd', '/p', 'patch', patch]));
     expect(first.stderr).toBe('published transition 1 (global rev 1, cwd rev 1)\n');
     const receipt = json(first);
     expect(first.stdout).toBe(`${JSON.stringify(receipt, null, 2)}\n`);
-    const again = ok(await stateflow(['--dir', dir, '--global', '--cwd', '/p', 'patch', patch]));
+    const again = expectOk(await stateflow(['--dir', dir, '--global', '--cwd', '/p', 'patch', patch]));
     expect(again.stderr).toBe('no change\n');
-    const machine = ok(await stateflow(['--dir', dir, '--cwd', '/p', '--json', 'patch', '{"lazy":{"n":2}}']));
+    const machine = expectOk(await stateflow(['--dir', dir, '--cwd', '/p', '--json', 'patch', '{"lazy":{"n":2}}']));
     expect(machine.stderr).toBe('');
     expect(jsonLines(machine.stdout)).toHaveLength(1);
   });
@@ -315,10 +304,10 @@ describe('the staging directory of replay', () => {
     const source = path.join(root, 'staging-source');
     await storeWith(source, 1);
     const file = path.join(root, 'staging.jsonl');
-    await writeFile(file, ok(await stateflow(['--dir', source, 'export'])).stdout);
+    await writeFile(file, expectOk(await stateflow(['--dir', source, 'export'])).stdout);
     const parent = path.join(root, 'staging-parent');
     await mkdir(parent);
-    ok(await runProcess(process.execPath, [BIN, '--dir', path.join(parent, 'copy'), 'replay', file]));
+    expectOk(await runProcess(process.execPath, [BIN, '--dir', path.join(parent, 'copy'), 'replay', file]));
     expect(await readdir(parent)).toEqual(['copy']);
   });
 });

@@ -2,9 +2,8 @@
  * Shared helpers of the fault and fuzz harness: report tables, seeded randomness, temp dirs,
  * and "am I the main module" for scripts that are both CLIs and libraries.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,17 +23,8 @@ export function printReport(title, rows) {
   console.log(lines.join('\n'));
 }
 
-/** Mulberry32: a small seeded PRNG so every harness run can be replayed from its seed. */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The test kit's seeded PRNG, so every harness run can be replayed from its seed. */
+export { seededRandom as rng } from '@stateflow/test-kit';
 
 /** Integer option from the environment, else `fallback`. */
 export function envInt(name, fallback) {
@@ -42,14 +32,8 @@ export function envInt(name, fallback) {
   return raw === undefined || raw === '' ? fallback : Number.parseInt(raw, 10);
 }
 
-/** A new temp directory with `prefix`; remove it with {@link removeDir}. */
-export function tempDir(prefix) {
-  return mkdtemp(path.join(tmpdir(), `stateflow-${prefix}-`));
-}
-
-export function removeDir(dir) {
-  return rm(dir, { recursive: true, force: true });
-}
+/** A new temp directory `stateflow-<prefix>-…`, and its removal (the test kit's). */
+export { removeDir, tempDir } from '@stateflow/test-kit';
 
 /** sha256 of every regular file directly in `dir` whose name passes `filter`. */
 export async function hashFiles(dir, filter = () => true) {

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, removeDir, tempDir } from '../cli/helpers.js';
+import { readmeBlock, removeDir, REPO_ROOT, tempDir } from '../cli/helpers.js';
 
 /** The published packages (every workspace under packages/). */
 const PACKAGES = ['core', 'store', 'store-postgres', 'client', 'tools', 'slates', 'ui', 'server', 'cli', 'conformance', 'langgraph'];
@@ -41,7 +41,7 @@ let tarballs: string[];
 const timings: Record<string, number> = {};
 
 beforeAll(async () => {
-  root = await tempDir('stateflow-install-');
+  root = await tempDir('install');
   const packed = path.join(root, 'tarballs');
   await mkdir(packed);
   let started = Date.now();
@@ -81,8 +81,7 @@ describe('npm pack and install into an empty project', () => {
   });
 
   it("runs the README's library example with the installed packages", async () => {
-    const text = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
-    const code = /<!-- library:begin[^>]*-->\s*```js\n([\s\S]*?)```\s*<!-- library:end -->/.exec(text)?.[1];
+    const code = await readmeBlock('library', 'js');
     expect(code, 'README.md has a library block').toBeDefined();
     await writeFile(path.join(project, 'example.mjs'), code as string);
     const result = await run(process.execPath, ['example.mjs'], project, { STATEFLOW_DIR: path.join(root, 'store') });

@@ -4,10 +4,9 @@
  * one-node StateGraph that answers the last message. The thread they write must then be in the
  * store, readable by the CLI and audit-clean.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, removeDir, runProcess, stateflow, tempDir } from '../cli/helpers.js';
+import { readmeBlock, removeDir, runProcess, stateflow, tempDir } from '../cli/helpers.js';
 
 const PRELUDE = `
 import { MessagesAnnotation, StateGraph } from '@langchain/langgraph';
@@ -26,8 +25,7 @@ afterAll(async () => {
 
 describe('README "Use with LangGraph.js"', () => {
   it('is five lines that checkpoint a graph run into the store', async () => {
-    const text = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
-    const code = /<!-- langgraph:begin[^>]*-->\s*```js\n([\s\S]*?)```\s*<!-- langgraph:end -->/.exec(text)?.[1];
+    const code = await readmeBlock('langgraph', 'js');
     expect(code, 'README.md has a langgraph block').toBeDefined();
     expect((code as string).trim().split('\n')).toHaveLength(5);
     const dir = path.join(root, 'store');

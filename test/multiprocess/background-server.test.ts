@@ -46,7 +46,7 @@ const patch = (client: Client, value: number) => client.callTool({ name: 'patch_
 
 describe('background servers of stateflow mcp', () => {
   it('two stateflow mcp starting at the same moment end up with one server', async () => {
-    root = await tempDir('stateflow-bg-');
+    root = await tempDir('bg');
     const dir = path.join(root, 'store');
     const [a, b] = await Promise.all([stdioAgent(dir, ['--cwd', '/p'], 'a'), stdioAgent(dir, ['--cwd', '/p'], 'b')]);
     clients.push(a, b);
@@ -64,7 +64,7 @@ describe('background servers of stateflow mcp', () => {
   });
 
   it('a stale discovery file (dead pid) is detected and replaced', async () => {
-    root = await tempDir('stateflow-bg-');
+    root = await tempDir('bg');
     const dir = path.join(root, 'store');
     // A store, and a discovery file left by a server that died without cleaning up.
     expect((await stateflow(['--dir', dir, '--cwd', '/p', 'patch', '{"lazy": {"v": 0}}'])).code).toBe(0);
@@ -83,7 +83,7 @@ describe('background servers of stateflow mcp', () => {
   });
 
   it('stops by itself after its idle timeout, removing its discovery file; the next call starts a new one', async () => {
-    root = await tempDir('stateflow-bg-');
+    root = await tempDir('bg');
     const dir = path.join(root, 'store');
     const client = new (await import('@modelcontextprotocol/sdk/client/index.js')).Client({ name: 'idle', version: '0' });
     const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
@@ -101,7 +101,7 @@ describe('background servers of stateflow mcp', () => {
   });
 
   it('serve on a held directory names the holder; stateflow stop stops it; stop with none running exits 0', async () => {
-    root = await tempDir('stateflow-bg-');
+    root = await tempDir('bg');
     const dir = path.join(root, 'store');
     const agent = await stdioAgent(dir, ['--cwd', '/p']);
     clients.push(agent);

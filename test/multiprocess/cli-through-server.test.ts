@@ -16,7 +16,7 @@ let served: string;
 let server: ServeProcess | undefined;
 
 beforeAll(async () => {
-  root = await tempDir('stateflow-cli-served-');
+  root = await tempDir('cli-served');
   const origin = path.join(root, 'origin');
   const run = async (...args: string[]) => {
     const result = await stateflow(['--dir', origin, '--cwd', '/p', ...args]);

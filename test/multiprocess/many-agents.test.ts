@@ -119,7 +119,7 @@ async function expectAuditClean(store: string): Promise<void> {
 
 describe('8 agents on one store (4 stdio stateflow mcp, 4 Streamable HTTP)', () => {
   it('800 concurrent patch_state calls (and CLI patches among them): each acknowledged once, audit clean, revisions gap-free', async () => {
-    dir = await tempDir('stateflow-agents-');
+    dir = await tempDir('agents');
     const store = dir;
     clients = await startAgents(store);
     const server = await discovery(store);
@@ -152,7 +152,7 @@ describe('8 agents on one store (4 stdio stateflow mcp, 4 Streamable HTTP)', () 
   });
 
   it('SIGKILL of the server mid-run: typed errors, no hang; the restarted server serves every acknowledged write', async () => {
-    dir = await tempDir('stateflow-agents-kill-');
+    dir = await tempDir('agents-kill');
     const store = dir;
     clients = await startAgents(store);
     const killed = await discovery(store);

@@ -34,7 +34,7 @@ async function postMcp(url: string, query: string, body: string, headers: Record
 const call = (id: number, name: string, args: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
 beforeAll(async () => {
-  root = await tempDir('stateflow-mcp-http-');
+  root = await tempDir('mcp-http');
   background = path.join(root, 'background');
   // The first stateflow mcp starts the background server.
   const agent = await stdioAgent(background, ['--cwd', '/p']);

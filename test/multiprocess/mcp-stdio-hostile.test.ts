@@ -56,7 +56,7 @@ describe('MCP stdio server: raw hostile JSON-RPC', () => {
   }
 
   beforeAll(async () => {
-    dir = await tempDir('stateflow-mcp-hostile-');
+    dir = await tempDir('mcp-hostile');
     child = spawn(process.execPath, [BIN, '--dir', dir, '--session', 's1', '--mode', 'active', 'mcp', '--idle-timeout', String(TEST_IDLE_MS)]);
     createInterface({ input: child.stdout }).on('line', (line) => {
       const message = JSON.parse(line) as RpcResponse;

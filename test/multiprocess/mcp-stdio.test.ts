@@ -29,7 +29,7 @@ describe('stateflow mcp (SDK client over a child process)', () => {
   let transport: StdioClientTransport;
 
   beforeAll(async () => {
-    dir = await tempDir('stateflow-mcp-');
+    dir = await tempDir('mcp');
     transport = new StdioClientTransport({
       command: process.execPath,
       args: [BIN, '--dir', dir, '--cwd', '/repo', '--session', 's1', '--mode', 'active', 'mcp', '--idle-timeout', String(TEST_IDLE_MS)],

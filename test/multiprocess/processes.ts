@@ -6,13 +6,13 @@
  * (never to the test's stdio) and get a short idle timeout, so a failed test leaves nothing
  * running for long.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BIN, stateflow } from '../cli/helpers.js';
+import { BIN, startServe, stateflow, stopServe } from '../cli/helpers.js';
 
 /** Idle timeout of the background servers the tests start, in ms. */
 export const TEST_IDLE_MS = 20_000;
@@ -69,27 +69,13 @@ export interface ServeProcess {
 }
 
 /** Spawn `stateflow --dir DIR serve --port 0 …args`; resolves once it prints its banner. */
-export function spawnServe(dir: string, args: string[] = []): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, '--dir', dir, 'serve', '--port', '0', ...args], {
-    env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '', STATEFLOW_API_KEYS: '' },
-  });
+export async function spawnServe(dir: string, args: string[] = []): Promise<ServeProcess> {
+  const { child, banner } = await startServe(['--dir', dir, 'serve', '--port', '0', ...args], { STATEFLOW_API_KEYS: '' }, process.cwd());
+  const url = /stateflow serving on (http:\/\/\S+)/.exec(banner)?.[1];
+  if (url === undefined) throw new Error(`serve printed no URL: ${banner}`);
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
+    await stopServe(child);
   };
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      out += chunk;
-      const url = /stateflow serving on (http:\/\/\S+)/.exec(out)?.[1];
-      if (url !== undefined && out.includes('stop with Ctrl-C\n')) resolve({ child, url, stop });
-    });
-    child.stderr.on('data', (chunk: string) => (err += chunk));
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-  });
+  return { child, url, stop };
 }

@@ -76,7 +76,7 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
 
 describe('GET /v1/watch', () => {
   it('a client that disconnects at seq N and reconnects with Last-Event-ID: N gets exactly N+1… under concurrent writes', async () => {
-    root = await tempDir('stateflow-watch-');
+    root = await tempDir('watch');
     const server = await spawnServe(path.join(root, 'store'), ['--require-token']);
     servers.push(server);
     const { token } = await discovery(path.join(root, 'store'));
@@ -105,7 +105,7 @@ describe('GET /v1/watch', () => {
   });
 
   it('sends a heartbeat comment while idle, and refuses a malformed Last-Event-ID', async () => {
-    root = await tempDir('stateflow-watch-');
+    root = await tempDir('watch');
     const server = await spawnServe(path.join(root, 'store'), ['--heartbeat', '200']);
     servers.push(server);
     const watched = await readWatch(`${server.url}/v1/watch`, {}, () => false, 2_500);
@@ -116,7 +116,7 @@ describe('GET /v1/watch', () => {
   });
 
   it("with API keys, user B's watch never carries user A's session streams", async () => {
-    root = await tempDir('stateflow-watch-keys-');
+    root = await tempDir('watch-keys');
     const keys = path.join(root, 'keys.json');
     await writeFile(keys, JSON.stringify({ 'k-alice': 'alice', 'k-bob': 'bob' }));
     const server = await spawnServe(path.join(root, 'store'), ['--keys', keys, '--ladders', path.join(REPO_ROOT, 'packages/cli/examples/ladders')]);
@@ -148,7 +148,7 @@ describe('GET /v1/watch', () => {
 
 describe('stateflow watch and MCP resources/subscribe', () => {
   it('stateflow watch --from 1 --stream S prints one JSON line per transition, in seq order', async () => {
-    root = await tempDir('stateflow-watch-cli-');
+    root = await tempDir('watch-cli');
     const dir = path.join(root, 'store');
     const agent = await stdioAgent(dir, ['--cwd', '/p']);
     clients.push(agent);
@@ -171,7 +171,7 @@ describe('stateflow watch and MCP resources/subscribe', () => {
   });
 
   it('a stdio client subscribed to the baseline gets notifications/resources/updated when a selected owner changes', async () => {
-    root = await tempDir('stateflow-subscribe-');
+    root = await tempDir('subscribe');
     const dir = path.join(root, 'store');
     const watcher = await stdioAgent(dir, ['--cwd', '/p']);
     const writer = await stdioAgent(dir, ['--cwd', '/p', '--global']);

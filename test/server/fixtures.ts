@@ -86,17 +86,6 @@ export function ladderClient(serverUrl: string, ladder: string, apiKey = 'local'
   return new OpenAI({ baseURL: `${serverUrl}/v1/${ladder}`, apiKey, maxRetries: 0 });
 }
 
-/** A clock tests move by hand. */
-export function manualClock(start = '2026-07-21T10:00:00.000Z'): { clock: () => Date; advance(ms: number): void } {
-  let now = Date.parse(start);
-  return {
-    clock: () => new Date(now),
-    advance: (ms: number) => {
-      now += ms;
-    },
-  };
-}
-
 /** `fetch` returning `{ status, body }` with a JSON body. */
 export async function http(
   url: string,

@@ -10,7 +10,9 @@ import { isStateflowError } from '@stateflow/core';
 import { startServer } from '@stateflow/server';
 import type { ServerHandle } from '@stateflow/server';
 import type { FakeUpstream } from './fake-upstream.js';
-import { ask, http, ladderClient, makeDirs, manualClock, startCountingUpstream, upstreamEnv } from './fixtures.js';
+import { ask, http, ladderClient, makeDirs, startCountingUpstream, upstreamEnv } from './fixtures.js';
+import { fakeClock } from '@stateflow/test-kit';
+import type { FakeClock } from '@stateflow/test-kit';
 import type { Dirs } from './fixtures.js';
 
 const DAY = 86_400_000;
@@ -107,7 +109,7 @@ describe('lifecycle with an injected clock', () => {
     server = undefined;
   });
 
-  const start = async (name: string, retentionDays: number, time: ReturnType<typeof manualClock>) => {
+  const start = async (name: string, retentionDays: number, time: FakeClock) => {
     server = await startServer({
       dir: path.join(dirs.root, name),
       ladders: dirs.ladders,
@@ -125,7 +127,7 @@ describe('lifecycle with an injected clock', () => {
     http(`${s.url}/v1/alice/researcher/chat/completions`, { body: ask('hello'), headers: { 'x-session-id': id } });
 
   it('expires at the configured idle period: readable, calls → 410', async () => {
-    const time = manualClock();
+    const time = fakeClock();
     const s = await start('expiry', 7, time);
     const id = await create(s);
     expect((await call(s, id)).status).toBe(200);
@@ -141,7 +143,7 @@ describe('lifecycle with an injected clock', () => {
   });
 
   it('retention keep: closed state stays readable for N days, then the sweep deletes it', async () => {
-    const time = manualClock();
+    const time = fakeClock();
     const s = await start('keep', 7, time);
     const id = await create(s);
     await call(s, id);
@@ -162,7 +164,7 @@ describe('lifecycle with an injected clock', () => {
   });
 
   it('state patches racing a close never land after it; with retention 0 nothing of the session remains', async () => {
-    const time = manualClock();
+    const time = fakeClock();
     const s = await start('race', 0, time);
     const id = await create(s);
     const patch = (i: number) =>
@@ -190,7 +192,7 @@ describe('lifecycle with an injected clock', () => {
   });
 
   it('retention delete (0 days): closing deletes the slates at once', async () => {
-    const time = manualClock();
+    const time = fakeClock();
     const s = await start('delete', 0, time);
     const id = await create(s);
     await call(s, id);

@@ -2,7 +2,7 @@
  * The `stateflow` command-line program (cli README "Commands"), built with commander. Exported so tests and
  * embedders can run it in-process with their own streams.
  */
-import { Command, CommanderError } from 'commander';
+import { Command } from 'commander';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerBaselineCommand } from './commands/baseline.js';
 import { registerCompactCommand } from './commands/compact.js';
@@ -23,11 +23,10 @@ import { registerServeCommand } from './commands/serve.js';
 import { registerShowCommand } from './commands/show.js';
 import { registerStopCommand } from './commands/stop.js';
 import { registerWatchCommand } from './commands/watch.js';
-import { CommandContext } from './internal/context.js';
-import { reportFailure } from './internal/failure.js';
-import { processIo, type CliIo } from './internal/io.js';
-import { addGlobalOptions } from './internal/options.js';
-import { exitCodeFor } from './exit-codes.js';
+import { CommandContext } from './command-context.js';
+import { failureExit } from './internal/failure.js';
+import { processIo, type CliIo } from './cli-io.js';
+import { addGlobalOptions } from './global-options.js';
 
 /** The version `stateflow --version` prints. */
 export const VERSION = '0.1.0';
@@ -91,11 +90,7 @@ export async function runCli(args: readonly string[], io: CliIo = processIo()): 
     await program.parseAsync([...args], { from: 'user' });
     return ctx.exitCode;
   } catch (err) {
-    if (err instanceof CommanderError && err.exitCode === 0) return 0;
-    // `stateflow` or `stateflow ladder` without a command: commander has printed that command's
-    // help on stderr; the help is the whole answer, with the usage exit code.
-    if (err instanceof CommanderError && err.code === 'commander.help') return exitCodeFor('USAGE');
     const json = program.opts<{ json?: boolean }>().json === true || args.includes('--json');
-    return reportFailure(io, json, err);
+    return failureExit(io, { json }, err);
   }
 }

@@ -2,8 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from './json.js';
 import { jsonByteLength } from './json-size.js';
-
-const numRuns = Number(process.env.STATEFLOW_FC_RUNS ?? 100);
+import { fcParams } from '@stateflow/test-kit';
 
 describe('jsonByteLength', () => {
   it('equals the UTF-8 length of JSON.stringify for any JSON value', () => {
@@ -12,7 +11,7 @@ describe('jsonByteLength', () => {
         const json = value as JsonValue;
         return jsonByteLength(json) === Buffer.byteLength(JSON.stringify(json), 'utf8');
       }),
-      { numRuns },
+      fcParams(),
     );
   });
 

@@ -12,10 +12,9 @@ import { netPatch } from './net-patch.js';
 import { overlay } from './overlay.js';
 import { applyPatch } from './patch-apply.js';
 import { patchSeries } from './patch-series.js';
+import { fcParams } from '@stateflow/test-kit';
 
-const numRuns = Number(process.env.STATEFLOW_FC_RUNS ?? 100);
-const seed = process.env.STATEFLOW_FC_SEED === undefined ? undefined : Number(process.env.STATEFLOW_FC_SEED);
-const params: fc.Parameters<unknown> = seed === undefined ? { numRuns } : { numRuns, seed };
+const params: fc.Parameters<unknown> = fcParams();
 
 // Keys include prototype-looking names, an inherited member name and a numeric-looking key.
 const KEYS = ['a', 'b', 'c', 'd', '__proto__', 'constructor', 'prototype', 'toString', '1', 'x y'];

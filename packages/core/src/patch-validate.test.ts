@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { StateflowError } from './errors.js';
 import type { JsonObject } from './json.js';
 import { netPatch } from './net-patch.js';
 import { applyPatch } from './patch-apply.js';
 import type { PatchInvalidDetails } from './errors.js';
 import { validatePatch } from './patch-validate.js';
+import { errorOf } from '@stateflow/test-kit';
 
 const state: JsonObject = {
   lazy: { memory: ['m0', 'm1', 'm2'], groups: [{ notes: ['n0'] }, 'loose'], plan: 'ship' },
@@ -77,16 +77,6 @@ const invalid: Array<[string, unknown, PatchInvalidDetails]> = [
   ['pointer escapes "/" and "~" in keys', { 'a/b': { 'c~d': { '[0]': 1 } } }, { reason: 'index-on-non-array', at: '/a~1b/c~0d' }],
 ];
 
-function failure(fn: () => unknown): StateflowError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(StateflowError);
-    return err as StateflowError;
-  }
-  throw new Error('expected PATCH_INVALID');
-}
-
 describe('validatePatch: invalid patches fail with PATCH_INVALID and a stable reason', () => {
   it('covers at least 20 invalid patches', () => {
     expect(invalid.length).toBeGreaterThanOrEqual(20);
@@ -99,7 +89,7 @@ describe('validatePatch: invalid patches fail with PATCH_INVALID and a stable re
       () => applyPatch(state, patch as JsonObject),
       () => netPatch(state, patch as JsonObject),
     ]) {
-      const err = failure(call);
+      const err = errorOf(call);
       expect(err.code).toBe('PATCH_INVALID');
       expect(err.details).toMatchObject(expected);
       expect(err.message).toContain('Invalid patch');
@@ -108,7 +98,7 @@ describe('validatePatch: invalid patches fail with PATCH_INVALID and a stable re
   });
 
   it('names the location and the fix in the message', () => {
-    const err = failure(() => validatePatch(state, { lazy: { memory: { '[3]': 'x' } } }));
+    const err = errorOf(() => validatePatch(state, { lazy: { memory: { '[3]': 'x' } } }));
     expect(err.message).toBe(
       'Invalid patch (at "/lazy/memory/[3]"): "[3]" addresses no element: the array has length 3 (valid selectors "[0]".."[2]"); to insert or remove elements, replace the whole array',
     );

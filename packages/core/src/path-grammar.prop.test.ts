@@ -3,11 +3,9 @@ import { describe, it } from 'vitest';
 import { StateflowError } from './errors.js';
 import { formatPath, parsePath, SCOPE_ROOTS } from './path-grammar.js';
 import type { PathStep } from './path-grammar.js';
+import { fcParams } from '@stateflow/test-kit';
 
-const params = {
-  numRuns: Number(process.env['STATEFLOW_FC_RUNS'] ?? 100),
-  ...(process.env['STATEFLOW_FC_SEED'] === undefined ? {} : { seed: Number(process.env['STATEFLOW_FC_SEED']) }),
-};
+const params = fcParams();
 
 const key = fc.stringMatching(/^[A-Za-z_$][A-Za-z0-9_$-]{0,8}$/);
 const uint = fc.nat({ max: 1_000_000 });

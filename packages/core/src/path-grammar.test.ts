@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { StateflowError } from './errors.js';
 import { MAX_PATH_LENGTH, formatPath, isPathKey, parsePath } from './path-grammar.js';
 import { PATH_ECHO_LIMIT, elidePath } from './path-echo.js';
 import type { ParsedPath } from './path-grammar.js';
-
-function syntaxErrorOf(text: string): StateflowError {
-  try {
-    parsePath(text);
-  } catch (err) {
-    expect(err).toBeInstanceOf(StateflowError);
-    return err as StateflowError;
-  }
-  throw new Error(`expected ${JSON.stringify(text)} to be rejected`);
-}
+import { errorOf } from '@stateflow/test-kit';
 
 describe('parsePath: every example path of the seed', () => {
   const cases: [string, Omit<ParsedPath, 'text'>][] = [
@@ -297,7 +287,7 @@ describe('parsePath: malformed paths fail with PATH_SYNTAX at the column at faul
     ['cwd.lazy.plan\n', 14, /whitespace/],
   ];
   it.each(cases)('%j → column %i', (text, column, message) => {
-    const err = syntaxErrorOf(text);
+    const err = errorOf(() => parsePath(text));
     expect(err.code).toBe('PATH_SYNTAX');
     expect(err.details).toEqual({ path: text, column });
     expect(err.message).toMatch(message);
@@ -309,13 +299,13 @@ describe('parsePath: malformed paths fail with PATH_SYNTAX at the column at faul
   });
 
   it('says what is wrong and where in the message', () => {
-    expect(syntaxErrorOf('cwd.lazy.memory[-1]').message).toBe(
+    expect(errorOf(() => parsePath('cwd.lazy.memory[-1]')).message).toBe(
       'Invalid path "cwd.lazy.memory[-1]" at column 17: negative indices are not allowed; indices are zero-based from the start.',
     );
   });
 
   it('rejects a non-string path', () => {
-    const err = syntaxErrorOf(42 as unknown as string);
+    const err = errorOf(() => parsePath(42 as unknown as string));
     expect(err.code).toBe('PATH_SYNTAX');
     expect(err.details).toEqual({ path: '42', column: 1 });
   });
@@ -365,12 +355,8 @@ describe('formatPath', () => {
   });
 
   it('reports the column of the unwritable key in the text rendered so far', () => {
-    try {
-      formatPath({ root: 'cwd', at: null, steps: [{ kind: 'key', key: 'lazy', column: 4 }, { kind: 'key', key: 'x y', column: 9 }] });
-      expect.unreachable();
-    } catch (err) {
-      expect((err as StateflowError).details).toEqual({ path: 'cwd.lazy', column: 9 });
-    }
+    const err = errorOf(() => formatPath({ root: 'cwd', at: null, steps: [{ kind: 'key', key: 'lazy', column: 4 }, { kind: 'key', key: 'x y', column: 9 }] }));
+    expect(err.details).toEqual({ path: 'cwd.lazy', column: 9 });
   });
 });
 
@@ -385,7 +371,7 @@ describe('parsePath: path length and bounded echo', () => {
   it('accepts exactly 4096 characters and rejects 4097 at column 4097', () => {
     const longest = `cwd.${'a'.repeat(MAX_PATH_LENGTH - 4)}`;
     expect(parsePath(longest).steps).toHaveLength(1);
-    const err = syntaxErrorOf(`${longest}b`);
+    const err = errorOf(() => parsePath(`${longest}b`));
     expect(err.code).toBe('PATH_SYNTAX');
     expect(err.details).toEqual({ path: elidePath(`${longest}b`), column: 4097 });
     expect(err.message).toBe(`Invalid path ${JSON.stringify(elidePath(`${longest}b`))} at column 4097: path is longer than 4096 characters.`);
@@ -393,7 +379,7 @@ describe('parsePath: path length and bounded echo', () => {
 
   it('a 1 MB path answers with a message and details of bounded size', () => {
     const huge = `cwd.lazy.${'x'.repeat(1_000_000)}`;
-    const err = syntaxErrorOf(huge);
+    const err = errorOf(() => parsePath(huge));
     expect(err.details.column).toBe(MAX_PATH_LENGTH + 1);
     expect((err.details.path as string).length).toBe(PATH_ECHO_LIMIT);
     expect(err.message.length).toBeLessThan(PATH_ECHO_LIMIT + 100);
@@ -402,7 +388,7 @@ describe('parsePath: path length and bounded echo', () => {
 
   it('a long path with a fault near its end echoes its head and tail, the column counts the original text', () => {
     const text = `cwd.${'k'.repeat(3000)}.bad*`;
-    const err = syntaxErrorOf(text);
+    const err = errorOf(() => parsePath(text));
     expect(err.details.column).toBe(text.length);
     const shown = err.details.path as string;
     expect(shown).toHaveLength(PATH_ECHO_LIMIT);
@@ -413,7 +399,7 @@ describe('parsePath: path length and bounded echo', () => {
   });
 
   it('short paths are echoed unchanged', () => {
-    expect(syntaxErrorOf('cwd.*').details).toEqual({ path: 'cwd.*', column: 5 });
+    expect(errorOf(() => parsePath('cwd.*')).details).toEqual({ path: 'cwd.*', column: 5 });
     expect(elidePath('a'.repeat(PATH_ECHO_LIMIT))).toBe('a'.repeat(PATH_ECHO_LIMIT));
   });
 });

@@ -167,7 +167,8 @@ function syntaxError(path: string, offset: number, what: string): StateflowError
 }
 
 /** Explains a character that cannot continue a path. */
-function unexpected(c: string, inBrackets = false): string {
+function unexpected(c: string, where: { inBrackets?: boolean } = {}): string {
+  const { inBrackets = false } = where;
   switch (c) {
     case '*':
       return 'wildcards ("*") are not allowed; name the member or index';
@@ -287,7 +288,7 @@ class PathParser {
     else if (sep === '.' && this.text[this.i + 1] === '.') separator = '..';
     else if (sep === '.') throw this.fail(this.i, 'fractional indices are not allowed; indices are non-negative integers');
     else if (sep === undefined) throw this.fail(open, 'unclosed "["; expected "]"');
-    else throw this.fail(this.i, `${unexpected(sep, true)}; expected "]", ":" or ".." after ${start}`);
+    else throw this.fail(this.i, `${unexpected(sep, { inBrackets: true })}; expected "]", ":" or ".." after ${start}`);
     this.i += separator.length;
     const end = this.readUint(open, 'end');
     const close = this.text[this.i];
@@ -295,7 +296,7 @@ class PathParser {
       throw this.fail(this.i, 'range steps are not allowed; a range is [start:end]');
     }
     if (close === undefined) throw this.fail(open, 'unclosed "["; expected "]"');
-    if (close !== ']') throw this.fail(this.i, `${unexpected(close, true)}; expected "]" after ${end}`);
+    if (close !== ']') throw this.fail(this.i, `${unexpected(close, { inBrackets: true })}; expected "]" after ${end}`);
     this.i++;
     if (start > end) throw this.fail(open, `range start ${start} is greater than its end ${end}; ranges are half-open [start:end] with start <= end`);
     return { kind: 'range', start, end, column };
@@ -314,7 +315,7 @@ class PathParser {
       if (role === 'start' && /[A-Za-z_$]/.test(first)) {
         throw this.fail(this.i, 'brackets hold indices only; select a member as ".key"');
       }
-      throw this.fail(this.i, unexpected(first, true));
+      throw this.fail(this.i, unexpected(first, { inBrackets: true }));
     }
     const start = this.i;
     while (this.i < text.length && DIGIT.test(text[this.i] as string)) this.i++;

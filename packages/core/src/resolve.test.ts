@@ -1,23 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { StateflowError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { parsePath } from './path-grammar.js';
 import { readPlaneAware, resolvePath } from './resolve.js';
 import { PATH_ECHO_LIMIT, elidePath } from './path-echo.js';
+import { errorOf } from '@stateflow/test-kit';
 
 /** Resolves a full path text against a scope root, as a reader does after selecting the root. */
 function read(root: JsonValue, text: string): JsonValue {
   return resolvePath(root, parsePath(text).steps, text);
-}
-
-function errorOf(fn: () => unknown): StateflowError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(StateflowError);
-    return err as StateflowError;
-  }
-  throw new Error('expected a StateflowError');
 }
 
 const thoughts = ['first thought', 'second thought', 'third thought', 't3', 't4', 't5', 't6', 't7', 't8', 't9'];

@@ -7,9 +7,10 @@ import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import type { Checkpoint, CheckpointMetadata, CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { isStateflowError } from '@stateflow/core';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StateflowSaver } from './stateflow-saver.js';
-import { backends, storePerTest } from './test-support/backends.js';
+import { backends } from './test-support/backends.js';
+import { rejectionOf, storePerTest } from '@stateflow/test-kit';
 import type { OpenedStore } from './test-support/backends.js';
 
 const meta = (step: number, source: CheckpointMetadata['source'] = 'loop'): CheckpointMetadata => ({ source, step, parents: {} });
@@ -24,19 +25,10 @@ async function all(saver: StateflowSaver, config: RunnableConfig, options?: Para
   return out;
 }
 
-async function errorOf(fn: () => Promise<unknown>): Promise<{ code?: string; details?: unknown }> {
-  try {
-    await fn();
-  } catch (err) {
-    return err as { code?: string };
-  }
-  throw new Error('expected an error');
-}
-
 describe.each(backends)('StateflowSaver on $name', (backend) => {
   let opened: OpenedStore;
   let saver: StateflowSaver;
-  storePerTest(backend, (o) => {
+  storePerTest(backend, { beforeEach, afterEach }, (o) => {
     opened = o;
     saver = new StateflowSaver(o.store);
   });
@@ -156,7 +148,7 @@ describe.each(backends)('StateflowSaver on $name', (backend) => {
     expect(await all(saver, { configurable: { thread_id: 'gone' } })).toEqual([]);
     expect((await saver.getTuple({ configurable: { thread_id: 'gone-too-similar' } }))?.checkpoint.channel_values).toEqual({ value: 'd' });
     // The data is gone from the store, not just hidden: history before the deletion is compacted.
-    expect((await errorOf(() => opened.store.stateAt('langgraph:gone', 1))).code).toBe('HISTORY_NOT_RETAINED');
+    expect((await rejectionOf(() => opened.store.stateAt('langgraph:gone', 1))).code).toBe('HISTORY_NOT_RETAINED');
     expect(await opened.store.state('langgraph:gone/sub:1')).toEqual({});
     expect(await opened.store.audit()).toMatchObject({ problems: [] });
     // The thread id can be used again.
@@ -176,7 +168,7 @@ describe.each(backends)('StateflowSaver on $name', (backend) => {
     ['a checkpoint_ns that is not a string', (s: StateflowSaver) => s.getTuple({ configurable: { thread_id: 't', checkpoint_ns: 7 } }), 'checkpoint_ns'],
   ])('%s is INPUT_INVALID naming the field, and writes nothing', async (_, call, field) => {
     const before = opened.store.lastSeq();
-    const err = await errorOf(() => call(saver));
+    const err = await rejectionOf(() => call(saver));
     expect(isStateflowError(err, 'INPUT_INVALID')).toBe(true);
     expect(err.details).toMatchObject({ field });
     expect(opened.store.lastSeq()).toBe(before);

@@ -23,11 +23,11 @@ import type {
   SerializerProtocol,
 } from '@langchain/langgraph-checkpoint';
 import type { RunnableConfig } from '@langchain/core/runnables';
+import { SerialQueue, retryOnConflict } from '@stateflow/store';
 import type { Durability, Store, StreamId } from '@stateflow/store';
 import { CheckpointConflictError } from './checkpoint-conflict.js';
 import { HeadLeases } from './internal/head-leases.js';
 import { escapeKey, isWellFormed } from './internal/json-mapping.js';
-import { KeyedQueue } from './internal/keyed-queue.js';
 import { NamespaceIndex } from './internal/namespace-index.js';
 import type { CheckpointEntry } from './internal/namespace-index.js';
 import { checkpointState, decodeCheckpoint, decodeWrites, mergeWrites, stateCheckpointId, storedWrites } from './internal/revision-state.js';
@@ -77,7 +77,13 @@ export class StateflowSaver extends BaseCheckpointSaver {
   readonly #fencing: boolean;
   readonly #durability: Durability | undefined;
   readonly #leases = new HeadLeases();
-  readonly #queue = new KeyedQueue();
+  /**
+   * One write at a time per stream, in call order: a saver's writes to one stream read the
+   * head, compute a net patch against it and publish with that head as the expected revision;
+   * queued, a saver's own calls never fail each other's CAS, and LangGraph's order (a task's
+   * writes before the next checkpoint) is the log's.
+   */
+  readonly #queue = new SerialQueue();
   readonly #indexes = new Map<StreamId, NamespaceIndex>();
 
   /**
@@ -151,7 +157,8 @@ export class StateflowSaver extends BaseCheckpointSaver {
     const parentId = getCheckpointId(config) || undefined;
     const meta = await putMeta(this.serde, { threadId: ref.threadId, checkpointNs: ref.checkpointNs, checkpointId: id, parentId }, metadata);
     await this.#queue.run(ref.stream, async () => {
-      for (let attempt = 1; ; attempt++) {
+      // A fencing refusal is a CONFLICT too, but a final one: looking again would not change it.
+      await retryOnConflict({ attempts: MAX_ATTEMPTS, retryable: (err) => !(err instanceof CheckpointConflictError) }, async () => {
         const snapshot = await this.#snapshot(ref.stream);
         const { index } = snapshot;
         const state = await snapshot.current();
@@ -180,8 +187,8 @@ export class StateflowSaver extends BaseCheckpointSaver {
           writes: previous === undefined ? undefined : ((await this.#stateOf(snapshot, previous))['writes'] as JsonObject | undefined),
           earlyWrites: state['early_writes'] as JsonObject | undefined,
         });
-        if (await this.#publish(snapshot, ref.stream, diff(state, next), meta, attempt)) break;
-      }
+        await this.#publish(snapshot, ref.stream, diff(state, next), meta);
+      });
       this.#leases.grant(ref.stream, id);
     });
     return { configurable: { thread_id: ref.threadId, checkpoint_ns: ref.checkpointNs, checkpoint_id: id } };
@@ -200,14 +207,13 @@ export class StateflowSaver extends BaseCheckpointSaver {
     const task = identifier(taskId, 'task_id');
     const batch = await storedWrites(this.serde, writes, task, taskPath);
     const meta = writesMeta({ threadId: ref.threadId, checkpointNs: ref.checkpointNs, checkpointId: id }, task, [...new Set(writes.map(([channel]) => channel))]);
-    await this.#queue.run(ref.stream, async () => {
-      for (let attempt = 1; ; attempt++) {
+    await this.#queue.run(ref.stream, () =>
+      retryOnConflict({ attempts: MAX_ATTEMPTS }, async () => {
         const snapshot = await this.#snapshot(ref.stream);
         const next = await this.#withWrites(snapshot, id, batch);
-        if (next === null) return;
-        if (await this.#publish(snapshot, ref.stream, diff(await snapshot.current(), next), meta, attempt)) return;
-      }
-    });
+        if (next !== null) await this.#publish(snapshot, ref.stream, diff(await snapshot.current(), next), meta);
+      }),
+    );
   }
 
   /**
@@ -220,7 +226,7 @@ export class StateflowSaver extends BaseCheckpointSaver {
     const root = threadStream(identifier(threadId, 'thread_id'));
     const streams = (await this.store.streams()).map((h) => h.stream).filter((s) => belongsToThread(s, root));
     await this.#queue.runAll(streams, async () => {
-      for (let attempt = 1; ; attempt++) {
+      await retryOnConflict({ attempts: MAX_ATTEMPTS }, async () => {
         const snapshots = await Promise.all(streams.map((s) => this.#snapshot(s)));
         const changes: Record<StreamId, JsonObject> = {};
         const expected: Record<StreamId, number> = {};
@@ -230,15 +236,10 @@ export class StateflowSaver extends BaseCheckpointSaver {
           changes[streams[i] as StreamId] = Object.fromEntries(keys.map((k) => [k, null]));
           expected[streams[i] as StreamId] = snapshot.rev;
         }
-        if (Object.keys(changes).length === 0) break;
-        try {
-          const result = await this.store.publish({ changes, expected, meta: deleteMeta(threadId), ...this.#durabilityOption() });
-          if (result.transition !== null) for (const s of snapshots) s.index.apply(result.transition);
-          break;
-        } catch (err) {
-          if (!isStateflowError(err, 'CONFLICT') || attempt >= MAX_ATTEMPTS) throw err;
-        }
-      }
+        if (Object.keys(changes).length === 0) return;
+        const result = await this.store.publish({ changes, expected, meta: deleteMeta(threadId), ...this.#durabilityOption() });
+        if (result.transition !== null) for (const s of snapshots) s.index.apply(result.transition);
+      });
       for (const stream of streams) await this.store.compact(stream, { keepRevisions: 1 });
     });
   }
@@ -336,19 +337,14 @@ export class StateflowSaver extends BaseCheckpointSaver {
   }
 
   /**
-   * Publish `patch` on the snapshot's revision. `true` when published (or nothing to publish);
-   * `false` when another writer published first and the caller should look again.
+   * Publish `patch` on the snapshot's revision (nothing when it is empty) and index the
+   * transition.
+   * @throws CONFLICT when another writer published first: the caller looks again.
    */
-  async #publish(snapshot: Snapshot, stream: StreamId, patch: JsonObject, meta: JsonObject, attempt: number): Promise<boolean> {
-    if (Object.keys(patch).length === 0) return true;
-    try {
-      const result = await this.store.publish({ changes: { [stream]: patch }, expected: { [stream]: snapshot.rev }, meta, ...this.#durabilityOption() });
-      if (result.transition !== null) snapshot.index.apply(result.transition);
-      return true;
-    } catch (err) {
-      if (isStateflowError(err, 'CONFLICT') && attempt < MAX_ATTEMPTS) return false;
-      throw err;
-    }
+  async #publish(snapshot: Snapshot, stream: StreamId, patch: JsonObject, meta: JsonObject): Promise<void> {
+    if (Object.keys(patch).length === 0) return;
+    const result = await this.store.publish({ changes: { [stream]: patch }, expected: { [stream]: snapshot.rev }, meta, ...this.#durabilityOption() });
+    if (result.transition !== null) snapshot.index.apply(result.transition);
   }
 
   #durabilityOption(): { durability?: Durability } {

@@ -7,9 +7,10 @@ import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import type { Checkpoint, CheckpointMetadata } from '@langchain/langgraph-checkpoint';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StateflowSaver } from './stateflow-saver.js';
-import { backends, storePerTest } from './test-support/backends.js';
+import { backends } from './test-support/backends.js';
+import { storePerTest } from '@stateflow/test-kit';
 import type { OpenedStore } from './test-support/backends.js';
 
 const meta = (step: number): CheckpointMetadata => ({ source: 'loop', step, parents: {} });
@@ -17,7 +18,7 @@ const meta = (step: number): CheckpointMetadata => ({ source: 'loop', step, pare
 describe.each(backends)('stored layout on $name', (backend) => {
   let opened: OpenedStore;
   let saver: StateflowSaver;
-  storePerTest(backend, (o) => {
+  storePerTest(backend, { beforeEach, afterEach }, (o) => {
     opened = o;
     saver = new StateflowSaver(o.store);
   });

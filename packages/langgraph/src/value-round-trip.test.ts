@@ -6,9 +6,10 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { JsonPlusSerializer, emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import type { CheckpointMetadata, SerializerProtocol } from '@langchain/langgraph-checkpoint';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StateflowSaver } from './stateflow-saver.js';
-import { backends, storePerTest } from './test-support/backends.js';
+import { backends } from './test-support/backends.js';
+import { storePerTest } from '@stateflow/test-kit';
 import type { OpenedStore } from './test-support/backends.js';
 
 function deep(levels: number): unknown {
@@ -46,7 +47,7 @@ async function viaSerde(serde: SerializerProtocol, value: unknown): Promise<unkn
 describe.each(backends)('value round trips on $name', (backend) => {
   let opened: OpenedStore;
   let saver: StateflowSaver;
-  storePerTest(backend, (o) => {
+  storePerTest(backend, { beforeEach, afterEach }, (o) => {
     opened = o;
     saver = new StateflowSaver(o.store);
   });

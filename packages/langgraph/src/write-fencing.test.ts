@@ -16,6 +16,7 @@ import { CheckpointConflictError } from './checkpoint-conflict.js';
 import { StateflowSaver } from './stateflow-saver.js';
 import { backends } from './test-support/backends.js';
 import type { OpenedStore } from './test-support/backends.js';
+import { rejected } from '@stateflow/test-kit';
 
 const THREAD: RunnableConfig = { configurable: { thread_id: 't' } };
 const meta = (step: number): CheckpointMetadata => ({ source: 'loop', step, parents: {} });
@@ -28,15 +29,6 @@ async function ids(saver: StateflowSaver): Promise<Array<[string, string | undef
   const out: Array<[string, string | undefined]> = [];
   for await (const t of saver.list(THREAD)) out.push([t.checkpoint.id, t.parentConfig?.configurable?.['checkpoint_id'] as string | undefined]);
   return out;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe.each(backends)('write fencing on $name', (backend) => {
@@ -58,7 +50,7 @@ describe.each(backends)('write fencing on $name', (backend) => {
     const [readA, readB] = [await a.getTuple(THREAD), await b.getTuple(THREAD)];
     const won = await a.put(readA!.config, checkpoint(0), meta(0), { step: 2 });
     const seq = opened.store.lastSeq();
-    const err = await rejection(b.put(readB!.config, checkpoint(0), meta(0), { step: 2 }));
+    const err = await rejected(b.put(readB!.config, checkpoint(0), meta(0), { step: 2 }));
     expect(err).toBeInstanceOf(CheckpointConflictError);
     expect(isStateflowError(err, 'CONFLICT')).toBe(true);
     expect((err as CheckpointConflictError).details).toMatchObject({
@@ -117,7 +109,7 @@ describe.each(backends)('write fencing on $name', (backend) => {
     await a.getTuple(root);
     await b.getTuple(root);
     await a.put(root, checkpoint(0), meta(0), { step: 2 });
-    expect(await rejection(b.put(root, checkpoint(0), meta(0), { step: 2 }))).toBeInstanceOf(CheckpointConflictError);
+    expect(await rejected(b.put(root, checkpoint(0), meta(0), { step: 2 }))).toBeInstanceOf(CheckpointConflictError);
   });
 
   it('two writers starting the same new thread: the second first checkpoint is a conflict', async () => {
@@ -125,14 +117,14 @@ describe.each(backends)('write fencing on $name', (backend) => {
     expect(await a.getTuple(fresh)).toBeUndefined();
     expect(await b.getTuple(fresh)).toBeUndefined();
     const won = await a.put(fresh, checkpoint(-1), meta(-1), { step: 1 });
-    const err = await rejection(b.put(fresh, checkpoint(-1), meta(-1), { step: 1 }));
+    const err = await rejected(b.put(fresh, checkpoint(-1), meta(-1), { step: 1 }));
     expect((err as CheckpointConflictError).details).toMatchObject({ parent_checkpoint_id: null, head_checkpoint_id: won.configurable?.['checkpoint_id'], expected: 'none' });
   });
 
   it('a thread deleted under a writer: its next put is a conflict naming no head', async () => {
     await a.getTuple(THREAD);
     await b.deleteThread('t');
-    const err = await rejection(a.put(root, checkpoint(0), meta(0), { step: 2 }));
+    const err = await rejected(a.put(root, checkpoint(0), meta(0), { step: 2 }));
     expect((err as CheckpointConflictError).details).toMatchObject({ head_checkpoint_id: null });
     expect(await a.getTuple(THREAD)).toBeUndefined();
   });

@@ -7,10 +7,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
-import { diskStore } from '../test-fixtures/harness.js';
+import { levelBackend } from '../test-fixtures/harness.js';
 import { loadLadder, validateLadder } from './load-ladder.js';
 import { runLadder } from './run-ladder.js';
 import { scriptedModel } from './scripted-model.js';
+import { storePerTest } from '@stateflow/test-kit';
 
 /** A one-step ladder whose slateWrite match is `match`. */
 function ladderWith(match: object): object {
@@ -40,11 +41,10 @@ function problems(match: object): string[] {
 }
 
 describe('author patterns run on a linear-time engine', () => {
-  let disk: { store: Store; close: () => Promise<void> };
-  beforeEach(async () => {
-    disk = await diskStore();
+  let disk: { store: Store };
+  storePerTest(levelBackend, { beforeEach, afterEach }, (opened) => {
+    disk = opened;
   });
-  afterEach(() => disk.close());
 
   it('a catastrophic-backtracking pattern fed a steered value answers at once (no match, nothing written)', async () => {
     const match = { type: 'object', required: ['x'], properties: { x: { type: 'string', pattern: '^(a+)+$' } } };

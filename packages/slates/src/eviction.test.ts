@@ -1,20 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '@stateflow/store';
-import { diskStore, steppingClock } from '../test-fixtures/harness.js';
+import { levelBackend, steppingClock } from '../test-fixtures/harness.js';
 import { loadLadder } from './load-ladder.js';
 import type { Ladder } from './load-ladder.js';
 import { runLadder } from './run-ladder.js';
 import { scriptedModel } from './scripted-model.js';
 import { loadTokenCounter } from './token-counter.js';
+import { storePerTest } from '@stateflow/test-kit';
 
 let store: Store;
-let close: () => Promise<void>;
-beforeEach(async () => {
-  ({ store, close } = await diskStore());
+storePerTest(levelBackend, { beforeEach, afterEach }, (opened) => {
+  store = opened.store;
   expect(store.lastSeq()).toBe(0);
-});
-afterEach(async () => {
-  await close();
 });
 
 const STREAM = 'slate:budget:s';

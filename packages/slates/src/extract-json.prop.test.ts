@@ -1,9 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { extractJson, extractJsonBlock } from './extract-json.js';
-
-const runs = Number(process.env.STATEFLOW_FC_RUNS ?? 100);
-const seed = process.env.STATEFLOW_FC_SEED === undefined ? undefined : Number(process.env.STATEFLOW_FC_SEED);
+import { fcParams } from '@stateflow/test-kit';
 
 /** Test oracle: the plain balanced scan, run afresh from every opener (quadratic, tiny inputs only). */
 function naiveBalanced(text: string): unknown {
@@ -50,7 +48,7 @@ describe('extractJson balanced scan (memoised) agrees with the plain per-opener 
         const text = `x ${parts.join('')}`; // never a whole-output parse, never a fence
         expect(extractJson(text)).toEqual(naiveBalanced(text));
       }),
-      { numRuns: runs, ...(seed === undefined ? {} : { seed }) },
+      fcParams(),
     );
   });
 });

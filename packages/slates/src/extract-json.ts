@@ -8,8 +8,8 @@
  * not JSON values a slate can store.
  */
 import type { JsonValue } from '@stateflow/core';
-import { jsonCopy } from './internal/json-config.js';
-import type { NonJson } from './internal/json-config.js';
+import { jsonCopy } from './json-copy.js';
+import type { NonJson } from './json-copy.js';
 
 /**
  * A JSON block read from text: its value as a deeply frozen core JSON copy, or — when the text

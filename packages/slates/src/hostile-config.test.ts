@@ -8,32 +8,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isStateflowError } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
-import { diskStore, fixture, steppingClock } from '../test-fixtures/harness.js';
+import { fixture, levelBackend, steppingClock } from '../test-fixtures/harness.js';
 import { MAX_PATCH_DEPTH } from '@stateflow/core';
 import { MAX_CONFIG_DEPTH, loadLadder, loadLadderFile, validateLadder, validateLadderFile } from './load-ladder.js';
-import type { RunLadderOptions } from './run-ladder.js';
+import type { RunLadderOptions } from './run-ladder-types.js';
 import { runLadder } from './run-ladder.js';
 import { scriptedModel } from './scripted-model.js';
-
-/** The error `fn` throws (sync or async), asserted to be a StateflowError with `code`. */
-async function thrown(fn: () => unknown, code: string): Promise<{ message: string; details: Record<string, unknown>; cause?: unknown }> {
-  let caught: unknown;
-  try {
-    await fn();
-  } catch (err) {
-    caught = err;
-  }
-  expect(isStateflowError(caught), `expected a StateflowError ${code}, got ${String(caught)}`).toBe(true);
-  expect((caught as { code: string }).code).toBe(code);
-  return caught as { message: string; details: Record<string, unknown> };
-}
+import { rejectionOf, storePerTest } from '@stateflow/test-kit';
 
 /** validateLadder's problems and loadLadder's CONFIG_INVALID agree for `input`. */
 async function configProblems(input: string | object): Promise<string[]> {
   const problems = validateLadder(input);
-  const err = await thrown(() => loadLadder(input), 'CONFIG_INVALID');
+  const err = await rejectionOf(() => loadLadder(input), 'CONFIG_INVALID');
   expect(err.details.problems).toEqual(problems);
   return problems;
 }
@@ -143,9 +130,9 @@ describe('config files', () => {
 
   it('non-string and empty paths are INPUT_INVALID (a number is never read as a file descriptor)', async () => {
     for (const file of [0, 1, 12n, null, undefined, {}, '']) {
-      const err = await thrown(() => loadLadderFile(file as unknown as string), 'INPUT_INVALID');
+      const err = await rejectionOf(() => loadLadderFile(file as unknown as string), 'INPUT_INVALID');
       expect(err.details).toEqual({ field: 'file', reason: 'type' });
-      await thrown(() => validateLadderFile(file as unknown as string), 'INPUT_INVALID');
+      await rejectionOf(() => validateLadderFile(file as unknown as string), 'INPUT_INVALID');
     }
   });
 
@@ -153,30 +140,29 @@ describe('config files', () => {
     const file = path.join(dir, 'bad.yaml');
     await writeFile(file, Buffer.concat([Buffer.from('name: "'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"\nsteps: []\n')]));
     for (const load of [loadLadderFile, validateLadderFile]) {
-      const err = await thrown(() => load(file), 'CONFIG_INVALID');
+      const err = await rejectionOf(() => load(file), 'CONFIG_INVALID');
       expect(err.details.problems).toEqual([`File: "${file}" is not valid UTF-8 text`]);
     }
   });
 
   it('a missing file is NOT_FOUND; an alias bomb file is CONFIG_INVALID', async () => {
-    await thrown(() => loadLadderFile(path.join(dir, 'missing.yaml')), 'NOT_FOUND');
+    await rejectionOf(() => loadLadderFile(path.join(dir, 'missing.yaml')), 'NOT_FOUND');
     const file = path.join(dir, 'bomb.yaml');
     await writeFile(file, 'a: &a [1,1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n');
-    await thrown(() => loadLadderFile(file), 'CONFIG_INVALID');
+    await rejectionOf(() => loadLadderFile(file), 'CONFIG_INVALID');
     expect(await validateLadderFile(file)).toHaveLength(1);
   });
 });
 
 describe('runLadder inputs (classic-level on disk)', () => {
   let store: Store;
-  let close: () => Promise<void>;
-  beforeEach(async () => {
-    ({ store, close } = await diskStore());
+  storePerTest(levelBackend, { beforeEach, afterEach }, (opened) => {
+    store = opened.store;
     expect(store.lastSeq()).toBe(0);
   });
-  afterEach(async () => {
+  // Registered after the store's hooks, so it runs before the store is destroyed.
+  afterEach(() => {
     expect(store.lastSeq()).toBe(0); // nothing published by a rejected call
-    await close();
   });
 
   async function options(overrides: Record<string, unknown>): Promise<RunLadderOptions> {
@@ -197,19 +183,19 @@ describe('runLadder inputs (classic-level on disk)', () => {
     ['a model without complete', { model: {} }, 'model'],
     ['a store that is not a store', { store: {} }, 'store'],
   ])('%s is INPUT_INVALID naming the option', async (_, overrides, field) => {
-    const err = await thrown(async () => runLadder(await options(overrides)), 'INPUT_INVALID');
+    const err = await rejectionOf(async () => runLadder(await options(overrides)), 'INPUT_INVALID');
     expect(err.details.field).toBe(field);
   });
 
   it('a look-alike Ladder object is loaded as a config (CONFIG_INVALID), not trusted', async () => {
-    await thrown(async () => runLadder(await options({ ladder: { config: {}, catalog: {}, checks: {} } })), 'CONFIG_INVALID');
-    await thrown(async () => runLadder(await options({ ladder: 'name: x\nsteps: [*a]' })), 'CONFIG_INVALID');
+    await rejectionOf(async () => runLadder(await options({ ladder: { config: {}, catalog: {}, checks: {} } })), 'CONFIG_INVALID');
+    await rejectionOf(async () => runLadder(await options({ ladder: 'name: x\nsteps: [*a]' })), 'CONFIG_INVALID');
   });
 
   it('a model that throws a plain error or answers a non-string is MODEL_FAILED', async () => {
     const boom = new TypeError('socket closed');
-    const err = await thrown(async () => runLadder(await options({ model: { complete: () => Promise.reject(boom) } })), 'MODEL_FAILED');
+    const err = await rejectionOf(async () => runLadder(await options({ model: { complete: () => Promise.reject(boom) } })), 'MODEL_FAILED');
     expect(err.cause).toBe(boom);
-    await thrown(async () => runLadder(await options({ model: { complete: () => Promise.resolve(42) } })), 'MODEL_FAILED');
+    await rejectionOf(async () => runLadder(await options({ model: { complete: () => Promise.resolve(42) } })), 'MODEL_FAILED');
   });
 });

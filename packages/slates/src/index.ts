@@ -29,7 +29,7 @@ export type {
 } from './config-types.js';
 export { extractJson, extractJsonBlock, parseJsonText, BALANCED_PARSE_BUDGET_PER_CHAR } from './extract-json.js';
 export type { JsonBlock } from './extract-json.js';
-export type { NonJson } from './internal/json-config.js';
+export type { NonJson } from './json-copy.js';
 export { createSlateState, slateContents, fileContents, touchedFiles, toSlateStreamState } from './slate-state.js';
 export type { SlateStreamState, FolderState, FileState, EntryState, SlateFileRef } from './slate-state.js';
 export { readSlate, folderIndex, folderTree, renderValue, slateMetatags } from './slate-read.js';
@@ -48,13 +48,13 @@ export type { OpenAIModelOptions } from './openai-model.js';
 export { parseModelSpec, modelFromSpec } from './model-spec.js';
 export type { ModelSpec, ModelFromSpecOptions } from './model-spec.js';
 export { runLadder } from './run-ladder.js';
-export type { RunLadderOptions, LadderRunResult, StepTrace } from './run-ladder.js';
+export type { RunLadderOptions, LadderRunResult, StepTrace, AbortedAt } from './run-ladder-types.js';
 export { runOutcome } from './run-outcome.js';
-export type { RunOutcome, AbortedAt } from './run-outcome.js';
+export type { RunOutcome } from './run-outcome.js';
 // --- sessions (session lifecycle; seeds/ladr-stateful-sessions.txt) ---
-export { SessionManager, DAY_MS } from './sessions/session-manager.js';
+export { SessionManager } from './sessions/session-manager.js';
+export { DAY_MS } from './sessions/session-retention.js';
 export type { SessionManagerOptions, CreateSessionInput, SweepReport, ResumeResult } from './sessions/session-manager.js';
-export { SerialQueue } from './sessions/session-queue.js';
 export { pausableModel } from './sessions/session-execution.js';
 export type { ExecutionState, RecordedCall, PauseCheckpoint } from './sessions/session-execution.js';
 export {

@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '@stateflow/store';
-import { diskStore, steppingClock } from '../test-fixtures/harness.js';
+import { levelBackend, steppingClock } from '../test-fixtures/harness.js';
 import { loadLadder } from './load-ladder.js';
 import type { Ladder } from './load-ladder.js';
 import { runLadder } from './run-ladder.js';
 import { scriptedModel } from './scripted-model.js';
+import { storePerTest } from '@stateflow/test-kit';
 
 /**
  * Model outputs whose first JSON block parses (`JSON.parse`) but is not a JSON value by core's
@@ -12,12 +13,8 @@ import { scriptedModel } from './scripted-model.js';
  * extraction engine share that one definition.
  */
 let store: Store;
-let close: () => Promise<void>;
-beforeEach(async () => {
-  ({ store, close } = await diskStore());
-});
-afterEach(async () => {
-  await close();
+storePerTest(levelBackend, { beforeEach, afterEach }, (opened) => {
+  store = opened.store;
 });
 
 const to = (file: string) => ({ slate: 'M', folder: 'f', file });

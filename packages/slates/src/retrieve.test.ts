@@ -1,21 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '@stateflow/store';
-import { diskStore, fixture, steppingClock } from '../test-fixtures/harness.js';
+import { fixture, levelBackend, steppingClock } from '../test-fixtures/harness.js';
 import { loadLadderFile } from './load-ladder.js';
 import type { Ladder } from './load-ladder.js';
 import { RETRIEVAL_BUDGET_MESSAGE } from './retrieve.js';
 import { runLadder } from './run-ladder.js';
 import { scriptedModel } from './scripted-model.js';
+import { storePerTest } from '@stateflow/test-kit';
 
 let store: Store;
-let close: () => Promise<void>;
 let ladder: Ladder;
-beforeEach(async () => {
-  ({ store, close } = await diskStore());
+storePerTest(levelBackend, { beforeEach, afterEach }, async (opened) => {
+  store = opened.store;
   ladder = await loadLadderFile(fixture('slates-research.yaml'));
-});
-afterEach(async () => {
-  await close();
 });
 
 const TAGS = '{"tags": ["calculus", "integration"]}';

@@ -5,19 +5,16 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '@stateflow/store';
-import { diskStore, steppingClock } from '../test-fixtures/harness.js';
+import { levelBackend, steppingClock } from '../test-fixtures/harness.js';
 import type { CompleteOptions, Model, ModelRequest } from './model.js';
 import { runLadder } from './run-ladder.js';
 import { scriptedModel } from './scripted-model.js';
 import { loadTokenCounter } from './token-counter.js';
+import { storePerTest } from '@stateflow/test-kit';
 
 let store: Store;
-let close: () => Promise<void>;
-beforeEach(async () => {
-  ({ store, close } = await diskStore());
-});
-afterEach(async () => {
-  await close();
+storePerTest(levelBackend, { beforeEach, afterEach }, (opened) => {
+  store = opened.store;
 });
 
 const TWO_STEPS = `

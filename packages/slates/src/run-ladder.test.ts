@@ -1,19 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '@stateflow/store';
 import { isStateflowError } from '@stateflow/core';
-import { diskStore, fixture, steppingClock } from '../test-fixtures/harness.js';
+import { fixture, levelBackend, steppingClock } from '../test-fixtures/harness.js';
 import { loadLadderFile } from './load-ladder.js';
 import { runLadder } from './run-ladder.js';
 import { scriptedModel } from './scripted-model.js';
+import { storePerTest } from '@stateflow/test-kit';
 
 let store: Store;
-let close: () => Promise<void>;
-beforeEach(async () => {
-  ({ store, close } = await diskStore());
+storePerTest(levelBackend, { beforeEach, afterEach }, (opened) => {
+  store = opened.store;
   expect(store.lastSeq()).toBe(0);
-});
-afterEach(async () => {
-  await close();
 });
 
 async function run(file: string, outputs: string[], extra: { session?: string; input?: string } = {}) {

@@ -4,17 +4,7 @@
  * or a gate's `abort` ended it (DESIGN.md "Gates": "`abort` ends the run with a clear result").
  * An aborted run must never look like a completed one with an empty answer.
  */
-import type { LadderRunResult } from './run-ladder.js';
-
-/** Where a gate action `abort` ended a run. */
-export interface AbortedAt {
-  /** The step whose gate aborted. */
-  step: string;
-  /** 0-based node of that step whose output the gate judged. */
-  node: number;
-  /** The gate branch holding the `abort`: `then` (the gate matched) or `else` (it did not). */
-  branch: 'then' | 'else';
-}
+import type { AbortedAt, LadderRunResult } from './run-ladder-types.js';
 
 /** The end of a run: its output, or where it was aborted and a sentence saying so. */
 export type RunOutcome =

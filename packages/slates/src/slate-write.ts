@@ -9,7 +9,7 @@ import { isJsonObject, jsonEqual } from '@stateflow/core';
 import type { JsonValue } from '@stateflow/core';
 import type { MetatagType, WritePolicy, WriteTarget } from './config-types.js';
 import { notJsonReason, parseJsonText } from './extract-json.js';
-import { jsonCopy } from './internal/json-config.js';
+import { jsonCopy } from './json-copy.js';
 import type { Catalog, FolderInfo } from './internal/catalog.js';
 import type { EntryState, FileState, SlateStreamState } from './slate-state.js';
 import { fileContents } from './slate-state.js';

@@ -1,10 +1,10 @@
-/** Test harness: a real classic-level store in a temp dir, a fixed clock, fixture loading. */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+/** Test harness: real stores from the test kit, a stepping clock, fixture loading. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openStore } from '@stateflow/store';
-import type { Store } from '@stateflow/store';
+import { openMemoryStore, openStore } from '@stateflow/store';
+import type { Store, StoreOptions } from '@stateflow/store';
+import { fakeClock, testBackends } from '@stateflow/test-kit';
+import type { TestBackend } from '@stateflow/test-kit';
 
 export const fixturesDir = path.dirname(fileURLToPath(import.meta.url));
 
@@ -12,26 +12,13 @@ export function fixture(name: string): string {
   return path.join(fixturesDir, name);
 }
 
-/** A store on disk (classic-level) in a fresh temp dir; `close()` closes it and deletes the dir. */
-export async function diskStore(): Promise<{ store: Store; dir: string; close: () => Promise<void> }> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'stateflow-slates-'));
-  const store = await openStore(dir);
-  return {
-    store,
-    dir,
-    close: async () => {
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
+/** memory-level and LevelDB (classic-level) in a fresh temp directory. */
+export const backends: TestBackend<Store, StoreOptions>[] = testBackends<Store, StoreOptions>({ memory: openMemoryStore, directory: openStore });
 
-/** A clock that advances one second per call from 2026-01-01T00:00:00Z. */
+/** LevelDB in a fresh temp directory: the backend the runner's tests use. */
+export const levelBackend = backends[1] as TestBackend<Store, StoreOptions>;
+
+/** A clock that advances one second per reading from 2026-01-01T00:00:00Z. */
 export function steppingClock(): () => Date {
-  let t = Date.parse('2026-01-01T00:00:00.000Z');
-  return () => {
-    const d = new Date(t);
-    t += 1000;
-    return d;
-  };
+  return fakeClock({ start: '2026-01-01T00:00:00.000Z', tick: 1000 }).clock;
 }

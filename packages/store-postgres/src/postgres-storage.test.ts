@@ -9,13 +9,12 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemoryStorage } from '@stateflow/store';
 import type { IterateOptions, Storage, StorageReader } from '@stateflow/store';
-import { freshPostgresUrl, testPostgres } from '@stateflow/test-kit';
+import { fcParams, freshPostgresUrl, testPostgres } from '@stateflow/test-kit';
 import { parseTarget } from './connection.js';
 import { dropPostgresStore } from './open-postgres-store.js';
 import { openPostgresStorage } from './postgres-storage.js';
 
 const server = await testPostgres();
-const RUNS = Number(process.env.STATEFLOW_FC_RUNS ?? 40);
 
 async function collect(reader: StorageReader, options: IterateOptions): Promise<string[]> {
   const out: string[] = [];
@@ -74,7 +73,8 @@ describe.skipIf('unavailable' in server)('the storage seam on PostgreSQL', () =>
           await memory.close();
         },
       ),
-      { numRuns: RUNS },
+      // Every run is PostgreSQL round trips: two fifths of the ordinary runs.
+      fcParams({ share: 0.4 }),
     );
   });
 

@@ -117,9 +117,10 @@ class PostgresStorage implements Storage {
       throw translatePgError(err, this.location);
     }
     let open = true;
-    const end = (broken: boolean): void => {
+    // `broken`: the connection may be in an unknown state, so pg destroys it instead of pooling it.
+    const end = (how: { broken: boolean }): void => {
       open = false;
-      client.release(broken);
+      client.release(how.broken);
     };
     return {
       commit: async (ops, options) => {
@@ -130,17 +131,17 @@ class PostgresStorage implements Storage {
           await writeOps(client, this.#kv, ops, this.#channel);
           sent = true;
           await client.query('COMMIT');
-          end(false);
+          end({ broken: false });
         } catch (err) {
           await client.query('ROLLBACK').catch(() => undefined);
-          end(true);
+          end({ broken: true });
           throw translatePgError(err, this.location, sent ? 'unknown' : 'not-sent');
         }
       },
       abort: async () => {
         if (!open) return;
         await client.query('ROLLBACK').catch(() => undefined);
-        end(false);
+        end({ broken: false });
       },
     };
   }

@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isStateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { Harness } from './test-support/backends.js';
 import { rawWrite } from './test-support/backends.js';
@@ -9,16 +8,7 @@ import { stateHash, transitionHash } from './internal/hash.js';
 import { checkpointKey, headKey, logKey } from './internal/keys.js';
 import type { Storage } from './storage.js';
 import type { Transition } from './types.js';
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; details: Record<string, unknown> }> {
-  try {
-    await p;
-  } catch (err) {
-    if (isStateflowError(err)) return { code: err.code, details: err.details as Record<string, unknown> };
-    throw err;
-  }
-  throw new Error('expected a StateflowError');
-}
+import { failureOf } from '@stateflow/test-kit';
 
 const put = (s: Storage, key: Uint8Array, value: Uint8Array): Promise<void> => rawWrite(s, [{ type: 'put', key, value }]);
 const read = async (s: Storage, key: Uint8Array): Promise<JsonObject> => {
@@ -74,11 +64,11 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     const report = await h.store.audit();
     expect(report.problems.map((p) => [p.code, p.key])).toContainEqual(['HASH_MISMATCH', 'L/7']);
     await expectOtherStreamsFineAndNothingWritten(async () => {
-      const err = await failure(h.store.state('global'));
+      const err = await failureOf(h.store.state('global'));
       expect(err).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'global', key: 'L/7' }) });
-      expect((await failure(h.store.stateAt('global', 8))).code).toBe('STORE_CORRUPT');
-      expect((await failure(h.store.patchAt('global', 7))).code).toBe('STORE_CORRUPT');
-      expect((await failure(h.store.publish({ changes: { global: { x: 1 } } }))).code).toBe('STORE_CORRUPT');
+      expect((await failureOf(h.store.stateAt('global', 8))).code).toBe('STORE_CORRUPT');
+      expect((await failureOf(h.store.patchAt('global', 7))).code).toBe('STORE_CORRUPT');
+      expect((await failureOf(h.store.publish({ changes: { global: { x: 1 } } }))).code).toBe('STORE_CORRUPT');
       expect(await h.store.stateAt('global', 6)).toEqual(expect.objectContaining({ n: 6 }));
     });
   });
@@ -97,11 +87,11 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     expect(codes).toContain('CHECKPOINT_MISMATCH C/global/6');
     expect(codes).not.toContain('HASH_MISMATCH L/4');
     await expectOtherStreamsFineAndNothingWritten(async () => {
-      expect(await failure(h.store.stateAt('global', 4))).toEqual({
+      expect(await failureOf(h.store.stateAt('global', 4))).toEqual({
         code: 'STORE_CORRUPT',
         details: expect.objectContaining({ stream: 'global', key: 'L/5' }),
       });
-      expect((await failure(h.store.stateAt('global', 5))).code).toBe('STORE_CORRUPT');
+      expect((await failureOf(h.store.stateAt('global', 5))).code).toBe('STORE_CORRUPT');
     });
   });
 
@@ -115,7 +105,7 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     const report = await h.store.audit();
     expect(report.problems.map((p) => `${p.code} ${p.key}`)).toContain('RECORD_UNDECODABLE L/7');
     await expectOtherStreamsFineAndNothingWritten(async () => {
-      expect(await failure(h.store.state('global'))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'global', key: 'L/7' }) });
+      expect(await failureOf(h.store.state('global'))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'global', key: 'L/7' }) });
     });
   });
 
@@ -134,8 +124,8 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     expect(codes).toContain('CHECKPOINT_MISMATCH C/global/6');
     expect(codes).toContain('STATE_INVALID C/global/3');
     await expectOtherStreamsFineAndNothingWritten(async () => {
-      expect(await failure(h.store.state('global'))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'global', key: 'C/global/6' }) });
-      expect(await failure(h.store.stateAt('global', 4))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ key: 'C/global/3' }) });
+      expect(await failureOf(h.store.state('global'))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'global', key: 'C/global/6' }) });
+      expect(await failureOf(h.store.stateAt('global', 4))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ key: 'C/global/3' }) });
       expect(await h.store.stateAt('global', 2)).toEqual({ n: 2, lazy: { p1: 1, p2: 2 } });
     });
   });
@@ -150,7 +140,7 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     await h.reopen();
     const codes = (await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`);
     expect(codes).toContain('STATE_INVALID L/8');
-    expect((await failure(h.store.state('global'))).code).toBe('STORE_CORRUPT');
+    expect((await failureOf(h.store.state('global'))).code).toBe('STORE_CORRUPT');
     expect(await h.store.state('session:ok')).toEqual({ m: 8 });
   });
 
@@ -158,7 +148,7 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     await h.raw(async (s) => put(s, headKey('session:ok'), Buffer.from([0xc1, 0x00])));
     await h.reopen();
     expect((await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`)).toContain('RECORD_UNDECODABLE H/session:ok');
-    expect(await failure(h.store.head('session:ok'))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'session:ok', key: 'H/session:ok' }) });
+    expect(await failureOf(h.store.head('session:ok'))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'session:ok', key: 'H/session:ok' }) });
     expect((await h.store.state('global')).n).toBe(8);
   });
 
@@ -172,7 +162,7 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     await h.reopen();
     const codes = (await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`);
     expect(codes).toEqual(expect.arrayContaining(['HEAD_MISMATCH H/session:ok', 'INDEX_MISMATCH R/global/2', 'ID_MISMATCH I/t3']));
-    expect((await failure(h.store.stateAt('global', 2))).code).toBe('STORE_CORRUPT');
+    expect((await failureOf(h.store.stateAt('global', 2))).code).toBe('STORE_CORRUPT');
   });
 
   it('a missing and an extra R and S entry in the middle of a stream: INDEX_MISMATCH each, nothing else', async () => {
@@ -215,11 +205,11 @@ describe.each(backends)('a corrupt chain tip on $name', (backend) => {
       await h.raw(async (s) => put(s, logKey(2), Buffer.from([0xc1])));
       await h.reopen();
       expect(await h.store.state('global')).toEqual({ a: 1 });
-      expect(await failure(h.store.publish({ changes: { global: { a: 2 } } }))).toEqual({
+      expect(await failureOf(h.store.publish({ changes: { global: { a: 2 } } }))).toEqual({
         code: 'STORE_CORRUPT',
         details: expect.objectContaining({ key: 'L/2' }),
       });
-      expect((await failure(h.store.state('session:t'))).code).toBe('STORE_CORRUPT');
+      expect((await failureOf(h.store.state('session:t'))).code).toBe('STORE_CORRUPT');
     } finally {
       await h.destroy();
     }

@@ -2,16 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import type { Harness } from './test-support/backends.js';
 import { backends, collect } from './test-support/backends.js';
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; details: unknown }> {
-  try {
-    await p;
-  } catch (err) {
-    if (isStateflowError(err)) return { code: err.code, details: err.details };
-    throw err;
-  }
-  throw new Error('expected a StateflowError');
-}
+import { failureOf } from '@stateflow/test-kit';
 
 describe.each(backends)('compaction and retention on $name', (backend) => {
   let h: Harness;
@@ -34,13 +25,13 @@ describe.each(backends)('compaction and retention on $name', (backend) => {
     for (const reopen of [false, true]) {
       if (reopen) await h.reopen();
       expect(await h.store.head('global')).toEqual({ stream: 'global', rev: 10, seq: 10, origin: 7 });
-      expect(await failure(h.store.stateAt('global', 6))).toEqual({ code: 'HISTORY_NOT_RETAINED', details: { stream: 'global', rev: 6, origin: 7 } });
-      expect((await failure(h.store.patchAt('global', 7))).code).toBe('HISTORY_NOT_RETAINED');
+      expect(await failureOf(h.store.stateAt('global', 6))).toEqual({ code: 'HISTORY_NOT_RETAINED', details: { stream: 'global', rev: 6, origin: 7 } });
+      expect((await failureOf(h.store.patchAt('global', 7))).code).toBe('HISTORY_NOT_RETAINED');
       for (let rev = 7; rev <= 10; rev++) expect(await h.store.stateAt('global', rev)).toEqual({ n: rev });
       expect(await h.store.patchAt('global', 8)).toEqual({ n: 8 });
       expect(await h.store.state('global')).toEqual({ n: 10 });
       // Global seqs before the origin's seq: statesAt fails for global, session:b still reads.
-      expect((await failure(h.store.statesAt(['global'], 5))).code).toBe('HISTORY_NOT_RETAINED');
+      expect((await failureOf(h.store.statesAt(['global'], 5))).code).toBe('HISTORY_NOT_RETAINED');
       expect(await h.store.statesAt(['session:b'], 5)).toEqual({ 'session:b': { m: 3 } });
       expect(await h.store.stateAt('session:b', 1)).toEqual({ m: 3 });
       expect((await h.store.audit()).problems).toEqual([]);
@@ -51,7 +42,7 @@ describe.each(backends)('compaction and retention on $name', (backend) => {
     await h.store.compact('global', { keepRevisions: 2 });
     // seq 3 also holds session:b rev 1 (retained): it stays whole; seqs 1,2,4..8 are pruned.
     expect((await collect(h.store.transitions())).map((t) => t.seq)).toEqual([3, 9, 10]);
-    expect((await failure(h.store.transition(2))).code).toBe('HISTORY_NOT_RETAINED');
+    expect((await failureOf(h.store.transition(2))).code).toBe('HISTORY_NOT_RETAINED');
     // The pruned transition's id is forgotten with it.
     expect((await h.store.publish({ changes: { global: { n: 2 } }, id: 'p2' })).status).toBe('accepted');
     expect((await h.store.publish({ changes: { global: { n: 3 } }, id: 'p10' })).status).toBe('duplicate');
@@ -91,7 +82,7 @@ describe.each(backends)('compaction and retention on $name', (backend) => {
   });
 
   it('validates keepRevisions', async () => {
-    expect((await failure(h.store.compact('global', { keepRevisions: 0 }))).code).toBe('INPUT_INVALID');
+    expect((await failureOf(h.store.compact('global', { keepRevisions: 0 }))).code).toBe('INPUT_INVALID');
   });
 
   it('applies a retention policy on publish at checkpoint boundaries', async () => {

@@ -1,18 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isStateflowError } from '@stateflow/core';
 import type { Harness } from './test-support/backends.js';
 import { backends, collect, memoryBackend } from './test-support/backends.js';
 import type { Transition } from './types.js';
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; details: Record<string, unknown> }> {
-  try {
-    await p;
-  } catch (err) {
-    if (isStateflowError(err)) return { code: err.code, details: err.details as Record<string, unknown> };
-    throw err;
-  }
-  throw new Error('expected a StateflowError');
-}
+import { failureOf } from '@stateflow/test-kit';
 
 describe.each(backends)('fork, revert and append on $name', (backend) => {
   let h: Harness;
@@ -33,7 +23,7 @@ describe.each(backends)('fork, revert and append on $name', (backend) => {
     expect(r.transition?.changes).toEqual([{ stream: 'session:f', rev: 1, patch: { a: 1, list: [9, 2], b: 2 } }]);
     expect(r.transition?.meta).toEqual({ fork: { from: 'global', rev: 2 } });
     expect(await h.store.state('session:f')).toEqual(await h.store.stateAt('global', 2));
-    expect(await failure(h.store.fork('global', 'session:f'))).toEqual({
+    expect(await failureOf(h.store.fork('global', 'session:f'))).toEqual({
       code: 'CONFLICT',
       details: { stream: 'session:f', expected: 'none', actual: 1 },
     });
@@ -41,8 +31,8 @@ describe.each(backends)('fork, revert and append on $name', (backend) => {
     expect(over.transition?.changes[0]?.rev).toBe(2);
     expect(await h.store.state('session:f')).toEqual(await h.store.state('global'));
     expect((await h.store.fork('global', 'session:f', { expected: 'any' })).status).toBe('noop');
-    expect((await failure(h.store.fork('global', 'global'))).code).toBe('INPUT_INVALID');
-    expect((await failure(h.store.fork('global', 'session:g', { at: 9 }))).code).toBe('REVISION_NOT_FOUND');
+    expect((await failureOf(h.store.fork('global', 'global'))).code).toBe('INPUT_INVALID');
+    expect((await failureOf(h.store.fork('global', 'session:g', { at: 9 }))).code).toBe('REVISION_NOT_FOUND');
   });
 
   it('revert publishes a new transition restoring an earlier state; history is kept', async () => {
@@ -54,7 +44,7 @@ describe.each(backends)('fork, revert and append on $name', (backend) => {
     expect((await h.store.revert('global', 4)).status).toBe('noop');
     expect((await h.store.revert('global', 0)).transition?.changes[0]?.patch).toEqual({ a: null, list: null });
     expect(await h.store.state('global')).toEqual({});
-    expect((await failure(h.store.revert('global', 99))).code).toBe('REVISION_NOT_FOUND');
+    expect((await failureOf(h.store.revert('global', 99))).code).toBe('REVISION_NOT_FOUND');
   });
 
   it('append imports exported transitions verbatim after verifying them', async () => {
@@ -67,7 +57,7 @@ describe.each(backends)('fork, revert and append on $name', (backend) => {
       expect((await target.store.audit()).problems).toEqual([]);
       const next = (await h.store.publish({ changes: { global: { z: 1 } } })).transition as Transition;
       const bad = async (t: Transition): Promise<string> => {
-        const err = await failure(target.store.append(t));
+        const err = await failureOf(target.store.append(t));
         expect(err.code).toBe('INPUT_INVALID');
         return err.details.field as string;
       };
@@ -75,7 +65,7 @@ describe.each(backends)('fork, revert and append on $name', (backend) => {
       expect(await bad({ ...next, prevHash: 'f'.repeat(64) })).toBe('prevHash');
       expect(await bad({ ...next, hash: 'f'.repeat(64) })).toBe('hash');
       expect(await bad({ ...next, changes: [{ stream: 'global', rev: 9, patch: { z: 1 } }] })).toBe('changes');
-      expect((await failure(target.store.append({ ...next, changes: [{ stream: 'global', rev: 4, patch: { list: { '[7]': 1 } } }] }))).code).toBe('PATCH_INVALID');
+      expect((await failureOf(target.store.append({ ...next, changes: [{ stream: 'global', rev: 4, patch: { list: { '[7]': 1 } } }] }))).code).toBe('PATCH_INVALID');
       expect(target.store.lastSeq()).toBe(3);
       await target.store.append(next);
       expect(await target.store.state('global')).toEqual({ b: 2, list: [9, 2], c: { d: 3 }, z: 1 });

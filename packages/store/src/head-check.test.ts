@@ -3,23 +3,13 @@
  * record fails closed with STORE_CORRUPT instead of serving a wrong current state.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isStateflowError } from '@stateflow/core';
 import type { Harness } from './test-support/backends.js';
 import { rawWrite } from './test-support/backends.js';
 import { backends, dump } from './test-support/backends.js';
 import { encodeValue } from './internal/codec.js';
 import { headKey, seqKey } from './internal/keys.js';
 import type { Storage } from './storage.js';
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; details: Record<string, unknown> }> {
-  try {
-    await p;
-  } catch (err) {
-    if (isStateflowError(err)) return { code: err.code, details: err.details as Record<string, unknown> };
-    throw err;
-  }
-  throw new Error('expected a StateflowError');
-}
+import { failureOf } from '@stateflow/test-kit';
 
 const putHead = (s: Storage, stream: string, head: object): Promise<void> =>
   rawWrite(s, [{ type: 'put', key: headKey(stream), value: encodeValue(head) }]);
@@ -42,13 +32,13 @@ describe.each(backends)('head cross-check on $name', (backend) => {
     await h.raw(tamper);
     const before = await h.raw(dump);
     await h.reopen();
-    expect(await failure(h.store.state('global'))).toEqual({
+    expect(await failureOf(h.store.state('global'))).toEqual({
       code: 'STORE_CORRUPT',
       details: { stream: 'global', key: 'H/global', detail: expect.stringMatching(detail) },
     });
     // Once found, every use of the stream fails closed, writes included.
-    expect((await failure(h.store.head('global'))).code).toBe('STORE_CORRUPT');
-    expect((await failure(h.store.publish({ changes: { global: { n: 100 } } }))).code).toBe('STORE_CORRUPT');
+    expect((await failureOf(h.store.head('global'))).code).toBe('STORE_CORRUPT');
+    expect((await failureOf(h.store.publish({ changes: { global: { n: 100 } } }))).code).toBe('STORE_CORRUPT');
     expect(await h.store.state('session:ok')).toEqual({ m: 1 });
     expect(await h.raw(dump)).toEqual(before);
   }

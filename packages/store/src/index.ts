@@ -3,6 +3,9 @@ export { openDiskStorage, openMemoryStorage } from './level-storage.js';
 export type { Storage, StorageReader, StorageCapabilities, StorageOp, IterateOptions, WriteSession } from './storage.js';
 export { AuditCode } from './audit-code.js';
 export { recoverStore } from './recover-store.js';
+export { SerialQueue } from './serial-queue.js';
+export { retryOnConflict } from './conflict-retry.js';
+export type { RetryOnConflictOptions } from './conflict-retry.js';
 export type { RecoveryReport } from './recover-store.js';
 export type {
   StreamId,

@@ -8,19 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClassicLevel } from 'classic-level';
-import { isStateflowError } from '@stateflow/core';
-import type { StateflowError } from '@stateflow/core';
 import { openStore } from './open-store.js';
-
-async function failure(p: Promise<unknown>): Promise<StateflowError> {
-  try {
-    await p;
-  } catch (err) {
-    if (isStateflowError(err)) return err;
-    throw err;
-  }
-  throw new Error('expected a StateflowError');
-}
+import { rejectionOf } from '@stateflow/test-kit';
 
 /** XOR `length` bytes of `file` from `offset` (all of the rest when `length` is omitted). */
 async function damage(file: string, offset: number, length?: number): Promise<void> {
@@ -52,7 +41,7 @@ describe('LevelDB corruption on classic-level', () => {
   it('a damaged MANIFEST fails the open with STORE_CORRUPT (cause LEVEL_DATABASE_NOT_OPEN ← LEVEL_CORRUPTION)', async () => {
     const manifest = (await readdir(dir)).find((f) => f.startsWith('MANIFEST-')) as string;
     await damage(path.join(dir, manifest), 10);
-    const err = await failure(openStore(dir));
+    const err = await rejectionOf(openStore(dir));
     expect(err.code).toBe('STORE_CORRUPT');
     expect(err.details).toEqual({ detail: expect.stringMatching(/^LevelDB reports corruption: Corruption: /) });
     expect((err.cause as { cause?: { code?: string } }).cause?.code).toBe('LEVEL_CORRUPTION');
@@ -65,7 +54,7 @@ describe('LevelDB corruption on classic-level', () => {
     // record and heads only; a full audit iterates every block.
     const store = await openStore(dir);
     try {
-      const err = await failure(store.audit());
+      const err = await rejectionOf(store.audit());
       expect(err.code).toBe('STORE_CORRUPT');
       expect((err.cause as { code?: string }).code).toBe('LEVEL_CORRUPTION');
       expect(err.message).toContain('Corruption:');

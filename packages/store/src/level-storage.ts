@@ -183,7 +183,7 @@ class LevelStorage implements Storage {
 export async function openDiskStorage(dir: string, options: { createIfMissing: boolean } = { createIfMissing: true }): Promise<Storage> {
   const files = await checkLevelDbFiles(dir);
   if (!files.exists && !options.createIfMissing) throw storeNotFound(dir, 'no LevelDB CURRENT file');
-  return openCheckedDiskStorage(dir, options.createIfMissing);
+  return openCheckedDiskStorage(dir, options);
 }
 
 /**
@@ -191,7 +191,7 @@ export async function openDiskStorage(dir: string, options: { createIfMissing: b
  * damage there is. Only for a copy made by `recoverStore`, never for a user's store.
  */
 export function openDiskStorageRecovering(dir: string): Promise<Storage> {
-  return openCheckedDiskStorage(dir, false);
+  return openCheckedDiskStorage(dir, { createIfMissing: false });
 }
 
 /**
@@ -208,7 +208,8 @@ export async function repairDiskStorage(dir: string): Promise<void> {
   }
 }
 
-async function openCheckedDiskStorage(dir: string, createIfMissing: boolean): Promise<Storage> {
+async function openCheckedDiskStorage(dir: string, options: { createIfMissing: boolean }): Promise<Storage> {
+  const { createIfMissing } = options;
   const level = new ClassicLevel<Uint8Array, Uint8Array>(dir, { ...LEVEL_OPTIONS, createIfMissing });
   const flush = (): Promise<void> => level.compactRange(NO_KEYS, NO_KEYS);
   const storage = new LevelStorage(level as unknown as BufferLevel, dir, { persistent: true, fsync: true, soleWriter: true, reopenAfterFailedWrite: true }, flush);

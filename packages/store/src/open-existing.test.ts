@@ -10,20 +10,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClassicLevel } from 'classic-level';
-import { isStateflowError, type StateflowError } from '@stateflow/core';
 import { openStore } from './open-store.js';
 import { logKey } from './internal/keys.js';
 import { translateStorageError } from './internal/level-errors.js';
-
-async function failure(p: Promise<unknown>): Promise<StateflowError> {
-  try {
-    await p;
-  } catch (err) {
-    if (isStateflowError(err)) return err;
-    throw err;
-  }
-  throw new Error('expected a StateflowError');
-}
+import { rejectionOf } from '@stateflow/test-kit';
 
 async function drain<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -43,7 +33,7 @@ afterEach(async () => {
 describe('openStore with createIfMissing: false', () => {
   it('fails with NOT_FOUND and creates nothing for a missing directory', async () => {
     const missing = path.join(dir, 'absent');
-    const err = await failure(openStore(missing, { createIfMissing: false }));
+    const err = await rejectionOf(openStore(missing, { createIfMissing: false }));
     expect(err.code).toBe('NOT_FOUND');
     expect(err.details).toEqual({ dir: missing });
     expect(err.message).toBe(`No Stateflow store at ${missing} (no LevelDB CURRENT file); nothing was created`);
@@ -52,7 +42,7 @@ describe('openStore with createIfMissing: false', () => {
 
   it('fails with NOT_FOUND and writes nothing into a directory of other files', async () => {
     await writeFile(path.join(dir, 'notes.txt'), 'hello');
-    expect((await failure(openStore(dir, { createIfMissing: false }))).code).toBe('NOT_FOUND');
+    expect((await rejectionOf(openStore(dir, { createIfMissing: false }))).code).toBe('NOT_FOUND');
     expect(await readdir(dir)).toEqual(['notes.txt']);
   });
 
@@ -60,7 +50,7 @@ describe('openStore with createIfMissing: false', () => {
     const db = new ClassicLevel(dir);
     await db.open();
     await db.close();
-    const err = await failure(openStore(dir, { createIfMissing: false }));
+    const err = await rejectionOf(openStore(dir, { createIfMissing: false }));
     expect(err.code).toBe('NOT_FOUND');
     expect(err.message).toContain('without a Stateflow format record');
     const again = new ClassicLevel(dir);
@@ -79,7 +69,7 @@ describe('openStore with createIfMissing: false', () => {
   });
 
   it('rejects a createIfMissing that is not a boolean', async () => {
-    const err = await failure(openStore(dir, { createIfMissing: 'no' as never }));
+    const err = await rejectionOf(openStore(dir, { createIfMissing: 'no' as never }));
     expect(err.code).toBe('INPUT_INVALID');
     expect(err.details).toEqual({ field: 'createIfMissing' });
   });
@@ -97,14 +87,14 @@ describe('transitions() on a log with a lost record', () => {
 
     const reopened = await openStore(dir);
     try {
-      const all = await failure(drain(reopened.transitions()));
+      const all = await rejectionOf(drain(reopened.transitions()));
       expect(all.code).toBe('STORE_CORRUPT');
       expect(all.details).toMatchObject({ key: expect.stringContaining('2'), detail: 'transition is missing from the log' });
-      expect((await failure(drain(reopened.transitions({ from: 2, to: 3 })))).code).toBe('STORE_CORRUPT');
+      expect((await rejectionOf(drain(reopened.transitions({ from: 2, to: 3 })))).code).toBe('STORE_CORRUPT');
       // A lost record at the end of the range is found too.
-      expect((await failure(drain(reopened.transitions({ from: 1, to: 2 })))).code).toBe('STORE_CORRUPT');
+      expect((await rejectionOf(drain(reopened.transitions({ from: 1, to: 2 })))).code).toBe('STORE_CORRUPT');
       // The stream's seq index still names seq 2: following it fails closed as well.
-      expect((await failure(drain(reopened.transitions({ stream: 'global' })))).code).toBe('STORE_CORRUPT');
+      expect((await rejectionOf(drain(reopened.transitions({ stream: 'global' })))).code).toBe('STORE_CORRUPT');
       // Ranges that do not include the lost record still read.
       expect((await drain(reopened.transitions({ from: 3 }))).map((t) => t.seq)).toEqual([3, 4]);
     } finally {

@@ -3,20 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClassicLevel } from 'classic-level';
-import { isStateflowError } from '@stateflow/core';
 import { openMemoryStore, openStore } from './open-store.js';
 import { encodeValue } from './internal/codec.js';
 import { formatKey } from './internal/keys.js';
-
-async function failure(p: Promise<unknown>): Promise<{ code: string; details: unknown; message: string }> {
-  try {
-    await p;
-  } catch (err) {
-    if (isStateflowError(err)) return { code: err.code, details: err.details, message: err.message };
-    throw err;
-  }
-  throw new Error('expected a StateflowError');
-}
+import { rejectionOf } from '@stateflow/test-kit';
 
 async function rawDump(dir: string): Promise<string[]> {
   const db = new ClassicLevel<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
@@ -50,7 +40,7 @@ describe('openStore / openMemoryStore', () => {
 
   it('fails with STORE_LOCKED naming the directory while another store holds it', async () => {
     const store = await openStore(dir);
-    const err = await failure(openStore(dir));
+    const err = await rejectionOf(openStore(dir));
     expect(err.code).toBe('STORE_LOCKED');
     expect(err.details).toEqual({ dir, pid: process.pid });
     expect(err.message).toContain(dir);
@@ -65,7 +55,7 @@ describe('openStore / openMemoryStore', () => {
     await db.put(formatKey(), Buffer.from(encodeValue({ format: 'stateflow-store', version: 99 })));
     await db.close();
     const before = await rawDump(dir);
-    const err = await failure(openStore(dir));
+    const err = await rejectionOf(openStore(dir));
     expect(err.code).toBe('STORE_VERSION');
     expect(err.details).toEqual({ found: 99, supported: 1 });
     expect(await rawDump(dir)).toEqual(before);
@@ -75,15 +65,15 @@ describe('openStore / openMemoryStore', () => {
     const db = new ClassicLevel<string, string>(dir);
     await db.put('hello', 'world');
     await db.close();
-    const err = await failure(openStore(dir));
+    const err = await rejectionOf(openStore(dir));
     expect(err.code).toBe('STORE_VERSION');
     expect(err.details).toEqual({ found: null, supported: 1 });
     expect(await rawDump(dir)).toHaveLength(1);
   });
 
   it('validates options', async () => {
-    expect((await failure(openMemoryStore({ checkpointInterval: 0 }))).code).toBe('INPUT_INVALID');
-    expect((await failure(openMemoryStore({ retention: { keepRevisions: 0 } }))).code).toBe('INPUT_INVALID');
+    expect((await rejectionOf(openMemoryStore({ checkpointInterval: 0 }))).code).toBe('INPUT_INVALID');
+    expect((await rejectionOf(openMemoryStore({ retention: { keepRevisions: 0 } }))).code).toBe('INPUT_INVALID');
     const m = await openMemoryStore();
     expect(m.location).toBeNull();
     await m.close();

@@ -1,33 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isStateflowError } from '@stateflow/core';
 import type { Harness } from './test-support/backends.js';
 import { backends, collect, dump } from './test-support/backends.js';
 import type { Transition } from './types.js';
+import { failureOf, fakeClock, rejectionOf } from '@stateflow/test-kit';
 
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    if (isStateflowError(err)) return err.code;
-    throw err;
-  }
-  throw new Error('expected a StateflowError, nothing was thrown');
-}
-
-async function details(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    if (isStateflowError(err)) return { code: err.code, ...err.details };
-    throw err;
-  }
-  throw new Error('expected a StateflowError, nothing was thrown');
-}
-
-const fixedClock = (): (() => Date) => {
-  let t = Date.UTC(2025, 0, 1);
-  return () => new Date((t += 1000));
+/** The code of the Stateflow error `p` rejects with. */
+const code = async (p: Promise<unknown>): Promise<string> => (await rejectionOf(p)).code;
+/** Its code and details in one flat object. */
+const details = async (p: Promise<unknown>): Promise<unknown> => {
+  const { code: c, details: d } = await failureOf(p);
+  return { code: c, ...d };
 };
+
+/** A clock whose every reading is one second after the one before, from 2025-01-01T00:00:01Z. */
+const fixedClock = (): (() => Date) => fakeClock({ start: Date.UTC(2025, 0, 1, 0, 0, 1), tick: 1000 }).clock;
 
 describe.each(backends)('store on $name', (backend) => {
   let h: Harness;

@@ -6,16 +6,17 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRuntime } from './runtime.js';
 import type { Runtime } from './runtime.js';
 import { readStateInputSchema, patchStateInputSchema } from './schemas.js';
-import { BACKENDS, createTestStore, dump, rejection } from '../test-support/stores.js';
+import { backends, dump } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
+import { rejectionOf, storePerTest } from '@stateflow/test-kit';
 
 const ALL = { global: true, cwd: '/repo', session: 's1', mode: 'active' } as const;
 
-describe.each(BACKENDS)('failure semantics and normative invariants (%s)', (backend) => {
+describe.each(backends)('failure semantics and normative invariants ($name)', (backend) => {
   let ts: TestStore;
   let rt: Runtime;
-  beforeEach(async () => {
-    ts = await createTestStore(backend);
+  storePerTest(backend, { beforeEach, afterEach }, async (opened) => {
+    ts = opened;
     rt = createRuntime({ store: ts.store, selection: ALL });
     await rt.patchState({
       patch: {
@@ -25,17 +26,16 @@ describe.each(BACKENDS)('failure semantics and normative invariants (%s)', (back
     });
     expect(ts.store.lastSeq()).toBe(1);
   });
-  afterEach(async () => ts.destroy());
 
   describe('Failure semantics', () => {
     it('FS1: a nonexistent path, wrong target kind, malformed selector or out-of-bounds index/range is a tool error', async () => {
-      await rejection(rt.readState({ path: 'cwd.lazy.nothing' }), 'PATH_NOT_FOUND');
-      await rejection(rt.readState({ path: 'cwd.lazy.memory.key' }), 'PATH_KIND');
-      await rejection(rt.readState({ path: 'cwd.lazy.rules[0]' }), 'PATH_KIND');
-      await rejection(rt.readState({ path: 'cwd.lazy.memory[*]' }), 'PATH_SYNTAX');
-      await rejection(rt.readState({ path: 'cwd.lazy.memory[1:]' }), 'PATH_SYNTAX');
-      await rejection(rt.readState({ path: 'cwd.lazy.memory[3]' }), 'INDEX_OUT_OF_RANGE');
-      await rejection(rt.readState({ path: 'cwd.lazy.memory[2:4]' }), 'INDEX_OUT_OF_RANGE');
+      await rejectionOf(rt.readState({ path: 'cwd.lazy.nothing' }), 'PATH_NOT_FOUND');
+      await rejectionOf(rt.readState({ path: 'cwd.lazy.memory.key' }), 'PATH_KIND');
+      await rejectionOf(rt.readState({ path: 'cwd.lazy.rules[0]' }), 'PATH_KIND');
+      await rejectionOf(rt.readState({ path: 'cwd.lazy.memory[*]' }), 'PATH_SYNTAX');
+      await rejectionOf(rt.readState({ path: 'cwd.lazy.memory[1:]' }), 'PATH_SYNTAX');
+      await rejectionOf(rt.readState({ path: 'cwd.lazy.memory[3]' }), 'INDEX_OUT_OF_RANGE');
+      await rejectionOf(rt.readState({ path: 'cwd.lazy.memory[2:4]' }), 'INDEX_OUT_OF_RANGE');
     });
 
     it('FS2: one invalid member of a path batch fails the entire read before returning partial success', async () => {
@@ -46,16 +46,16 @@ describe.each(BACKENDS)('failure semantics and normative invariants (%s)', (back
 
     it('FS3: one invalid indexed patch fails the entire mutation before publication', async () => {
       const before = await dump(ts.store);
-      await rejection(rt.patchState({ patch: { cwd: { lazy: { memory: { '[0]': 'A', '[3]': 'D' } }, tactics: { next: 'changed' } } } }), 'PATCH_INVALID');
-      await rejection(rt.patchState({ patch: { cwd: { lazy: { memory: { '[01]': 'A' } } } } }), 'PATCH_INVALID');
-      await rejection(rt.patchState({ patch: { cwd: { lazy: { rules: { '[0]': 'A' } } } } }), 'PATCH_INVALID');
+      await rejectionOf(rt.patchState({ patch: { cwd: { lazy: { memory: { '[0]': 'A', '[3]': 'D' } }, tactics: { next: 'changed' } } } }), 'PATCH_INVALID');
+      await rejectionOf(rt.patchState({ patch: { cwd: { lazy: { memory: { '[01]': 'A' } } } } }), 'PATCH_INVALID');
+      await rejectionOf(rt.patchState({ patch: { cwd: { lazy: { rules: { '[0]': 'A' } } } } }), 'PATCH_INVALID');
       expect(await dump(ts.store)).toEqual(before);
     });
 
     it('FS4: malformed canonical lazy data is never accepted as valid state (publish is refused before any byte is written)', async () => {
       const before = await dump(ts.store);
-      await rejection(ts.store.publish({ changes: { 'cwd:/repo': { lazy: 'scalar root' } } }), 'PATCH_INVALID');
-      await rejection(rt.patchState({ patch: { cwd: { lazy: 42 } } }), 'PATCH_INVALID');
+      await rejectionOf(ts.store.publish({ changes: { 'cwd:/repo': { lazy: 'scalar root' } } }), 'PATCH_INVALID');
+      await rejectionOf(rt.patchState({ patch: { cwd: { lazy: 42 } } }), 'PATCH_INVALID');
       expect(await dump(ts.store)).toEqual(before);
     });
 
@@ -71,8 +71,8 @@ describe.each(BACKENDS)('failure semantics and normative invariants (%s)', (back
 
     it('FS6: independent scopes remain usable where their own records are intact (an unselected owner is refused, not widened)', async () => {
       const sessionOnly = createRuntime({ store: ts.store, selection: { session: 's1', mode: 'active' } });
-      await rejection(sessionOnly.readState({ path: 'cwd.tactics' }), 'OWNER_NOT_SELECTED');
-      await rejection(sessionOnly.patchState({ patch: { cwd: { tactics: { x: 1 } } } }), 'OWNER_NOT_SELECTED');
+      await rejectionOf(sessionOnly.readState({ path: 'cwd.tactics' }), 'OWNER_NOT_SELECTED');
+      await rejectionOf(sessionOnly.patchState({ patch: { cwd: { tactics: { x: 1 } } } }), 'OWNER_NOT_SELECTED');
       expect(await sessionOnly.readState({ path: 'intents.i' })).toEqual({ value: 'x' });
     });
   });
@@ -150,8 +150,8 @@ describe.each(BACKENDS)('failure semantics and normative invariants (%s)', (back
 
     it('NI10: patch remains patch: indices extend recursive addressing; edit-command fields are ordinary (rejected) input', async () => {
       expect(Object.keys(patchStateInputSchema.properties)).toEqual(['patch']);
-      await rejection(rt.patchState({ patch: { cwd: { tactics: { x: 1 } } }, edits: [{ op: 'insert' }] }), 'INPUT_INVALID');
-      await rejection(rt.patchState({ patch: { cwd: { lazy: { memory: { '[0]': 'A', insert: 'x' } } } } }), 'PATCH_INVALID');
+      await rejectionOf(rt.patchState({ patch: { cwd: { tactics: { x: 1 } } }, edits: [{ op: 'insert' }] }), 'INPUT_INVALID');
+      await rejectionOf(rt.patchState({ patch: { cwd: { lazy: { memory: { '[0]': 'A', insert: 'x' } } } } }), 'PATCH_INVALID');
       expect(Object.keys(readStateInputSchema.properties)).toEqual(['path', 'paths', 'projection']);
     });
 

@@ -7,8 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_PATCH_DEPTH, isStateflowError } from '@stateflow/core';
 import { createRuntime } from './runtime.js';
 import type { Runtime, RuntimeOptions } from './runtime.js';
-import { BACKENDS, createTestStore, dump, rejection } from '../test-support/stores.js';
+import { backends, memoryBackend, dump } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
+import { rejectionOf, storePerTest } from '@stateflow/test-kit';
 
 const ALL = { global: true, cwd: '/repo', session: 's1', mode: 'active' } as const;
 
@@ -28,20 +29,20 @@ class Point {
   x = 1;
 }
 
-describe.each(BACKENDS)('hostile tool inputs (%s)', (backend) => {
+describe.each(backends)('hostile tool inputs ($name)', (backend) => {
   let ts: TestStore;
   let rt: Runtime;
   let before: unknown;
-  beforeEach(async () => {
-    ts = await createTestStore(backend);
+  storePerTest(backend, { beforeEach, afterEach }, async (opened) => {
+    ts = opened;
     rt = createRuntime({ store: ts.store, selection: ALL });
     await rt.patchState({ patch: { session: { tactics: { next: 'x' } } } });
     before = await dump(ts.store);
     expect(ts.store.lastSeq()).toBe(1);
   });
+  // Registered after the store's hooks, so it runs before the store is destroyed.
   afterEach(async () => {
     expect(await dump(ts.store)).toEqual(before);
-    await ts.destroy();
   });
 
   // [name, value, reason, message text, location of the problem inside the value]
@@ -61,25 +62,25 @@ describe.each(BACKENDS)('hostile tool inputs (%s)', (backend) => {
   ];
 
   it.each(values)('patch_state rejects %s inside a plane with INPUT_INVALID', async (_, value, reason, text, inside = '') => {
-    const err = await rejection(rt.patchState({ patch: { session: { tactics: { bad: value } } } }), 'INPUT_INVALID');
+    const err = await rejectionOf(rt.patchState({ patch: { session: { tactics: { bad: value } } } }), 'INPUT_INVALID');
     expect(err.details).toEqual({ field: `patch.session.tactics.bad${inside}`, reason });
     expect(err.message).toContain(text);
   });
 
   it.each(values)('patch_state rejects %s as a whole scope patch with INPUT_INVALID', async (_, value, reason, _text, inside = '') => {
-    const err = await rejection(rt.patchState({ patch: { cwd: value } }), 'INPUT_INVALID');
+    const err = await rejectionOf(rt.patchState({ patch: { cwd: value } }), 'INPUT_INVALID');
     expect(err.details).toEqual({ field: `patch.cwd${inside}`, reason });
   });
 
   it.each(values)('read_state rejects %s as a path with INPUT_INVALID', async (_, value, reason, _text, inside = '') => {
-    const err = await rejection(rt.readState({ paths: ['session', value] }), 'INPUT_INVALID');
+    const err = await rejectionOf(rt.readState({ paths: ['session', value] }), 'INPUT_INVALID');
     expect(err.details).toEqual({ field: `paths.1${inside}`, reason });
   });
 
   it('rejects a lone-surrogate key and a symbol-keyed member (JSON.stringify would drop it silently)', async () => {
-    const err = await rejection(rt.patchState({ patch: { session: { tactics: { '\udc00': 1 } } } }), 'INPUT_INVALID');
+    const err = await rejectionOf(rt.patchState({ patch: { session: { tactics: { '\udc00': 1 } } } }), 'INPUT_INVALID');
     expect(err.details).toEqual({ field: 'patch.session.tactics.\udc00', reason: 'not-json' });
-    const symbolic = await rejection(rt.patchState({ patch: { session: { tactics: { [Symbol('k')]: 1, ok: 1 } } } }), 'INPUT_INVALID');
+    const symbolic = await rejectionOf(rt.patchState({ patch: { session: { tactics: { [Symbol('k')]: 1, ok: 1 } } } }), 'INPUT_INVALID');
     expect(symbolic.details).toEqual({ field: 'patch.session.tactics', reason: 'not-json' });
     expect(symbolic.message).toContain('a symbol-keyed member (Symbol(k)) is not JSON');
   });
@@ -96,9 +97,9 @@ describe.each(BACKENDS)('hostile tool inputs (%s)', (backend) => {
   });
 
   it('rejects nesting deeper than MAX_PATCH_DEPTH and accepts it at the bound', async () => {
-    const deep = await rejection(rt.patchState({ patch: { session: { lazy: nested(5000) } } }), 'INPUT_INVALID');
+    const deep = await rejectionOf(rt.patchState({ patch: { session: { lazy: nested(5000) } } }), 'INPUT_INVALID');
     expect(deep.details.reason).toBe('too-deep');
-    const huge = await rejection(rt.readState({ path: 'session', projection: nested(100_000) }), 'INPUT_INVALID');
+    const huge = await rejectionOf(rt.readState({ path: 'session', projection: nested(100_000) }), 'INPUT_INVALID');
     expect(huge.details.reason).toBe('too-deep');
     // input (1) → patch (2) → session (3) → lazy (4): MAX_PATCH_DEPTH - 4 more levels still fit.
     await rt.patchState({ patch: { session: { lazy: nested(MAX_PATCH_DEPTH - 4) } } });
@@ -126,36 +127,35 @@ describe.each(BACKENDS)('hostile tool inputs (%s)', (backend) => {
   it('a 1 MB path fails with PATH_SYNTAX at column 4097 and a bounded message, never echoed in full', async () => {
     const huge = `session.lazy.${'x'.repeat(1_000_000)}`;
     for (const input of [{ path: huge }, { paths: ['session', huge] }, { path: huge, projection: 'keys' }]) {
-      const err = await rejection(rt.readState(input), 'PATH_SYNTAX');
+      const err = await rejectionOf(rt.readState(input), 'PATH_SYNTAX');
       expect(err.details.column).toBe(4097);
       expect(JSON.stringify(err.details).length).toBeLessThan(300);
       expect(err.message.length).toBeLessThan(300);
       expect(err.message).toMatch(/^Invalid path "session\.lazy\.x+…x+" at column 4097: path is longer than 4096 characters\.$/);
     }
     const missing = `session.lazy.${'y'.repeat(4000)}`;
-    const notFound = await rejection(rt.readState({ path: missing }), 'PATH_NOT_FOUND');
+    const notFound = await rejectionOf(rt.readState({ path: missing }), 'PATH_NOT_FOUND');
     expect(notFound.message.length).toBeLessThan(700);
     const unselected = createRuntime({ store: ts.store, selection: { cwd: '/repo', mode: 'active' } });
-    const owner = await rejection(unselected.readState({ path: missing }), 'OWNER_NOT_SELECTED');
+    const owner = await rejectionOf(unselected.readState({ path: missing }), 'OWNER_NOT_SELECTED');
     expect(owner.message.length).toBeLessThan(500);
     expect((owner.details.path as string).length).toBe(200);
   });
 
   it('non-string paths and projections are INPUT_INVALID', async () => {
-    expect((await rejection(rt.readState({ path: 12 }), 'INPUT_INVALID')).details.field).toBe('path');
-    expect((await rejection(rt.readState({ paths: 'session' }), 'INPUT_INVALID')).details.field).toBe('paths');
-    expect((await rejection(rt.readState({ path: 'session', projection: 1 }), 'INPUT_INVALID')).details.field).toBe('projection');
-    await rejection(rt.readState(null), 'INPUT_INVALID');
-    await rejection(rt.patchState([{ patch: {} }]), 'INPUT_INVALID');
+    expect((await rejectionOf(rt.readState({ path: 12 }), 'INPUT_INVALID')).details.field).toBe('path');
+    expect((await rejectionOf(rt.readState({ paths: 'session' }), 'INPUT_INVALID')).details.field).toBe('paths');
+    expect((await rejectionOf(rt.readState({ path: 'session', projection: 1 }), 'INPUT_INVALID')).details.field).toBe('projection');
+    await rejectionOf(rt.readState(null), 'INPUT_INVALID');
+    await rejectionOf(rt.patchState([{ patch: {} }]), 'INPUT_INVALID');
   });
 });
 
 describe('createRuntime options', () => {
   let ts: TestStore;
-  beforeEach(async () => {
-    ts = await createTestStore('memory-level');
+  storePerTest(memoryBackend, { beforeEach, afterEach }, (opened) => {
+    ts = opened;
   });
-  afterEach(async () => ts.destroy());
 
   const bad = (options: unknown): RuntimeOptions => options as RuntimeOptions;
 

@@ -5,21 +5,21 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRuntime } from './runtime.js';
 import type { Runtime } from './runtime.js';
-import { BACKENDS, createTestStore, dump } from '../test-support/stores.js';
+import { backends, dump } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
+import { storePerTest } from '@stateflow/test-kit';
 
 const CWD = 'cwd:/repo';
 
-describe.each(BACKENDS)('intent ownership through patch_state (%s)', (backend) => {
+describe.each(backends)('intent ownership through patch_state ($name)', (backend) => {
   let ts: TestStore;
   let multi: Runtime;
   let sole: Runtime;
-  beforeEach(async () => {
-    ts = await createTestStore(backend);
+  storePerTest(backend, { beforeEach, afterEach }, async (opened) => {
+    ts = opened;
     multi = createRuntime({ store: ts.store, selection: { global: true, cwd: '/repo', session: 's1', mode: 'active' } });
     sole = createRuntime({ store: ts.store, selection: { cwd: '/repo', mode: 'active' } });
   });
-  afterEach(async () => ts.destroy());
 
   it('IO1: a structured $ref inside an intent owns an existing strategy/tactics/lazy key of the same scope', async () => {
     await multi.patchState({

@@ -3,9 +3,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '@stateflow/store';
 import { createRuntime } from './runtime.js';
 import type { Runtime } from './runtime.js';
-import { MAX_PUBLISH_ATTEMPTS } from './internal/patch-state.js';
-import { BACKENDS, createTestStore, dump, rejection } from '../test-support/stores.js';
+import { MAX_PUBLISH_ATTEMPTS } from './patch-state.js';
+import { backends, memoryBackend, levelBackend, dump } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
+import { rejectionOf, storePerTest } from '@stateflow/test-kit';
 
 const ALL = { global: true, cwd: '/repo', session: 's1', mode: 'active' } as const;
 
@@ -34,17 +35,16 @@ function racingStore(store: Store, times: number): Store {
 describe('patch_state', () => {
   let ts: TestStore;
   let rt: Runtime;
-  beforeEach(async () => {
-    ts = await createTestStore('memory-level');
+  storePerTest(memoryBackend, { beforeEach, afterEach }, async (opened) => {
+    ts = opened;
     rt = createRuntime({ store: ts.store, selection: ALL });
   });
-  afterEach(async () => ts.destroy());
 
   it('scoped patches write each named scope; an unscoped patch needs exactly one selected owner', async () => {
     await rt.patchState({ patch: { cwd: { tactics: { a: 1 } }, session: { tactics: { b: 2 } } } });
     expect(await ts.store.state('cwd:/repo')).toEqual({ tactics: { a: 1 } });
     expect(await ts.store.state('session:s1')).toEqual({ tactics: { b: 2 } });
-    await rejection(rt.patchState({ patch: { tactics: { a: 2 } } }), 'PATCH_INVALID');
+    await rejectionOf(rt.patchState({ patch: { tactics: { a: 2 } } }), 'PATCH_INVALID');
     const sole = createRuntime({ store: ts.store, selection: { session: 's1', mode: 'active' } });
     await sole.patchState({ patch: { tactics: { c: 3 } } });
     expect(await ts.store.state('session:s1')).toEqual({ tactics: { b: 2, c: 3 } });
@@ -70,29 +70,29 @@ describe('patch_state', () => {
       [{ patch: { other: {} } }, 'INPUT_INVALID'],
     ];
     for (const [input, code, reason] of cases) {
-      const err = await rejection(rt.patchState(input), code);
+      const err = await rejectionOf(rt.patchState(input), code);
       if (reason !== undefined) expect(err.details.reason).toBe(reason);
     }
     const cwdOnly = createRuntime({ store: ts.store, selection: { cwd: '/repo', mode: 'active' } });
-    await rejection(cwdOnly.patchState({ patch: { session: { tactics: { a: 1 } } } }), 'OWNER_NOT_SELECTED');
+    await rejectionOf(cwdOnly.patchState({ patch: { session: { tactics: { a: 1 } } } }), 'OWNER_NOT_SELECTED');
     expect(await dump(ts.store)).toEqual(before);
   });
 
   it('names where a patch is invalid with an RFC 6901 pointer into the patch, as core does', async () => {
     const before = await dump(ts.store);
-    expect((await rejection(rt.patchState({ patch: { cwd: { lazy: 'text' } } }), 'PATCH_INVALID')).details).toEqual({ reason: 'lazy-root', at: '/cwd/lazy' });
-    expect((await rejection(rt.patchState({ patch: { cwd: { notes: 'x' } } }), 'PATCH_INVALID')).details).toEqual({ reason: 'unknown-plane', at: '/cwd/notes' });
-    expect((await rejection(rt.patchState({ patch: { global: { response: 'x' } } }), 'PATCH_INVALID')).details).toEqual({ reason: 'response-owner', at: '/global/response' });
-    expect((await rejection(rt.patchState({ patch: { cwd: { tactics: { list: [1, null] } } } }), 'PATCH_INVALID')).details).toMatchObject({ reason: 'null-in-value', at: '/cwd/tactics/list/1' });
+    expect((await rejectionOf(rt.patchState({ patch: { cwd: { lazy: 'text' } } }), 'PATCH_INVALID')).details).toEqual({ reason: 'lazy-root', at: '/cwd/lazy' });
+    expect((await rejectionOf(rt.patchState({ patch: { cwd: { notes: 'x' } } }), 'PATCH_INVALID')).details).toEqual({ reason: 'unknown-plane', at: '/cwd/notes' });
+    expect((await rejectionOf(rt.patchState({ patch: { global: { response: 'x' } } }), 'PATCH_INVALID')).details).toEqual({ reason: 'response-owner', at: '/global/response' });
+    expect((await rejectionOf(rt.patchState({ patch: { cwd: { tactics: { list: [1, null] } } } }), 'PATCH_INVALID')).details).toMatchObject({ reason: 'null-in-value', at: '/cwd/tactics/list/1' });
     expect(await dump(ts.store)).toEqual(before);
   });
 
   it('response: written only to the session in Active mode; global/cwd writes and Passive mode are typed errors', async () => {
     const before = await dump(ts.store);
-    expect((await rejection(rt.patchState({ patch: { global: { response: 'x' } } }), 'PATCH_INVALID')).details.reason).toBe('response-owner');
-    expect((await rejection(rt.patchState({ patch: { cwd: { response: 'x' } } }), 'PATCH_INVALID')).details.reason).toBe('response-owner');
+    expect((await rejectionOf(rt.patchState({ patch: { global: { response: 'x' } } }), 'PATCH_INVALID')).details.reason).toBe('response-owner');
+    expect((await rejectionOf(rt.patchState({ patch: { cwd: { response: 'x' } } }), 'PATCH_INVALID')).details.reason).toBe('response-owner');
     const passive = createRuntime({ store: ts.store, selection: { ...ALL, mode: 'passive' } });
-    expect((await rejection(passive.patchState({ patch: { session: { response: 'x' } } }), 'PATCH_INVALID')).details.reason).toBe('response-passive');
+    expect((await rejectionOf(passive.patchState({ patch: { session: { response: 'x' } } }), 'PATCH_INVALID')).details.reason).toBe('response-passive');
     expect(await dump(ts.store)).toEqual(before);
     const receipt = await rt.patchState({ patch: { session: { response: 'answer' } } });
     expect(receipt).toEqual({ state_updates: { effective: [{ path: 'response', value: 'answer' }], selectors: { session: 'session[1]' } } });
@@ -133,19 +133,18 @@ describe('patch_state', () => {
     expect(await ts.store.state('cwd:/repo')).toEqual({ tactics: { racer: 1, mine: 1 } });
     const starved = createRuntime({ store: racingStore(ts.store, MAX_PUBLISH_ATTEMPTS), selection: ALL });
     const seq = ts.store.lastSeq();
-    const err = await rejection(starved.patchState({ patch: { cwd: { tactics: { lost: 1 } } } }), 'CONFLICT');
+    const err = await rejectionOf(starved.patchState({ patch: { cwd: { tactics: { lost: 1 } } } }), 'CONFLICT');
     expect(err.details).toMatchObject({ stream: 'cwd:/repo' });
     expect(ts.store.lastSeq()).toBe(seq + MAX_PUBLISH_ATTEMPTS);
     expect(await ts.store.state('cwd:/repo')).not.toHaveProperty('tactics.lost');
   });
 });
 
-describe.each(BACKENDS)('patch_state is serialised per store (%s)', (backend) => {
+describe.each(backends)('patch_state is serialised per store ($name)', (backend) => {
   let ts: TestStore;
-  beforeEach(async () => {
-    ts = await createTestStore(backend);
+  storePerTest(backend, { beforeEach, afterEach }, (opened) => {
+    ts = opened;
   });
-  afterEach(async () => ts.destroy());
 
   it('40 concurrent calls on different keys all succeed and every key is present, one transition each', async () => {
     const shared = createRuntime({ store: ts.store, selection: { cwd: '/repo', mode: 'active' } });
@@ -179,10 +178,9 @@ describe.each(BACKENDS)('patch_state is serialised per store (%s)', (backend) =>
 
 describe('baseline()', () => {
   let ts: TestStore;
-  beforeEach(async () => {
-    ts = await createTestStore('classic-level');
+  storePerTest(levelBackend, { beforeEach, afterEach }, (opened) => {
+    ts = opened;
   });
-  afterEach(async () => ts.destroy());
 
   it('hot effective state in intent-first plane order, absent planes and empty responses omitted, lazy never', async () => {
     const rt = createRuntime({ store: ts.store, selection: ALL });
@@ -237,7 +235,7 @@ describe('baseline()', () => {
     const last = (await rt.baseline()).transitions.at(-1);
     expect(last).toEqual({ seq: 6, selectors: { global: 'global[6]', cwd: 'cwd[1]' }, patch: { global: { tactics: { g: 'last' } }, cwd: { tactics: { c: 'x' } } } });
     expect(await rt.readState({ path: `${last?.selectors.cwd}.tactics.c` })).toEqual({ value: 'x' });
-    const wrong = await rejection(rt.readState({ path: 'cwd[6].tactics' }), 'REVISION_NOT_FOUND');
+    const wrong = await rejectionOf(rt.readState({ path: 'cwd[6].tactics' }), 'REVISION_NOT_FOUND');
     expect(wrong.details).toEqual({ stream: 'cwd:/repo', rev: 6, head: 1 });
     expect(wrong.message).toMatch(/^cwd\[6\] does not exist: cwd \(stream cwd:\/repo\) is at revision 1\. cwd\[N\] counts cwd's own revisions/);
   });

@@ -2,20 +2,20 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRuntime } from './runtime.js';
 import type { Runtime } from './runtime.js';
-import { DANGLING_REFERENCE_MESSAGE } from './internal/dangling-reference.js';
-import { createTestStore, dump, rejection } from '../test-support/stores.js';
+import { DANGLING_REFERENCE_MESSAGE } from './dangling-reference.js';
+import { memoryBackend, levelBackend, dump } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
+import { rejectionOf, storePerTest } from '@stateflow/test-kit';
 
 describe('read_state', () => {
   let ts: TestStore;
   let multi: Runtime;
   let sole: Runtime;
-  beforeEach(async () => {
-    ts = await createTestStore('memory-level');
+  storePerTest(memoryBackend, { beforeEach, afterEach }, async (opened) => {
+    ts = opened;
     multi = createRuntime({ store: ts.store, selection: { global: true, cwd: '/repo', session: 's1', mode: 'active' } });
     sole = createRuntime({ store: ts.store, selection: { cwd: '/repo', mode: 'active' } });
   });
-  afterEach(async () => ts.destroy());
 
   it('historical selectors cwd[N], session[N], global[N] select stream revisions; effective[N] selects global transition N', async () => {
     await multi.patchState({ patch: { global: { tactics: { g: 1 } } } });
@@ -40,7 +40,7 @@ describe('read_state', () => {
       [{ tactics: { fresh: { a: {}, b: 1 } } }, '/tactics/fresh/a'],
       [{ lazy: { gone: { x: null } } }, '/lazy/gone'],
     ] as const) {
-      const err = await rejection(sole.patchState({ patch }), 'PATCH_INVALID');
+      const err = await rejectionOf(sole.patchState({ patch }), 'PATCH_INVALID');
       expect(err.details, JSON.stringify(patch)).toMatchObject({ reason: 'empty-object', at });
       expect(err.message).toContain('could not tell from "no change"');
     }
@@ -55,18 +55,18 @@ describe('read_state', () => {
 
   it('history beyond the head or before the origin fails explicitly', async () => {
     await multi.patchState({ patch: { cwd: { tactics: { c: 1 } } } });
-    await rejection(multi.readState({ path: 'cwd[2].tactics' }), 'REVISION_NOT_FOUND');
-    await rejection(multi.readState({ path: 'effective[9]' }), 'REVISION_NOT_FOUND');
-    await rejection(multi.readState({ path: 'cwd[0]', projection: 'patch' }), 'REVISION_NOT_FOUND');
-    const retained = await createTestStore('classic-level', { checkpointInterval: 2 });
+    await rejectionOf(multi.readState({ path: 'cwd[2].tactics' }), 'REVISION_NOT_FOUND');
+    await rejectionOf(multi.readState({ path: 'effective[9]' }), 'REVISION_NOT_FOUND');
+    await rejectionOf(multi.readState({ path: 'cwd[0]', projection: 'patch' }), 'REVISION_NOT_FOUND');
+    const retained = await levelBackend.open({ checkpointInterval: 2 });
     try {
       const rt = createRuntime({ store: retained.store, selection: { cwd: '/repo', mode: 'active' } });
       for (let i = 0; i < 6; i++) await rt.patchState({ patch: { tactics: { i } } });
       const { origin } = await retained.store.compact('cwd:/repo', { keepRevisions: 2 });
       expect(origin).toBeGreaterThan(1);
-      const err = await rejection(rt.readState({ path: 'cwd[1].tactics' }), 'HISTORY_NOT_RETAINED');
+      const err = await rejectionOf(rt.readState({ path: 'cwd[1].tactics' }), 'HISTORY_NOT_RETAINED');
       expect(err.details).toMatchObject({ origin });
-      await rejection(rt.readState({ path: 'cwd[1].tactics', projection: 'patch' }), 'HISTORY_NOT_RETAINED');
+      await rejectionOf(rt.readState({ path: 'cwd[1].tactics', projection: 'patch' }), 'HISTORY_NOT_RETAINED');
       expect(await rt.readState({ path: `cwd[${origin}].tactics` })).toEqual({ value: { i: origin - 1 } });
     } finally {
       await retained.destroy();
@@ -74,9 +74,9 @@ describe('read_state', () => {
   });
 
   it('an explicit path to a non-selected owner fails without widening the selection', async () => {
-    const err = await rejection(sole.readState({ path: 'session.tactics' }), 'OWNER_NOT_SELECTED');
+    const err = await rejectionOf(sole.readState({ path: 'session.tactics' }), 'OWNER_NOT_SELECTED');
     expect(err.details).toEqual({ path: 'session.tactics', owner: 'session' });
-    await rejection(sole.readState({ paths: ['tactics', 'global[1]'] }), 'OWNER_NOT_SELECTED');
+    await rejectionOf(sole.readState({ paths: ['tactics', 'global[1]'] }), 'OWNER_NOT_SELECTED');
   });
 
   it('absent documented top-level fields read null (including an empty response); root views omit them', async () => {
@@ -84,7 +84,7 @@ describe('read_state', () => {
     expect(await multi.readState({ paths: ['session.response', 'session.lazy', 'effective.response', 'session'] })).toEqual({
       value: [null, null, null, { tactics: { t: 1 } }],
     });
-    await rejection(multi.readState({ path: 'session.lazy.x' }), 'PATH_NOT_FOUND');
+    await rejectionOf(multi.readState({ path: 'session.lazy.x' }), 'PATH_NOT_FOUND');
   });
 
   it('with several owners an unscoped path aliases the current effective state', async () => {
@@ -117,7 +117,7 @@ describe('read_state', () => {
       },
     });
     // flat binds to cwd, not to effective (global's tactics.g is not visible through a flat path)
-    await rejection(sole.readState({ path: 'tactics.g' }), 'PATH_NOT_FOUND');
+    await rejectionOf(sole.readState({ path: 'tactics.g' }), 'PATH_NOT_FOUND');
     expect(await sole.readState({ path: 'cwd[1].tactics.own' })).toEqual({ value: { $ref: 'lazy.plan' } });
     expect(await sole.readState({ path: 'tactics', projection: 'patch' })).toMatchObject({ patch: { own: { $ref: 'lazy.plan' } } });
     // with several owners the canonical form is shown
@@ -148,18 +148,18 @@ describe('read_state', () => {
 
   it('dangling-reference sentinel: without an exact match, and for keys, patch and multi-path reads, the ordinary error remains', async () => {
     await multi.patchState({ patch: { cwd: { tactics: { note: { $ref: 'cwd.lazy.plan' }, prose: 'see $cwd.lazy.other' } } } });
-    await rejection(multi.readState({ path: 'cwd.lazy.other' }), 'PATH_NOT_FOUND');
-    await rejection(multi.readState({ path: 'effective.lazy.plan' }), 'PATH_NOT_FOUND');
-    await rejection(multi.readState({ path: 'cwd.lazy.plan.deeper' }), 'PATH_NOT_FOUND');
-    await rejection(multi.readState({ path: 'cwd.lazy.plan', projection: 'keys' }), 'PATH_NOT_FOUND');
-    await rejection(multi.readState({ path: 'cwd.lazy.plan', projection: 'patch' }), 'PATH_NOT_FOUND');
-    await rejection(multi.readState({ paths: ['cwd.lazy.plan'] }), 'PATH_NOT_FOUND');
+    await rejectionOf(multi.readState({ path: 'cwd.lazy.other' }), 'PATH_NOT_FOUND');
+    await rejectionOf(multi.readState({ path: 'effective.lazy.plan' }), 'PATH_NOT_FOUND');
+    await rejectionOf(multi.readState({ path: 'cwd.lazy.plan.deeper' }), 'PATH_NOT_FOUND');
+    await rejectionOf(multi.readState({ path: 'cwd.lazy.plan', projection: 'keys' }), 'PATH_NOT_FOUND');
+    await rejectionOf(multi.readState({ path: 'cwd.lazy.plan', projection: 'patch' }), 'PATH_NOT_FOUND');
+    await rejectionOf(multi.readState({ paths: ['cwd.lazy.plan'] }), 'PATH_NOT_FOUND');
   });
 
   it('patch projection of a range is a kind error; of a path absent on both sides is not found', async () => {
     await multi.patchState({ patch: { cwd: { lazy: { m: [1, 2] } } } });
-    await rejection(multi.readState({ path: 'cwd.lazy.m[0:1]', projection: 'patch' }), 'PATH_KIND');
-    await rejection(multi.readState({ path: 'cwd.lazy.nothing', projection: 'patch' }), 'PATH_NOT_FOUND');
+    await rejectionOf(multi.readState({ path: 'cwd.lazy.m[0:1]', projection: 'patch' }), 'PATH_KIND');
+    await rejectionOf(multi.readState({ path: 'cwd.lazy.nothing', projection: 'patch' }), 'PATH_NOT_FOUND');
     expect(await multi.readState({ path: 'cwd.tactics', projection: 'patch' })).toEqual({ patch: {} });
   });
 });

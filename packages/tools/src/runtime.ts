@@ -5,13 +5,13 @@
  */
 import { StateflowError } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
-import { buildBaseline, DEFAULT_RECENT_TRANSITIONS } from './internal/baseline.js';
-import type { Baseline } from './internal/baseline.js';
+import { buildBaseline, DEFAULT_RECENT_TRANSITIONS } from './baseline.js';
+import type { Baseline } from './baseline.js';
 import type { RuntimeContext } from './internal/context.js';
-import { patchState } from './internal/patch-state.js';
-import type { PatchCallOptions, PatchStateResult } from './internal/patch-state.js';
-import { MAX_READ_PATHS, MAX_RESPONSE_BYTES, readState } from './internal/read-state.js';
-import type { ReadStateResult } from './internal/read-state.js';
+import { patchState } from './patch-state.js';
+import type { PatchCallOptions, PatchStateResult } from './patch-state.js';
+import { MAX_READ_PATHS, MAX_RESPONSE_BYTES, readState } from './read-state.js';
+import type { ReadStateResult } from './read-state.js';
 import { selectedOwners } from './selection.js';
 import type { SelectedOwner, Selection } from './selection.js';
 

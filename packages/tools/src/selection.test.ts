@@ -1,20 +1,12 @@
 /** Owner selection: members, mode, absolute cwd, streams. */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isStateflowError } from '@stateflow/core';
 import { selectedOwners } from './selection.js';
 import type { Selection } from './selection.js';
+import { errorOf } from '@stateflow/test-kit';
 
 /** The INPUT_INVALID error `selectedOwners` throws for `selection`. */
-function failure(selection: unknown): { message: string; details: Record<string, unknown> } {
-  try {
-    selectedOwners(selection as Selection);
-  } catch (err) {
-    if (isStateflowError(err, 'INPUT_INVALID')) return { message: err.message, details: err.details as Record<string, unknown> };
-    throw err;
-  }
-  throw new Error('expected INPUT_INVALID');
-}
+const failure = (selection: unknown) => errorOf(() => selectedOwners(selection as Selection), 'INPUT_INVALID');
 
 describe('selectedOwners', () => {
   it('maps owners to streams in overlay order; an absolute cwd is normalised', () => {

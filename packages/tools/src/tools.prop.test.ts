@@ -6,11 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createRuntime } from './runtime.js';
 import type { Selection } from './selection.js';
-import { createTestStore, dump } from '../test-support/stores.js';
+import { memoryBackend, dump } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
-
-const runs = Number(process.env.STATEFLOW_FC_RUNS ?? 60);
-const seed = process.env.STATEFLOW_FC_SEED === undefined ? undefined : Number(process.env.STATEFLOW_FC_SEED);
+import { fcParams } from '@stateflow/test-kit';
 
 const selection: fc.Arbitrary<Selection> = fc
   .record({
@@ -50,7 +48,7 @@ const call = fc.oneof(fc.record({ tool: fc.constant('patch' as const), input: pa
 describe('tool calls (property)', () => {
   let ts: TestStore;
   beforeAll(async () => {
-    ts = await createTestStore('memory-level');
+    ts = await memoryBackend.open();
   });
   afterAll(async () => ts.destroy());
 
@@ -71,7 +69,7 @@ describe('tool calls (property)', () => {
           if (rejected || tool === 'read') expect(await dump(ts.store)).toEqual(before);
         }
       }),
-      { numRuns: runs, ...(seed === undefined ? {} : { seed }) },
+      fcParams({ share: 0.6 }),
     );
   });
 });

@@ -14,20 +14,20 @@ import { openStore } from '@stateflow/store';
 import type { Store } from '@stateflow/store';
 import { createRuntime } from './runtime.js';
 import type { Runtime } from './runtime.js';
-import { BACKENDS, createTestStore, dump, rejection } from '../test-support/stores.js';
+import { backends, dump } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
+import { rejectionOf, storePerTest } from '@stateflow/test-kit';
 
 const ALL = { global: true, cwd: '/repo', session: 's1', mode: 'active' } as const;
 
-describe.each(BACKENDS)('validation contract (%s)', (backend) => {
+describe.each(backends)('validation contract ($name)', (backend) => {
   let ts: TestStore;
   let rt: Runtime;
-  beforeEach(async () => {
-    ts = await createTestStore(backend);
+  storePerTest(backend, { beforeEach, afterEach }, async (opened) => {
+    ts = opened;
     rt = createRuntime({ store: ts.store, selection: ALL });
     expect(ts.store.lastSeq()).toBe(0);
   });
-  afterEach(async () => ts.destroy());
 
   it('VC1: lazy bodies do not enter ordinary baseline effective state', async () => {
     await rt.patchState({ patch: { cwd: { tactics: { next: 'ship' }, lazy: { memory: ['LAZY-BODY-1'] } } } });
@@ -81,9 +81,9 @@ describe.each(BACKENDS)('validation contract (%s)', (backend) => {
 
   it('VC4: a failing path produces no partial batch result', async () => {
     await rt.patchState({ patch: { cwd: { tactics: { a: 'A' } } } });
-    const err = await rejection(rt.readState({ paths: ['cwd.tactics.a', 'cwd.tactics.missing', 'cwd.tactics'] }), 'PATH_NOT_FOUND');
+    const err = await rejectionOf(rt.readState({ paths: ['cwd.tactics.a', 'cwd.tactics.missing', 'cwd.tactics'] }), 'PATH_NOT_FOUND');
     expect(err.details).toMatchObject({ path: 'cwd.tactics.missing' });
-    await rejection(rt.readState({ paths: ['cwd.tactics.a', 'cwd..x'] }), 'PATH_SYNTAX');
+    await rejectionOf(rt.readState({ paths: ['cwd.tactics.a', 'cwd..x'] }), 'PATH_SYNTAX');
   });
 
   it('VC5: every projection returns exactly its matching top-level key', async () => {
@@ -110,12 +110,12 @@ describe.each(BACKENDS)('validation contract (%s)', (backend) => {
 
   it('VC7: out-of-bounds indices and ranges fail, including batch and boundary cases', async () => {
     await rt.patchState({ patch: { cwd: { lazy: { ten: Array.from({ length: 10 }, (_, i) => i) } } } });
-    await rejection(rt.readState({ path: 'cwd.lazy.ten[0:15]' }), 'INDEX_OUT_OF_RANGE');
-    await rejection(rt.readState({ path: 'cwd.lazy.ten[11:11]' }), 'INDEX_OUT_OF_RANGE');
-    await rejection(rt.readState({ path: 'cwd.lazy.ten[10]' }), 'INDEX_OUT_OF_RANGE');
-    await rejection(rt.readState({ paths: ['cwd.lazy.ten[0:10]', 'cwd.lazy.ten[10]'] }), 'INDEX_OUT_OF_RANGE');
-    await rejection(rt.readState({ path: 'cwd.lazy.ten[10]', projection: 'keys' }), 'INDEX_OUT_OF_RANGE');
-    await rejection(rt.readState({ path: 'cwd.lazy.ten[-1]' }), 'PATH_SYNTAX');
+    await rejectionOf(rt.readState({ path: 'cwd.lazy.ten[0:15]' }), 'INDEX_OUT_OF_RANGE');
+    await rejectionOf(rt.readState({ path: 'cwd.lazy.ten[11:11]' }), 'INDEX_OUT_OF_RANGE');
+    await rejectionOf(rt.readState({ path: 'cwd.lazy.ten[10]' }), 'INDEX_OUT_OF_RANGE');
+    await rejectionOf(rt.readState({ paths: ['cwd.lazy.ten[0:10]', 'cwd.lazy.ten[10]'] }), 'INDEX_OUT_OF_RANGE');
+    await rejectionOf(rt.readState({ path: 'cwd.lazy.ten[10]', projection: 'keys' }), 'INDEX_OUT_OF_RANGE');
+    await rejectionOf(rt.readState({ path: 'cwd.lazy.ten[-1]' }), 'PATH_SYNTAX');
   });
 
   it('VC8: keys returns closed meta followed by the complete immediate named keys, no descendants, no index enumeration', async () => {
@@ -172,7 +172,7 @@ describe.each(BACKENDS)('validation contract (%s)', (backend) => {
     await rt.patchState({ patch: { session: { lazy: { a: null } } } });
     expect(await rt.readState({ path: 'effective.lazy.a' })).toEqual({ value: 'global' });
     const onlyCwd = createRuntime({ store: ts.store, selection: { cwd: '/repo', mode: 'active' } });
-    await rejection(onlyCwd.readState({ path: 'session.lazy' }), 'OWNER_NOT_SELECTED');
+    await rejectionOf(onlyCwd.readState({ path: 'session.lazy' }), 'OWNER_NOT_SELECTED');
     expect(await onlyCwd.readState({ path: 'effective.lazy' })).toEqual({ value: { b: { y: 2 } } });
   });
 
@@ -198,7 +198,7 @@ describe.each(BACKENDS)('validation contract (%s)', (backend) => {
     expect(await rt.readState({ path: 'cwd.lazy.memory' })).toEqual({ value: ['fresh'] });
     // one invalid index fails the whole multi-scope call
     const before = await dump(ts.store);
-    await rejection(rt.patchState({ patch: { session: { tactics: { ok: 1 } }, cwd: { lazy: { memory: { '[0]': 'x', '[1]': 'y' } } } } }), 'PATCH_INVALID');
+    await rejectionOf(rt.patchState({ patch: { session: { tactics: { ok: 1 } }, cwd: { lazy: { memory: { '[0]': 'x', '[1]': 'y' } } } } }), 'PATCH_INVALID');
     expect(await dump(ts.store)).toEqual(before);
     // stale basis: a writer shrinks the array between capture and publication → re-validated, rejected
     let interfered = false;
@@ -217,7 +217,7 @@ describe.each(BACKENDS)('validation contract (%s)', (backend) => {
     });
     const stale = createRuntime({ store: racing, selection: ALL });
     const seq = ts.store.lastSeq();
-    await rejection(stale.patchState({ patch: { cwd: { lazy: { groups: { '[1]': 'y' } } } } }), 'PATCH_INVALID');
+    await rejectionOf(stale.patchState({ patch: { cwd: { lazy: { groups: { '[1]': 'y' } } } } }), 'PATCH_INVALID');
     expect(ts.store.lastSeq()).toBe(seq + 1);
     expect(await rt.readState({ path: 'cwd.lazy.groups' })).toEqual({ value: ['only'] });
   });
@@ -241,9 +241,9 @@ describe.each(BACKENDS)('validation contract (%s)', (backend) => {
   it('VC15: malformed canonical lazy data fails closed without rewriting the store; rejected queries and patches preserve accepted hot state', async () => {
     await rt.patchState({ patch: { cwd: { tactics: { keep: 1 }, lazy: { plan: 'p' } }, session: { tactics: { s: 1 } } } });
     const before = await dump(ts.store);
-    await rejection(rt.patchState({ patch: { cwd: { lazy: 'not an object' } } }), 'PATCH_INVALID');
-    await rejection(rt.patchState({ patch: { cwd: { lazy: ['x'] } } }), 'PATCH_INVALID');
-    await rejection(rt.readState({ path: 'cwd.lazy.plan.deeper' }), 'PATH_KIND');
+    await rejectionOf(rt.patchState({ patch: { cwd: { lazy: 'not an object' } } }), 'PATCH_INVALID');
+    await rejectionOf(rt.patchState({ patch: { cwd: { lazy: ['x'] } } }), 'PATCH_INVALID');
+    await rejectionOf(rt.readState({ path: 'cwd.lazy.plan.deeper' }), 'PATH_KIND');
     expect(await dump(ts.store)).toEqual(before);
     if (ts.dir === null) return;
     // corrupt the canonical record on disk: a non-object lazy root with a valid hash
@@ -266,8 +266,8 @@ describe.each(BACKENDS)('validation contract (%s)', (backend) => {
     const store = await openStore(ts.dir);
     ts.store = store;
     const reader = createRuntime({ store, selection: ALL });
-    await rejection(reader.readState({ path: 'cwd.tactics.keep' }), 'STORE_CORRUPT');
-    await rejection(reader.patchState({ patch: { cwd: { tactics: { x: 1 } } } }), 'STORE_CORRUPT');
+    await rejectionOf(reader.readState({ path: 'cwd.tactics.keep' }), 'STORE_CORRUPT');
+    await rejectionOf(reader.patchState({ patch: { cwd: { tactics: { x: 1 } } } }), 'STORE_CORRUPT');
     const sessionOnly = createRuntime({ store, selection: { session: 's1', mode: 'active' } });
     expect(await sessionOnly.readState({ path: 'tactics.s' })).toEqual({ value: 1 });
     await store.close();
@@ -282,12 +282,12 @@ describe.each(BACKENDS)('validation contract (%s)', (backend) => {
   it('VC16: unsupported store formats and read_state inputs fail actionably without rewriting retained bytes', async () => {
     await rt.patchState({ patch: { cwd: { tactics: { a: 1 } } } });
     const before = await dump(ts.store);
-    const offset = await rejection(rt.readState({ path: 'cwd.tactics', offset: 1 }), 'INPUT_INVALID');
+    const offset = await rejectionOf(rt.readState({ path: 'cwd.tactics', offset: 1 }), 'INPUT_INVALID');
     expect(offset.message).toContain('cwd[1]');
-    await rejection(rt.readState({ path: 'tactics', scope: 'cwd' }), 'INPUT_INVALID');
-    await rejection(rt.readState({ path: 'cwd.tactics', paths: ['cwd'] }), 'INPUT_INVALID');
-    await rejection(rt.readState({ path: 'cwd.tactics', projection: 'diff' }), 'INPUT_INVALID');
-    await rejection(rt.readState({ path: 'cwd.*' }), 'PATH_SYNTAX');
+    await rejectionOf(rt.readState({ path: 'tactics', scope: 'cwd' }), 'INPUT_INVALID');
+    await rejectionOf(rt.readState({ path: 'cwd.tactics', paths: ['cwd'] }), 'INPUT_INVALID');
+    await rejectionOf(rt.readState({ path: 'cwd.tactics', projection: 'diff' }), 'INPUT_INVALID');
+    await rejectionOf(rt.readState({ path: 'cwd.*' }), 'PATH_SYNTAX');
     expect(await dump(ts.store)).toEqual(before);
     const foreign = await mkdtemp(path.join(tmpdir(), 'stateflow-foreign-'));
     try {
@@ -295,7 +295,7 @@ describe.each(BACKENDS)('validation contract (%s)', (backend) => {
       const db = new ClassicLevel(path.join(foreign, 'db'));
       await db.put('other', 'data');
       await db.close();
-      await rejection(openStore(path.join(foreign, 'db')), 'STORE_VERSION');
+      await rejectionOf(openStore(path.join(foreign, 'db')), 'STORE_VERSION');
     } finally {
       await rm(foreign, { recursive: true, force: true });
     }

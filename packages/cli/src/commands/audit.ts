@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { AuditReport } from '@stateflow/store';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { count, emit } from '../internal/output.js';
 import { startProgress, type Progress } from '../internal/progress.js';
 import { withStore } from '../internal/store-access.js';
@@ -30,7 +30,7 @@ export function registerAuditCommand(program: Command, ctx: CommandContext): voi
           progress?.stop();
         }
       });
-      emit(ctx.io, options.json, report, () => describeAudit(report));
+      emit(ctx.io, options, report, () => describeAudit(report));
       if (report.problems.length > 0) ctx.exitCode = ExitCode.CORRUPT;
     });
 }

@@ -3,7 +3,7 @@
  * effective state, `lazy_navigation`, recent transitions; seed "Baseline lazy hint").
  */
 import type { Command } from 'commander';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
 import { withRuntime } from '../internal/runtime.js';
 
@@ -15,6 +15,6 @@ export function registerBaselineCommand(program: Command, ctx: CommandContext): 
     .action(async (_options: unknown, command: Command) => {
       const options = ctx.options(command);
       const snapshot = await withRuntime(options, 'existing', async (runtime) => runtime.baseline());
-      emit(ctx.io, options.json, snapshot);
+      emit(ctx.io, options, snapshot);
     });
 }

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { positiveInt } from '../internal/arguments.js';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
 import { withStore } from '../internal/store-access.js';
 import { requireKnownStream } from '../internal/known-stream.js';
@@ -22,7 +22,7 @@ export function registerCompactCommand(program: Command, ctx: CommandContext): v
         await requireKnownStream(store, stream);
         return store.compact(stream, { keepRevisions: local.keep });
       });
-      emit(ctx.io, options.json, { stream, ...result }, () =>
+      emit(ctx.io, options, { stream, ...result }, () =>
         `compacted ${stream}: origin is now rev ${result.origin}, ${result.deleted} entries deleted`,
       );
     });

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { nonNegativeInt } from '../internal/arguments.js';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
 import { withStore } from '../internal/store-access.js';
 import { requireKnownStream } from '../internal/known-stream.js';
@@ -23,6 +23,6 @@ export function registerDiffCommand(program: Command, ctx: CommandContext): void
         await requireKnownStream(store, stream);
         return store.diff(stream, revA, revB);
       });
-      emit(ctx.io, options.json, patch);
+      emit(ctx.io, options, patch);
     });
 }

@@ -4,7 +4,7 @@
  * fails the export with STORE_CORRUPT (exit 5; store `transitions()` fails closed).
  */
 import type { Command } from 'commander';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { withStore } from '../internal/store-access.js';
 import { isUnknownStream, unknownStreamMessage } from '../internal/known-stream.js';
 import { writeLine } from '../internal/stream-output.js';

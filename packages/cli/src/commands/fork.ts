@@ -3,7 +3,7 @@
  */
 import type { Command } from 'commander';
 import { nonNegativeInt } from '../internal/arguments.js';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
 import { describePublish } from '../internal/publish-summary.js';
 import { withStore } from '../internal/store-access.js';
@@ -23,7 +23,7 @@ export function registerForkCommand(program: Command, ctx: CommandContext): void
         await requireKnownStream(store, from);
         return store.fork(from, to, local.at === undefined ? {} : { at: local.at });
       });
-      emit(ctx.io, options.json, result, () =>
+      emit(ctx.io, options, result, () =>
         `forked ${from}${local.at === undefined ? '' : ` at rev ${local.at}`} to ${to}: ${describePublish(result, 'source state is empty; nothing published')}`,
       );
     });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import { StateflowError, isJsonObject } from '@stateflow/core';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { importHistory, parsePlacement, type HistoryEntry, type ImportOptions } from '../internal/history-import.js';
 import { checkImportTarget } from '../internal/import-target.js';
 import { describeImport } from '../internal/import-output.js';
@@ -38,12 +38,12 @@ export function registerImportGitCommand(program: Command, ctx: CommandContext):
       const repoDir = path.resolve(ctx.io.cwd, repo);
       const commits = await fileCommits(repoDir, file);
       const report = await withStore(options.dir, 'create', async (store) =>
-        importHistory(store, local.stream, keys, versions(repoDir, file, commits), (total) =>
-          startProgress(ctx.io, 'import-git', total),
-          local.append === true,
-        ),
+        importHistory(store, local.stream, keys, versions(repoDir, file, commits), {
+          progress: (total) => startProgress(ctx.io, 'import-git', total),
+          append: local.append === true,
+        }),
       );
-      emit(ctx.io, options.json, report, () => describeImport(report));
+      emit(ctx.io, options, report, () => describeImport(report));
     });
 }
 

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { StateflowError, isJsonObject, type JsonObject } from '@stateflow/core';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { importHistory, parsePlacement, type HistoryEntry, type ImportOptions } from '../internal/history-import.js';
 import { checkImportTarget } from '../internal/import-target.js';
 import { describeImport } from '../internal/import-output.js';
@@ -29,9 +29,12 @@ export function registerImportCommand(program: Command, ctx: CommandContext): vo
       await checkImportTarget(local.stream, keys);
       const file = path.resolve(ctx.io.cwd, history);
       const report = await withStore(options.dir, 'create', async (store) =>
-        importHistory(store, local.stream, keys, historyEntries(file), (total) => startProgress(ctx.io, 'import', total), local.append === true),
+        importHistory(store, local.stream, keys, historyEntries(file), {
+          progress: (total) => startProgress(ctx.io, 'import', total),
+          append: local.append === true,
+        }),
       );
-      emit(ctx.io, options.json, report, () => describeImport(report));
+      emit(ctx.io, options, report, () => describeImport(report));
     });
 }
 

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { Command } from 'commander';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
 import { withStore } from '../internal/store-access.js';
 import { ExitCode } from '../exit-codes.js';
@@ -27,7 +27,7 @@ export function registerLadderCommand(program: Command, ctx: CommandContext): vo
       const options = ctx.options(command);
       const { validateLadderFile } = await import('@stateflow/slates');
       const problems = await validateLadderFile(path.resolve(ctx.io.cwd, file));
-      emit(ctx.io, options.json, { problems }, () => (problems.length === 0 ? `${file}: valid` : problems.join('\n')));
+      emit(ctx.io, options, { problems }, () => (problems.length === 0 ? `${file}: valid` : problems.join('\n')));
       if (problems.length > 0) ctx.exitCode = ExitCode.USAGE;
     });
 
@@ -57,7 +57,7 @@ export function registerLadderCommand(program: Command, ctx: CommandContext): vo
       // An aborted run says so (outcome "aborted", where, and why), never just `output: null`.
       const outcome = slates.runOutcome(result);
       const ended = outcome.kind === 'aborted' ? { outcome: 'aborted', aborted: { ...outcome.aborted, message: outcome.message } } : { outcome: 'completed' };
-      emit(ctx.io, options.json, { ...ended, output, transition, slates: result.slates, evicted, refused }, () =>
+      emit(ctx.io, options, { ...ended, output, transition, slates: result.slates, evicted, refused }, () =>
         [
           outcome.kind === 'aborted' ? `(aborted) ${outcome.message}` : (output ?? '(no output)'),
           '',

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import type { Transition } from '@stateflow/store';
 import { nonNegativeInt, positiveInt } from '../internal/arguments.js';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { clip, table } from '../internal/output.js';
 import { withStore } from '../internal/store-access.js';
 import { isUnknownStream, unknownStreamMessage } from '../internal/known-stream.js';

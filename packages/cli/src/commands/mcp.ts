@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { positiveInt } from '../internal/arguments.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, ensureServer } from '../internal/background-server.js';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 
 /** Register `mcp`. */
 export function registerMcpCommand(program: Command, ctx: CommandContext): void {

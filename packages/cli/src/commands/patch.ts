@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { Transition } from '@stateflow/store';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { readJsonArgument } from '../internal/json-input.js';
 import { emit } from '../internal/output.js';
 import { withRuntime } from '../internal/runtime.js';
@@ -23,7 +23,7 @@ export function registerPatchCommand(program: Command, ctx: CommandContext): voi
       const receipt = await withRuntime(options, 'create', (runtime) =>
         runtime.patchState({ patch }, { onPublished: (published) => (transition = published) }),
       );
-      emit(ctx.io, options.json, receipt);
+      emit(ctx.io, options, receipt);
       if (!options.json) ctx.io.stderr.write(`${describePublished(transition)}\n`);
     });
 }

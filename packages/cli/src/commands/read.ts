@@ -3,7 +3,7 @@
  * exactly its response (seed "Progressive read_state").
  */
 import { Option, type Command } from 'commander';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
 import { withRuntime } from '../internal/runtime.js';
 
@@ -18,6 +18,6 @@ export function registerReadCommand(program: Command, ctx: CommandContext): void
       const options = ctx.options(command);
       const input = paths.length === 1 ? { path: paths[0], projection: local.projection } : { paths, projection: local.projection };
       const response = await withRuntime(options, 'existing', async (runtime) => runtime.readState(input));
-      emit(ctx.io, options.json, response);
+      emit(ctx.io, options, response);
     });
 }

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { recoverStore, type RecoveryReport } from '@stateflow/store';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { count, emit } from '../internal/output.js';
 import { ExitCode } from '../exit-codes.js';
 import { requireNoServer } from '../internal/store-access.js';
@@ -24,7 +24,7 @@ export function registerRecoverCommand(program: Command, ctx: CommandContext): v
       // A copy taken while a server writes would not be the store as it stands.
       await requireNoServer(options.dir, 'recover');
       const report = await recoverStore(options.dir, path.resolve(ctx.io.cwd, local.into));
-      emit(ctx.io, options.json, report, () => describeRecovery(report));
+      emit(ctx.io, options, report, () => describeRecovery(report));
       if (report.problems.length > 0) ctx.exitCode = ExitCode.CORRUPT;
     });
 }

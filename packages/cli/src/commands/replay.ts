@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { StateflowError, isJsonObject, isStateflowError } from '@stateflow/core';
 import type { Transition } from '@stateflow/store';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { atLine, countJsonLines, readJsonLines } from '../internal/json-lines.js';
 import { count, emit } from '../internal/output.js';
 import { startProgress } from '../internal/progress.js';
@@ -71,7 +71,7 @@ export function registerReplayCommand(program: Command, ctx: CommandContext): vo
         }
         return { dir: options.dir, transitions, lastSeq: store.lastSeq(), hash, problems: 0 };
       });
-      emit(ctx.io, options.json, report, () =>
+      emit(ctx.io, options, report, () =>
         `replayed ${count(report.transitions, 'transition')} into ${report.dir}: every hash verified, last hash ${report.hash}, audit clean`,
       );
     });

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { nonNegativeInt } from '../internal/arguments.js';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
 import { describePublish } from '../internal/publish-summary.js';
 import { withStore } from '../internal/store-access.js';
@@ -23,7 +23,7 @@ export function registerRevertCommand(program: Command, ctx: CommandContext): vo
         await requireKnownStream(store, stream);
         return store.revert(stream, rev);
       });
-      emit(ctx.io, options.json, result, () =>
+      emit(ctx.io, options, result, () =>
         `reverted ${stream} to rev ${rev}: ${describePublish(result, 'already in that state; nothing published')}`,
       );
     });

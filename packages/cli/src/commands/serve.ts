@@ -8,7 +8,8 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { duration, formatDuration, nonNegativeInt, positiveInt } from '../internal/arguments.js';
-import type { CommandContext } from '../internal/context.js';
+import type { ServerHandle } from '@stateflow/server';
+import type { CommandContext } from '../command-context.js';
 
 interface ServeOptions {
   ladders?: string;
@@ -97,7 +98,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
           `stateflow serving on ${server.url}`,
           `data: ${options.dir}`,
           `ladders: ${server.ladders.length === 0 ? 'none (pass --ladders DIR to serve some)' : server.ladders.join(', ')}`,
-          `try: ${tryCommand(server.url, server.requiresKey, server.requireToken, server.ladders, ctx.io.cwd, options.dir)}`,
+          `try: ${tryCommand(server, ctx.io.cwd, options.dir)}`,
           `token: ${server.requireToken ? 'required on every request' : 'accepted'} (stateflow-server.json in the store directory); browser: ${server.url}/ui/#token=${server.token}`,
           `pid ${process.pid}${local.idleTimeout === undefined ? '' : `; stops by itself after ${local.idleTimeout} ms idle`}; "stateflow stop --dir ${options.dir}" stops it from anywhere`,
           `sessions: expire after ${formatDuration(local.sessionIdle)} idle; slates kept ${formatDuration(local.sessionRetention)} after close or expiry`,
@@ -115,7 +116,8 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
  * the local user's cwd owner; with keys a caller reaches only its own ladder sessions, so the
  * command creates one (or, with no ladder served, fetches the OpenAPI document).
  */
-function tryCommand(url: string, requiresKey: boolean, requireToken: boolean, ladders: string[], cwd: string, dir: string): string {
+function tryCommand(server: Pick<ServerHandle, 'url' | 'requiresKey' | 'requireToken' | 'ladders'>, cwd: string, dir: string): string {
+  const { url, requiresKey, requireToken, ladders } = server;
   if (!requiresKey) {
     const body = JSON.stringify({ selection: { cwd, mode: 'active' }, path: 'cwd', projection: 'keys' });
     const token = requireToken ? ` -H "X-Stateflow-Token: $(node -p 'require(process.argv[1]).token' '${path.join(dir, 'stateflow-server.json')}')"` : '';

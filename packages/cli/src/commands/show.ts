@@ -3,7 +3,7 @@
  */
 import type { Command } from 'commander';
 import { nonNegativeInt } from '../internal/arguments.js';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
 import { withStore } from '../internal/store-access.js';
 
@@ -16,6 +16,6 @@ export function registerShowCommand(program: Command, ctx: CommandContext): void
     .action(async (seq: number, _local: unknown, command: Command) => {
       const options = ctx.options(command);
       const transition = await withStore(options.dir, 'existing', async (store) => store.transition(seq));
-      emit(ctx.io, options.json, transition);
+      emit(ctx.io, options, transition);
     });
 }

@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { StateflowError } from '@stateflow/core';
 import { findServer, processAlive } from '@stateflow/client';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
 
 /** How long a server may take to stop after SIGTERM, in ms. */
@@ -22,7 +22,7 @@ export function registerStopCommand(program: Command, ctx: CommandContext): void
       const options = ctx.options(command);
       const server = await findServer(options.dir);
       if (server === null) {
-        emit(ctx.io, options.json, { stopped: false, dir: options.dir }, () => `no stateflow server serves ${options.dir}`);
+        emit(ctx.io, options, { stopped: false, dir: options.dir }, () => `no stateflow server serves ${options.dir}`);
         return;
       }
       process.kill(server.pid, 'SIGTERM');
@@ -35,6 +35,6 @@ export function registerStopCommand(program: Command, ctx: CommandContext): void
         }
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      emit(ctx.io, options.json, { stopped: true, dir: options.dir, pid: server.pid, url: server.url }, () => `stopped the stateflow server pid ${server.pid} on ${server.url}`);
+      emit(ctx.io, options, { stopped: true, dir: options.dir, pid: server.pid, url: server.url }, () => `stopped the stateflow server pid ${server.pid} on ${server.url}`);
     });
 }

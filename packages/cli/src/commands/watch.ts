@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { watchTransitions } from '@stateflow/client';
 import { nonNegativeInt, nonEmpty } from '../internal/arguments.js';
 import { ensureServer } from '../internal/background-server.js';
-import type { CommandContext } from '../internal/context.js';
+import type { CommandContext } from '../command-context.js';
 import { withStore } from '../internal/store-access.js';
 import { writeLine } from '../internal/stream-output.js';
 

@@ -6,17 +6,19 @@
 import { CommanderError } from 'commander';
 import { StateflowError, isStateflowError } from '@stateflow/core';
 import { exitCodeFor, type ExitCode } from '../exit-codes.js';
-import type { CliIo } from './io.js';
+import type { CliIo } from '../cli-io.js';
 
 /**
- * Translate anything thrown into a {@link StateflowError}: commander's errors → USAGE; file
- * system errors by their errno (ENOENT/ENOTDIR → NOT_FOUND; EISDIR, EACCES/EPERM → USAGE; other
- * errno errors naming a path → STORE_IO), each naming the path when it is known; anything else
- * → INTERNAL.
+ * Translate anything thrown into a {@link StateflowError}: commander's errors (`CommanderError`,
+ * by class; its `code` becomes `details.reason`) → USAGE; file system errors by their errno
+ * (ENOENT/ENOTDIR → NOT_FOUND; EISDIR, EACCES/EPERM → USAGE; other errno errors naming a path →
+ * STORE_IO), each naming the path when it is known; anything else → INTERNAL.
  */
 function toStateflowError(err: unknown): StateflowError {
   if (isStateflowError(err)) return err;
   if (err instanceof CommanderError) {
+    // Commander words its messages for its own output ("error: unknown option '--x'"); the
+    // prefix is dropped so the line reads as ours. The one text edit of a foreign error here.
     const message = err.message.replace(/^error: /, '');
     return new StateflowError('USAGE', `${message.replace(/\.?$/, '.')} Run "stateflow --help" for usage.`, {
       reason: err.code,
@@ -29,12 +31,23 @@ function toStateflowError(err: unknown): StateflowError {
 }
 
 /**
- * Report a failure and return the exit code it maps to: one line on stderr, or under `--json`
- * one `{"error": {code, message, details}}` line on stdout (beside where results go).
+ * The exit code of a run that threw `err`, reporting it unless commander has answered already:
+ * commander's own exits with code 0 (`--help`, `--version`) are successes; a command group
+ * called without a command (`stateflow`, `stateflow ladder`: commander printed its help,
+ * `commander.help`) is a usage failure whose help is the whole answer; anything else is
+ * reported: one line on stderr, or under `--json` one `{"error": {code, message, details}}`
+ * line on stdout (beside where results go).
  */
-export function reportFailure(io: CliIo, json: boolean, err: unknown): ExitCode {
+export function failureExit(io: CliIo, format: { json: boolean }, err: unknown): ExitCode {
+  if (err instanceof CommanderError && err.exitCode === 0) return 0;
+  if (err instanceof CommanderError && err.code === 'commander.help') return exitCodeFor('USAGE');
+  return reportFailure(io, format, err);
+}
+
+/** Report a failure (see {@link failureExit}) and return the exit code its code maps to. */
+function reportFailure(io: CliIo, format: { json: boolean }, err: unknown): ExitCode {
   const error = toStateflowError(err);
-  if (json) {
+  if (format.json) {
     io.stdout.write(`${JSON.stringify({ error: error.toJSON() })}\n`);
   } else {
     io.stderr.write(`stateflow: ${error.message.replace(/\s*\n\s*/g, ' ')} [${error.code}]\n`);

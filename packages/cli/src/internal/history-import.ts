@@ -95,8 +95,8 @@ export function parsePlacement(text: string): string[] {
  * Import `entries` into `stream` at `keys` after checking all of them.
  *
  * @param entries - the history, oldest first.
- * @param progress - advanced once per entry while publishing.
- * @param append - continue a stream that already has revisions (`--append`).
+ * @param options - `progress`: advanced once per entry while publishing; `append`: continue a
+ *   stream that already has revisions (`--append`), default false.
  * @throws CONFLICT `{ stream, expected: 'none', actual }` when the stream already has revisions
  *   and `append` is false; CONFLICT when another writer changes the stream during the import.
  * @throws INPUT_INVALID (naming the entry) when a document cannot be stored exactly as it is;
@@ -108,9 +108,9 @@ export async function importHistory(
   stream: StreamId,
   keys: string[],
   entries: AsyncIterable<HistoryEntry>,
-  progress: (total: number) => Progress,
-  append: boolean,
+  options: { progress: (total: number) => Progress; append?: boolean },
 ): Promise<ImportReport> {
+  const { progress, append = false } = options;
   const head = await store.head(stream);
   if (head.rev > 0 && !append) {
     throw new StateflowError(

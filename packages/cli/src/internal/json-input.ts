@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { StateflowError } from '@stateflow/core';
 import { withPath } from './failure.js';
-import { readAll, type CliIo } from './io.js';
+import { readAll, type CliIo } from '../cli-io.js';
 
 /**
  * Parse `source` as JSON: `-` reads stdin, `@file` reads a file (relative to the working

@@ -1,10 +1,14 @@
 /**
  * Writing results: compact JSON under `--json`, readable text otherwise.
  */
-import type { CliIo } from './io.js';
+import type { CliIo } from '../cli-io.js';
 
-/** Write one result: `value` as one JSON line under `--json`, else `text()` (default: indented JSON). */
-export function emit(io: CliIo, json: boolean, value: unknown, text?: () => string): void {
+/**
+ * Write one result: `value` as one JSON line under `--json` (`format.json`, e.g. the run's
+ * global options), else `text()` (default: indented JSON).
+ */
+export function emit(io: CliIo, format: { json: boolean }, value: unknown, text?: () => string): void {
+  const { json } = format;
   io.stdout.write(json || text === undefined ? `${JSON.stringify(value, null, json ? undefined : 2)}\n` : `${text()}\n`);
 }
 

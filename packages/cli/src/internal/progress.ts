@@ -3,7 +3,7 @@
  * when stderr is an interactive terminal, so pipes and logs never receive control sequences.
  */
 import cliProgress from 'cli-progress';
-import type { CliIo } from './io.js';
+import type { CliIo } from '../cli-io.js';
 
 /** Work below this many units finishes too fast to deserve a bar. */
 const MIN_UNITS_FOR_BAR = 200;

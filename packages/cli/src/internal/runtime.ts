@@ -12,7 +12,7 @@ import { TRANSITION_HEADER, callServer } from '@stateflow/client';
 import type { ServerEndpoint } from '@stateflow/client';
 import type { Store } from '@stateflow/store';
 import type { PatchCallOptions, PatchStateResult, Runtime } from '@stateflow/tools';
-import type { GlobalOptions } from './options.js';
+import type { GlobalOptions } from '../global-options.js';
 import { withStore, type StoreAccess } from './store-access.js';
 
 const UNCAPPED = { maxReadPaths: Number.MAX_SAFE_INTEGER, maxResponseBytes: Number.MAX_SAFE_INTEGER };

@@ -1,7 +1,7 @@
 /**
  * Writing many lines to stdout while honouring back-pressure (exports can be large).
  */
-import type { CliOutput } from './io.js';
+import type { CliOutput } from '../cli-io.js';
 
 /** Write `line` plus a newline; waits for `drain` when the stream's buffer is full. */
 export async function writeLine(out: CliOutput, line: string): Promise<void> {

@@ -23,9 +23,9 @@ const CHECKPOINT_INTERVAL = 3;
 export function modelBasedGroup(init: StoreInitializer, api: TestApi, options: ConformanceOptions = {}): void {
   defineGroup('modelBased', 'model-based', init, api, options, ({ plain }) => {
     const maxCommands = options.maxCommands ?? DEFAULT_MAX_COMMANDS;
-    const property = (withReopen: boolean) => async () => {
+    const property = (commands: { withReopen: boolean }) => async () => {
       await fc.assert(
-        fc.asyncProperty(fc.commands(commandArbs(withReopen), { maxCommands }), async (cmds) => {
+        fc.asyncProperty(fc.commands(commandArbs(commands), { maxCommands }), async (cmds) => {
           await withStore(init, { checkpointInterval: CHECKPOINT_INTERVAL }, async (ctx) => {
             await fc.asyncModelRun(() => ({ model: new StoreOracle(), real: ctx }), cmds);
           });
@@ -33,7 +33,7 @@ export function modelBasedGroup(init: StoreInitializer, api: TestApi, options: C
         fcParams(options),
       );
     };
-    plain('random command sequences agree with the oracle', property(false));
-    plain('random command sequences with reopens agree with the oracle', property(true), { needsReopen: true });
+    plain('random command sequences agree with the oracle', property({ withReopen: false }));
+    plain('random command sequences with reopens agree with the oracle', property({ withReopen: true }), { needsReopen: true });
   });
 }

@@ -97,8 +97,8 @@ export function defineGroup(
       registerSkip(api, title, groupReason);
       return;
     }
-    const skippedForReopen = (name: string, needsReopen: boolean | undefined): boolean => {
-      if (!needsReopen || init.reopen) return false;
+    const skippedForReopen = (name: string, settings: Pick<TestSettings, 'needsReopen'>): boolean => {
+      if (!settings.needsReopen || init.reopen) return false;
       recordSkip(options, { backend: init.name, group, test: name, reason: NO_REOPEN_REASON });
       registerSkip(api, name, NO_REOPEN_REASON);
       return true;
@@ -107,11 +107,11 @@ export function defineGroup(
       init,
       options,
       test(name, body, settings = {}) {
-        if (skippedForReopen(name, settings.needsReopen)) return;
+        if (skippedForReopen(name, settings)) return;
         api.it(name, () => withStore(init, settings.options, body), timeout);
       },
       plain(name, body, settings = {}) {
-        if (skippedForReopen(name, settings.needsReopen)) return;
+        if (skippedForReopen(name, settings)) return;
         api.it(name, body, timeout);
       },
     });

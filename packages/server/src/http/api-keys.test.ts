@@ -2,17 +2,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isStateflowError } from '@stateflow/core';
 import { LOCAL_USER, authenticate, loadApiKeys } from './api-keys.js';
+import { errorOf } from '@stateflow/test-kit';
 
-const codeOf = (fn: () => unknown): string | undefined => {
-  try {
-    fn();
-  } catch (err) {
-    return isStateflowError(err) ? err.code : 'foreign';
-  }
-  return undefined;
-};
+const codeOf = (fn: () => unknown): string => errorOf(fn).code;
 
 describe('loadApiKeys', () => {
   let dir: string;

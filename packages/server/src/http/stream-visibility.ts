@@ -24,9 +24,10 @@ export interface StreamVisibility {
   view(transition: Transition): Promise<Transition | null>;
 }
 
-/** The visibility of `user` (`admin`: the store's owner). */
-export function streamVisibility(context: ServerContext, user: string, admin: boolean): StreamVisibility {
-  if (admin) {
+/** The visibility of `caller.user` (`caller.admin`: the store's owner), e.g. of a request. */
+export function streamVisibility(context: ServerContext, caller: { user: string; admin: boolean }): StreamVisibility {
+  const { user } = caller;
+  if (caller.admin) {
     return { all: true, canSee: async () => true, view: async (transition) => transition };
   }
   const owned = new Map<string, Promise<boolean>>();

@@ -85,8 +85,9 @@ function checkSlateRead(ctx: Ctx, stepId: string, field: FieldDecl & { type: 'sl
   }
 }
 
-/** `from:` validity (shape, declared slate refs, existing step ids). */
-function checkSource(ctx: Ctx, who: string, from: unknown, index: number, allowOutput: boolean): void {
+/** `from:` validity (shape, declared slate refs, existing step ids); `output` only where `reads.allowOutput`. */
+function checkSource(ctx: Ctx, who: string, from: unknown, index: number, reads: { allowOutput: boolean }): void {
+  const { allowOutput } = reads;
   const parsed = parseSource(from);
   if ('invalid' in parsed) {
     ctx.problems.push(`${who} has an invalid from: ${parsed.invalid}`);
@@ -188,7 +189,7 @@ function checkAction(ctx: Ctx, step: StepDecl, index: number, branch: 'then' | '
     ctx.problems.push(`${who} key must be a non-empty string`);
   }
   if (w.from === undefined) ctx.problems.push(`${who} needs from`);
-  else checkSource(ctx, who, w.from, index, true);
+  else checkSource(ctx, who, w.from, index, { allowOutput: true });
   if (shape === undefined) {
     checkWrite(ctx, who, w.to as WriteTarget, w.on as WritePolicy | undefined, w.key as string | undefined);
   }
@@ -202,7 +203,7 @@ function checkStep(ctx: Ctx, step: StepDecl, index: number): void {
     if (names.has(field.name)) ctx.problems.push(`${head}: field "${field.name}" is declared more than once`);
     names.add(field.name);
     if (field.type === 'slateRead') checkSlateRead(ctx, step.id, field);
-    else checkSource(ctx, `${head}: text field "${field.name}"`, field.from, index, false);
+    else checkSource(ctx, `${head}: text field "${field.name}"`, field.from, index, { allowOutput: false });
   }
   const gate = step.if;
   if (gate !== undefined) {
@@ -266,16 +267,16 @@ function checkSlates(problems: string[], slates: SlateDecl[]): void {
 
 /**
  * Run every cross-reference rule over the structurally valid parts of a config.
- * @param validSteps indexes of steps that passed the structural schema
- * @param slatesValid whether `slates` passed the structural schema (else references are not checked)
+ * @param structure what the structural schema accepted: `validSteps`, the indexes of steps that
+ *   passed it; `slatesValid`, whether `slates` passed it (else references are not checked)
  */
 export function checkConfigRules(
   config: LadderConfig,
   catalog: Catalog,
-  validSteps: ReadonlySet<number>,
-  slatesValid: boolean,
+  structure: { validSteps: ReadonlySet<number>; slatesValid: boolean },
   compile: Compile,
 ): { problems: string[]; checks: CompiledChecks } {
+  const { validSteps, slatesValid } = structure;
   const checks: CompiledChecks = { match: new Map(), jsonMatches: new Map(), requestMatch: new Map() };
   const problems: string[] = [];
   const steps = Array.isArray(config.steps) ? config.steps : [];

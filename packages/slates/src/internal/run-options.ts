@@ -4,8 +4,8 @@
  * instead of a `TypeError` from deep inside a step.
  */
 import { StateflowError } from '@stateflow/core';
-import type { RunLadderOptions } from '../run-ladder.js';
-import { jsonCopy } from './json-config.js';
+import type { RunLadderOptions } from '../run-ladder-types.js';
+import { jsonCopy } from '../json-copy.js';
 
 /**
  * @throws StateflowError `INPUT_INVALID` with `{ field, reason }` when `options` is not an

@@ -5,7 +5,7 @@
  * "one transition per ladder call").
  */
 import type { JsonValue } from '@stateflow/core';
-import type { SlateRef } from '../config-types.js';
+import type { SlateRef, WriteTarget } from '../config-types.js';
 import { readSlate } from '../slate-read.js';
 import type { SlateStreamState } from '../slate-state.js';
 import { materialize } from '../slate-state.js';
@@ -16,6 +16,11 @@ type Op =
   | { kind: 'read'; slate: string; folder: string; file: string }
   | { kind: 'write'; req: WriteRequest }
   | { kind: 'refuse'; refused: Refused };
+
+/** The refusal of a write whose value never reached the slate (see {@link Workspace.refuse}). */
+export function refusal(to: WriteTarget, step: string, node: number, reason: string): Refused {
+  return { slate: to.slate, folder: to.folder, file: to.file, ...(to.metatag === undefined ? {} : { metatag: to.metatag }), step, node, reason };
+}
 
 /** Mutable slate state of one call, with its read/write log and outcomes. */
 export class Workspace {

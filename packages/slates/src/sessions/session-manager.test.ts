@@ -1,34 +1,17 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isStateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
-import { openMemoryStore, openStore } from '@stateflow/store';
 import type { Store } from '@stateflow/store';
-import { DAY_MS, SessionManager } from './session-manager.js';
+import { SessionManager } from './session-manager.js';
+import { DAY_MS } from './session-retention.js';
 import { SESSION_ID_PATTERN, sessionMetaStream, sessionSlateStream } from './session-record.js';
 import { pausableModel } from './session-execution.js';
 import type { Model } from '../model.js';
+import { failureOf, fakeClock } from '@stateflow/test-kit';
+import { backends } from '../../test-fixtures/harness.js';
+import type { FakeClock, TestStore } from '@stateflow/test-kit';
 
 const LADDER = '@alice/researcher';
 const SLATE = { 'Research Memory': { notes: { 'a.md': { contents: '' } } } } as unknown as JsonObject;
-
-/** A clock tests move by hand. */
-function manualClock(start = '2026-07-21T10:00:00.000Z') {
-  let now = Date.parse(start);
-  return { clock: () => new Date(now), advance: (ms: number) => (now += ms) };
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<{ code: string; details: unknown }> {
-  try {
-    await promise;
-  } catch (err) {
-    if (isStateflowError(err)) return { code: err.code, details: err.details };
-    throw err;
-  }
-  throw new Error('expected a StateflowError');
-}
 
 /** Append `entry` to the slate inside a call: read, then publish against the revision read. */
 async function appendInCall(store: Store, id: string, entry: string): Promise<void> {
@@ -67,31 +50,20 @@ async function runTwoSteps(model: Model): Promise<string[]> {
   return [a, b];
 }
 
-describe.each([
-  ['memory-level', async () => ({ store: await openMemoryStore(), dir: null as string | null })],
-  [
-    'classic-level',
-    async () => {
-      const dir = await mkdtemp(path.join(tmpdir(), 'stateflow-sessions-'));
-      return { store: await openStore(dir), dir };
-    },
-  ],
-])('SessionManager on %s', (_name, open) => {
+describe.each(backends)('SessionManager on $name', (backend) => {
+  let opened: TestStore<Store>;
   let store: Store;
-  let dir: string | null;
-  let time: ReturnType<typeof manualClock>;
+  let time: FakeClock;
   let sessions: SessionManager;
 
   beforeEach(async () => {
-    ({ store, dir } = await open());
-    time = manualClock();
+    opened = await backend.open();
+    store = opened.store;
+    time = fakeClock();
     sessions = new SessionManager({ store, clock: time.clock, idleMs: 30 * DAY_MS, retentionMs: 7 * DAY_MS });
     expect(store.lastSeq()).toBe(0);
   });
-  afterEach(async () => {
-    await store.close();
-    if (dir !== null) await rm(dir, { recursive: true, force: true });
-  });
+  afterEach(() => opened.destroy());
 
   it('creates a session and its initial slate in one transition', async () => {
     const record = await sessions.create({ ladder: LADDER, owner: 'alice', name: 'Deep dive', initialSlate: SLATE });
@@ -113,18 +85,18 @@ describe.each([
 
   it('reports a foreign session exactly like an unknown one', async () => {
     const record = await sessions.create({ ladder: LADDER, owner: 'alice' });
-    const foreign = await codeOf(sessions.get(record.id, 'bob'));
-    const unknown = await codeOf(sessions.get('sess_00000000000000000000000000000000', 'bob'));
+    const foreign = await failureOf(sessions.get(record.id, 'bob'));
+    const unknown = await failureOf(sessions.get('sess_00000000000000000000000000000000', 'bob'));
     expect(foreign).toEqual({ code: 'SESSION_NOT_FOUND', details: { session: record.id } });
     expect(unknown.code).toBe('SESSION_NOT_FOUND');
-    expect((await codeOf(sessions.get('not a session id\u0000', 'bob'))).code).toBe('SESSION_NOT_FOUND');
+    expect((await failureOf(sessions.get('not a session id\u0000', 'bob'))).code).toBe('SESSION_NOT_FOUND');
     for (const op of [
       sessions.call(record.id, 'bob', async () => 1),
       sessions.close(record.id, 'bob'),
       sessions.pause(record.id, 'bob'),
       sessions.resume(record.id, 'bob'),
     ]) {
-      expect((await codeOf(op)).code).toBe('SESSION_NOT_FOUND');
+      expect((await failureOf(op)).code).toBe('SESSION_NOT_FOUND');
     }
     expect(await sessions.list('bob')).toEqual([]);
     expect((await sessions.list('alice')).map((s) => s.id)).toEqual([record.id]);
@@ -154,7 +126,7 @@ describe.each([
     const closed = await sessions.close(id, 'alice');
     expect(closed.status).toBe('closed');
     expect(closed.closedAt).toBe('2026-07-21T10:00:00.000Z');
-    expect(await codeOf(sessions.call(id, 'alice', async () => 1))).toEqual({
+    expect(await failureOf(sessions.call(id, 'alice', async () => 1))).toEqual({
       code: 'SESSION_CLOSED',
       details: { session: id, status: 'closed' },
     });
@@ -171,7 +143,7 @@ describe.each([
     expect(await sessions.sweep()).toEqual({ expired: [], purged: [id] });
     const stream = sessionSlateStream(LADDER, id);
     expect(await store.state(stream)).toEqual({});
-    expect((await codeOf(store.stateAt(stream, 1))).code).toBe('HISTORY_NOT_RETAINED');
+    expect((await failureOf(store.stateAt(stream, 1))).code).toBe('HISTORY_NOT_RETAINED');
     const record = await sessions.get(id, 'alice');
     expect(record.status).toBe('closed');
     expect(record.purgedAt).toBe('2026-07-28T10:00:00.000Z');
@@ -195,7 +167,7 @@ describe.each([
     const expired = await sessions.get(a.id, 'alice');
     expect(expired.status).toBe('expired');
     expect(expired.expiredAt).toBe('2026-08-20T10:00:00.000Z');
-    expect(await codeOf(sessions.call(a.id, 'alice', async () => 1))).toEqual({
+    expect(await failureOf(sessions.call(a.id, 'alice', async () => 1))).toEqual({
       code: 'SESSION_CLOSED',
       details: { session: a.id, status: 'expired' },
     });
@@ -208,7 +180,7 @@ describe.each([
   it('pauses and resumes between calls', async () => {
     const { id } = await sessions.create({ ladder: LADDER, owner: 'alice' });
     expect((await sessions.pause(id, 'alice')).status).toBe('paused');
-    expect(await codeOf(sessions.call(id, 'alice', async () => 1))).toEqual({ code: 'SESSION_PAUSED', details: { session: id } });
+    expect(await failureOf(sessions.call(id, 'alice', async () => 1))).toEqual({ code: 'SESSION_PAUSED', details: { session: id } });
     const resumed = await sessions.resume(id, 'alice');
     expect(resumed).toEqual({ record: { ...resumed.record, status: 'active' }, execution: undefined });
     expect(await sessions.call(id, 'alice', async () => 'ran')).toBe('ran');
@@ -225,7 +197,7 @@ describe.each([
     expect(paused.status).toBe('paused');
     expect(paused.execution).toEqual({ step: 's2', node: 0, round: 1, calls: [{ step: 's1', node: 0, round: 1, output: 'live-s1' }], call: { context: 'q' } });
     expect((await sessions.get(id, 'alice')).execution).toEqual(paused.execution);
-    expect(await codeOf(sessions.call(id, 'alice', async () => 1))).toEqual({ code: 'SESSION_PAUSED', details: { session: id } });
+    expect(await failureOf(sessions.call(id, 'alice', async () => 1))).toEqual({ code: 'SESSION_PAUSED', details: { session: id } });
     expect(steps.asked).toEqual(['s1']);
     const resumed = await sessions.resume(id, 'alice');
     expect(resumed.record.status).toBe('active');
@@ -243,7 +215,7 @@ describe.each([
     const pausing = sessions.pause(id, 'alice');
     first.releaseFirst();
     await pausing;
-    const outcome = codeOf(running);
+    const outcome = failureOf(running);
     sessions.shutdown();
     expect((await outcome).code).toBe('SESSION_PAUSED');
 
@@ -265,7 +237,7 @@ describe.each([
     const pausing = sessions.pause(id, 'alice');
     steps.releaseFirst();
     await pausing;
-    const outcome = codeOf(running);
+    const outcome = failureOf(running);
     expect((await sessions.close(id, 'alice')).status).toBe('closed');
     expect((await outcome).code).toBe('SESSION_CLOSED');
   });
@@ -340,9 +312,9 @@ describe.each([
   it('a close while a pause is pending fails the call with SESSION_CLOSED instead of parking it', async () => {
     const { id } = await sessions.create({ ladder: LADDER, owner: 'alice' });
     const steps = twoStepModel('c');
-    const running = codeOf(sessions.call(id, 'alice', (_r, control) => runTwoSteps(pausableModel(steps.model, control, {}))));
+    const running = failureOf(sessions.call(id, 'alice', (_r, control) => runTwoSteps(pausableModel(steps.model, control, {}))));
     await steps.firstAsked;
-    const pausing = codeOf(sessions.pause(id, 'alice'));
+    const pausing = failureOf(sessions.pause(id, 'alice'));
     const closing = sessions.close(id, 'alice');
     steps.releaseFirst();
     expect((await running).code).toBe('SESSION_CLOSED');

@@ -2,6 +2,7 @@
  * The session record and the store streams a session owns
  * (seeds/ladr-stateful-sessions.txt "A session has a lifecycle"; DESIGN.md "Store model").
  */
+import { StateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 
 /**
@@ -70,6 +71,36 @@ export const SESSION_ID_PATTERN = /^sess_[0-9a-f]{32}$/;
 /** True for the final statuses `closed` and `expired`: readable during retention, never callable. */
 export function isEnded(status: SessionStatus): boolean {
   return status === 'closed' || status === 'expired';
+}
+
+/**
+ * Refuse a call or lifecycle change of an ended session.
+ * @throws SESSION_CLOSED `{ session, status }` when the record is closed or expired.
+ */
+export function assertNotEnded(record: SessionRecord): void {
+  if (isEnded(record.status)) {
+    const verb = record.status === 'closed' ? 'was closed' : 'expired after being idle';
+    throw new StateflowError(
+      'SESSION_CLOSED',
+      `Session "${record.id}" ${verb}; it can be read during retention but not called. Create a new session.`,
+      { session: record.id, status: record.status },
+    );
+  }
+}
+
+/**
+ * Refuse a call of a session that cannot take one now.
+ * @throws SESSION_CLOSED when it is closed or expired; SESSION_PAUSED `{ session }` when paused.
+ */
+export function assertCallable(record: SessionRecord): void {
+  assertNotEnded(record);
+  if (record.status === 'paused') {
+    throw new StateflowError(
+      'SESSION_PAUSED',
+      `Session "${record.id}" is paused; resume it (POST …/sessions/${record.id}/resume) before calling it.`,
+      { session: record.id },
+    );
+  }
 }
 
 /** The ladder namespace whose slates persist in the local store without any session lifecycle. */

@@ -14,10 +14,10 @@ describe('StreamChanges (the audit spill of one stream)', () => {
 
   it('expects revision-index entries only for unpruned changes above the origin', () => {
     const changes = new StreamChanges();
-    changes.push(1, 1, true);
-    changes.push(2, 2, false); // a shared transition kept whole, but at the origin
-    changes.push(3, 3, false);
-    changes.push(5, 4, false);
+    changes.push(1, 1, { pruned: true });
+    changes.push(2, 2, { pruned: false }); // a shared transition kept whole, but at the origin
+    changes.push(3, 3, { pruned: false });
+    changes.push(5, 4, { pruned: false });
     expect(columns(changes.revisionIndex(2))).toEqual([
       [3, 4],
       [3, 5],
@@ -26,10 +26,10 @@ describe('StreamChanges (the audit spill of one stream)', () => {
 
   it('sorts repeated or falling revisions (a corrupt log) by rev, the later transition winning', () => {
     const changes = new StreamChanges();
-    changes.push(1, 1, false);
-    changes.push(2, 3, false);
-    changes.push(3, 2, false);
-    changes.push(4, 3, false);
+    changes.push(1, 1, { pruned: false });
+    changes.push(2, 3, { pruned: false });
+    changes.push(3, 2, { pruned: false });
+    changes.push(4, 3, { pruned: false });
     expect(columns(changes.revisionIndex(0))).toEqual([
       [1, 2, 3],
       [1, 3, 4],

@@ -31,8 +31,9 @@ export class StreamChanges {
   #pruned = new Uint8Array(16);
   #length = 0;
 
-  /** Append the change of `stream` at `seq` that produced `rev`. */
-  push(seq: number, rev: number, pruned: boolean): void {
+  /** Append the change of `stream` at `seq` that produced `rev` (`change.pruned`: of a pruned stub). */
+  push(seq: number, rev: number, change: { pruned: boolean }): void {
+    const { pruned } = change;
     if (this.#length === this.#seqs.length) {
       const grow = <T extends Float64Array | Uint8Array>(a: T, make: (n: number) => T): T => {
         const b = make(a.length * 2);

@@ -143,7 +143,7 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
     prevHash = record.hash;
     if (record.pruned) {
       for (const c of record.changes) {
-        loggedChanges(c.stream).push(record.seq, c.rev, true);
+        loggedChanges(c.stream).push(record.seq, c.rev, { pruned: true });
         if (c.rev > originOf(c.stream)) report(AuditCode.HISTORY_MISSING, key, `revision ${c.rev} is retained (origin ${originOf(c.stream)}) but its transition was pruned`, c.stream);
       }
       continue;
@@ -154,7 +154,7 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
     }
     if (record.id !== undefined) ids.set(record.id, record.seq);
     for (const c of record.changes) {
-      loggedChanges(c.stream).push(record.seq, c.rev, false);
+      loggedChanges(c.stream).push(record.seq, c.rev, { pruned: false });
       if (c.rev <= originOf(c.stream)) continue;
       headSeqs.set(c.stream, c.rev === heads.get(c.stream)?.rev ? record.seq : headSeqs.get(c.stream));
       const r = replayOf(c.stream);

@@ -62,7 +62,7 @@ import { watchTransitions } from './watch.js';
 export async function openEventStore(storage: Storage, options?: StoreOptions, open: { create: boolean } = { create: true }): Promise<Store> {
   try {
     const s = resolveSettings(options);
-    await checkFormat(storage, open.create);
+    await checkFormat(storage, open);
     return new EventStore(await loadContext(storage, s));
   } catch (err) {
     await storage.close().catch(() => undefined);
@@ -70,7 +70,8 @@ export async function openEventStore(storage: Storage, options?: StoreOptions, o
   }
 }
 
-async function checkFormat(storage: Storage, create: boolean): Promise<void> {
+async function checkFormat(storage: Storage, open: { create: boolean }): Promise<void> {
+  const { create } = open;
   const key = formatKey();
   const bytes = await storage.get(key);
   if (bytes === undefined) {

@@ -82,7 +82,7 @@ export async function replay(ctx: StoreContext, stream: StreamId, rev: number, h
     if (parsed.family !== 'checkpoint') continue;
     // A checkpoint is the state at its revision: the history cache may hold it already.
     const cacheKey = `${stream}\u0000${parsed.n}`;
-    base = ctx.history.get(cacheKey) ?? ctx.verified.decode(key, value, (verifyHash) => decodeCheckpoint(key, value, stream, parsed.n, { verifyHash })).state;
+    base = ctx.history.get(cacheKey) ?? ctx.verified.decode(key, value, (options) => decodeCheckpoint(key, value, stream, parsed.n, options)).state;
     ctx.history.set(cacheKey, base);
     baseRev = parsed.n;
     checkpointBytes = value.byteLength;
@@ -130,7 +130,7 @@ async function changes(ctx: StoreContext, stream: StreamId, from: number, to: nu
     const bytes = values[i];
     if (own.has(seq)) {
       if (bytes === undefined) throw corrupt(key, 'transition is missing', stream);
-      const record = ctx.verified.decode(key, bytes, (verifyHash) => decodeLog(key, bytes, seq, { stream, verifyHash }));
+      const record = ctx.verified.decode(key, bytes, (options) => decodeLog(key, bytes, seq, { stream, ...options }));
       records.set(seq, record);
       prevHashes.set(seq, record.prevHash);
     } else if (bytes !== undefined) {

@@ -5,7 +5,7 @@ describe('VerifiedRecords', () => {
   it('skips re-verification only for byte-identical records under the same key', () => {
     const memo = new VerifiedRecords();
     const calls: boolean[] = [];
-    const decode = (verify: boolean): number => (calls.push(verify), 1);
+    const decode = ({ verifyHash }: { verifyHash: boolean }): number => (calls.push(verifyHash), 1);
     const key = Buffer.from('C/global/64');
     memo.decode(key, Buffer.from([1, 2, 3]), decode);
     memo.decode(key, Buffer.from([1, 2, 3]), decode);
@@ -19,7 +19,7 @@ describe('VerifiedRecords', () => {
     const key = Buffer.from('L/1');
     expect(() => memo.decode(key, Buffer.from([9]), () => { throw new Error('corrupt'); })).toThrow('corrupt');
     const calls: boolean[] = [];
-    memo.decode(key, Buffer.from([9]), (verify) => calls.push(verify));
+    memo.decode(key, Buffer.from([9]), ({ verifyHash }) => calls.push(verifyHash));
     expect(calls).toEqual([true]);
   });
 });

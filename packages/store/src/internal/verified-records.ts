@@ -15,14 +15,14 @@ export class VerifiedRecords {
   readonly #digests = new Lru<string, string>(REMEMBERED);
 
   /**
-   * Decode a record with `decode(verifyHash)`: `verifyHash` is false only when these exact
+   * Decode a record with `decode({ verifyHash })`: `verifyHash` is false only when these exact
    * bytes were decoded with verification under this key before.
    */
-  decode<T>(key: Uint8Array, bytes: Uint8Array, decode: (verifyHash: boolean) => T): T {
+  decode<T>(key: Uint8Array, bytes: Uint8Array, decode: (options: { verifyHash: boolean }) => T): T {
     const id = Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
     const digest = createHash('sha256').update(bytes).digest('base64');
     const known = this.#digests.get(id) === digest;
-    const value = decode(!known);
+    const value = decode({ verifyHash: !known });
     if (!known) this.#digests.set(id, digest);
     return value;
   }

@@ -27,6 +27,8 @@ export interface Harness {
 /** A backend factory. */
 export interface Backend {
   name: 'memory' | 'disk';
+  /** Whether its data outlives the store object (on disk). */
+  persistent: boolean;
   create(options?: StoreOptions): Promise<Harness>;
 }
 
@@ -58,6 +60,7 @@ function harness(openStorage: () => Promise<Storage>, dir: string | null, option
 
 export const memoryBackend: Backend = {
   name: 'memory',
+  persistent: false,
   async create(options) {
     const db = new MemoryLevel<Uint8Array, Uint8Array>({ keyEncoding: 'view', valueEncoding: 'view' });
     const open = (): Promise<Storage> => openMemoryStorage(db);
@@ -67,6 +70,7 @@ export const memoryBackend: Backend = {
 
 export const diskBackend: Backend = {
   name: 'disk',
+  persistent: true,
   async create(options) {
     const dir = await mkdtemp(path.join(tmpdir(), 'stateflow-store-'));
     const open = (): Promise<Storage> => openDiskStorage(dir);

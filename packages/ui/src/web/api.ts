@@ -60,8 +60,14 @@ export async function post<T>(path: string, body: unknown): Promise<T> {
 /**
  * Follow `GET /v1/watch` from `from` (exclusive), calling `onTransition` per event, reconnecting
  * with `Last-Event-ID` after a drop (1 s, then up to 10 s apart). Ends when `signal` aborts.
+ * `onState` hears `'live'` when the stream is open and `'reconnecting'` after a drop.
  */
-export async function watch(from: number, onTransition: (t: Transition) => void, signal: AbortSignal, onState?: (live: boolean) => void): Promise<void> {
+export async function watch(
+  from: number,
+  onTransition: (t: Transition) => void,
+  signal: AbortSignal,
+  onState?: (state: 'live' | 'reconnecting') => void,
+): Promise<void> {
   let last = from;
   let delay = 1000;
   while (!signal.aborted) {
@@ -71,7 +77,7 @@ export async function watch(from: number, onTransition: (t: Transition) => void,
         signal,
       });
       if (!response.ok || response.body === null) throw new ApiError(response.status, 'WATCH_FAILED', `watch answered ${response.status}`);
-      onState?.(true);
+      onState?.('live');
       delay = 1000;
       for await (const event of serverSentEvents(response.body)) {
         if (event.event !== 'transition' || event.data === '') continue;
@@ -83,7 +89,7 @@ export async function watch(from: number, onTransition: (t: Transition) => void,
       if (signal.aborted) return;
       void err;
     }
-    onState?.(false);
+    onState?.('reconnecting');
     await new Promise((resolve) => setTimeout(resolve, delay));
     delay = Math.min(delay * 2, 10_000);
   }

@@ -112,7 +112,7 @@ export function App() {
   useEffect(() => {
     if (knownLast === 0 && histogram === null) return;
     const controller = new AbortController();
-    void watch(knownLast, (t) => setFresh((f) => (t.seq > knownLast && !f.includes(t.seq) ? [...f, t.seq] : f)), controller.signal, setLive);
+    void watch(knownLast, (t) => setFresh((f) => (t.seq > knownLast && !f.includes(t.seq) ? [...f, t.seq] : f)), controller.signal, (state) => setLive(state === 'live'));
     return () => controller.abort();
   }, [knownLast, histogram === null]);
 

@@ -26,7 +26,8 @@ export function PathHistory(props: PathHistoryProps) {
 
   const shown = useRef('');
   shown.current = `${props.stream}\n${props.pointer}`;
-  const load = async (after: number, reset: boolean) => {
+  const load = async (after: number, options: { reset: boolean }) => {
+    const { reset } = options;
     const key = shown.current;
     setLoading(true);
     try {
@@ -47,7 +48,7 @@ export function PathHistory(props: PathHistoryProps) {
   };
   useEffect(() => {
     setChanges([]);
-    void load(0, true);
+    void load(0, { reset: true });
   }, [props.stream, props.pointer]);
 
   return (
@@ -67,7 +68,7 @@ export function PathHistory(props: PathHistoryProps) {
         testId="path-history-rows"
         count={changes.length}
         rowHeight={26}
-        onReachEnd={() => next !== null && !loading && void load(next, false)}
+        onReachEnd={() => next !== null && !loading && void load(next, { reset: false })}
         onActivate={(i) => {
           const c = changes[i];
           if (c !== undefined) props.onSeq(c.seq);
@@ -88,7 +89,7 @@ export function PathHistory(props: PathHistoryProps) {
         }}
       />
       {next !== null && (
-        <button type="button" disabled={loading} onClick={() => void load(next, false)}>
+        <button type="button" disabled={loading} onClick={() => void load(next, { reset: false })}>
           Read further
         </button>
       )}

@@ -141,10 +141,11 @@ export function StateTree(props: StateTreeProps) {
     });
   };
 
-  const toggle = (child: NodeChild, open?: boolean) => {
+  /** Open or close a container: to `to.open` when given, else the other way. */
+  const toggle = (child: NodeChild, to: { open?: boolean } = {}) => {
     if (child.kind !== 'object' && child.kind !== 'array') return;
     const isOpen = expanded.has(child.pointer);
-    const want = open ?? !isOpen;
+    const want = to.open ?? !isOpen;
     if (want === isOpen) return;
     setExpanded((current) => {
       const next = new Set(current);
@@ -248,12 +249,12 @@ export function StateTree(props: StateTreeProps) {
           if (row.type === 'more') return false;
           const container = row.child.kind === 'object' || row.child.kind === 'array';
           if (event.key === 'ArrowRight') {
-            if (container && !expanded.has(row.child.pointer)) toggle(row.child, true);
+            if (container && !expanded.has(row.child.pointer)) toggle(row.child, { open: true });
             else if (container) setFocusIndex(i + 1);
             return true;
           }
           if (event.key === 'ArrowLeft') {
-            if (container && expanded.has(row.child.pointer)) toggle(row.child, false);
+            if (container && expanded.has(row.child.pointer)) toggle(row.child, { open: false });
             else {
               const p = parentIndex(i);
               if (p >= 0) setFocusIndex(p);

@@ -11,8 +11,8 @@ import { useEffect, useLayoutEffect, useReducer, useRef, useState } from 'preact
 export interface VirtualListProps {
   count: number;
   rowHeight: number;
-  /** Row contents; `active` is the keyboard-selected row. */
-  row: (index: number, active: boolean) => ComponentChildren;
+  /** Row contents. */
+  row: (index: number) => ComponentChildren;
   /** Accessible name of the list. */
   label: string;
   /** Enter (or a click) on a row. */
@@ -118,7 +118,7 @@ export function VirtualList(props: VirtualListProps) {
               props.onActivate?.(item.index);
             }}
           >
-            {props.row(item.index, item.index === clamped)}
+            {props.row(item.index)}
           </div>
         ))}
       </div>

@@ -266,8 +266,8 @@ class ReopenCommand implements Cmd {
   }
 }
 
-/** The command arbitraries; `withReopen` adds close-and-reopen steps. */
-export function commandArbs(withReopen: boolean): Array<fc.Arbitrary<Cmd>> {
+/** The command arbitraries; `options.withReopen` adds close-and-reopen steps. */
+export function commandArbs(options: { withReopen: boolean }): Array<fc.Arbitrary<Cmd>> {
   const patches = fc.uniqueArray(fc.tuple(streamArb, patchArb), { minLength: 1, maxLength: 2, selector: ([s]) => s });
   const arbs: Array<fc.Arbitrary<Cmd>> = [
     fc
@@ -285,6 +285,6 @@ export function commandArbs(withReopen: boolean): Array<fc.Arbitrary<Cmd>> {
     fc.tuple(streamArb, streamArb, fc.option(pickArb)).map(([f, t, p]) => new ForkCommand(f, t, p)),
     fc.constant(new AuditCommand()),
   ];
-  if (withReopen) arbs.push(fc.constant(new ReopenCommand()));
+  if (options.withReopen) arbs.push(fc.constant(new ReopenCommand()));
   return arbs;
 }

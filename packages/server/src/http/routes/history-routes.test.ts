@@ -9,11 +9,12 @@ import { openMemoryStore } from '@stateflow/store';
 import type { Store } from '@stateflow/store';
 import { startServer } from '../start-server.js';
 import type { ServerHandle } from '../start-server.js';
+import { fakeClock } from '@stateflow/test-kit';
 
 let store: Store;
 let server: ServerHandle;
-/** `tick` ms apart from a fixed start, so the histogram has a known spread. */
-let now = Date.parse('2026-01-01T00:00:00Z');
+/** Transitions 1000 ms apart from a fixed start, so the histogram has a known spread. */
+const time = fakeClock({ start: '2026-01-01T00:00:01Z', tick: 1000 });
 
 async function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const response = await fetch(`${server.url}${path}`, { headers });
@@ -21,7 +22,7 @@ async function get(path: string, headers: Record<string, string> = {}): Promise<
 }
 
 beforeAll(async () => {
-  store = await openMemoryStore({ checkpointInterval: 4, clock: () => new Date((now += 1000)) });
+  store = await openMemoryStore({ checkpointInterval: 4, clock: time.clock });
   // cwd:/p: 30 revisions; version changes every 3rd; global: one key shadowed by cwd.
   await store.publish({ changes: { global: { lazy: { shared: 'from global', onlyGlobal: 1 } } } });
   for (let i = 1; i <= 30; i++) {

@@ -47,7 +47,7 @@ interface Owners {
 /** Register the `/v1/history/…` routes on `app`. */
 export function registerHistoryRoutes(app: FastifyInstance, context: ServerContext): void {
   const { store } = context;
-  const access = (request: FastifyRequest): StreamVisibility => streamVisibility(context, request.user, request.admin);
+  const access = (request: FastifyRequest): StreamVisibility => streamVisibility(context, request);
   const visibleHead = async (request: FastifyRequest, stream: StreamId): Promise<StreamHead> => {
     await assertVisible(access(request), stream);
     return store.head(stream);

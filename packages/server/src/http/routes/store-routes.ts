@@ -47,7 +47,7 @@ export function registerStoreRoutes(app: FastifyInstance, context: ServerContext
       void reply.header(LAST_SEQ_HEADER, String(context.store.lastSeq()));
       return payload;
     });
-    const visibility = (request: FastifyRequest): StreamVisibility => streamVisibility(context, request.user, request.admin);
+    const visibility = (request: FastifyRequest): StreamVisibility => streamVisibility(context, request);
     const visible = async (request: FastifyRequest, ...streams: string[]): Promise<void> => {
       const access = visibility(request);
       for (const stream of streams) if (!(await access.canSee(stream))) throw notServed(stream);

@@ -36,7 +36,7 @@ export function registerWatchRoute(app: FastifyInstance, context: ServerContext)
     const store = context.store;
     const from = resumePoint(request.headers['last-event-id'], request.query.from, store.lastSeq());
     const streams = request.query.stream === undefined ? undefined : [request.query.stream].flat();
-    const access = streamVisibility(context, request.user, request.admin);
+    const access = streamVisibility(context, request);
     if (streams !== undefined) {
       for (const stream of streams) {
         if (!(await access.canSee(stream))) {

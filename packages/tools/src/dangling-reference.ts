@@ -10,8 +10,8 @@
 import { PLANES, findStructuredRefs, formatPath, hasOwn, isPathKey, parseRefPath } from '@stateflow/core';
 import type { JsonValue, ParsedPath, PathStep, ScopeRoot } from '@stateflow/core';
 import type { StoreView } from '@stateflow/store';
-import { capturedStream, soleOwner } from './context.js';
-import type { RuntimeContext } from './context.js';
+import { capturedStream, soleOwner } from './internal/context.js';
+import type { RuntimeContext } from './internal/context.js';
 
 /** Most reference-owner paths a hint lists. */
 export const DANGLING_HINT_MAX_PATHS = 3;

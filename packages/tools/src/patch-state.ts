@@ -22,14 +22,14 @@ import {
   prefixPatchError,
 } from '@stateflow/core';
 import type { JsonObject, JsonValue, OwnerScope, PatchInvalidReason, PatchOptions } from '@stateflow/core';
-import type { StoreView, Transition } from '@stateflow/store';
-import { captureView, capturedStream, display, requireOwner, soleOwner } from './context.js';
-import type { RuntimeContext } from './context.js';
-import { checkToolInput } from './input-validation.js';
-import { serialPerStore } from './store-queue.js';
+import { SerialQueue, retryOnConflict } from '@stateflow/store';
+import type { Store, StoreView, Transition } from '@stateflow/store';
+import { captureView, capturedStream, display, requireOwner, soleOwner } from './internal/context.js';
+import type { RuntimeContext } from './internal/context.js';
+import { checkToolInput } from './internal/input-validation.js';
 import { scopeSelectors } from './baseline.js';
-import { effectiveView } from './views.js';
-import type { SelectedOwner } from '../selection.js';
+import { effectiveView } from './internal/views.js';
+import type { SelectedOwner } from './selection.js';
 
 /**
  * How many times a call is evaluated against a freshly captured basis when a writer outside the
@@ -64,18 +64,29 @@ export interface PatchStateResult {
 
 const SCOPES: readonly OwnerScope[] = ['global', 'cwd', 'session'];
 
+/**
+ * The per-store write queue (seed "Publication and storage"; README "Publication"). A LevelDB
+ * store is held by one process, so every writer of a store through this package lives in this
+ * process: queueing capture → stage → publish per `Store` object means two calls never race for
+ * the same heads, whatever keys they touch. Writers that bypass the runtime (ladder runs, the
+ * CLI's own publishes, other servers on a shared database) are still caught by the store's CAS
+ * and the bounded re-evaluation in {@link publishPatches}. A store with no queued call holds no
+ * entry.
+ */
+const writeQueue = new SerialQueue<Store>();
+
 const AGENT_PATCH: PatchOptions = { emptyObjects: 'refuse' };
 
 /**
  * Handles one `patch_state` call. Input checks run at once; capture → stage → publish runs in
- * the store's queue ({@link serialPerStore}), so concurrent calls on one store never conflict.
+ * the store's queue ({@link writeQueue}), so concurrent calls on one store never conflict.
  * @throws StateflowError `INPUT_INVALID`, `PATCH_INVALID`, `OWNER_NOT_SELECTED`, `CONFLICT`
  *   (after {@link MAX_PUBLISH_ATTEMPTS}), and store errors; nothing is published then.
  */
 export async function patchState(ctx: RuntimeContext, input: unknown, options: PatchCallOptions = {}): Promise<PatchStateResult> {
   const request = checkToolInput('patch_state', input);
   const patches = scopePatches(ctx, request.patch as JsonObject);
-  return serialPerStore(ctx.store, () => publishPatches(ctx, patches, options));
+  return writeQueue.run(ctx.store, () => publishPatches(ctx, patches, options));
 }
 
 /** Options of one `patch_state` call beyond the tool input. */
@@ -93,7 +104,7 @@ export interface PatchCallOptions {
  * {@link MAX_PUBLISH_ATTEMPTS} times.
  */
 async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, ScopePatch>, options: PatchCallOptions): Promise<PatchStateResult> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict({ attempts: MAX_PUBLISH_ATTEMPTS }, async () => {
     const guards = (await ctx.precondition?.()) ?? {};
     const view = await captureView(ctx);
     const staged = stage(view, patches);
@@ -105,18 +116,12 @@ async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, S
       const rev = capturedStream(view, owner).rev;
       expected[owner.stream] = rev === 0 ? 'none' : rev;
     }
-    let published;
-    try {
-      published = await ctx.store.publish({ changes, expected });
-    } catch (err) {
-      if (isStateflowError(err, 'CONFLICT') && attempt < MAX_PUBLISH_ATTEMPTS) continue;
-      throw err;
-    }
+    const published = await ctx.store.publish({ changes, expected });
     if (published.transition !== null) options.onPublished?.(published.transition);
     const result = receipt(ctx, view, staged);
     if (published.transition !== null) result.state_updates.selectors = scopeSelectors(ctx, published.transition.changes);
     return result;
-  }
+  });
 }
 
 /**

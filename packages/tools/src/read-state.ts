@@ -18,14 +18,14 @@ import {
 } from '@stateflow/core';
 import type { JsonObject, JsonValue, ParsedPath, PatchPathStep, Projection, ProjectionResults } from '@stateflow/core';
 import type { StoreView } from '@stateflow/store';
-import { captureView, capturedStream, display, requireOwner, soleOwner } from './context.js';
-import type { RuntimeContext } from './context.js';
+import { captureView, capturedStream, display, requireOwner, soleOwner } from './internal/context.js';
+import type { RuntimeContext } from './internal/context.js';
 import { danglingReferenceSentinel } from './dangling-reference.js';
 import type { DanglingReferenceResult } from './dangling-reference.js';
-import { checkToolInput } from './input-validation.js';
-import { effectiveView, scopeView } from './views.js';
-import { lastTransitionsOf } from './recent-transitions.js';
-import type { SelectedOwner } from '../selection.js';
+import { checkToolInput } from './internal/input-validation.js';
+import { effectiveView, scopeView } from './internal/views.js';
+import { lastTransitionsOf } from './internal/recent-transitions.js';
+import type { SelectedOwner } from './selection.js';
 
 /** A `read_state` response: one projection's single or positional result, or the sentinel. */
 export type ReadStateResult =

@@ -2,9 +2,9 @@
  * What every command registration receives from the program.
  */
 import type { Command } from 'commander';
-import type { ExitCode } from '../exit-codes.js';
-import type { CliIo } from './io.js';
-import { globalOptions, type GlobalOptions } from './options.js';
+import type { ExitCode } from './exit-codes.js';
+import type { CliIo } from './cli-io.js';
+import { globalOptions, type GlobalOptions } from './global-options.js';
 
 /** Shared state of one CLI run, handed to each command's registration. */
 export class CommandContext {

@@ -4,8 +4,8 @@
  */
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { nonEmpty } from './arguments.js';
-import type { CliIo } from './io.js';
+import { nonEmpty } from './internal/arguments.js';
+import type { CliIo } from './cli-io.js';
 
 /** Owner selection, the shape `@stateflow/tools` `createRuntime` takes. */
 export interface OwnerSelection {

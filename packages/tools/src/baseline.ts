@@ -5,11 +5,11 @@
 import { HOT_PLANES, hasOwn, lazyNavigation } from '@stateflow/core';
 import type { JsonObject, JsonValue, LazyNavigation, OwnerScope } from '@stateflow/core';
 import type { Transition } from '@stateflow/store';
-import { captureView, capturedStream, display, soleOwner } from './context.js';
-import type { RuntimeContext } from './context.js';
-import { effectiveView } from './views.js';
-import { lastTransitionsOf } from './recent-transitions.js';
-import type { SelectedOwner } from '../selection.js';
+import { captureView, capturedStream, display, soleOwner } from './internal/context.js';
+import type { RuntimeContext } from './internal/context.js';
+import { effectiveView } from './internal/views.js';
+import { lastTransitionsOf } from './internal/recent-transitions.js';
+import type { SelectedOwner } from './selection.js';
 
 /** A recent transition as the baseline shows it: its global seq, where to read it, its visible patch. */
 export interface BaselineTransition {
