@@ -1,7 +1,7 @@
 /**
- * An audit through a running server does not stop writers (issue 13, "the CLI works while a
- * server runs"): a LevelDB store with 10,000 transitions of 4 streams each (written through
- * the library before the server starts, so that an audit takes far longer than one publish), served by a spawned
+ * An audit through a running server does not stop writers (server README "Audit and writers"):
+ * a LevelDB store with 10,000 transitions of 4 streams each (written through the library before
+ * the server starts, so that an audit takes far longer than one publish), served by a spawned
  * `stateflow serve`. One client of the server audits (`POST /v1/store/audit`, what `stateflow
  * audit` sends through the server) while another publishes through the server, one publish at
  * a time. Publishes committed after the audit's snapshot (seq above the transitions it
