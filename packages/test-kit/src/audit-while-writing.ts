@@ -7,9 +7,9 @@
  */
 import { whilePending } from './while-pending.js';
 
-/** What the helpers publish with (a `Store` of `@stateflow/store`, local or remote). */
+/** What the helpers publish with (a `Store` of `@stateflow/store`, local or remote; `null`: a no-op). */
 export interface Publisher {
-  publish(input: { changes: Record<string, { [key: string]: unknown }> }): Promise<{ transition: { seq: number } }>;
+  publish(input: { changes: Record<string, { [key: string]: unknown }> }): Promise<{ transition: { seq: number } | null }>;
 }
 
 /**
@@ -40,10 +40,15 @@ export interface AuditWhilePublishing<R> {
 /**
  * Run `auditor.audit()` and, until it completes, publish through `writer` one publish at a time
  * (stream `session:live`, `{ n }`): order of completion, not a timing threshold.
- * @throws what the audit or a publish rejects with
+ * @throws what the audit or a publish rejects with; Error for a publish that was a no-op
  */
 export async function auditWhilePublishing<R extends { transitions: number }>(auditor: { audit(): Promise<R> }, writer: Publisher): Promise<AuditWhilePublishing<R>> {
   let n = 0;
-  const { value: report, during, after } = await whilePending(auditor.audit(), async () => (await writer.publish({ changes: { 'session:live': { n: ++n } } })).transition.seq);
+  const { value: report, during, after } = await whilePending(auditor.audit(), async () => {
+    const { transition } = await writer.publish({ changes: { 'session:live': { n: ++n } } });
+    // Each publish sets a new n, so none is a no-op.
+    if (transition === null) throw new Error(`publish ${n} of session:live was a no-op`);
+    return transition.seq;
+  });
   return { report, committedDuringAudit: during.filter((seq) => seq > report.transitions).length, acknowledged: [...during, ...after] };
 }
