@@ -98,7 +98,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
           `stateflow serving on ${server.url}`,
           `data: ${options.dir}`,
           `ladders: ${server.ladders.length === 0 ? 'none (pass --ladders DIR to serve some)' : server.ladders.join(', ')}`,
-          `try: ${tryCommand(server, ctx.io.cwd, options.dir)}`,
+          `try: ${tryCommand(server, local.background === true ? null : ctx.io.cwd, options.dir)}`,
           `token: ${server.requireToken ? 'required on every request' : 'accepted'} (stateflow-server.json in the store directory); browser: ${server.url}/ui/#token=${server.token}`,
           `pid ${process.pid}${local.idleTimeout === undefined ? '' : `; stops by itself after ${local.idleTimeout} ms idle`}; "stateflow stop --dir ${options.dir}" stops it from anywhere`,
           `sessions: expire after ${formatDuration(local.sessionIdle)} idle; slates kept ${formatDuration(local.sessionRetention)} after close or expiry`,
@@ -114,12 +114,15 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
 /**
  * One command that works against the server just started. Without API keys the state API serves
  * the local user's cwd owner; with keys a caller reaches only its own ladder sessions, so the
- * command creates one (or, with no ladder served, fetches the OpenAPI document).
+ * command creates one (or, with no ladder served, fetches the OpenAPI document). A background
+ * server runs in its store directory, which is nobody's project: its command reads the global
+ * owner (`cwd` null).
  */
-function tryCommand(server: Pick<ServerHandle, 'url' | 'requiresKey' | 'requireToken' | 'ladders'>, cwd: string, dir: string): string {
+function tryCommand(server: Pick<ServerHandle, 'url' | 'requiresKey' | 'requireToken' | 'ladders'>, cwd: string | null, dir: string): string {
   const { url, requiresKey, requireToken, ladders } = server;
   if (!requiresKey) {
-    const body = JSON.stringify({ selection: { cwd, mode: 'active' }, path: 'cwd', projection: 'keys' });
+    const [selection, read] = cwd === null ? [{ global: true }, 'global'] : [{ cwd }, 'cwd'];
+    const body = JSON.stringify({ selection: { ...selection, mode: 'active' }, path: read, projection: 'keys' });
     const token = requireToken ? ` -H "X-Stateflow-Token: $(node -p 'require(process.argv[1]).token' '${path.join(dir, 'stateflow-server.json')}')"` : '';
     return `curl -s ${url}/v1/state/read -H 'content-type: application/json'${token} -d '${body}'`;
   }
