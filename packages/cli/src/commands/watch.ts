@@ -2,7 +2,9 @@
  * `stateflow watch [--from SEQ] [--stream ID]…`: one JSON line per transition as it is accepted
  * (server README "Watch"), from the store's server — started in the background when none runs,
  * as `stateflow mcp` does, so the watcher never locks other processes out. Reconnects resume
- * after the last seq printed (`Last-Event-ID`): no line is missed or printed twice.
+ * after the last seq printed (`Last-Event-ID`): no line is missed or printed twice. When the
+ * server is stopped on purpose (`stateflow stop`, SIGTERM) the watch ends (exit 0) instead of
+ * starting a new server; a server that dies is replaced, as for `stateflow mcp`.
  */
 import type { Command } from 'commander';
 import { watchTransitions } from '@stateflow/client';
@@ -41,10 +43,12 @@ export function registerWatchCommand(program: Command, ctx: CommandContext): voi
           signal: stop.signal,
           ...(local.from === undefined ? {} : { from: local.from }),
           ...(local.stream.length === 0 ? {} : { streams: local.stream }),
+          onServerStop: 'end',
           onDisconnect: (err) => ctx.io.stderr.write(`stateflow: watch: ${err.message} (reconnecting)\n`),
         })) {
           await writeLine(ctx.io.stdout, JSON.stringify(event));
         }
+        if (!stop.signal.aborted) ctx.io.stderr.write('stateflow: watch: the server was stopped; watch ended\n');
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
