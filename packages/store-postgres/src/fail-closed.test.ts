@@ -13,7 +13,7 @@ import type { Store } from '@stateflow/store';
 import { freshPostgresUrl, testPostgres } from '@stateflow/test-kit';
 import { parseTarget } from './connection.js';
 import { dropPostgresStore, openPostgresStore } from './open-postgres-store.js';
-import { SCHEMA_VERSION } from './schema.js';
+import { LOCK_CLASS, SCHEMA_VERSION } from './schema.js';
 
 const server = await testPostgres();
 
@@ -84,10 +84,20 @@ describe.skipIf('unavailable' in server)('PostgreSQL: fail closed', () => {
     fresh();
     const store = await open();
     await store.publish({ changes: { global: { n: 0 } } });
-    // Kill every backend of this store that holds its advisory lock, while publishes wait on it.
+    // Kill the backend that holds this store's advisory lock (LOCK_CLASS, hashtext(schema)) —
+    // only this test's schema's, never other test files' connections — while publishes wait on it.
     const kills: Promise<unknown>[] = [];
     const killer = setInterval(() => {
-      kills.push(admin.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()`).catch(() => undefined));
+      kills.push(
+        admin
+          .query(
+            `SELECT pg_terminate_backend(pid) FROM pg_locks
+              WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                AND classid = $1 AND objid = hashtext($2)::oid AND objsubid = 2 AND pid <> pg_backend_pid()`,
+            [LOCK_CLASS, schema],
+          )
+          .catch(() => undefined),
+      );
     }, 1);
     const outcomes = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => store.publish({ changes: { global: { [`k${i}`]: i } }, id: `req-${i}` })));
     clearInterval(killer);
