@@ -15,7 +15,7 @@
  * opening a new store at once create it once. A schema newer than this build is refused with
  * `STORE_VERSION` and nothing is changed.
  */
-import type { Pool, PoolClient } from 'pg';
+import type { ClientBase, Pool, PoolClient } from 'pg';
 import { StateflowError } from '@stateflow/core';
 import type { PostgresTarget } from './connection.js';
 import { translatePgError } from './pg-errors.js';
@@ -41,7 +41,7 @@ function migrations(target: PostgresTarget): string[][] {
 }
 
 /** Take the store's advisory lock for the current transaction of `client`. */
-export function lockStore(client: PoolClient, target: PostgresTarget): Promise<unknown> {
+export function lockStore(client: ClientBase, target: PostgresTarget): Promise<unknown> {
   return client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, target.schema]);
 }
 
