@@ -26,6 +26,9 @@ export const SCHEMA_VERSION = 1;
 /** The first key of the store's advisory locks (`'SF'`); the second is the schema's hash. */
 export const LOCK_CLASS = 0x5346;
 
+/** The first key of the named locks (`Storage.lock`, `'SL'`); the second hashes schema and name. */
+export const NAMED_LOCK_CLASS = 0x534c;
+
 /** `"schema".name`, quoted. */
 export const table = (target: PostgresTarget, name: string): string => `"${target.schema}".${name}`;
 
