@@ -8,10 +8,14 @@
  * state at its next model call and parks there until a resume or close reaches it. Every request
  * that meets a call in a pause is answered from here, never queued behind the call, since a
  * request queued behind a parked call would wait forever.
+ *
+ * A parked call also watches its session's record: a resume or close made by another server
+ * (which cannot reach this process's memory, and does not wait for the lock the parked call
+ * holds) is a transition of the record, and the call continues or fails closed when it sees it.
  */
 import { StateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
-import { assertNotEnded, isEnded } from './session-record.js';
+import { assertNotEnded, isEnded, sessionMetaStream } from './session-record.js';
 import type { SessionRecord } from './session-record.js';
 import { resumePatch } from './session-records.js';
 import type { LoadedSession, SessionRecords } from './session-records.js';
@@ -188,8 +192,42 @@ export class PausableCalls {
       return;
     }
     running.phase = 'parked';
-    await new Promise<void>((resolve, reject) => {
-      running.parked = { resolve, reject };
-    });
+    const watching = new AbortController();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        running.parked = { resolve, reject };
+        void this.#followRecord(record, running, watching.signal);
+      });
+    } finally {
+      watching.abort();
+    }
+  }
+
+  /**
+   * While `running` is parked, follow the session's record: once it is no longer paused (a
+   * resume or close made elsewhere), continue the call, or fail it with SESSION_CLOSED. Reads
+   * the record first and then every transition of its stream after that read, so none is missed.
+   */
+  async #followRecord(record: SessionRecord, running: RunningCall, signal: AbortSignal): Promise<void> {
+    const store = this.#records.store;
+    try {
+      const from = store.lastSeq();
+      const changes = store.watch({ from, streams: [sessionMetaStream(record.id)], signal })[Symbol.asyncIterator]();
+      for (;;) {
+        const current = await this.#records.read(record.id);
+        if (running.phase !== 'parked') return;
+        if (current !== undefined && current.status !== 'paused') {
+          const parked = running.parked;
+          running.parked = undefined;
+          running.phase = 'running';
+          if (!isEnded(current.status)) parked?.resolve();
+          else parked?.reject(new StateflowError('SESSION_CLOSED', `Session "${record.id}" was ${current.status} while paused; the paused call wrote nothing`, { session: record.id, status: current.status }));
+          return;
+        }
+        if ((await changes.next()).done === true) return;
+      }
+    } catch {
+      // The store closed or failed: a shutdown releases the parked call, or a resume here does.
+    }
   }
 }
