@@ -136,4 +136,22 @@ describe.skipIf('unavailable' in server)('two servers on one PostgreSQL store', 
     const next = await http(`${b.url}/v1/alice/twostep/chat/completions`, { body: ask('again'), headers: { 'x-session-id': id } });
     expect(next.status).toBe(200);
   });
+
+  it('a call paused on one server fails closed when the session is closed through the other', async () => {
+    gated.arm();
+    const id: string = (await http(`${b.url}/v1/alice/twostep/sessions`, { body: {} })).body.id;
+    const call = http(`${b.url}/v1/alice/twostep/chat/completions`, { body: ask('What is a qubit?'), headers: { 'x-session-id': id } });
+    await gated.draftAsked;
+    const pausing = http(`${b.url}/v1/alice/twostep/sessions/${id}/pause`, { method: 'POST' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    gated.release();
+    expect((await pausing).body.status).toBe('paused');
+    const closed = await http(`${a.url}/v1/alice/twostep/sessions/${id}/close`, { method: 'POST' });
+    expect([closed.status, closed.body.status]).toEqual([200, 'closed']);
+    const failed = await call;
+    expect([failed.status, failed.body.error.code]).toEqual([410, 'SESSION_CLOSED']);
+    // The paused call wrote nothing; the slates stay readable during retention.
+    const slates = await http(`${a.url}/v1/alice/twostep/sessions/${id}/slates`);
+    expect([slates.status, slates.body.rev]).toEqual([200, 1]);
+  });
 });

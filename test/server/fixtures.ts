@@ -141,13 +141,19 @@ steps:
 
 /**
  * Upstream whose draft answers (of {@link TWO_STEPS_YAML}) wait for `release()`; refine answers
- * echo the draft they got; any other request is answered by `other` when given.
+ * echo the draft they got; any other request is answered by `other` when given. `arm()` closes
+ * the gate again for the next draft (and renews `draftAsked`).
  */
 export function gatedUpstream(other?: (request: UpstreamRequest) => string) {
   let release!: () => void;
   let drafted!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  const draftAsked = new Promise<void>((resolve) => (drafted = resolve));
+  let gate!: Promise<void>;
+  let draftAsked!: Promise<void>;
+  const arm = (): void => {
+    gate = new Promise<void>((resolve) => (release = resolve));
+    draftAsked = new Promise<void>((resolve) => (drafted = resolve));
+  };
+  arm();
   const isDraft = (r: UpstreamRequest) => JSON.stringify(r.messages).includes('Draft an answer.');
   const isRefine = (r: UpstreamRequest) => JSON.stringify(r.messages).includes('Refine the draft');
   const started = startFakeUpstream(async (request) => {
@@ -160,5 +166,13 @@ export function gatedUpstream(other?: (request: UpstreamRequest) => string) {
     const sawDraft = JSON.stringify(request.messages).includes('draft text');
     return `refined {"exchange": "refined from ${sawDraft ? 'the draft' : 'nothing'}"}`;
   });
-  return { started, draftAsked, release: () => release(), isDraft };
+  return {
+    started,
+    get draftAsked() {
+      return draftAsked;
+    },
+    release: () => release(),
+    arm,
+    isDraft,
+  };
 }

@@ -53,6 +53,11 @@ export class PausableCalls {
     this.#clock = clock;
   }
 
+  /** True when the session has a call in flight in this process (in any phase). */
+  isRunning(id: string): boolean {
+    return this.#running.has(id);
+  }
+
   /** True when the session's call in flight is parked by a pause. */
   isParked(id: string): boolean {
     return this.#running.get(id)?.phase === 'parked';

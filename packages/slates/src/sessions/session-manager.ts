@@ -352,13 +352,15 @@ export class SessionManager {
   /**
    * Run `locked` under the session's lock — unless the session is paused with a call parked in
    * another process, which holds the lock while it waits (the record carries its execution
-   * state, and the lock is taken): then `{ ran: false }`, and the caller acts on the record,
-   * which the parked call watches. A paused session whose lock is free, or one paused between
-   * calls, runs `locked` as usual (waiting for the lock).
+   * state, no call of it runs here, and the lock is taken): then `{ ran: false }`, and the
+   * caller acts on the record, which the parked call watches. A paused session whose lock is
+   * free, one paused between calls, or one whose call runs in this process (its lock is freed
+   * here) runs `locked` as usual (waiting for the lock).
    */
   async #whenParkedElsewhere<T>(loaded: LoadedSession, locked: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
     const key = sessionMetaStream(loaded.record.id);
-    if (loaded.record.status !== 'paused' || loaded.record.execution === undefined) return { ran: true, value: await this.#serial(key, locked) };
+    const elsewhere = loaded.record.status === 'paused' && loaded.record.execution !== undefined && !this.#calls.isRunning(loaded.record.id);
+    if (!elsewhere) return { ran: true, value: await this.#serial(key, locked) };
     return this.#track(this.store.withLockIfFree(key, locked));
   }
 
