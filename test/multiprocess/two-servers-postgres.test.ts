@@ -110,15 +110,22 @@ describe.skipIf('unavailable' in server)('two servers on one PostgreSQL store', 
     expect(read.body.value).toEqual(Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, i])));
   });
 
-  it('a call paused on one server is resumed through the other and continues where it stopped', async () => {
-    const id: string = (await http(`${a.url}/v1/alice/twostep/sessions`, { body: {} })).body.id;
-    const call = http(`${a.url}/v1/alice/twostep/chat/completions`, { body: ask('What is a qubit?'), headers: { 'x-session-id': id } });
+  /** Create a twostep session on `server`, start a call there and pause it after its draft step. */
+  async function pauseMidCall(server: string) {
+    gated.arm();
+    const id: string = (await http(`${server}/v1/alice/twostep/sessions`, { body: {} })).body.id;
+    const call = http(`${server}/v1/alice/twostep/chat/completions`, { body: ask('What is a qubit?'), headers: { 'x-session-id': id } });
     await gated.draftAsked;
-    const pausing = http(`${a.url}/v1/alice/twostep/sessions/${id}/pause`, { method: 'POST' });
+    const pausing = http(`${server}/v1/alice/twostep/sessions/${id}/pause`, { method: 'POST' });
     // Let the pause reach the call (it waits at the next model call) before the draft answers.
     await new Promise((resolve) => setTimeout(resolve, 300));
     gated.release();
-    const paused = await pausing;
+    return { id, call, paused: await pausing };
+  }
+
+  it('a call paused on one server is resumed through the other and continues where it stopped', async () => {
+    const drafts = upstream.requests.filter(gated.isDraft).length;
+    const { id, call, paused } = await pauseMidCall(a.url);
     expect(paused.body).toMatchObject({ status: 'paused', execution: { step: 'refine', calls: [{ step: 'draft', output: 'draft text' }] } });
     expect((await http(`${b.url}/v1/alice/twostep/sessions/${id}`)).body.status).toBe('paused');
     const meanwhile = await http(`${b.url}/v1/alice/twostep/chat/completions`, { body: ask('meanwhile'), headers: { 'x-session-id': id } });
@@ -129,7 +136,7 @@ describe.skipIf('unavailable' in server)('two servers on one PostgreSQL store', 
     const done = await call;
     expect(done.status).toBe(200);
     expect(done.body.choices[0].message.content).toBe('refined {"exchange": "refined from the draft"}');
-    expect(upstream.requests.filter(gated.isDraft)).toHaveLength(1);
+    expect(upstream.requests.filter(gated.isDraft)).toHaveLength(drafts + 1);
     const slates = await http(`${b.url}/v1/alice/twostep/sessions/${id}/slates`);
     expect(slates.body.slates.Notes.log['log.md']).toBe('{"exchange":"refined from the draft"}');
     // The session is usable through either server afterwards.
@@ -138,14 +145,8 @@ describe.skipIf('unavailable' in server)('two servers on one PostgreSQL store', 
   });
 
   it('a call paused on one server fails closed when the session is closed through the other', async () => {
-    gated.arm();
-    const id: string = (await http(`${b.url}/v1/alice/twostep/sessions`, { body: {} })).body.id;
-    const call = http(`${b.url}/v1/alice/twostep/chat/completions`, { body: ask('What is a qubit?'), headers: { 'x-session-id': id } });
-    await gated.draftAsked;
-    const pausing = http(`${b.url}/v1/alice/twostep/sessions/${id}/pause`, { method: 'POST' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    gated.release();
-    expect((await pausing).body.status).toBe('paused');
+    const { id, call, paused } = await pauseMidCall(b.url);
+    expect(paused.body.status).toBe('paused');
     const closed = await http(`${a.url}/v1/alice/twostep/sessions/${id}/close`, { method: 'POST' });
     expect([closed.status, closed.body.status]).toEqual([200, 'closed']);
     const failed = await call;
