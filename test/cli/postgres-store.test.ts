@@ -8,14 +8,16 @@
  * after; without a server the suite is skipped visibly (under CI=true it fails). Without the
  * histories their round trip is skipped visibly (under CI=true it fails).
  */
+import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '@stateflow/core';
 import { dropPostgresStore, parseTarget } from '@stateflow/store-postgres';
 import { freshPostgresUrl, testPostgres } from '@stateflow/test-kit';
-import { expectOk, HISTORIES, historiesAvailable, json, jsonError, jsonLines, removeDir, stateflow, tempDir } from './helpers.js';
+import { BIN, expectOk, HISTORIES, historiesAvailable, json, jsonError, jsonLines, removeDir, stateflow, tempDir } from './helpers.js';
 
 const server = await testPostgres();
 const HISTORY_FILES = ['eslint-package-json.jsonl', 'matrix-react-sdk-en_EN-json.jsonl'];
@@ -101,6 +103,25 @@ describe.skipIf('unavailable' in server)('stateflow --store postgres://…', () 
     expect(jsonError(await stateflow(['--store', forged, '--json', 'replay', tampered]), 5).code).toBe('STORE_CORRUPT');
     expect(await schemaExists(forged)).toBe(false);
     expect(await stagingSchemas()).toEqual([]);
+  });
+
+  it('watch follows the PostgreSQL store itself: transitions published by other processes, in order', async () => {
+    const child = spawn(process.execPath, [BIN, '--store', url, 'watch', '--from', '2', '--stream', 'global'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+      const next = async (): Promise<{ seq: number; changes: { stream: string }[] }> => {
+        const line = await Promise.race([lines.next(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('watch printed nothing within 20 s')), 20_000))]);
+        return JSON.parse(String(line.value)) as { seq: number; changes: { stream: string }[] };
+      };
+      expectOk(await sf(['--global', 'patch', JSON.stringify({ strategy: { watched: 1 } })]));
+      expectOk(await sf(['--global', 'patch', JSON.stringify({ strategy: { watched: 2 } })]));
+      const first = await next();
+      const second = await next();
+      expect(second.seq).toBe(first.seq + 1);
+      expect([first, second].map((t) => t.changes.map((c) => c.stream))).toEqual([['global'], ['global']]);
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 
   it('compact: history below the new origin is gone (exit 3); the audit stays clean', async () => {
