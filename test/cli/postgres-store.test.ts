@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '@stateflow/core';
 import { dropPostgresStore, parseTarget } from '@stateflow/store-postgres';
 import { freshPostgresUrl, testPostgres } from '@stateflow/test-kit';
+import { closeAll, stdioAgent } from '../multiprocess/processes.js';
 import { BIN, expectOk, HISTORIES, historiesAvailable, json, jsonError, jsonLines, removeDir, stateflow, tempDir } from './helpers.js';
 
 const server = await testPostgres();
@@ -122,6 +123,22 @@ describe.skipIf('unavailable' in server)('stateflow --store postgres://…', () 
     } finally {
       child.kill('SIGTERM');
     }
+  });
+
+  it('mcp serves MCP on the PostgreSQL store in its own process: two agents patch at once and nothing is lost', async () => {
+    const agents = await Promise.all([stdioAgent(url, ['--global'], 'agent-a'), stdioAgent(url, ['--global'], 'agent-b')]);
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (agents[i % 2] as (typeof agents)[number]).callTool({ name: 'patch_state', arguments: { patch: { tactics: { [`mcp${i}`]: i } } } }),
+        ),
+      );
+      expect(results.map((r) => r.isError === true)).toEqual(Array.from({ length: 10 }, () => false));
+    } finally {
+      await closeAll(agents);
+    }
+    const read = json(expectOk(await sf(['--global', '--json', 'read', 'global.tactics']))) as { value: Record<string, number> };
+    expect(read.value).toEqual(Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`mcp${i}`, i])));
   });
 
   it('compact: history below the new origin is gone (exit 3); the audit stays clean', async () => {

@@ -30,13 +30,16 @@ export async function discovery(dir: string): Promise<Discovery> {
   return JSON.parse(await readFile(path.join(dir, 'stateflow-server.json'), 'utf8')) as Discovery;
 }
 
-/** An MCP SDK client of a spawned `stateflow mcp` for `dir` (owner args such as `--cwd /p`). */
-export async function stdioAgent(dir: string, owners: string[], name = 'stdio-agent'): Promise<Client> {
+/**
+ * An MCP SDK client of a spawned `stateflow mcp` for the store at `location` (a directory, or a
+ * PostgreSQL URL given as `--store`), with owner args such as `--cwd /p`.
+ */
+export async function stdioAgent(location: string, owners: string[], name = 'stdio-agent'): Promise<Client> {
   const client = new Client({ name, version: '0.0.0' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [BIN, '--dir', dir, ...owners, 'mcp', '--idle-timeout', String(TEST_IDLE_MS)],
+      args: [BIN, isPostgresUrl(location) ? '--store' : '--dir', location, ...owners, 'mcp', '--idle-timeout', String(TEST_IDLE_MS)],
       stderr: 'ignore',
     }),
   );
