@@ -3,7 +3,7 @@
  * be paused mid-execution via the debug API ... the session can be resumed from where it left
  * off").
  *
- * A call in flight holds its session's queue. A pause cannot wait in that queue (it would wait
+ * A call in flight holds its session's lock. A pause cannot wait for that lock (it would wait
  * for the call to end), so it is handed to the call itself: the call records its execution
  * state at its next model call and parks there until a resume or close reaches it. Every request
  * that meets a call in a pause is answered from here, never queued behind the call, since a

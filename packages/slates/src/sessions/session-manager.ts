@@ -190,7 +190,7 @@ export class SessionManager {
 
   /**
    * The CAS guard of a write to the session's agent state (`session:<id>`) made outside the
-   * session's queue (the state API): `{ "ladder-session:<id>": <record revision> }`, to pass as
+   * session's lock (the state API): `{ "ladder-session:<id>": <record revision> }`, to pass as
    * an `expected` revision of the same publication. A close, expiry or purge moves the record
    * stream, so a write guarded this way can never land after the session ended: its
    * publication conflicts and, evaluated again, this refuses it.
@@ -369,7 +369,7 @@ export class SessionManager {
     return isRetentionDue(record, this.now(), this.#policy);
   }
 
-  /** Apply expiry and retention that are due; must run inside the session's queue. */
+  /** Apply expiry and retention that are due; must run inside the session's lock. */
   #refresh(loaded: LoadedSession): Promise<LoadedSession> {
     return applyRetention(this.#records, loaded, this.#policy, this.#clock);
   }
