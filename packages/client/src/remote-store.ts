@@ -208,9 +208,9 @@ class RemoteStore implements Store {
     return this.#locks.run(name, fn);
   }
 
-  withLockIfFree<T>(name: string, fn: () => Promise<T>): Promise<LockAttempt<T>> {
+  withLockIfFree<T>(name: string, fn: () => Promise<T>, options?: { local?: 'decline' | 'wait' }): Promise<LockAttempt<T>> {
     this.#open();
-    return this.#locks.runIfFree(name, fn);
+    return this.#locks.runIfFree(name, fn, options);
   }
 
   async close(): Promise<void> {

@@ -124,8 +124,8 @@ class ReopeningStore implements Store {
     return (await this.#current()).withLock(name, fn);
   }
 
-  async withLockIfFree<T>(name: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
-    return (await this.#current()).withLockIfFree(name, fn);
+  async withLockIfFree<T>(name: string, fn: () => Promise<T>, options?: { local?: 'decline' | 'wait' }): Promise<{ ran: true; value: T } | { ran: false }> {
+    return (await this.#current()).withLockIfFree(name, fn, options);
   }
 
   /** Yields across reopens: when the store under it is reopened, it resumes after the last seq it yielded. */

@@ -36,9 +36,13 @@ export class NamedLocks {
     });
   }
 
-  /** Run `fn` holding `name` only if nobody holds or waits for it now (in this process or any). */
-  runIfFree<T>(name: string, fn: () => Promise<T>): Promise<LockAttempt<T>> {
-    if (this.#pending.has(name)) return Promise.resolve({ ran: false });
+  /**
+   * Run `fn` holding `name` only if nobody holds or waits for it now (in this process or any);
+   * with `local: 'wait'`, after the holders in this process, declining only when another
+   * process holds it.
+   */
+  runIfFree<T>(name: string, fn: () => Promise<T>, options: { local?: 'decline' | 'wait' } = {}): Promise<LockAttempt<T>> {
+    if (options.local !== 'wait' && this.#pending.has(name)) return Promise.resolve({ ran: false });
     return this.#hold(name, async (): Promise<LockAttempt<T>> => {
       const held = this.#backend === undefined ? undefined : await this.#backend(name, { wait: false });
       if (held === null) return { ran: false };

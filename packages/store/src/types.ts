@@ -287,9 +287,11 @@ export interface Store {
   withLock<T>(name: string, fn: () => Promise<T>): Promise<T>;
   /**
    * Run `fn` holding `name` only if no one holds or waits for it right now (see
-   * {@link Store.withLock}); `{ ran: false }` at once otherwise.
+   * {@link Store.withLock}); `{ ran: false }` at once otherwise. With `local: 'wait'` it first
+   * waits behind the holders in this process (which will release it) and declines only when
+   * another process holds it.
    */
-  withLockIfFree<T>(name: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
+  withLockIfFree<T>(name: string, fn: () => Promise<T>, options?: { local?: 'decline' | 'wait' }): Promise<{ ran: true; value: T } | { ran: false }>;
   /** Wait for running writes, end watches, close the storage. Idempotent. */
   close(): Promise<void>;
 }

@@ -354,14 +354,14 @@ export class SessionManager {
    * another process, which holds the lock while it waits (the record carries its execution
    * state, no call of it runs here, and the lock is taken): then `{ ran: false }`, and the
    * caller acts on the record, which the parked call watches. A paused session whose lock is
-   * free, one paused between calls, or one whose call runs in this process (its lock is freed
-   * here) runs `locked` as usual (waiting for the lock).
+   * free or held only in this process, one paused between calls, or one whose call runs in this
+   * process (its lock is freed here) runs `locked` as usual (waiting for the lock).
    */
   async #whenParkedElsewhere<T>(loaded: LoadedSession, locked: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
     const key = sessionMetaStream(loaded.record.id);
     const elsewhere = loaded.record.status === 'paused' && loaded.record.execution !== undefined && !this.#calls.isRunning(loaded.record.id);
     if (!elsewhere) return { ran: true, value: await this.#serial(key, locked) };
-    return this.#track(this.store.withLockIfFree(key, locked));
+    return this.#track(this.store.withLockIfFree(key, locked, { local: 'wait' }));
   }
 
   /** True when expiry or retention deletion is due for the record at the current time. */

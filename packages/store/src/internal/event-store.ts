@@ -302,9 +302,9 @@ class EventStore implements Store {
     return this.#locks.run(checkLockName(name), fn);
   }
 
-  withLockIfFree<T>(name: string, fn: () => Promise<T>): Promise<LockAttempt<T>> {
+  withLockIfFree<T>(name: string, fn: () => Promise<T>, options?: { local?: 'decline' | 'wait' }): Promise<LockAttempt<T>> {
     checkOpen(this.#ctx);
-    return this.#locks.runIfFree(checkLockName(name), fn);
+    return this.#locks.runIfFree(checkLockName(name), fn, options);
   }
 
   async close(): Promise<void> {
