@@ -110,8 +110,11 @@ describe.skipIf('unavailable' in server)('two servers on one PostgreSQL store', 
     expect(read.body.value).toEqual(Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, i])));
   });
 
-  /** Create a twostep session on `server`, start a call there and pause it after its draft step. */
-  async function pauseMidCall(server: string) {
+  /**
+   * Create a twostep session on `server`, start a call there and ask to pause it while its
+   * draft step waits for the upstream (the pause is pending until `gated.release()`).
+   */
+  async function startPausing(server: string) {
     gated.arm();
     const id: string = (await http(`${server}/v1/alice/twostep/sessions`, { body: {} })).body.id;
     const call = http(`${server}/v1/alice/twostep/chat/completions`, { body: ask('What is a qubit?'), headers: { 'x-session-id': id } });
@@ -119,6 +122,12 @@ describe.skipIf('unavailable' in server)('two servers on one PostgreSQL store', 
     const pausing = http(`${server}/v1/alice/twostep/sessions/${id}/pause`, { method: 'POST' });
     // Let the pause reach the call (it waits at the next model call) before the draft answers.
     await new Promise((resolve) => setTimeout(resolve, 300));
+    return { id, call, pausing };
+  }
+
+  /** {@link startPausing}, then let the draft answer: the call parks after its draft step. */
+  async function pauseMidCall(server: string) {
+    const { id, call, pausing } = await startPausing(server);
     gated.release();
     return { id, call, paused: await pausing };
   }
@@ -142,6 +151,18 @@ describe.skipIf('unavailable' in server)('two servers on one PostgreSQL store', 
     // The session is usable through either server afterwards.
     const next = await http(`${b.url}/v1/alice/twostep/chat/completions`, { body: ask('again'), headers: { 'x-session-id': id } });
     expect(next.status).toBe(200);
+  });
+
+  it('a resume sent to the other server while the pause is still pending resumes the call once it parks', async () => {
+    const { id, call, pausing } = await startPausing(a.url);
+    // B cannot reach A's call: it waits until the call parks (its lock held, the record paused), then resumes the record.
+    const resuming = http(`${b.url}/v1/alice/twostep/sessions/${id}/resume`, { method: 'POST' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    gated.release();
+    expect((await pausing).body.status).toBe('paused');
+    expect((await resuming).body.status).toBe('active');
+    const done = await call;
+    expect([done.status, done.body.choices?.[0]?.message.content]).toEqual([200, 'refined {"exchange": "refined from the draft"}']);
   });
 
   it('a call paused on one server fails closed when the session is closed through the other', async () => {

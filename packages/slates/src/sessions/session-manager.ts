@@ -268,9 +268,10 @@ export class SessionManager {
       const continued = await this.#calls.run(record, (r, control) => proceed(r, execution, control));
       return { record, execution, continued };
     };
-    const elsewhere = await this.#whenParkedElsewhere(loaded, locked);
-    if (elsewhere.ran) return elsewhere.value;
-    return { record: (await this.#records.update(loaded, resumePatch(loaded.record, this.now()), 'resumed')).record, execution: undefined };
+    const outcome = await this.#unlessParkedElsewhere(id, owner, locked);
+    if (outcome.ran) return outcome.value;
+    const parked = outcome.parked;
+    return { record: (await this.#records.update(parked, resumePatch(parked.record, this.now()), 'resumed')).record, execution: undefined };
   }
 
   /**
@@ -280,7 +281,7 @@ export class SessionManager {
    * @throws SESSION_NOT_FOUND unknown or foreign session.
    */
   async close(id: string, owner: string): Promise<SessionRecord> {
-    const loaded = await this.#records.load(id, owner); // unknown or foreign: SESSION_NOT_FOUND before touching anything
+    await this.#records.load(id, owner); // unknown or foreign: SESSION_NOT_FOUND before touching anything
     this.#calls.interrupt(id);
     const locked = async (): Promise<SessionRecord> => {
       const current = await this.#refresh(await this.#records.load(id, owner));
@@ -296,11 +297,11 @@ export class SessionManager {
         return closed.record;
       }
     };
-    const elsewhere = await this.#whenParkedElsewhere(loaded, locked);
-    if (elsewhere.ran) return elsewhere.value;
+    const outcome = await this.#unlessParkedElsewhere(id, owner, locked);
+    if (outcome.ran) return outcome.value;
     // The call parked in another server sees the closed record and fails with SESSION_CLOSED;
     // a purge due at once runs at the next access or sweep.
-    return (await this.#records.update(loaded, { status: 'closed', closedAt: this.now().toISOString() }, 'closed')).record;
+    return (await this.#records.update(outcome.parked, { status: 'closed', closedAt: this.now().toISOString() }, 'closed')).record;
   }
 
   /**
@@ -350,18 +351,25 @@ export class SessionManager {
   }
 
   /**
-   * Run `locked` under the session's lock — unless the session is paused with a call parked in
-   * another process, which holds the lock while it waits (the record carries its execution
-   * state, no call of it runs here, and the lock is taken): then `{ ran: false }`, and the
-   * caller acts on the record, which the parked call watches. A paused session whose lock is
-   * free or held only in this process, one paused between calls, or one whose call runs in this
-   * process (its lock is freed here) runs `locked` as usual (waiting for the lock).
+   * Run `locked` under the session's lock — unless a call of the session is parked in another
+   * process, which holds the lock while it waits: then `{ ran: false, parked }` with the record
+   * (paused, its execution state recorded), and the caller acts on the record, which the parked
+   * call follows. A call of this process is waited for (a close has interrupted it). While
+   * another process holds the lock for a call that is not parked (running, or about to park
+   * for a pause), this tries again every 20–500 ms: the call either ends and frees the lock or
+   * parks and records so. Only this process ever holds a sole-writer store's locks, so there
+   * this never waits for another process.
    */
-  async #whenParkedElsewhere<T>(loaded: LoadedSession, locked: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
-    const key = sessionMetaStream(loaded.record.id);
-    const elsewhere = loaded.record.status === 'paused' && loaded.record.execution !== undefined && !this.#calls.isRunning(loaded.record.id);
-    if (!elsewhere) return { ran: true, value: await this.#serial(key, locked) };
-    return this.#track(this.store.withLockIfFree(key, locked, { local: 'wait' }));
+  async #unlessParkedElsewhere<T>(id: string, owner: string, locked: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false; parked: LoadedSession }> {
+    const key = sessionMetaStream(id);
+    for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
+      if (this.#calls.isRunning(id)) return { ran: true, value: await this.#serial(key, locked) };
+      const loaded = await this.#records.load(id, owner);
+      const attempt = await this.#track(this.store.withLockIfFree(key, locked, { local: 'wait' }));
+      if (attempt.ran) return attempt;
+      if (loaded.record.status === 'paused' && loaded.record.execution !== undefined) return { ran: false, parked: loaded };
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
   }
 
   /** True when expiry or retention deletion is due for the record at the current time. */
