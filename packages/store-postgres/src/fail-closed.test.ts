@@ -4,7 +4,8 @@
  * load, other streams read; a schema newer than this build is refused and nothing is changed; a
  * connection lost in the middle of a publish fails it typed (STORE_UNAVAILABLE), nothing is
  * partial, the next publish works on a new connection, and a retry with the same idempotency id
- * returns the original when the lost commit did land.
+ * returns the original when the lost commit did land; a named lock whose connection dies is
+ * released to the next holder.
  */
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ import type { Store } from '@stateflow/store';
 import { freshPostgresUrl, testPostgres } from '@stateflow/test-kit';
 import { parseTarget } from './connection.js';
 import { dropPostgresStore, openPostgresStore } from './open-postgres-store.js';
-import { LOCK_CLASS, SCHEMA_VERSION } from './schema.js';
+import { LOCK_CLASS, NAMED_LOCK_CLASS, SCHEMA_VERSION } from './schema.js';
 
 const server = await testPostgres();
 
@@ -78,6 +79,35 @@ describe.skipIf('unavailable' in server)('PostgreSQL: fail closed', () => {
     const after = await admin.query(`SELECT encode(k, 'hex') AS k, encode(v, 'hex') AS v FROM "${schema}".sf_kv ORDER BY k`);
     expect(after.rows).toEqual(before.rows);
     expect((await admin.query(`SELECT version FROM "${schema}".sf_schema`)).rows).toEqual([{ version: SCHEMA_VERSION + 1 }]);
+  });
+
+  it('a named lock whose connection dies is released: the next holder gets it, the store goes on', async () => {
+    fresh();
+    const a = await open();
+    const b = await open();
+    let entered!: () => void;
+    let finish!: () => void;
+    const holding = new Promise<void>((resolve) => (entered = resolve));
+    const holder = a.withLock('session-x', () => {
+      entered();
+      return new Promise<string>((resolve) => (finish = () => resolve('first holder')));
+    });
+    await holding;
+    expect(await b.withLockIfFree('session-x', async () => 'taken')).toEqual({ ran: false });
+    // Kill the connection that holds this schema's named lock (a server that died would drop it the same way).
+    const killed = await admin.query<{ killed: boolean }>(
+      `SELECT pg_terminate_backend(pid) AS killed FROM pg_locks
+        WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = hashtext($2)::oid AND objsubid = 2`,
+      [NAMED_LOCK_CLASS, `${schema}/session-x`],
+    );
+    expect(killed.rows.map((r) => r.killed)).toEqual([true]);
+    expect(await b.withLock('session-x', async () => 'next holder')).toBe('next holder');
+    await b.publish({ changes: { global: { after: true } } });
+    expect(await a.state('global')).toEqual({ after: true });
+    // The first holder ends later: its release meets a dead connection and does not throw.
+    finish();
+    expect(await holder).toBe('first holder');
+    expect(await a.withLock('session-x', async () => 'again')).toBe('again');
   });
 
   it('a connection killed mid-publish fails it with STORE_UNAVAILABLE, nothing partial; the next publish works; a retry with the id finds the original or publishes once', async () => {
