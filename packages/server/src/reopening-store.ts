@@ -11,8 +11,10 @@
  */
 import { isStateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
+import { NamedLocks } from '@stateflow/store';
 import type {
   AuditReport,
+  BackendLock,
   ForkOptions,
   PublishInput,
   PublishResult,
@@ -39,10 +41,13 @@ class ReopeningStore implements Store {
   #reopening: Promise<Store> | null = null;
   #closed = false;
   readonly #open: () => Promise<Store>;
+  /** This process's lock holders, in order across reopens (a reopened store's own locks start empty). */
+  readonly #locks: NamedLocks;
 
   constructor(store: Store, open: () => Promise<Store>) {
     this.#store = store;
     this.#open = open;
+    this.#locks = new NamedLocks(this.#currentLock());
     this.location = store.location;
     this.#lastSeq = store.lastSeq();
   }
@@ -119,13 +124,13 @@ class ReopeningStore implements Store {
     return this.#write((s) => s.append(transition));
   }
 
-  /** The lock of the store current when called (LevelDB's locks are in this process). */
-  async withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    return (await this.#current()).withLock(name, fn);
+  /** Queued in this wrapper across reopens, then holding the current store's lock (see {@link #currentLock}). */
+  withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    return this.#locks.run(name, fn);
   }
 
-  async withLockIfFree<T>(name: string, fn: () => Promise<T>, options?: { local?: 'decline' | 'wait' }): Promise<{ ran: true; value: T } | { ran: false }> {
-    return (await this.#current()).withLockIfFree(name, fn, options);
+  withLockIfFree<T>(name: string, fn: () => Promise<T>, options?: { local?: 'decline' | 'wait' }): Promise<{ ran: true; value: T } | { ran: false }> {
+    return this.#locks.runIfFree(name, fn, options);
   }
 
   /** Yields across reopens: when the store under it is reopened, it resumes after the last seq it yielded. */
@@ -159,6 +164,33 @@ class ReopeningStore implements Store {
       if (!isStateflowError(err, 'REOPEN_REQUIRED') || this.#closed) throw err;
       return fn(await this.#reopen(store));
     }
+  }
+
+  /**
+   * The current store's lock of a name as the backend lock of this wrapper's queue: held from
+   * the moment the store's `withLock` runs its function until released (a shared store's lock
+   * spans processes; a LevelDB store's adds nothing to the queue in front of it).
+   */
+  #currentLock(): BackendLock {
+    return async (name, { wait }) => {
+      const store = await this.#current();
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let entered!: () => void;
+      const inside = new Promise<boolean>((resolve) => (entered = () => resolve(true)));
+      const hold = async (): Promise<void> => {
+        entered();
+        await released;
+      };
+      const holding = wait ? store.withLock(name, hold).then(() => true) : store.withLockIfFree(name, hold, { local: 'wait' }).then((attempt) => attempt.ran);
+      if (!(await Promise.race([inside, holding]))) return null;
+      return {
+        release: async () => {
+          release();
+          await holding.catch(() => undefined);
+        },
+      };
+    };
   }
 
   /** The store to use now: waits for a reopen in progress, and retries one that failed. */
