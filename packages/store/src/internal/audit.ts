@@ -4,7 +4,7 @@
  * head, the revision and seq indexes and the idempotency records. It never writes and never
  * stops at the first problem.
  *
- * Memory is O(streams + checkpoints + ids + problems) plus a compact spill of 17 bytes per change:
+ * Memory is O(streams + checkpoints + ids + problems) plus a compact spill of 25 bytes per change:
  * heads, checkpoint hashes and replayed states are per stream; the indexes are checked by
  * merge-joins in key order against each stream's changes in typed-array columns
  * (`audit-indexes.ts` explains why a spill rather than per-stream cursors); idempotency ids are
@@ -16,10 +16,10 @@ import { AuditCode } from '../audit-code.js';
 import type { AuditProblem, AuditReport } from '../types.js';
 import { decodeValue } from './codec.js';
 import { GENESIS_HASH, stateHash, transitionHash } from './hash.js';
-import { checkRevisionIndex, checkSeqIndex, StreamChanges } from './audit-indexes.js';
+import { checkRevisionIndex, checkSeqIndex, patchDigest, StreamChanges } from './audit-indexes.js';
 import { Family, describeKey, familyRange, parseKey } from './keys.js';
-import { FORMAT, decodeCheckpoint, decodeCount, decodeHead, decodeLog, decodeTip } from './records.js';
-import type { HeadRecord, LogRecord, TipRecord } from './records.js';
+import { FORMAT, SEAL_BYTES, decodeCheckpoint, decodeCount, decodeHead, decodeLog, decodeRevision, decodeTip, sealHolds } from './records.js';
+import type { HeadRecord, LogRecord, RevisionRecord, TipRecord } from './records.js';
 import type { StorageReader } from '../storage.js';
 import { stateProblem } from './validate.js';
 
@@ -71,13 +71,13 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
     try {
       const cp = decodeCheckpoint(key, value, k.stream, k.n);
       const perStream = checkpoints.get(k.stream) ?? new Map<number, { stateHash: string; seq: number }>();
-      perStream.set(k.n, { stateHash: cp.stateHash, seq: cp.seq });
+      perStream.set(k.n, { stateHash: stateHash(cp.state), seq: cp.seq });
       checkpoints.set(k.stream, perStream);
       const origin = heads.get(k.stream)?.origin;
       if (origin !== undefined && origin > 0 && k.n === origin) replays.set(k.stream, { rev: origin, state: cp.state, ok: true });
       if (origin !== undefined && k.n < origin) report(AuditCode.RECORD_INVALID, key, `checkpoint below the origin ${origin} should have been deleted by compaction`, k.stream);
     } catch (err) {
-      report(checkpointCode(value, k.stream), key, messageOf(err), k.stream);
+      report(checkpointCode(key, value, k.stream), key, messageOf(err), k.stream);
     }
   }
   for (const [stream, head] of heads) {
@@ -143,7 +143,7 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
     prevHash = record.hash;
     if (record.pruned) {
       for (const c of record.changes) {
-        loggedChanges(c.stream).push(record.seq, c.rev, { pruned: true });
+        loggedChanges(c.stream).push(record.seq, c.rev, { pruned: true, digest: 0 });
         if (c.rev > originOf(c.stream)) report(AuditCode.HISTORY_MISSING, key, `revision ${c.rev} is retained (origin ${originOf(c.stream)}) but its transition was pruned`, c.stream);
       }
       continue;
@@ -154,8 +154,9 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
     }
     if (record.id !== undefined) ids.set(record.id, record.seq);
     for (const c of record.changes) {
-      loggedChanges(c.stream).push(record.seq, c.rev, { pruned: false });
-      if (c.rev <= originOf(c.stream)) continue;
+      const indexed = c.rev > originOf(c.stream);
+      loggedChanges(c.stream).push(record.seq, c.rev, { pruned: false, digest: indexed ? patchDigest(c.patch) : 0 });
+      if (!indexed) continue;
       headSeqs.set(c.stream, c.rev === heads.get(c.stream)?.rev ? record.seq : headSeqs.get(c.stream));
       const r = replayOf(c.stream);
       if (!r.ok) continue;
@@ -208,7 +209,16 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
 
   // Revision index, then seq index: merge-joins in key order.
   const decode = (key: Uint8Array, value: Uint8Array, stream: string): number | undefined => decodeIndex(key, value, stream, report);
-  await checkRevisionIndex(storage, logged, originOf, decode, report);
+  const decodeRev = (key: Uint8Array, value: Uint8Array, stream: string, rev: number): RevisionRecord | undefined => {
+    try {
+      return decodeRevision(key, value, stream, rev);
+    } catch (err) {
+      report(sealedCode(key, value), key, messageOf(err), stream);
+      return undefined;
+    }
+  };
+  const hasCheckpoint = (stream: string, rev: number): boolean => checkpoints.get(stream)?.has(rev) === true;
+  await checkRevisionIndex(storage, logged, { originOf, hasCheckpoint }, decodeRev, report);
   await checkSeqIndex(storage, logged, decode, report);
 
   // Idempotency records.
@@ -269,16 +279,17 @@ async function checkMetaRecords(storage: StorageReader): Promise<{ formatProblem
   return { formatProblem, tip, others };
 }
 
-/** Classify a checkpoint that failed verification. */
-function checkpointCode(value: Uint8Array, stream: string): AuditCode {
-  let v;
-  try {
-    v = decodeValue(value);
-  } catch {
-    return AuditCode.RECORD_UNDECODABLE;
-  }
-  if (!isJsonObject(v)) return AuditCode.RECORD_INVALID;
-  return stateProblem(stream, v.state) !== null ? AuditCode.STATE_INVALID : AuditCode.CHECKPOINT_MISMATCH;
+/** Classify a sealed record that failed verification: SEAL_MISMATCH, else by its body ({@link codeOf}). */
+function sealedCode(key: Uint8Array, value: Uint8Array): AuditCode {
+  return sealHolds(key, value) ? codeOf(value.subarray(0, value.byteLength - SEAL_BYTES)) : AuditCode.SEAL_MISMATCH;
+}
+
+/** Classify a checkpoint that failed verification ({@link sealedCode}; STATE_INVALID for a sealed invalid state). */
+function checkpointCode(key: Uint8Array, value: Uint8Array, stream: string): AuditCode {
+  const code = sealedCode(key, value);
+  if (code !== AuditCode.RECORD_INVALID) return code;
+  const v = decodeValue(value.subarray(0, value.byteLength - SEAL_BYTES));
+  return isJsonObject(v) && isJsonObject(v.state) && stateProblem(stream, v.state) !== null ? AuditCode.STATE_INVALID : AuditCode.RECORD_INVALID;
 }
 
 /** RECORD_UNDECODABLE when the bytes are not MessagePack at all, else RECORD_INVALID. */
