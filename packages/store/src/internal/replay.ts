@@ -114,7 +114,7 @@ export async function replay(ctx: StoreContext, stream: StreamId, rev: number, h
   if (last !== null && baseRev < rev) tail.push(last);
   // One patch series: the tail is applied with one copy of each touched container and one
   // deep freeze, instead of a copy and a freeze per patch.
-  const series = patchSeries(base);
+  const series = patchSeries(base, { frozenPatches: true });
   let tailBytes = 0;
   tail.forEach((record, i) => {
     try {
