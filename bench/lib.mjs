@@ -92,6 +92,15 @@ export async function report(title, headers, rows, notes = []) {
   await appendFile(RESULTS, `${text}\n`);
 }
 
+/** How many times a bench repeats each goal row; the row reports the median. */
+export const REPEATS = 3;
+
+/** Median of a list of numbers. */
+export function median(xs) {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
 /** Peak resident set size of this process so far, in MiB. */
 export function peakRssMiB() {
   return process.resourceUsage().maxRSS / 1024;

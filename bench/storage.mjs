@@ -14,7 +14,7 @@ import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { diff, jsonEqual } from '@stateflow/core';
 import { openStore } from '@stateflow/store';
 import { generateHistory } from './histories.mjs';
-import { BENCH_DIR, dirBytes, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
+import { BENCH_DIR, REPEATS, dirBytes, median, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
 
 const HISTORIES = path.resolve(BENCH_DIR, '..', '..', 'shared', 'data', 'histories');
 const FILES = ['eslint-package-json.jsonl', 'matrix-react-sdk-en_EN-json.jsonl'];
@@ -26,7 +26,6 @@ const READS = 100;
  */
 const WARM_READS = 200;
 const WARM_MS = 1000;
-const REPEATS = 3;
 /** Generated histories: target document size, revisions (scaled by BENCH_SCALE, at least 20). */
 const GENERATED = [
   { name: 'generated 1 KB', targetBytes: 1024, revisions: scaled(1000, 20), seed: 1 },
@@ -143,9 +142,6 @@ async function sqliteSaver(revs, readRevs) {
     await removeDir(dir);
   }
 }
-
-/** Median of a list of numbers. */
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Run the three stores over one history REPEATS times; median of each figure. */
 async function compare(docs) {
