@@ -165,7 +165,17 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     });
   });
 
-  it('a checkpoint whose bytes changed: SEAL_MISMATCH; a resealed invalid state: STATE_INVALID; a resealed other state: CHECKPOINT_MISMATCH', async () => {
+  it('a resealed checkpoint holding another state: CHECKPOINT_MISMATCH (the audit ties checkpoints to the replay)', async () => {
+    await h.raw(async (s) => {
+      const cp = await readSealed(s, checkpointKey('global', 6));
+      (cp.state as JsonObject).n = 66;
+      await putSealed(s, checkpointKey('global', 6), cp);
+    });
+    await h.reopen();
+    expect((await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`)).toEqual(['CHECKPOINT_MISMATCH C/global/6']);
+  });
+
+  it('a checkpoint whose bytes changed: SEAL_MISMATCH; a resealed invalid state: STATE_INVALID', async () => {
     await h.raw(async (s) => {
       const cp = await readSealed(s, checkpointKey('global', 6));
       (cp.state as JsonObject).n = 66;
