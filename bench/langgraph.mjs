@@ -1,18 +1,23 @@
 /**
  * Bench 5 — LangGraph checkpointers: the same StateGraph run for 1,000 steps (× BENCH_SCALE)
  * with a growing state — a message list that grows by one message per step and a document
- * whose sections are edited one per step — checkpointed by StateflowSaver on LevelDB and by
- * LangGraph.js's SqliteSaver, in the same process, one after the other. Reports bytes on disk,
+ * whose sections are edited one per step — checkpointed by StateflowSaver on LevelDB, by
+ * StateflowSaver on PostgreSQL (STATEFLOW_TEST_POSTGRES, default
+ * postgres://postgres@127.0.0.1:5432/test; its column is left out, saying so, when no server
+ * answers) and by LangGraph.js's SqliteSaver, in the same process, one after the other. Reports bytes on disk,
  * per-step put time (all steps and the last 10%), per-step putWrites time, and getTuple of
  * random past checkpoints (plus StateflowSaver's first read after a reopen, which builds its
  * namespace index from the log). Every read is checked against the state that step wrote.
  */
 import path from 'node:path';
+import pg from 'pg';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { Annotation, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { StateflowSaver } from '@stateflow/langgraph';
 import { openStore } from '@stateflow/store';
+import { dropPostgresStore, openPostgresStore } from '@stateflow/store-postgres';
+import { freshPostgresUrl, postgresUnavailable, testPostgresUrl } from '@stateflow/test-kit';
 import { dirBytes, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
 
 const STEPS = scaled(1000, 20);
@@ -90,26 +95,60 @@ async function readBack(saver, byStep, picks) {
   });
 }
 
-async function stateflow(picks, durability) {
+/**
+ * Where a StateflowSaver's store lives, made new for each run: `open(options)` opens it (again),
+ * `bytes()` is its size on disk once closed, `remove()` deletes it.
+ */
+async function levelPlace() {
   const dir = await tempDir('langgraph-sf');
+  return {
+    open: (options) => openStore(dir, options),
+    async bytes() {
+      await (await openStore(dir)).close(); // reopening folds LevelDB's write-ahead log into tables
+      return dirBytes(dir);
+    },
+    remove: () => removeDir(dir),
+  };
+}
+
+async function postgresPlace() {
+  const url = freshPostgresUrl('bench_lg');
+  const schema = new URL(url).searchParams.get('schema');
+  return {
+    open: (options) => openPostgresStore(url, options),
+    async bytes() {
+      const client = new pg.Client({ connectionString: testPostgresUrl() });
+      await client.connect();
+      try {
+        const { rows } = await client.query(
+          `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`,
+          [schema],
+        );
+        return Number(rows[0].bytes);
+      } finally {
+        await client.end();
+      }
+    },
+    remove: () => dropPostgresStore(url),
+  };
+}
+
+async function stateflow(picks, durability, makePlace) {
+  const place = await makePlace();
   try {
-    let store = await openStore(dir);
+    let store = await place.open();
     const result = await run(new StateflowSaver(store, { durability }));
     await store.close();
-    store = await openStore(dir);
-    await store.close(); // reopening folds LevelDB's write-ahead log into tables
-    const bytes = await dirBytes(dir);
-    store = await openStore(dir, { cacheSize: 0 });
+    const bytes = await place.bytes();
+    store = await place.open({ cacheSize: 0 });
     const saver = new StateflowSaver(store);
-    const firstHead = await readBack(saver, result.byStep, [null  ],
-);
-    const first = await readBack(saver, result.byStep, [picks[0]  ],
-);
+    const firstHead = await readBack(saver, result.byStep, [null]);
+    const first = await readBack(saver, result.byStep, [picks[0]]);
     const reads = await readBack(saver, result.byStep, picks);
     await store.close();
     return { ...result, bytes, firstHeadMs: firstHead.ms, firstReadMs: first.ms, readMs: reads.ms };
   } finally {
-    await removeDir(dir);
+    await place.remove();
   }
 }
 
@@ -122,10 +161,8 @@ async function sqlite(picks) {
     saver.db.close(); // folds the WAL into the database file
     const bytes = await dirBytes(dir);
     saver = SqliteSaver.fromConnString(file);
-    const firstHead = await readBack(saver, result.byStep, [null  ],
-);
-    const first = await readBack(saver, result.byStep, [picks[0]  ],
-);
+    const firstHead = await readBack(saver, result.byStep, [null]);
+    const first = await readBack(saver, result.byStep, [picks[0]]);
     const reads = await readBack(saver, result.byStep, picks);
     saver.db.close();
     return { ...result, bytes, firstHeadMs: firstHead.ms, firstReadMs: first.ms, readMs: reads.ms };
@@ -154,37 +191,40 @@ function figures(r) {
 }
 // Alternate the savers and keep each one's best figure: on a shared machine, load that comes and
 // goes during one saver's run must not decide a ratio.
-const runners = [
-  ['sf', () => stateflow(picks, 'fsync')],
-  ['buffered', () => stateflow(picks, 'buffered')],
-  ['lg', () => sqlite(picks)],
+const noPostgres = await postgresUnavailable();
+const columns = [
+  ['sf', 'StateflowSaver fsync', () => stateflow(picks, 'fsync', levelPlace)],
+  ['buffered', 'StateflowSaver buffered', () => stateflow(picks, 'buffered', levelPlace)],
+  ...(noPostgres === null ? [['pg', 'StateflowSaver PostgreSQL fsync', () => stateflow(picks, 'fsync', postgresPlace)]] : []),
+  ['lg', 'SqliteSaver', () => sqlite(picks)],
 ];
-const best = { sf: null, buffered: null, lg: null };
+const best = {};
 for (let round = 0; round < ROUNDS; round++) {
-  for (const [key, runner] of runners) {
+  for (const [key, , runner] of columns) {
     const f = figures(await runner());
-    best[key] = best[key] === null ? f : Object.fromEntries(Object.entries(f).map(([k, v]) => [k, Math.min(v, best[key][k])]));
+    best[key] = best[key] === undefined ? f : Object.fromEntries(Object.entries(f).map(([k, v]) => [k, Math.min(v, best[key][k])]));
   }
 }
 const calls = { puts: STEPS + 2, writes: STEPS + 1 };
+const stateflowColumns = columns.filter(([key]) => key !== 'lg');
 const rows = Object.keys(best.sf).map((label) => [
   label,
-  best.sf[label],
-  best.buffered[label],
-  best.lg[label],
-  best.sf[label] / best.lg[label],
-  best.buffered[label] / best.lg[label],
+  ...columns.map(([key]) => best[key][label]),
+  ...stateflowColumns.map(([key]) => best[key][label] / best.lg[label]),
 ]);
 await report(
-  'LangGraph: StateflowSaver (LevelDB) vs SqliteSaver, one graph run of growing state',
-  ['metric', 'StateflowSaver fsync', 'StateflowSaver buffered', 'SqliteSaver', 'ratio fsync/sqlite', 'ratio buffered/sqlite'],
+  'LangGraph: StateflowSaver (LevelDB, PostgreSQL) vs SqliteSaver, one graph run of growing state',
+  ['metric', ...columns.map(([, title]) => title), ...stateflowColumns.map(([, title]) => `ratio ${title.replace('StateflowSaver ', '')}/sqlite`)],
   rows,
   [
     `${STEPS} steps of one node: each appends a 200-character AIMessage (the list ends at ${STEPS + 1} messages) and rewrites one of ${SECTIONS} 200-character sections of a document channel; graph.invoke with durability "sync", so puts do not overlap the node.`,
     `Per step LangGraph calls putWrites once (the node's writes) and put once: ${calls.puts} puts and ${calls.writes} putWrites calls per run on each saver.`,
-    `${ROUNDS} rounds alternating the three, each on a new store; every figure is that configuration's best of its rounds (the machine is shared: load that comes and goes must not decide a ratio).`,
-    'StateflowSaver publishes one net patch per put and per putWrites (store checkpoint every 64 revisions): "fsync" syncs each to disk before it resolves (LevelDB sync: true), as SqliteSaver does (better-sqlite3, WAL, synchronous FULL); "buffered" is the store\'s default (survives a process crash, not an OS crash).',
-    'Bytes: every file of the store directory after close (LevelDB reopened once so its log is folded into tables; SQLite closed so its WAL is checkpointed).',
+    `${ROUNDS} rounds alternating the ${columns.length}, each on a new store; every figure is that configuration's best of its rounds (the machine is shared: load that comes and goes must not decide a ratio).`,
+    'StateflowSaver publishes one net patch per put and per putWrites (store checkpoint every 64 revisions): "fsync" syncs each to disk before it resolves (LevelDB sync: true; PostgreSQL synchronous_commit on), as SqliteSaver does (better-sqlite3, WAL, synchronous FULL); "buffered" is the store\'s default (survives a process crash, not an OS crash).',
+    'Bytes: every file of the store directory after close (LevelDB reopened once so its log is folded into tables; SQLite closed so its WAL is checkpointed); PostgreSQL: pg_total_relation_size (heap, TOAST, indexes) of every table in the store\'s schema, no VACUUM, on the same machine (loopback TCP).',
+    noPostgres === null
+      ? 'PostgreSQL: a new schema per run on the server of STATEFLOW_TEST_POSTGRES, dropped after it.'
+      : `PostgreSQL column left out: ${noPostgres}.`,
     `Reads: ${READS} random steps read back by checkpoint_id after a reopen (StateflowSaver with the store's history cache off), each checked against that step's messages and step count. Before them, the head (no checkpoint_id, as a resume reads it) and then one random past checkpoint are each timed alone: StateflowSaver reads its namespace index from the newest end of the stream's log, as far back as each read needs.`,
   ],
 );

@@ -43,6 +43,7 @@ export function stateflow(args: string[], options: RunOptions = {}): Promise<Run
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
   if (extra['STATEFLOW_DIR'] === undefined) delete env['STATEFLOW_DIR'];
+  if (extra['STATEFLOW_STORE'] === undefined) delete env['STATEFLOW_STORE'];
   return env;
 }
 

@@ -275,7 +275,8 @@ describe('messages', () => {
   it('a command\'s --help lists the global options; import\'s line format reads the same everywhere', async () => {
     const diffHelp = expectOk(await stateflow(['diff', '--help'])).stdout;
     expect(diffHelp).toContain('Global Options:');
-    expect(diffHelp).toMatch(/--dir <dir>\s+store directory/);
+    expect(diffHelp).toMatch(/--store <location>\s+the store: a postgres:\/\/ URL or a LevelDB directory/);
+    expect(diffHelp).toMatch(/--dir <dir>\s+LevelDB store directory/);
     const importHelp = expectOk(await stateflow(['import', '--help'])).stdout.replace(/\s+/g, ' ');
     expect(importHelp).toContain('one {"rev": 1, "doc": {...}} object per line');
     expect(importHelp).not.toContain('{"rev", "doc"}');

@@ -56,6 +56,12 @@ describe('background servers of stateflow mcp', () => {
     const server = await discovery(dir);
     const log = await readFile(path.join(dir, 'stateflow-server.log'), 'utf8');
     expect(log.match(/stateflow serving on/g)).toHaveLength(1);
+    // Its banner's command reads the global owner (its working directory is the store, nobody's project) and works.
+    const tryLine = log.split('\n').find((line) => line.startsWith('try: ')) ?? '';
+    expect(tryLine).toContain('"selection":{"global":true,"mode":"active"},"path":"global"');
+    const tried = await runProcess('bash', ['-c', tryLine.slice('try: '.length)]);
+    expect(tried.code).toBe(0);
+    expect(JSON.parse(tried.stdout)).not.toHaveProperty('error');
     // Later calls of both go to that one server.
     await Promise.all([patch(a, 3), patch(b, 4)]);
     expect((await discovery(dir)).pid).toBe(server.pid);

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { isPostgresUrl } from '@stateflow/store-postgres';
 import { BIN, startServe, stateflow, stopServe } from '../cli/helpers.js';
 
 /** Idle timeout of the background servers the tests start, in ms. */
@@ -29,13 +30,16 @@ export async function discovery(dir: string): Promise<Discovery> {
   return JSON.parse(await readFile(path.join(dir, 'stateflow-server.json'), 'utf8')) as Discovery;
 }
 
-/** An MCP SDK client of a spawned `stateflow mcp` for `dir` (owner args such as `--cwd /p`). */
-export async function stdioAgent(dir: string, owners: string[], name = 'stdio-agent'): Promise<Client> {
+/**
+ * An MCP SDK client of a spawned `stateflow mcp` for the store at `location` (a directory, or a
+ * PostgreSQL URL given as `--store`), with owner args such as `--cwd /p`.
+ */
+export async function stdioAgent(location: string, owners: string[], name = 'stdio-agent'): Promise<Client> {
   const client = new Client({ name, version: '0.0.0' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [BIN, '--dir', dir, ...owners, 'mcp', '--idle-timeout', String(TEST_IDLE_MS)],
+      args: [BIN, isPostgresUrl(location) ? '--store' : '--dir', location, ...owners, 'mcp', '--idle-timeout', String(TEST_IDLE_MS)],
       stderr: 'ignore',
     }),
   );
@@ -68,9 +72,13 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-/** Spawn `stateflow --dir DIR serve --port 0 …args`; resolves once it prints its banner. */
-export async function spawnServe(dir: string, args: string[] = []): Promise<ServeProcess> {
-  const { child, banner } = await startServe(['--dir', dir, 'serve', '--port', '0', ...args], { STATEFLOW_API_KEYS: '' }, process.cwd());
+/**
+ * Spawn `stateflow --dir DIR serve --port 0 …args` (`--store URL` for a PostgreSQL URL), with
+ * `env` added to its environment; resolves once it prints its banner.
+ */
+export async function spawnServe(location: string, args: string[] = [], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const store = isPostgresUrl(location) ? '--store' : '--dir';
+  const { child, banner } = await startServe([store, location, 'serve', '--port', '0', ...args], { STATEFLOW_API_KEYS: '', ...env }, process.cwd());
   const url = /stateflow serving on (http:\/\/\S+)/.exec(banner)?.[1];
   if (url === undefined) throw new Error(`serve printed no URL: ${banner}`);
   const stop = async (): Promise<void> => {

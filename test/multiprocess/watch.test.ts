@@ -170,6 +170,38 @@ describe('stateflow watch and MCP resources/subscribe', () => {
     expect(printed.map((t) => t.changes[0]?.rev)).toEqual([2, 3, 4]);
   });
 
+  it('stateflow stop ends a running stateflow watch (exit 0) instead of the watch starting a new server', async () => {
+    root = await tempDir('watch-stop');
+    const dir = path.join(root, 'store');
+    const agent = await stdioAgent(dir, ['--cwd', '/p']);
+    clients.push(agent);
+    await agent.callTool({ name: 'patch_state', arguments: { patch: { lazy: { i: 1 } } } });
+    const first = await discovery(dir);
+    const child = spawn(process.execPath, [BIN, '--dir', dir, 'watch', '--from', '0']);
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => (err += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk: string) => {
+        out += chunk;
+        if (out.includes('\n')) resolve();
+      });
+    });
+    await closeAll(clients);
+    clients = [];
+    await stopServer(dir);
+    expect(await exited).toBe(0);
+    expect(err).toContain('the server was stopped; watch ended');
+    expect(JSON.parse(out.split('\n')[0] ?? '')).toMatchObject({ seq: 1 });
+    // No server came back for the directory.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await expect(discovery(dir)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(() => process.kill(first.pid, 0)).toThrow();
+  });
+
   it('a stdio client subscribed to the baseline gets notifications/resources/updated when a selected owner changes', async () => {
     root = await tempDir('subscribe');
     const dir = path.join(root, 'store');

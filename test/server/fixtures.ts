@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { startFakeUpstream } from './fake-upstream.js';
-import type { FakeUpstream } from './fake-upstream.js';
+import type { FakeUpstream, UpstreamRequest } from './fake-upstream.js';
 
 /** The seed's conversational ladder ("Conversational agent"): each call appends one exchange. */
 export const RESEARCHER_YAML = `
@@ -69,11 +69,16 @@ export async function makeDirs(): Promise<Dirs> {
  * names the call that made it.
  */
 export function startCountingUpstream(): Promise<FakeUpstream> {
+  return startFakeUpstream(countingAnswers());
+}
+
+/** The answers of {@link startCountingUpstream}: the n-th call gives `Answer n. {"exchange": "answer #n"}`. */
+export function countingAnswers(): () => string {
   let n = 0;
-  return startFakeUpstream(() => {
+  return () => {
     n += 1;
     return `Answer ${n}. {"exchange": "answer #${n}"}`;
-  });
+  };
 }
 
 /** The environment pointing the server's model provider at `upstream`. */
@@ -106,4 +111,68 @@ export async function http(
 /** A chat/completions request body with one user message. */
 export function ask(content: string): { model: string; messages: Array<{ role: 'user'; content: string }> } {
   return { model: 'gpt-4o', messages: [{ role: 'user', content }] };
+}
+
+/** A ladder of two steps (draft, then refine with a slate write): a call to pause between them. */
+export const TWO_STEPS_YAML = `
+name: Two Steps
+exit: refine
+slates:
+  - title: Notes
+    folders:
+      - name: log
+        tokenLimit: 1000
+        files:
+          - { name: log.md, init: blank }
+steps:
+  - id: draft
+    fields:
+      - { name: Question, type: text, from: input.context }
+    systemPrompt: "Draft an answer."
+  - id: refine
+    fields:
+      - { name: Draft, type: text, from: previous }
+    systemPrompt: "Refine the draft, then emit {\\"exchange\\": \\"...\\"}."
+    slateWrite:
+      to: { slate: Notes, folder: log, file: log.md }
+      on: append
+      match: { type: object, required: [exchange], properties: { exchange: { type: string } } }
+`;
+
+/**
+ * Upstream whose draft answers (of {@link TWO_STEPS_YAML}) wait for `release()`; refine answers
+ * echo the draft they got; any other request is answered by `other` when given. `arm()` closes
+ * the gate again for the next draft (and renews `draftAsked`).
+ */
+export function gatedUpstream(other?: (request: UpstreamRequest) => string) {
+  let release!: () => void;
+  let drafted!: () => void;
+  let gate!: Promise<void>;
+  let draftAsked!: Promise<void>;
+  const arm = (): void => {
+    gate = new Promise<void>((resolve) => (release = resolve));
+    draftAsked = new Promise<void>((resolve) => (drafted = resolve));
+  };
+  arm();
+  const isDraft = (r: UpstreamRequest) => JSON.stringify(r.messages).includes('Draft an answer.');
+  const isRefine = (r: UpstreamRequest) => JSON.stringify(r.messages).includes('Refine the draft');
+  const started = startFakeUpstream(async (request) => {
+    if (isDraft(request)) {
+      drafted();
+      await gate;
+      return 'draft text';
+    }
+    if (other !== undefined && !isRefine(request)) return other(request);
+    const sawDraft = JSON.stringify(request.messages).includes('draft text');
+    return `refined {"exchange": "refined from ${sawDraft ? 'the draft' : 'nothing'}"}`;
+  });
+  return {
+    started,
+    get draftAsked() {
+      return draftAsked;
+    },
+    release: () => release(),
+    arm,
+    isDraft,
+  };
 }

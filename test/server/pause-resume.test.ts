@@ -9,53 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '@stateflow/server';
 import type { ServerHandle } from '@stateflow/server';
-import { startFakeUpstream } from './fake-upstream.js';
-import type { FakeUpstream, UpstreamRequest } from './fake-upstream.js';
-import { ask, http, upstreamEnv } from './fixtures.js';
-
-const TWO_STEPS_YAML = `
-name: Two Steps
-exit: refine
-slates:
-  - title: Notes
-    folders:
-      - name: log
-        tokenLimit: 1000
-        files:
-          - { name: log.md, init: blank }
-steps:
-  - id: draft
-    fields:
-      - { name: Question, type: text, from: input.context }
-    systemPrompt: "Draft an answer."
-  - id: refine
-    fields:
-      - { name: Draft, type: text, from: previous }
-    systemPrompt: "Refine the draft, then emit {\\"exchange\\": \\"...\\"}."
-    slateWrite:
-      to: { slate: Notes, folder: log, file: log.md }
-      on: append
-      match: { type: object, required: [exchange], properties: { exchange: { type: string } } }
-`;
-
-/** Upstream whose draft answers wait for `release()`; refine answers echo the draft they got. */
-function gatedUpstream() {
-  let release!: () => void;
-  let drafted!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  const draftAsked = new Promise<void>((resolve) => (drafted = resolve));
-  const isDraft = (r: UpstreamRequest) => JSON.stringify(r.messages).includes('Draft an answer.');
-  const started = startFakeUpstream(async (request) => {
-    if (isDraft(request)) {
-      drafted();
-      await gate;
-      return 'draft text';
-    }
-    const sawDraft = JSON.stringify(request.messages).includes('draft text');
-    return `refined {"exchange": "refined from ${sawDraft ? 'the draft' : 'nothing'}"}`;
-  });
-  return { started, draftAsked, release: () => release(), isDraft };
-}
+import type { FakeUpstream } from './fake-upstream.js';
+import { TWO_STEPS_YAML, ask, gatedUpstream, http, upstreamEnv } from './fixtures.js';
 
 describe('pause mid-call and resume', () => {
   let root: string;

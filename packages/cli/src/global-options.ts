@@ -4,6 +4,8 @@
  */
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { StateflowError } from '@stateflow/core';
+import { isPostgresUrl } from '@stateflow/store-postgres';
 import { nonEmpty } from './internal/arguments.js';
 import type { CliIo } from './cli-io.js';
 
@@ -19,8 +21,14 @@ export interface OwnerSelection {
 
 /** Resolved global options of one run. */
 export interface GlobalOptions {
-  /** Absolute store directory: `--dir`, else `$STATEFLOW_DIR`, else `./.stateflow`. */
-  dir: string;
+  /**
+   * Where the store is: a `postgres://` URL or an absolute LevelDB directory. `--store`, else
+   * `--dir`, else `$STATEFLOW_STORE`, else `$STATEFLOW_DIR`, else `./.stateflow` (cli README
+   * "Global options"). A location that is not a PostgreSQL URL is a directory.
+   */
+  store: string;
+  /** The LevelDB directory of {@link GlobalOptions.store}; `null` when the store is PostgreSQL. */
+  dir: string | null;
   /** `--json`: machine output on stdout, `{ error }` objects for failures. */
   json: boolean;
   /** Owners from `--global --cwd --session --mode`; with none given, `--cwd` is the current directory. */
@@ -28,6 +36,7 @@ export interface GlobalOptions {
 }
 
 interface RawGlobals {
+  store?: string;
   dir?: string;
   json?: boolean;
   global?: boolean;
@@ -39,7 +48,8 @@ interface RawGlobals {
 /** Declare the global options on the root program. */
 export function addGlobalOptions(program: Command): Command {
   return program
-    .option('--dir <dir>', 'store directory (default: $STATEFLOW_DIR or ./.stateflow)', nonEmpty('a directory'))
+    .option('--store <location>', 'the store: a postgres:// URL or a LevelDB directory (default: $STATEFLOW_STORE, else --dir)', nonEmpty('a store URL or directory'))
+    .option('--dir <dir>', 'LevelDB store directory (default: $STATEFLOW_DIR or ./.stateflow)', nonEmpty('a directory'))
     .option('--global', 'select the global owner')
     .option('--cwd <dir>', 'select the cwd owner for this directory (default when no owner is given: the current directory)', nonEmpty('a directory'))
     .option('--session <id>', 'select the session owner with this id', nonEmpty('a session id'))
@@ -54,11 +64,21 @@ function parseMode(value: string): 'active' | 'passive' {
   return value;
 }
 
-/** Resolve the global options seen by `command` (its own and its ancestors'). */
+/**
+ * Resolve the global options seen by `command` (its own and its ancestors').
+ * @throws USAGE when both `--store` and `--dir` are given, or `--dir` is a URL
+ */
 export function globalOptions(command: Command, io: CliIo): GlobalOptions {
   const raw = command.optsWithGlobals<RawGlobals>();
-  const fromEnv = io.env['STATEFLOW_DIR'];
-  const dir = path.resolve(io.cwd, raw.dir ?? (fromEnv === undefined || fromEnv === '' ? '.stateflow' : fromEnv));
+  if (raw.store !== undefined && raw.dir !== undefined) {
+    throw new StateflowError('USAGE', 'Give --store or --dir, not both (--dir is a LevelDB directory; --store takes a postgres:// URL or a directory).', {});
+  }
+  if (raw.dir !== undefined && isPostgresUrl(raw.dir)) {
+    throw new StateflowError('USAGE', `--dir is a LevelDB directory; give the PostgreSQL URL with --store ${raw.dir}`, {});
+  }
+  const env = (name: string): string | undefined => (io.env[name] === '' ? undefined : io.env[name]);
+  const location = raw.store ?? raw.dir ?? env('STATEFLOW_STORE') ?? env('STATEFLOW_DIR') ?? '.stateflow';
+  const dir = isPostgresUrl(location) ? null : path.resolve(io.cwd, location);
   const selection: OwnerSelection = { mode: raw.mode ?? 'active' };
   if (raw.global === true) selection.global = true;
   if (raw.cwd !== undefined) selection.cwd = path.resolve(io.cwd, raw.cwd);
@@ -66,5 +86,16 @@ export function globalOptions(command: Command, io: CliIo): GlobalOptions {
   if (selection.global === undefined && selection.cwd === undefined && selection.session === undefined) {
     selection.cwd = io.cwd;
   }
-  return { dir, json: raw.json === true, selection };
+  return { store: dir ?? location, dir, json: raw.json === true, selection };
+}
+
+/**
+ * The LevelDB directory of a command that only works on one (its server discovery file, its
+ * files on disk).
+ * @param instead what to do on a PostgreSQL store, said in the error
+ * @throws USAGE when the store is a PostgreSQL URL
+ */
+export function levelDir(options: GlobalOptions, command: string, instead: string): string {
+  if (options.dir !== null) return options.dir;
+  throw new StateflowError('USAGE', `stateflow ${command} works on a LevelDB directory (--dir), not on the PostgreSQL store ${options.store}: ${instead}`, {});
 }

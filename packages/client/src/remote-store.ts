@@ -20,6 +20,8 @@ import type {
   Transition,
   WatchOptions,
 } from '@stateflow/store';
+import { NamedLocks } from '@stateflow/store';
+import type { LockAttempt } from '@stateflow/store';
 import { callServer } from './http-call.js';
 import type { CallOptions, ServerEndpoint } from './http-call.js';
 import { watchTransitions } from './watch-client.js';
@@ -74,6 +76,8 @@ class RemoteStore implements Store {
   readonly #endpoint: ServerEndpoint;
   readonly #timeoutMs: number | undefined;
   readonly #watches = new Set<AbortController>();
+  /** Locks of this process only: the server orders its own writers, and its store's CAS decides. */
+  readonly #locks = new NamedLocks();
 
   constructor(options: RemoteStoreOptions) {
     this.#endpoint = { url: options.url, ...(options.token === undefined ? {} : { token: options.token }), ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) };
@@ -197,6 +201,16 @@ class RemoteStore implements Store {
       options.signal?.removeEventListener('abort', stop);
       this.#watches.delete(abort);
     }
+  }
+
+  withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    this.#open();
+    return this.#locks.run(name, fn);
+  }
+
+  withLockIfFree<T>(name: string, fn: () => Promise<T>, options?: { local?: 'decline' | 'wait' }): Promise<LockAttempt<T>> {
+    this.#open();
+    return this.#locks.runIfFree(name, fn, options);
   }
 
   async close(): Promise<void> {

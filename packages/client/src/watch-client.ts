@@ -36,6 +36,12 @@ export interface WatchClientOptions {
    * Throw from it to end the iteration with that error. Default: retry silently.
    */
   onDisconnect?: (err: Error) => void;
+  /**
+   * What to do when the server says it is stopping (its `stopping` event: `stateflow stop`,
+   * SIGTERM): `'reconnect'` (default) as after any lost connection — `endpoint` may start a new
+   * server —, or `'end'` the iteration, so a watcher does not bring back a server someone stopped.
+   */
+  onServerStop?: 'reconnect' | 'end';
   /** Wait between reconnect attempts, in ms. Default 500. */
   retryMs?: number;
   /**
@@ -88,12 +94,14 @@ export async function* watchTransitions(
         throw Object.assign(serverError(response.status, body, target, 'v1/watch'), { fatal: true });
       }
       const pending: WatchEvent[] = [];
+      let stopping = false;
       const parser = createParser({
         onEvent(event) {
           // `ready` names where the stream starts, so a reconnect before the first transition
           // resumes there instead of at the server's seq of the moment.
           if (event.event === 'ready') last ??= (JSON.parse(event.data) as { from: number }).from;
           if (event.event === 'transition') pending.push(JSON.parse(event.data) as WatchEvent);
+          if (event.event === 'stopping') stopping = true;
         },
       });
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -127,8 +135,8 @@ export async function* watchTransitions(
         clearTimeout(stall);
         await reader.cancel().catch(() => undefined);
       }
-      if (aborted()) return;
-      throw unreachable(target, new Error('the watch stream ended'));
+      if (aborted() || (stopping && options.onServerStop === 'end')) return;
+      throw unreachable(target, new Error(stopping ? 'the server stopped' : 'the watch stream ended'));
     } catch (err) {
       if (aborted()) return;
       if ((err as { fatal?: boolean }).fatal === true) throw err;

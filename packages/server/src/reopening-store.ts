@@ -119,6 +119,15 @@ class ReopeningStore implements Store {
     return this.#write((s) => s.append(transition));
   }
 
+  /** The lock of the store current when called (LevelDB's locks are in this process). */
+  async withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    return (await this.#current()).withLock(name, fn);
+  }
+
+  async withLockIfFree<T>(name: string, fn: () => Promise<T>, options?: { local?: 'decline' | 'wait' }): Promise<{ ran: true; value: T } | { ran: false }> {
+    return (await this.#current()).withLockIfFree(name, fn, options);
+  }
+
   /** Yields across reopens: when the store under it is reopened, it resumes after the last seq it yielded. */
   async *watch(options: WatchOptions = {}): AsyncIterable<Transition> {
     let from = options.from ?? this.lastSeq();

@@ -1,4 +1,5 @@
 export { openPostgresStore, openStoreAt, dropPostgresStore } from './open-postgres-store.js';
+export { buildNewPostgresStore } from './build-new-store.js';
 export type { PostgresStoreOptions } from './open-postgres-store.js';
 export { openPostgresStorage } from './postgres-storage.js';
 export type { PostgresStorageOptions } from './postgres-storage.js';

@@ -11,10 +11,12 @@ import { isPostgresUrl, parseTarget } from './connection.js';
 import { translatePgError } from './pg-errors.js';
 import { openPostgresStorage } from './postgres-storage.js';
 
-/** Options of {@link openPostgresStore}: the store's, and the pool's size. */
+/** Options of {@link openPostgresStore}: the store's, and the pools' sizes. */
 export interface PostgresStoreOptions extends StoreOptions {
   /** Most connections the pool opens (default 10). */
   maxConnections?: number;
+  /** Most named locks (`Store.withLock`) held at once, one connection each (default 100). */
+  maxLocks?: number;
 }
 
 /**
@@ -28,10 +30,11 @@ export interface PostgresStoreOptions extends StoreOptions {
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
   if (typeof url !== 'string') throw new StateflowError('INPUT_INVALID', 'openPostgresStore needs a postgres:// URL', { field: 'url' });
-  const { maxConnections, ...storeOptions } = options;
+  const { maxConnections, maxLocks, ...storeOptions } = options;
   const storage = await openPostgresStorage(parseTarget(url), {
     createIfMissing: options.createIfMissing ?? true,
     ...(maxConnections === undefined ? {} : { maxConnections }),
+    ...(maxLocks === undefined ? {} : { maxLocks }),
   });
   return openStoreOver(storage, storeOptions);
 }

@@ -8,15 +8,17 @@
  * statements (an upsert of the puts, a delete of the deletions), notifies the store's channel,
  * and commits: PostgreSQL rolls a failed transaction back whole, so a failed commit leaves
  * nothing and the next one may use a new connection. Snapshots are `REPEATABLE READ READ ONLY`
- * transactions; `onCommit` listens on the channel with a dedicated connection.
+ * transactions; `onCommit` listens on the channel with a dedicated connection. Named locks
+ * (`lock`) are session-level advisory locks in their own key class, each held on a connection
+ * of a second pool, so holders waiting for model calls never starve the store's reads and writes.
  */
 import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import { StateflowError } from '@stateflow/core';
-import type { IterateOptions, Storage, StorageCapabilities, StorageOp, StorageReader, WriteSession } from '@stateflow/store';
+import type { HeldLock, IterateOptions, Storage, StorageCapabilities, StorageOp, StorageReader, WriteSession } from '@stateflow/store';
 import type { PostgresTarget } from './connection.js';
 import { translatePgError } from './pg-errors.js';
-import { LOCK_CLASS, prepareSchema, table } from './schema.js';
+import { LOCK_CLASS, NAMED_LOCK_CLASS, prepareSchema, table } from './schema.js';
 
 /** Clients that already have an 'error' listener. */
 const watched = new WeakSet<PoolClient>();
@@ -37,6 +39,8 @@ export interface PostgresStorageOptions {
   createIfMissing?: boolean;
   /** Most connections the pool opens (default 10). */
   maxConnections?: number;
+  /** Most named locks (`Storage.lock`) held at once, one connection each (default 100). */
+  maxLocks?: number;
 }
 
 /**
@@ -53,13 +57,16 @@ export async function openPostgresStorage(target: PostgresTarget, options: Postg
     await pool.end().catch(() => undefined);
     throw err;
   }
-  return new PostgresStorage(pool, target);
+  const lockPool = new pg.Pool({ connectionString: target.connectionString, max: options.maxLocks ?? 100, idleTimeoutMillis: 10_000 });
+  lockPool.on('error', () => undefined);
+  return new PostgresStorage(pool, lockPool, target);
 }
 
 class PostgresStorage implements Storage {
   readonly location: string;
   readonly capabilities = CAPABILITIES;
   readonly #pool: Pool;
+  readonly #lockPool: Pool;
   readonly #target: PostgresTarget;
   readonly #kv: string;
   readonly #channel: string;
@@ -67,8 +74,9 @@ class PostgresStorage implements Storage {
   #listener: pg.Client | null = null;
   #closed = false;
 
-  constructor(pool: Pool, target: PostgresTarget) {
+  constructor(pool: Pool, lockPool: Pool, target: PostgresTarget) {
     this.#pool = pool;
+    this.#lockPool = lockPool;
     this.#target = target;
     this.location = target.location;
     this.#kv = table(target, 'sf_kv');
@@ -146,6 +154,39 @@ class PostgresStorage implements Storage {
     };
   }
 
+  async lock(name: string, options: { wait: boolean }): Promise<HeldLock | null> {
+    const client = await this.#connect(this.#lockPool);
+    // The store's schema and the name, hashed: distinct names that collide only serialise more.
+    const key = [NAMED_LOCK_CLASS, `${this.#target.schema}/${name}`];
+    try {
+      const taken = await client.query<{ taken: boolean }>(
+        options.wait ? 'SELECT pg_advisory_lock($1, hashtext($2)), true AS taken' : 'SELECT pg_try_advisory_lock($1, hashtext($2)) AS taken',
+        key,
+      );
+      if (taken.rows[0]?.taken !== true) {
+        client.release();
+        return null;
+      }
+    } catch (err) {
+      client.release(true);
+      throw translatePgError(err, this.location);
+    }
+    let held = true;
+    return {
+      release: async () => {
+        if (!held) return;
+        held = false;
+        try {
+          await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', key);
+          client.release();
+        } catch {
+          // The connection is gone, and the lock with it.
+          client.release(true);
+        }
+      },
+    };
+  }
+
   onCommit(listener: () => void): () => void {
     this.#listeners.add(listener);
     if (this.#listener === null) void this.#listen();
@@ -159,13 +200,14 @@ class PostgresStorage implements Storage {
     await this.#listener?.end().catch(() => undefined);
     this.#listener = null;
     await this.#pool.end().catch(() => undefined);
+    await this.#lockPool.end().catch(() => undefined);
   }
 
-  async #connect(): Promise<PoolClient> {
+  async #connect(pool: Pool = this.#pool): Promise<PoolClient> {
     if (this.#closed) throw new StateflowError('STORE_CLOSED', 'The store is closed', {});
     let client: PoolClient;
     try {
-      client = await this.#pool.connect();
+      client = await pool.connect();
     } catch (err) {
       throw translatePgError(err, this.location);
     }

@@ -15,7 +15,7 @@
  * opening a new store at once create it once. A schema newer than this build is refused with
  * `STORE_VERSION` and nothing is changed.
  */
-import type { Pool, PoolClient } from 'pg';
+import type { ClientBase, Pool, PoolClient } from 'pg';
 import { StateflowError } from '@stateflow/core';
 import type { PostgresTarget } from './connection.js';
 import { translatePgError } from './pg-errors.js';
@@ -25,6 +25,9 @@ export const SCHEMA_VERSION = 1;
 
 /** The first key of the store's advisory locks (`'SF'`); the second is the schema's hash. */
 export const LOCK_CLASS = 0x5346;
+
+/** The first key of the named locks (`Storage.lock`, `'SL'`); the second hashes schema and name. */
+export const NAMED_LOCK_CLASS = 0x534c;
 
 /** `"schema".name`, quoted. */
 export const table = (target: PostgresTarget, name: string): string => `"${target.schema}".${name}`;
@@ -41,7 +44,7 @@ function migrations(target: PostgresTarget): string[][] {
 }
 
 /** Take the store's advisory lock for the current transaction of `client`. */
-export function lockStore(client: PoolClient, target: PostgresTarget): Promise<unknown> {
+export function lockStore(client: ClientBase, target: PostgresTarget): Promise<unknown> {
   return client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, target.schema]);
 }
 

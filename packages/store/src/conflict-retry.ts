@@ -18,6 +18,12 @@ export interface RetryOnConflictOptions {
    * whose head decides that the write must not happen at all is not.
    */
   retryable?: (err: StateflowError<'CONFLICT'>) => boolean;
+  /**
+   * Before evaluation n + 1, wait a random time in [0, n × backoffMs) ms (default 0: at once).
+   * Writers in other processes (servers on one PostgreSQL store) that conflict with each other
+   * then spread out instead of colliding again in step.
+   */
+  backoffMs?: number;
 }
 
 /**
@@ -35,6 +41,8 @@ export async function retryOnConflict<T>(options: RetryOnConflictOptions, evalua
     } catch (err) {
       const again = isStateflowError(err, 'CONFLICT') && attempt < options.attempts && (options.retryable?.(err) ?? true);
       if (!again) throw err;
+      const backoff = options.backoffMs ?? 0;
+      if (backoff > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * attempt * backoff));
     }
   }
 }

@@ -75,6 +75,9 @@ describe('crash safety (SIGKILL during fsync publishes)', () => {
       );
       // The holder's pid comes from the kernel's lock table (Linux /proc/locks).
       expect(isStateflowError(err, 'STORE_LOCKED') && err.details).toEqual({ dir: lockedDir, pid: proc.pid });
+      // The message says what to do when the holder is a stateflow server.
+      expect((err as Error).message).toContain(`process ${proc.pid}. If that is a stateflow server`);
+      expect((err as Error).message).toContain(`"stateflow stop --dir ${lockedDir}"`);
     } finally {
       proc.kill('SIGKILL');
       await new Promise((resolve) => proc.once('exit', resolve));

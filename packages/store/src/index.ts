@@ -1,9 +1,11 @@
 export { openStore, openMemoryStore, openStoreOver } from './open-store.js';
 export { openDiskStorage, openMemoryStorage } from './level-storage.js';
-export type { Storage, StorageReader, StorageCapabilities, StorageOp, IterateOptions, WriteSession } from './storage.js';
+export type { Storage, StorageReader, StorageCapabilities, StorageOp, IterateOptions, WriteSession, HeldLock } from './storage.js';
 export { AuditCode } from './audit-code.js';
 export { recoverStore } from './recover-store.js';
 export { SerialQueue } from './serial-queue.js';
+export { NamedLocks } from './named-locks.js';
+export type { BackendLock, LockAttempt } from './named-locks.js';
 export { retryOnConflict } from './conflict-retry.js';
 export type { RetryOnConflictOptions } from './conflict-retry.js';
 export type { RecoveryReport } from './recover-store.js';

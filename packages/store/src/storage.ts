@@ -19,6 +19,11 @@
  *   `STORE_CLOSED`.
  * - **Capabilities are data** ({@link StorageCapabilities}): the store and the conformance suite
  *   read them, never the backend's name.
+ * - **Named locks** ({@link Storage.lock}, optional): mutual exclusion between the processes that
+ *   share a storage, for work above the store that must not run twice at once (a ladder
+ *   session's call across servers). A storage only this process writes has none: the store's
+ *   `withLock` then locks in this process's memory, which is all it needs. A lock never makes a
+ *   write correct — the store's CAS does — it keeps writers from racing for nothing.
  */
 
 /** What a storage backend can promise. */
@@ -85,6 +90,12 @@ export interface StorageReader {
   iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]>;
 }
 
+/** A named lock held by this process ({@link Storage.lock}); release it exactly once. */
+export interface HeldLock {
+  /** Let the next waiter have the lock. Never throws (a lost connection has released it already). */
+  release(): Promise<void>;
+}
+
 /** The storage interface every store backend implements. */
 export interface Storage extends StorageReader {
   /** Where the data is: a directory, a database URL without credentials, or `null` in memory. */
@@ -102,5 +113,19 @@ export interface Storage extends StorageReader {
    * the function that stops it. Absent when only this process writes (`soleWriter`).
    */
   onCommit?(listener: () => void): () => void;
+  /**
+   * Take the lock `name` (any string; a backend may map names to a fixed-size key space, so
+   * distinct names can share a lock, which only serialises more) across every process sharing
+   * the storage. `wait: true` waits until it is free; `wait: false` resolves `null` at once when
+   * another holder has it. The lock is released by {@link HeldLock.release}, or by the backend
+   * when the holding process or its connection dies (then the holder's work goes on unprotected,
+   * which is why a lock only orders writers and CAS decides). Not reentrant; the store queues its
+   * own holders of a name before asking, so a storage sees one request per name at a time from
+   * one store. Absent when only this process writes (`soleWriter`).
+   * PostgreSQL: `pg_advisory_lock` / `pg_try_advisory_lock` on a connection of its own, held for
+   * as long as the lock is.
+   * @throws STORE_UNAVAILABLE, STORE_IO, STORE_CLOSED
+   */
+  lock?(name: string, options: { wait: boolean }): Promise<HeldLock | null>;
   close(): Promise<void>;
 }

@@ -276,6 +276,22 @@ export interface Store {
    * or the store closes.
    */
   watch(options?: WatchOptions): AsyncIterable<Transition>;
+  /**
+   * Run `fn` holding the named lock `name` (README "Named locks"): after every holder of `name`
+   * before it, in this process and — on a storage many processes share (PostgreSQL) — in every
+   * process on the store; released when `fn` settles. Not reentrant. A lock orders writers; it
+   * never replaces CAS (a holder whose connection died goes on unprotected).
+   * @returns what `fn` returned
+   * @throws what `fn` throws; STORE_UNAVAILABLE, STORE_IO taking a shared lock
+   */
+  withLock<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Run `fn` holding `name` only if no one holds or waits for it right now (see
+   * {@link Store.withLock}); `{ ran: false }` at once otherwise. With `local: 'wait'` it first
+   * waits behind the holders in this process (which will release it) and declines only when
+   * another process holds it.
+   */
+  withLockIfFree<T>(name: string, fn: () => Promise<T>, options?: { local?: 'decline' | 'wait' }): Promise<{ ran: true; value: T } | { ran: false }>;
   /** Wait for running writes, end watches, close the storage. Idempotent. */
   close(): Promise<void>;
 }

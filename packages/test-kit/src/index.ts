@@ -6,6 +6,10 @@ export { asStateflowError, errorOf, failureOf, isCaughtError, rejected, rejectio
 export type { CaughtError, Failure } from './errors.js';
 export { DEFAULT_FC_RUNS, fcParams, fcRuns, testSeed } from './fast-check.js';
 export { seededRandom } from './random.js';
+export { whilePending } from './while-pending.js';
+export type { WhilePending } from './while-pending.js';
+export { auditWhilePublishing, fillForAudit } from './audit-while-writing.js';
+export type { AuditWhilePublishing, Publisher } from './audit-while-writing.js';
 export { fakeClock } from './clock.js';
 export type { FakeClock } from './clock.js';
 export { removeDir, storePerTest, tempDir, testBackends } from './stores.js';

@@ -1,4 +1,4 @@
-/** patch_state issue bullets: scoping, plane rules, response authorship, typed errors, CAS retry, receipt shape; and baseline(). */
+/** patch_state (seeds/stateflow-lazy-state-read-state.md, patch_state): scoping, plane rules, response authorship, typed errors, CAS retry, receipt shape; and baseline(). */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '@stateflow/store';
 import { createRuntime } from './runtime.js';

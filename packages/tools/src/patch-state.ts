@@ -33,12 +33,17 @@ import type { SelectedOwner } from './selection.js';
 
 /**
  * How many times a call is evaluated against a freshly captured basis when a writer outside the
- * per-store queue (a ladder run, a direct `store.publish`) moved a changed stream's head in
- * between (CAS `CONFLICT`). Calls through this package never conflict with each other: they are
- * queued per store. After the last attempt the
- * `CONFLICT` is returned to the caller.
+ * per-store queue (a ladder run, a direct `store.publish`, another server on a shared PostgreSQL
+ * store) moved a changed stream's head in between (CAS `CONFLICT`). Calls through this package in
+ * one process never conflict with each other: they are queued per store. Across processes the
+ * store's CAS plus this re-evaluation is what holds, with a random backoff of up to
+ * n × {@link CONFLICT_BACKOFF_MS} before attempt n + 1. After the last attempt the `CONFLICT` is
+ * returned to the caller.
  */
-export const MAX_PUBLISH_ATTEMPTS = 3;
+export const MAX_PUBLISH_ATTEMPTS = 8;
+
+/** The backoff step between re-evaluations after a `CONFLICT`, in ms (see {@link MAX_PUBLISH_ATTEMPTS}). */
+const CONFLICT_BACKOFF_MS = 5;
 
 /** One `state_updates.effective` entry: the final effective value of a changed hot path, or its deletion. */
 export type EffectiveUpdate = { path: string; value: JsonValue } | { path: string; deleted: true };
@@ -68,10 +73,10 @@ const SCOPES: readonly OwnerScope[] = ['global', 'cwd', 'session'];
  * The per-store write queue (seed "Publication and storage"; README "Publication"). A LevelDB
  * store is held by one process, so every writer of a store through this package lives in this
  * process: queueing capture → stage → publish per `Store` object means two calls never race for
- * the same heads, whatever keys they touch. Writers that bypass the runtime (ladder runs, the
- * CLI's own publishes, other servers on a shared database) are still caught by the store's CAS
- * and the bounded re-evaluation in {@link publishPatches}. A store with no queued call holds no
- * entry.
+ * the same heads, whatever keys they touch. On a PostgreSQL store the queue orders this
+ * process's calls only: writers in other processes (other servers, the CLI) and those that bypass
+ * the runtime (ladder runs) are caught by the database's CAS and the bounded re-evaluation with
+ * backoff in {@link publishPatches}. A store with no queued call holds no entry.
  */
 const writeQueue = new SerialQueue<Store>();
 
@@ -104,7 +109,7 @@ export interface PatchCallOptions {
  * {@link MAX_PUBLISH_ATTEMPTS} times.
  */
 async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, ScopePatch>, options: PatchCallOptions): Promise<PatchStateResult> {
-  return retryOnConflict({ attempts: MAX_PUBLISH_ATTEMPTS }, async () => {
+  return retryOnConflict({ attempts: MAX_PUBLISH_ATTEMPTS, backoffMs: CONFLICT_BACKOFF_MS }, async () => {
     const guards = (await ctx.precondition?.()) ?? {};
     const view = await captureView(ctx);
     const staged = stage(view, patches);

@@ -1,4 +1,4 @@
-/** read_state issue bullets: historical selectors, owner selection, sole-owner binding, the dangling-reference sentinel. */
+/** read_state (seeds/stateflow-lazy-state-read-state.md, read_state): historical selectors, owner selection, sole-owner binding, the dangling-reference sentinel. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRuntime } from './runtime.js';
 import type { Runtime } from './runtime.js';

@@ -12,6 +12,7 @@ import type { CommandContext } from '../command-context.js';
 import { count, emit } from '../internal/output.js';
 import { ExitCode } from '../exit-codes.js';
 import { requireNoServer } from '../internal/store-access.js';
+import { levelDir } from '../global-options.js';
 
 /** Register `recover`. */
 export function registerRecoverCommand(program: Command, ctx: CommandContext): void {
@@ -22,8 +23,9 @@ export function registerRecoverCommand(program: Command, ctx: CommandContext): v
     .action(async (local: { into: string }, command: Command) => {
       const options = ctx.options(command);
       // A copy taken while a server writes would not be the store as it stands.
-      await requireNoServer(options.dir, 'recover');
-      const report = await recoverStore(options.dir, path.resolve(ctx.io.cwd, local.into));
+      const dir = levelDir(options, 'recover', 'repair a PostgreSQL store with the database tools (backups, point-in-time recovery).');
+      await requireNoServer(dir, 'recover');
+      const report = await recoverStore(dir, path.resolve(ctx.io.cwd, local.into));
       emit(ctx.io, options, report, () => describeRecovery(report));
       if (report.problems.length > 0) ctx.exitCode = ExitCode.CORRUPT;
     });

@@ -1,9 +1,10 @@
 /**
- * `stateflow replay <export.jsonl> --dir NEW`: rebuild a store from a full export by appending
- * every transition verbatim (same seq, time and hash), verifying each hash, then auditing the
- * result: a replay-based audit that runs on any machine (DESIGN.md "Tamper evidence"). The store
- * is built beside `--dir` and moved into place only when every hash verified and the audit is
- * clean: a failed replay leaves `--dir` exactly as it was.
+ * `stateflow replay <export.jsonl> --dir NEW` (or `--store postgres://…?schema=new`): rebuild a
+ * store from a full export by appending every transition verbatim (same seq, time and hash),
+ * verifying each hash, then auditing the result: a replay-based audit that runs on any machine
+ * (DESIGN.md "Tamper evidence"). The store is built beside `--dir` (in a staging schema on
+ * PostgreSQL) and moved into place only when every hash verified and the audit is clean: a
+ * failed replay leaves the target exactly as it was.
  */
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -30,13 +31,13 @@ interface ReplayReport {
 export function registerReplayCommand(program: Command, ctx: CommandContext): void {
   program
     .command('replay')
-    .description('rebuild a store in --dir (new or empty) from a full export; every hash is verified and the store audited before --dir is written')
+    .description('rebuild a store in --dir or --store (new or empty) from a full export; every hash is verified and the store audited before the target is written')
     .argument('<export>', 'a file written by "stateflow export"')
     .action(async (source: string, _local: unknown, command: Command) => {
       const options = ctx.options(command);
       const file = path.resolve(ctx.io.cwd, source);
       const total = await countJsonLines(file);
-      const report = await withNewStore(options.dir, async (store): Promise<ReplayReport> => {
+      const report = await withNewStore(options.store, async (store): Promise<ReplayReport> => {
         const progress = startProgress(ctx.io, 'replay', total);
         let transitions = 0;
         let hash = '0'.repeat(64);
@@ -65,11 +66,11 @@ export function registerReplayCommand(program: Command, ctx: CommandContext): vo
         if (first !== undefined) {
           throw new StateflowError(
             'STORE_CORRUPT',
-            `The replayed store fails its audit with ${count(audit.problems.length, 'problem')} (first: ${first.code} ${first.key ?? ''}: ${first.detail}); nothing was written to ${options.dir}.`,
+            `The replayed store fails its audit with ${count(audit.problems.length, 'problem')} (first: ${first.code} ${first.key ?? ''}: ${first.detail}); nothing was written to ${options.store}.`,
             { detail: `${first.code}: ${first.detail}` },
           );
         }
-        return { dir: options.dir, transitions, lastSeq: store.lastSeq(), hash, problems: 0 };
+        return { dir: options.store, transitions, lastSeq: store.lastSeq(), hash, problems: 0 };
       });
       emit(ctx.io, options, report, () =>
         `replayed ${count(report.transitions, 'transition')} into ${report.dir}: every hash verified, last hash ${report.hash}, audit clean`,

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { duration, formatDuration, nonNegativeInt, positiveInt } from '../internal/arguments.js';
 import type { ServerHandle } from '@stateflow/server';
+import { openPostgresStore } from '@stateflow/store-postgres';
 import type { CommandContext } from '../command-context.js';
 
 interface ServeOptions {
@@ -65,27 +66,37 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
     )
     .action(async (local: ServeOptions, command: Command) => {
       const options = ctx.options(command);
-      await mkdir(options.dir, { recursive: true });
+      const dir = options.dir;
+      // A directory is opened by the server (which reopens it after a failed write and writes its
+      // discovery file); a PostgreSQL store is opened here and shared with every other server on it.
+      const shared = dir === null ? await openPostgresStore(options.store) : undefined;
+      if (dir !== null) await mkdir(dir, { recursive: true });
       const { startServer } = await import('@stateflow/server');
       let idle: (() => void) | undefined;
-      const server = await startServer({
-        dir: options.dir,
-        host: local.host,
-        port: local.port,
-        env: ctx.io.env,
-        ...(local.ladders === undefined ? {} : { ladders: path.resolve(ctx.io.cwd, local.ladders) }),
-        ...(local.keys === undefined ? {} : { keysFile: path.resolve(ctx.io.cwd, local.keys) }),
-        ...(local.model === undefined ? {} : { model: local.model }),
-        ...(local.bodyLimit === undefined ? {} : { bodyLimit: local.bodyLimit }),
-        ...(local.upstreamModel === undefined ? {} : { upstreamModel: local.upstreamModel }),
-        sessionIdleMs: local.sessionIdle,
-        sessionRetentionMs: local.sessionRetention,
-        onWarning: (message) => ctx.io.stderr.write(`${message}\n`),
-        requireToken: local.requireToken === true,
-        background: local.background === true,
-        ...(local.heartbeat === undefined ? {} : { heartbeatMs: local.heartbeat }),
-        ...(local.idleTimeout === undefined ? {} : { idleTimeoutMs: local.idleTimeout, onIdle: () => idle?.() }),
-      });
+      let server: ServerHandle;
+      try {
+        server = await startServer({
+          ...(shared === undefined ? { dir: dir ?? undefined } : { store: shared }),
+          host: local.host,
+          port: local.port,
+          env: ctx.io.env,
+          ...(local.ladders === undefined ? {} : { ladders: path.resolve(ctx.io.cwd, local.ladders) }),
+          ...(local.keys === undefined ? {} : { keysFile: path.resolve(ctx.io.cwd, local.keys) }),
+          ...(local.model === undefined ? {} : { model: local.model }),
+          ...(local.bodyLimit === undefined ? {} : { bodyLimit: local.bodyLimit }),
+          ...(local.upstreamModel === undefined ? {} : { upstreamModel: local.upstreamModel }),
+          sessionIdleMs: local.sessionIdle,
+          sessionRetentionMs: local.sessionRetention,
+          onWarning: (message) => ctx.io.stderr.write(`${message}\n`),
+          requireToken: local.requireToken === true,
+          background: local.background === true,
+          ...(local.heartbeat === undefined ? {} : { heartbeatMs: local.heartbeat }),
+          ...(local.idleTimeout === undefined ? {} : { idleTimeoutMs: local.idleTimeout, onIdle: () => idle?.() }),
+        });
+      } catch (err) {
+        await shared?.close();
+        throw err;
+      }
       // Listen for the stop signals before the banner says how to stop: a supervisor (or a test)
       // that signals as soon as it reads the banner must not meet the default handler.
       const stopped = new Promise<void>((resolve) => {
@@ -96,11 +107,11 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
       ctx.io.stdout.write(
         [
           `stateflow serving on ${server.url}`,
-          `data: ${options.dir}`,
+          `data: ${options.store}`,
           `ladders: ${server.ladders.length === 0 ? 'none (pass --ladders DIR to serve some)' : server.ladders.join(', ')}`,
-          `try: ${tryCommand(server, ctx.io.cwd, options.dir)}`,
-          `token: ${server.requireToken ? 'required on every request' : 'accepted'} (stateflow-server.json in the store directory); browser: ${server.url}/ui/#token=${server.token}`,
-          `pid ${process.pid}${local.idleTimeout === undefined ? '' : `; stops by itself after ${local.idleTimeout} ms idle`}; "stateflow stop --dir ${options.dir}" stops it from anywhere`,
+          `try: ${tryCommand(server, local.background === true ? null : ctx.io.cwd, dir)}`,
+          `token: ${server.requireToken ? 'required on every request' : 'accepted'}${dir === null ? '' : ' (stateflow-server.json in the store directory)'}; browser: ${server.url}/ui/#token=${server.token}`,
+          `pid ${process.pid}${local.idleTimeout === undefined ? '' : `; stops by itself after ${local.idleTimeout} ms idle`}; ${dir === null ? `"kill ${process.pid}" stops it` : `"stateflow stop --dir ${dir}" stops it from anywhere`}`,
           `sessions: expire after ${formatDuration(local.sessionIdle)} idle; slates kept ${formatDuration(local.sessionRetention)} after close or expiry`,
           'stop with Ctrl-C',
           '',
@@ -108,19 +119,25 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
       );
       await stopped;
       await server.close();
+      await shared?.close();
     });
 }
 
 /**
  * One command that works against the server just started. Without API keys the state API serves
  * the local user's cwd owner; with keys a caller reaches only its own ladder sessions, so the
- * command creates one (or, with no ladder served, fetches the OpenAPI document).
+ * command creates one (or, with no ladder served, fetches the OpenAPI document). A background
+ * server runs in its store directory, which is nobody's project: its command reads the global
+ * owner (`cwd` null).
  */
-function tryCommand(server: Pick<ServerHandle, 'url' | 'requiresKey' | 'requireToken' | 'ladders'>, cwd: string, dir: string): string {
+function tryCommand(server: Pick<ServerHandle, 'url' | 'requiresKey' | 'requireToken' | 'ladders' | 'token'>, cwd: string | null, dir: string | null): string {
   const { url, requiresKey, requireToken, ladders } = server;
   if (!requiresKey) {
-    const body = JSON.stringify({ selection: { cwd, mode: 'active' }, path: 'cwd', projection: 'keys' });
-    const token = requireToken ? ` -H "X-Stateflow-Token: $(node -p 'require(process.argv[1]).token' '${path.join(dir, 'stateflow-server.json')}')"` : '';
+    const [selection, read] = cwd === null ? [{ global: true }, 'global'] : [{ cwd }, 'cwd'];
+    const body = JSON.stringify({ selection: { ...selection, mode: 'active' }, path: read, projection: 'keys' });
+    // Without a directory there is no discovery file to read the token from: the banner prints it.
+    const tokenValue = dir === null ? server.token : `$(node -p 'require(process.argv[1]).token' '${path.join(dir, 'stateflow-server.json')}')`;
+    const token = requireToken ? ` -H "X-Stateflow-Token: ${tokenValue}"` : '';
     return `curl -s ${url}/v1/state/read -H 'content-type: application/json'${token} -d '${body}'`;
   }
   const ladder = ladders[0];

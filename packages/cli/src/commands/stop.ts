@@ -9,6 +9,7 @@ import { StateflowError } from '@stateflow/core';
 import { findServer, processAlive } from '@stateflow/client';
 import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
+import { levelDir } from '../global-options.js';
 
 /** How long a server may take to stop after SIGTERM, in ms. */
 const STOP_TIMEOUT_MS = 15_000;
@@ -20,9 +21,10 @@ export function registerStopCommand(program: Command, ctx: CommandContext): void
     .description('stop the stateflow server serving --dir (exit 0 also when none runs)')
     .action(async (_local: unknown, command: Command) => {
       const options = ctx.options(command);
-      const server = await findServer(options.dir);
+      const dir = levelDir(options, 'stop', 'a server on PostgreSQL writes no discovery file; stop it with Ctrl-C or kill <pid> (its banner prints the pid).');
+      const server = await findServer(dir);
       if (server === null) {
-        emit(ctx.io, options, { stopped: false, dir: options.dir }, () => `no stateflow server serves ${options.dir}`);
+        emit(ctx.io, options, { stopped: false, dir }, () => `no stateflow server serves ${dir}`);
         return;
       }
       process.kill(server.pid, 'SIGTERM');
@@ -30,11 +32,11 @@ export function registerStopCommand(program: Command, ctx: CommandContext): void
       while (processAlive(server.pid)) {
         if (Date.now() > deadline) {
           throw new StateflowError('STORE_LOCKED', `The stateflow server pid ${server.pid} on ${server.url} did not stop within ${STOP_TIMEOUT_MS / 1000} s; kill it (kill -9 ${server.pid}).`, {
-            dir: options.dir,
+            dir,
           });
         }
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      emit(ctx.io, options, { stopped: true, dir: options.dir, pid: server.pid, url: server.url }, () => `stopped the stateflow server pid ${server.pid} on ${server.url}`);
+      emit(ctx.io, options, { stopped: true, dir, pid: server.pid, url: server.url }, () => `stopped the stateflow server pid ${server.pid} on ${server.url}`);
     });
 }

@@ -2,7 +2,10 @@
  * `stateflow watch [--from SEQ] [--stream ID]…`: one JSON line per transition as it is accepted
  * (server README "Watch"), from the store's server — started in the background when none runs,
  * as `stateflow mcp` does, so the watcher never locks other processes out. Reconnects resume
- * after the last seq printed (`Last-Event-ID`): no line is missed or printed twice.
+ * after the last seq printed (`Last-Event-ID`): no line is missed or printed twice. When the
+ * server is stopped on purpose (`stateflow stop`, SIGTERM) the watch ends (exit 0) instead of
+ * starting a new server; a server that dies is replaced, as for `stateflow mcp`.
+ * A PostgreSQL store is watched directly (the store's LISTEN/NOTIFY watch).
  */
 import type { Command } from 'commander';
 import { watchTransitions } from '@stateflow/client';
@@ -31,20 +34,32 @@ export function registerWatchCommand(program: Command, ctx: CommandContext): voi
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
+        const from = local.from === undefined ? {} : { from: local.from };
+        const streams = local.stream.length === 0 ? {} : { streams: local.stream };
+        const dir = options.dir;
+        if (dir === null) {
+          // PostgreSQL: many processes share the store, so this one watches it itself (LISTEN/NOTIFY).
+          await withStore(options.store, 'existing', async (store) => {
+            for await (const transition of store.watch({ signal: stop.signal, ...from, ...streams })) await writeLine(ctx.io.stdout, JSON.stringify(transition));
+          });
+          return;
+        }
         // Watching reads: like every reading command, it never creates a store at a mistyped --dir.
-        await withStore(options.dir, 'existing', async () => undefined);
+        await withStore(dir, 'existing', async () => undefined);
         const connect = async () => {
-          const server = await ensureServer(options.dir, { env: ctx.io.env });
+          const server = await ensureServer(dir, { env: ctx.io.env });
           return { url: server.url, token: server.token };
         };
         for await (const event of watchTransitions(connect, {
           signal: stop.signal,
-          ...(local.from === undefined ? {} : { from: local.from }),
-          ...(local.stream.length === 0 ? {} : { streams: local.stream }),
+          ...from,
+          ...streams,
+          onServerStop: 'end',
           onDisconnect: (err) => ctx.io.stderr.write(`stateflow: watch: ${err.message} (reconnecting)\n`),
         })) {
           await writeLine(ctx.io.stdout, JSON.stringify(event));
         }
+        if (!stop.signal.aborted) ctx.io.stderr.write('stateflow: watch: the server was stopped; watch ended\n');
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);

@@ -1,5 +1,5 @@
 /**
- * Turning a document history into transitions (issue 7 "import", "import-git"): each distinct
+ * Turning a document history into transitions (cli README "Commands": `import`, `import-git`): each distinct
  * document becomes one transition that places it at a path of one stream, as the net patch from
  * the previous document (core `diff`); a document equal to the previous one (key order ignored)
  * is skipped, so revision k of the import is the k-th distinct document.

@@ -1,6 +1,9 @@
 /**
  * Opening the store a command works on, and closing it whatever happens.
  *
+ * A PostgreSQL store (`--store postgres://…`) is opened directly: the database serialises any
+ * number of writing processes, so a command never needs a server for it.
+ *
  * LevelDB lets one process open a store directory (DESIGN.md "Processes and backends"). When a
  * `stateflow serve` holds the directory — started by hand or in the background by
  * `stateflow mcp` — a command uses that server's store API instead (`openRemoteStore` of
@@ -13,6 +16,7 @@ import { StateflowError, isStateflowError } from '@stateflow/core';
 import { findServer, openRemoteStore, readDiscovery } from '@stateflow/client';
 import type { ServerEndpoint } from '@stateflow/client';
 import { openStore, type Store } from '@stateflow/store';
+import { buildNewPostgresStore, isPostgresUrl, openPostgresStore } from '@stateflow/store-postgres';
 
 /** How long a command waits for the discovery file of a server that is taking the store, in ms. */
 const LOCKED_WAIT_MS = 3_000;
@@ -25,21 +29,34 @@ export type StoreAccess =
   | 'create';
 
 /**
- * Open the store at `dir` — through the server that holds it, if one does — run `work`, and
- * close the store (also when `work` throws).
+ * Open the store at `location` (a `postgres://` URL, or a directory — through the server that
+ * holds it, if one does), run `work`, and close the store (also when `work` throws).
  *
- * @throws NOT_FOUND when `access` is `'existing'` and `dir` holds no Stateflow store (the store's
- *   `createIfMissing: false`: no LevelDB `CURRENT` file or no format record; nothing is created).
- * @throws STORE_LOCKED when another process holds `dir` and no live server answers for it;
- *   whatever `openStore` throws (STORE_VERSION, STORE_CORRUPT, STORE_IO); STORE_UNAVAILABLE when
- *   the server stops answering during `work`.
+ * @throws NOT_FOUND when `access` is `'existing'` and there is no Stateflow store there (the
+ *   store's `createIfMissing: false`: no LevelDB `CURRENT` file or no format record, or a schema
+ *   without a store; nothing is created).
+ * @throws STORE_LOCKED when another process holds the directory and no live server answers for
+ *   it; whatever opening throws (STORE_VERSION, STORE_CORRUPT, STORE_IO; STORE_UNAVAILABLE when
+ *   PostgreSQL does not answer); STORE_UNAVAILABLE when the server stops answering during `work`.
  */
-export async function withStore<T>(dir: string, access: StoreAccess, work: (store: Store, server: ServerEndpoint | null) => Promise<T>): Promise<T> {
-  const { store, server } = (await openServed(dir)) ?? (await openLocal(dir, access));
+export async function withStore<T>(location: string, access: StoreAccess, work: (store: Store, server: ServerEndpoint | null) => Promise<T>): Promise<T> {
+  const { store, server } = isPostgresUrl(location)
+    ? { store: await openPostgres(location, access), server: null }
+    : ((await openServed(location)) ?? (await openLocal(location, access)));
   try {
     return await work(store, server);
   } finally {
     await store.close();
+  }
+}
+
+/** The PostgreSQL store at `url`; NOT_FOUND says how to create one. */
+async function openPostgres(url: string, access: StoreAccess): Promise<Store> {
+  try {
+    return await openPostgresStore(url, { createIfMissing: access === 'create' });
+  } catch (err) {
+    if (!isStateflowError(err, 'NOT_FOUND')) throw err;
+    throw new StateflowError('NOT_FOUND', `${err.message}: pass --store (or set STATEFLOW_STORE) to an existing store, or create one with "stateflow patch" or "stateflow import".`, err.details, { cause: err });
   }
 }
 
@@ -110,15 +127,18 @@ export async function requireNoServer(dir: string, command: string): Promise<voi
 }
 
 /**
- * Build a new store for `dir` (which must be absent or empty) all or nothing: `work` fills a
- * store in a fresh sibling temporary directory, which is renamed to `dir` only when `work`
- * returns. When anything fails, the temporary directory (and any parent this call created) is
- * removed and `dir` is left exactly as it was.
+ * Build a new store at `location` all or nothing. A directory (which must be absent or empty):
+ * `work` fills a store in a fresh sibling temporary directory, which is renamed to `dir` only
+ * when `work` returns; when anything fails, the temporary directory (and any parent this call
+ * created) is removed and `dir` is left exactly as it was. A PostgreSQL URL: the same in a new
+ * schema renamed into place (`buildNewPostgresStore`).
  *
- * @throws USAGE when `dir` holds files; STORE_LOCKED when a server serves `dir`; whatever
- *   `work` or `openStore` throws.
+ * @throws USAGE when `location` holds a store or files; STORE_LOCKED when a server serves the
+ *   directory; whatever `work` or opening throws.
  */
-export async function withNewStore<T>(dir: string, work: (store: Store) => Promise<T>): Promise<T> {
+export async function withNewStore<T>(location: string, work: (store: Store) => Promise<T>): Promise<T> {
+  if (isPostgresUrl(location)) return buildNewPostgresStore(location, work);
+  const dir = location;
   await requireNoServer(dir, 'replay');
   const entries = await listDir(dir);
   if (entries !== null && entries.length > 0) {

@@ -7,6 +7,7 @@ import type { ConformanceOptions, StoreInitializer, TestApi } from '../initializ
 import { assert, assertJsonEqual, rejectsWithCode } from '../internal/assert.js';
 import { defineGroup } from '../internal/group.js';
 import { accept } from '../internal/publish.js';
+import { assertLockExcludes } from '../internal/locks.js';
 
 const GENESIS = '0'.repeat(64);
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -237,6 +238,10 @@ export function publishGroup(init: StoreInitializer, api: TestApi, options: Conf
       assert.equal(store.lastSeq(), 20);
       const s0 = await store.state('session:0');
       assert.equal(Object.keys(s0).length, 7);
+    });
+
+    test('a named lock serialises its holders in arrival order; withLockIfFree declines while it is held', async ({ store }) => {
+      await assertLockExcludes(store, store);
     });
 
     test('every method of a closed store rejects with STORE_CLOSED', async ({ store }) => {

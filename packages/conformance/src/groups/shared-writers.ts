@@ -10,6 +10,7 @@ import type { ConformanceOptions, StoreInitializer, TestApi } from '../initializ
 import { assert, assertJsonEqual, collect, rejectsWithCode } from '../internal/assert.js';
 import { defineGroup, withStore } from '../internal/group.js';
 import { accept } from '../internal/publish.js';
+import { assertLockExcludes } from '../internal/locks.js';
 
 const NO_SHARED_REASON = 'the backend is held by one process at a time (no openShared)';
 
@@ -75,6 +76,10 @@ export function sharedWritersGroup(init: StoreInitializer, api: TestApi, options
         }
         assert.equal((await b.audit()).problems.length, 0);
       }),
+    );
+
+    plain('a named lock excludes holders across stores (withLock waits, withLockIfFree declines)', () =>
+      withTwo(init, undefined, (a, b) => assertLockExcludes(a, b)),
     );
 
     plain('an idempotency id is shared: a retry through the other store returns the original', () =>

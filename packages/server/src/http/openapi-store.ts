@@ -152,7 +152,7 @@ export function storePaths({ ref, json, errors, bodyErrors }: OpenApiHelpers): R
         operationId: 'watch',
         summary:
           'Server-Sent Events: a `ready` event (`id:` = the seq the stream starts after), then one `transition` event per transition with `id:` = its seq — the retained ones after the start, then live ones. ' +
-          'Start: the `Last-Event-ID` header (wins), else `from`, else the last seq now (live only). A comment line every 15 s keeps it open. ' +
+          'Start: the `Last-Event-ID` header (wins), else `from`, else the last seq now (live only). A comment line every 15 s keeps it open. When the server stops, the last event is `stopping` (no id). ' +
           `\`stream\` (repeatable) keeps only transitions that changed one of them. With API keys only the caller's streams.${VISIBILITY}`,
         parameters: [
           ...queryParams(watchQuerySchema),

@@ -3,15 +3,19 @@
  * be paused mid-execution via the debug API ... the session can be resumed from where it left
  * off").
  *
- * A call in flight holds its session's queue. A pause cannot wait in that queue (it would wait
+ * A call in flight holds its session's lock. A pause cannot wait for that lock (it would wait
  * for the call to end), so it is handed to the call itself: the call records its execution
  * state at its next model call and parks there until a resume or close reaches it. Every request
  * that meets a call in a pause is answered from here, never queued behind the call, since a
  * request queued behind a parked call would wait forever.
+ *
+ * A parked call also watches its session's record: a resume or close made by another server
+ * (which cannot reach this process's memory, and does not wait for the lock the parked call
+ * holds) is a transition of the record, and the call continues or fails closed when it sees it.
  */
 import { StateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
-import { assertNotEnded, isEnded } from './session-record.js';
+import { assertNotEnded, isEnded, sessionMetaStream } from './session-record.js';
 import type { SessionRecord } from './session-record.js';
 import { resumePatch } from './session-records.js';
 import type { LoadedSession, SessionRecords } from './session-records.js';
@@ -47,6 +51,11 @@ export class PausableCalls {
   constructor(records: SessionRecords, clock: () => Date) {
     this.#records = records;
     this.#clock = clock;
+  }
+
+  /** True when the session has a call in flight in this process (in any phase). */
+  isRunning(id: string): boolean {
+    return this.#running.has(id);
   }
 
   /** True when the session's call in flight is parked by a pause. */
@@ -188,8 +197,42 @@ export class PausableCalls {
       return;
     }
     running.phase = 'parked';
-    await new Promise<void>((resolve, reject) => {
-      running.parked = { resolve, reject };
-    });
+    const watching = new AbortController();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        running.parked = { resolve, reject };
+        void this.#followRecord(record, running, watching.signal);
+      });
+    } finally {
+      watching.abort();
+    }
+  }
+
+  /**
+   * While `running` is parked, follow the session's record: once it is no longer paused (a
+   * resume or close made elsewhere), continue the call, or fail it with SESSION_CLOSED. Reads
+   * the record first and then every transition of its stream after that read, so none is missed.
+   */
+  async #followRecord(record: SessionRecord, running: RunningCall, signal: AbortSignal): Promise<void> {
+    const store = this.#records.store;
+    try {
+      const from = store.lastSeq();
+      const changes = store.watch({ from, streams: [sessionMetaStream(record.id)], signal })[Symbol.asyncIterator]();
+      for (;;) {
+        const current = await this.#records.read(record.id);
+        if (running.phase !== 'parked') return;
+        if (current !== undefined && current.status !== 'paused') {
+          const parked = running.parked;
+          running.parked = undefined;
+          running.phase = 'running';
+          if (!isEnded(current.status)) parked?.resolve();
+          else parked?.reject(new StateflowError('SESSION_CLOSED', `Session "${record.id}" was ${current.status} while paused; the paused call wrote nothing`, { session: record.id, status: current.status }));
+          return;
+        }
+        if ((await changes.next()).done === true) return;
+      }
+    } catch {
+      // The store closed or failed: a shutdown releases the parked call, or a resume here does.
+    }
   }
 }

@@ -177,6 +177,17 @@ describe.each(backends)('SessionManager on $name', (backend) => {
     expect(transitions).toEqual(['created', 'expired']);
   });
 
+  it('the sweep leaves a session whose lock is held (a call, the sweep of another server) to the next sweep', async () => {
+    const a = await sessions.create({ ladder: LADDER, owner: 'alice' });
+    time.advance(30 * DAY_MS);
+    let release!: () => void;
+    const held = store.withLock(sessionMetaStream(a.id), () => new Promise<void>((resolve) => (release = resolve)));
+    expect(await sessions.sweep()).toEqual({ expired: [], purged: [] });
+    release();
+    await held;
+    expect(await sessions.sweep()).toEqual({ expired: [a.id], purged: [] });
+  });
+
   it('pauses and resumes between calls', async () => {
     const { id } = await sessions.create({ ladder: LADDER, owner: 'alice' });
     expect((await sessions.pause(id, 'alice')).status).toBe('paused');

@@ -4,12 +4,13 @@
  *
  * The facade over the session's jobs: the records and their lifecycle transitions
  * (`session-records.ts`), expiry and retention (`session-retention.ts`), and the parking of
- * paused calls (`paused-calls.ts`); this file orders them in the session's queue.
+ * paused calls (`paused-calls.ts`); this file orders them under the session's lock (the
+ * store's named lock `ladder-session:<id>`: in this process on LevelDB, across every server on
+ * a PostgreSQL store).
  */
 import { randomBytes } from 'node:crypto';
 import { StateflowError, isStateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
-import { SerialQueue } from '@stateflow/store';
 import type { Store } from '@stateflow/store';
 import { assertCallable, assertNotEnded, isEnded, sessionMetaStream } from './session-record.js';
 import type { SessionRecord } from './session-record.js';
@@ -79,9 +80,14 @@ export interface ResumeResult<T = unknown> {
  * - Isolation: a session another user owns is reported exactly like one that does not exist
  *   (`SESSION_NOT_FOUND`), so ids leak nothing.
  * - Serial calls: {@link call} and every lifecycle change of one session run one at a time, in
- *   arrival order (a per-session queue). No acknowledged write is lost — stronger than the
- *   seed's last-write-wins. The queue is per process; the store's directory lock keeps a store
- *   to one process.
+ *   arrival order, under the session's lock (`Store.withLock`): in this process on LevelDB
+ *   (whose directory lock keeps a store to one process), across every server on a PostgreSQL
+ *   store (an advisory lock held for the call). No acknowledged write is lost — stronger than
+ *   the seed's last-write-wins; the record's CAS still decides if a lock was lost.
+ * - Across servers a paused call's execution state is in the store: a resume or close that
+ *   reaches another server than the one whose call is parked acts on the record, and the parked
+ *   call, which watches its record, continues or fails closed (see {@link resume}).
+ * - One sweep at a time acts on a session ({@link sweep} skips a session whose lock is held).
  * - Expiry and retention are evaluated lazily on every access and eagerly by {@link sweep}.
  */
 export class SessionManager {
@@ -92,7 +98,8 @@ export class SessionManager {
   readonly #policy: RetentionPolicy;
   readonly #records: SessionRecords;
   readonly #calls: PausableCalls;
-  readonly #queue = new SerialQueue();
+  /** This process's calls and lifecycle changes under a session lock, for {@link idle}. */
+  readonly #inFlight = new Set<Promise<unknown>>();
 
   /**
    * @throws USAGE when `idleMs` is not a positive number or `retentionMs` is negative.
@@ -144,7 +151,7 @@ export class SessionManager {
   async get(id: string, owner: string): Promise<SessionRecord> {
     const loaded = await this.#records.load(id, owner);
     if (!this.#due(loaded.record)) return loaded.record;
-    return this.#queue.run(id, async () => (await this.#refresh(await this.#records.load(id, owner))).record);
+    return this.#serial(sessionMetaStream(id), async () => (await this.#refresh(await this.#records.load(id, owner))).record);
   }
 
   /**
@@ -173,7 +180,7 @@ export class SessionManager {
     // Fail fast instead of queueing behind a paused call.
     const before = await this.#records.load(id, owner);
     if (before.record.status === 'paused' || this.#calls.isParked(id)) assertCallable({ ...before.record, status: 'paused' });
-    return this.#queue.run(id, async () => {
+    return this.#serial(sessionMetaStream(id), async () => {
       const loaded = await this.#refresh(await this.#records.load(id, owner));
       assertCallable(loaded.record);
       const { record } = await this.#records.update(loaded, { status: 'active', lastUsedAt: this.now().toISOString() }, 'used');
@@ -183,7 +190,7 @@ export class SessionManager {
 
   /**
    * The CAS guard of a write to the session's agent state (`session:<id>`) made outside the
-   * session's queue (the state API): `{ "ladder-session:<id>": <record revision> }`, to pass as
+   * session's lock (the state API): `{ "ladder-session:<id>": <record revision> }`, to pass as
    * an `expected` revision of the same publication. A close, expiry or purge moves the record
    * stream, so a write guarded this way can never land after the session ended: its
    * publication conflicts and, evaluated again, this refuses it.
@@ -210,7 +217,7 @@ export class SessionManager {
    * lifecycle but share the same single-writer guarantee).
    */
   serial<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    return this.#queue.run(key, fn);
+    return this.#serial(key, fn);
   }
 
   /**
@@ -225,7 +232,7 @@ export class SessionManager {
     assertNotEnded(loaded.record);
     const inFlight = this.#calls.pause(loaded);
     if (inFlight !== undefined) return inFlight;
-    return this.#queue.run(id, async () => {
+    return this.#serial(sessionMetaStream(id), async () => {
       const current = await this.#refresh(await this.#records.load(id, owner));
       assertNotEnded(current.record);
       if (current.record.status === 'paused') return current.record;
@@ -235,10 +242,12 @@ export class SessionManager {
 
   /**
    * Resume a paused session (status `active` again). A call parked by {@link pause} in this
-   * process continues. A call whose execution state was recorded by an earlier process is run
-   * again by `proceed` (inside the session's queue, before any other call), which should replay
-   * `execution.calls` (see {@link pausableModel}); its result is returned as `continued`.
-   * Resuming a session that is not paused returns it unchanged.
+   * process continues. A call parked in another server (its execution state recorded, its
+   * session lock held there) continues there: this publishes the resumed record, which that
+   * call is watching. A call whose execution state was recorded by a process that is gone (the
+   * lock is free) is run again by `proceed` (under the session's lock, before any other call),
+   * which should replay `execution.calls` (see {@link pausableModel}); its result is returned
+   * as `continued`. Resuming a session that is not paused returns it unchanged.
    * @throws SESSION_NOT_FOUND; SESSION_CLOSED when closed or expired; what `proceed` throws.
    */
   async resume<T>(
@@ -249,7 +258,7 @@ export class SessionManager {
     const loaded = await this.#records.load(id, owner);
     const inFlight = this.#calls.resume(loaded);
     if (inFlight !== undefined) return { record: await inFlight, execution: undefined };
-    return this.#queue.run(id, async () => {
+    const locked = async (): Promise<ResumeResult<T>> => {
       const current = await this.#refresh(await this.#records.load(id, owner));
       assertNotEnded(current.record);
       if (current.record.status !== 'paused') return { record: current.record, execution: undefined };
@@ -258,7 +267,11 @@ export class SessionManager {
       if (execution === undefined || proceed === undefined) return { record, execution };
       const continued = await this.#calls.run(record, (r, control) => proceed(r, execution, control));
       return { record, execution, continued };
-    });
+    };
+    const outcome = await this.#unlessParkedElsewhere(id, owner, locked);
+    if (outcome.ran) return outcome.value;
+    const parked = outcome.parked;
+    return { record: (await this.#records.update(parked, resumePatch(parked.record, this.now()), 'resumed')).record, execution: undefined };
   }
 
   /**
@@ -270,7 +283,7 @@ export class SessionManager {
   async close(id: string, owner: string): Promise<SessionRecord> {
     await this.#records.load(id, owner); // unknown or foreign: SESSION_NOT_FOUND before touching anything
     this.#calls.interrupt(id);
-    return this.#queue.run(id, async () => {
+    const locked = async (): Promise<SessionRecord> => {
       const current = await this.#refresh(await this.#records.load(id, owner));
       if (isEnded(current.record.status)) return current.record;
       const closed = await this.#records.update(current, { status: 'closed', closedAt: this.now().toISOString() }, 'closed');
@@ -283,7 +296,12 @@ export class SessionManager {
         if (!isStateflowError(err, 'CONFLICT')) throw err;
         return closed.record;
       }
-    });
+    };
+    const outcome = await this.#unlessParkedElsewhere(id, owner, locked);
+    if (outcome.ran) return outcome.value;
+    // The call parked in another server sees the closed record and fails with SESSION_CLOSED;
+    // a purge due at once runs at the next access or sweep.
+    return (await this.#records.update(outcome.parked, { status: 'closed', closedAt: this.now().toISOString() }, 'closed')).record;
   }
 
   /**
@@ -300,10 +318,14 @@ export class SessionManager {
     for (const id of await this.#records.ids()) {
       const before = await this.#records.read(id);
       if (before === undefined || !this.#due(before)) continue;
-      const after = await this.#queue.run(id, async () => {
-        const record = await this.#records.read(id);
-        return record === undefined ? undefined : (await this.#refresh(await this.#records.load(id, record.owner))).record;
-      });
+      // A session whose lock is held (a call, or another server's sweep) is left to the next sweep.
+      const attempt = await this.#track(
+        this.store.withLockIfFree(sessionMetaStream(id), async () => {
+          const record = await this.#records.read(id);
+          return record === undefined ? undefined : (await this.#refresh(await this.#records.load(id, record.owner))).record;
+        }),
+      );
+      const after = attempt.ran ? attempt.value : undefined;
       if (after === undefined) continue;
       if (after.status === 'expired' && before.status !== 'expired') report.expired.push(id);
       if (after.purgedAt !== undefined && before.purgedAt === undefined) report.purged.push(id);
@@ -311,9 +333,43 @@ export class SessionManager {
     return report;
   }
 
-  /** Resolves when every queued call and lifecycle change has settled. */
-  idle(): Promise<void> {
-    return this.#queue.idle();
+  /** Resolves when every queued call and lifecycle change of this process has settled. */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  }
+
+  /** Run `fn` under the lock `key` (a session's: its meta stream id), tracked for {@link idle}. */
+  #serial<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    return this.#track(this.store.withLock(key, fn));
+  }
+
+  #track<T>(work: Promise<T>): Promise<T> {
+    this.#inFlight.add(work);
+    const done = (): void => void this.#inFlight.delete(work);
+    work.then(done, done);
+    return work;
+  }
+
+  /**
+   * Run `locked` under the session's lock — unless a call of the session is parked in another
+   * process, which holds the lock while it waits: then `{ ran: false, parked }` with the record
+   * (paused, its execution state recorded), and the caller acts on the record, which the parked
+   * call follows. A call of this process is waited for (a close has interrupted it). While
+   * another process holds the lock for a call that is not parked (running, or about to park
+   * for a pause), this tries again every 20–500 ms: the call either ends and frees the lock or
+   * parks and records so. Only this process ever holds a sole-writer store's locks, so there
+   * this never waits for another process.
+   */
+  async #unlessParkedElsewhere<T>(id: string, owner: string, locked: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false; parked: LoadedSession }> {
+    const key = sessionMetaStream(id);
+    for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
+      if (this.#calls.isRunning(id)) return { ran: true, value: await this.#serial(key, locked) };
+      const loaded = await this.#records.load(id, owner);
+      const attempt = await this.#track(this.store.withLockIfFree(key, locked, { local: 'wait' }));
+      if (attempt.ran) return attempt;
+      if (loaded.record.status === 'paused' && loaded.record.execution !== undefined) return { ran: false, parked: loaded };
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
   }
 
   /** True when expiry or retention deletion is due for the record at the current time. */
@@ -321,7 +377,7 @@ export class SessionManager {
     return isRetentionDue(record, this.now(), this.#policy);
   }
 
-  /** Apply expiry and retention that are due; must run inside the session's queue. */
+  /** Apply expiry and retention that are due; must run inside the session's lock. */
   #refresh(loaded: LoadedSession): Promise<LoadedSession> {
     return applyRetention(this.#records, loaded, this.#policy, this.#clock);
   }

@@ -47,7 +47,7 @@ export function isRetentionDue(record: SessionRecord, now: Date, policy: Retenti
 /**
  * Apply the expiry and deletion that are due: an idle session becomes `expired` (its
  * `expiredAt` is when it passed its idle period, not now), then an ended session past retention
- * is purged. Must run inside the session's queue.
+ * is purged. Must run inside the session's lock.
  * @returns the record as it stands afterwards.
  * @throws CONFLICT when a purge conflicted {@link PURGE_ATTEMPTS} times.
  */
@@ -64,7 +64,7 @@ export async function applyRetention(records: SessionRecords, loaded: LoadedSess
 /**
  * Delete the session's slates and agent state (one transition, guarded by their heads and the
  * record's), then compact their history away; the record stays, with `purgedAt`. A write to them
- * between the read and the publication (the state API writes outside the session's queue)
+ * between the read and the publication (the state API writes outside the session's lock)
  * makes the publication conflict: the states are read again. A conflict on the record itself is
  * final: the record changed under the caller.
  */

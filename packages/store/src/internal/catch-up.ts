@@ -8,11 +8,11 @@
  * watchers; when the generation moved (a compaction elsewhere), it reloads every head first.
  * Stores that are the only writer skip all of it: their memory is the storage.
  */
-import { isStateflowError } from '@stateflow/core';
 import { Family, familyRange, logKey, logRange, parseKey, tipKey } from './keys.js';
-import { corrupt, decodeHead, decodeLog, decodeTip } from './records.js';
+import { corrupt, decodeLog, decodeTip } from './records.js';
 import type { TipRecord } from './records.js';
 import type { StorageReader } from '../storage.js';
+import { loadHeads } from './store-context.js';
 import type { StoreContext } from './store-context.js';
 
 /**
@@ -67,16 +67,7 @@ async function reloadHeads(ctx: StoreContext, reader: StorageReader): Promise<vo
   ctx.broken.clear();
   ctx.current.clear();
   ctx.debt.clear();
-  for await (const [key, value] of reader.iterate(familyRange(Family.head))) {
-    const parsed = parseKey(key);
-    if (parsed.family !== 'head') continue;
-    try {
-      ctx.heads.set(parsed.stream, decodeHead(key, value, parsed.stream));
-    } catch (err) {
-      if (!isStateflowError(err, 'STORE_CORRUPT')) throw err;
-      ctx.broken.set(parsed.stream, err);
-    }
-  }
+  await loadHeads(ctx, reader);
 }
 
 /** The transitions after `ctx.lastSeq` up to `to`, into memory and to this process's watchers. */

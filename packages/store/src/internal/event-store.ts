@@ -38,6 +38,7 @@ import { FORMAT, corrupt, encodeRecord } from './records.js';
 import { MIGRATES_FROM, migrateToCurrent } from './format-migration.js';
 import { resolveSettings } from './settings.js';
 import type { Storage } from '../storage.js';
+import { NamedLocks, type LockAttempt } from '../named-locks.js';
 import { storeNotFound } from './store-not-found.js';
 import { EMPTY, checkOpen, headOf, loadContext } from './store-context.js';
 import type { StoreContext } from './store-context.js';
@@ -116,10 +117,12 @@ async function checkFormat(storage: Storage, open: { create: boolean }): Promise
 class EventStore implements Store {
   readonly location: string | null;
   readonly #ctx: StoreContext;
+  readonly #locks: NamedLocks;
 
   constructor(ctx: StoreContext) {
     this.#ctx = ctx;
     this.location = ctx.storage.location;
+    this.#locks = new NamedLocks(ctx.storage.lock?.bind(ctx.storage));
   }
 
   // ---------------------------------------------------------------- reads
@@ -301,6 +304,16 @@ class EventStore implements Store {
     return watchTransitions(this.#ctx, from, options);
   }
 
+  withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    checkOpen(this.#ctx);
+    return this.#locks.run(checkLockName(name), fn);
+  }
+
+  withLockIfFree<T>(name: string, fn: () => Promise<T>, options?: { local?: 'decline' | 'wait' }): Promise<LockAttempt<T>> {
+    checkOpen(this.#ctx);
+    return this.#locks.runIfFree(checkLockName(name), fn, options);
+  }
+
   async close(): Promise<void> {
     if (this.#ctx.closed) return;
     this.#ctx.closed = true;
@@ -317,4 +330,10 @@ class EventStore implements Store {
       throw new StateflowError('TRANSITION_NOT_FOUND', `There is no transition ${seq} (the last is ${this.#ctx.lastSeq})`, { seq, lastSeq: this.#ctx.lastSeq });
     }
   }
+}
+
+/** @throws INPUT_INVALID unless `name` is a non-empty string */
+function checkLockName(name: string): string {
+  if (typeof name !== 'string' || name.length === 0) throw new StateflowError('INPUT_INVALID', 'A lock name must be a non-empty string', { field: 'name' });
+  return name;
 }

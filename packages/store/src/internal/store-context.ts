@@ -97,7 +97,11 @@ export async function loadContext(storage: Storage, settings: Settings): Promise
   return ctx;
 }
 
-async function loadHeadsAndTip(ctx: StoreContext, reader: StorageReader): Promise<void> {
+/**
+ * Every head record of `reader` into `ctx.heads`; a head that does not decode marks its stream
+ * broken (`ctx.broken`, its STORE_CORRUPT thrown on use) instead of failing the whole store.
+ */
+export async function loadHeads(ctx: StoreContext, reader: StorageReader): Promise<void> {
   for await (const [key, value] of reader.iterate(familyRange(Family.head))) {
     const parsed = parseKey(key);
     if (parsed.family !== 'head') continue;
@@ -108,6 +112,10 @@ async function loadHeadsAndTip(ctx: StoreContext, reader: StorageReader): Promis
       ctx.broken.set(parsed.stream, err);
     }
   }
+}
+
+async function loadHeadsAndTip(ctx: StoreContext, reader: StorageReader): Promise<void> {
+  await loadHeads(ctx, reader);
   const tip = await reader.get(tipKey());
   if (tip !== undefined) ctx.generation = decodeTip(tipKey(), tip).generation;
   for await (const [key, value] of reader.iterate({ ...familyRange(Family.log), reverse: true, limit: 1 })) {

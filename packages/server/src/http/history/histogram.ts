@@ -1,5 +1,5 @@
 /**
- * The time cursor's histogram (issue "Time cursor over the global seq"): transitions over wall
+ * The time cursor's histogram (ui README "Views", "Time cursor over the global seq"): transitions over wall
  * time in at most {@link HISTOGRAM_BUCKETS}.max equal-width buckets, each with the seq range it
  * covers so the page can map a cursor position to a seq. The log is ordered by seq, and times
  * rise with seq (acceptance order), so each bucket boundary is found by searching the log:

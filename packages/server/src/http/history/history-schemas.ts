@@ -16,7 +16,7 @@ const limit = (page: { default: number; max: number }, what: string) =>
   ({ type: 'integer', minimum: 1, maximum: page.max, default: page.default, description: `${what} per page (default ${page.default}, at most ${page.max})` }) as const;
 /** The owners of an effective view (the state API's selection, as query parameters). */
 const owners = {
-  global: { type: 'boolean', description: 'Include the global scope' },
+  global: { type: 'string', enum: ['1', 'true'], description: 'Include the global scope: 1 or true (as /mcp takes it); leave it out otherwise' },
   cwd: { type: 'string', minLength: 2, pattern: '^/', description: 'Include the cwd scope of this absolute directory' },
   session: { type: 'string', minLength: 1, description: 'Include the session scope of this id' },
 } as const;

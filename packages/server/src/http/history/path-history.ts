@@ -1,5 +1,5 @@
 /**
- * Path history ("blame", issue "Path history"): every revision of a stream that changed the value
+ * Path history ("blame"; ui README "Views", "Path history"): every revision of a stream that changed the value
  * at one path, with the value before and after, found by narrowing each stored net patch to the
  * path (core `narrowPatch`) — no state is rebuilt past the first. Paged twice over: at most
  * `limit` entries and at most `scan` revisions read per request, so a path that rarely changes

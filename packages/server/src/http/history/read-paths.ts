@@ -1,5 +1,5 @@
 /**
- * How the history page names a value for the user to copy (issue "Copy path"): the `read_state`
+ * How the history page names a value for the user to copy (ui README "Views", "Copy path"): the `read_state`
  * path (seed "Paths": `cwd[12].lazy.memory[3]`) where one exists — scope streams and the
  * effective view, keys inside the path grammar — and otherwise the CLI command that shows it.
  */

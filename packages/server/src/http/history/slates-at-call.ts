@@ -1,5 +1,5 @@
 /**
- * The slates of a ladder session as of one call (issue "Slates of a ladder session"): every slate,
+ * The slates of a ladder session as of one call (ui README "Views", "Slates of a ladder session"): every slate,
  * folder and file of the stream `slate:<ladder>:<session>` at a revision — each revision is one
  * ladder call — with the files' contents, user metatags and the system metatags the projection
  * computes (`index` rows with size and tokens, `created`, `modified`, `size`; seeds

@@ -1,5 +1,5 @@
 /**
- * One level of a state tree for the history page (issue "State tree at the cursor"): the value at
+ * One level of a state tree for the history page (ui README "Views", "State tree at the cursor"): the value at
  * a JSON pointer with its immediate children, one page at a time, each child marked when the
  * transition being looked at changed it and, in the effective view, with the scope it comes
  * from and what it shadows. A level is the `keys` projection (core `projectKeys`) plus what the

@@ -1,5 +1,5 @@
 /**
- * The streams rail (issue "Streams rail"): the visible streams sorted by id, filtered by a
+ * The streams rail (ui README "Views", "Streams rail"): the visible streams sorted by id, filtered by a
  * case-insensitive substring and an optional kind, one page at a time, each with its head
  * revision, origin and the time of its last change; plus the count per kind over the whole
  * filtered list so the rail can label its groups without loading them.

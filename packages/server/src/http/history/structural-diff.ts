@@ -1,5 +1,5 @@
 /**
- * The structural diff of two JSON values for the history page (issue "Diff"; Dolt's diff page):
+ * The structural diff of two JSON values for the history page (ui README "Views", "Diff"; Dolt's diff page):
  * a flat list, in document order, of the values that were added, removed or changed, with each
  * changed container listed before its children and the number of its children that did not
  * change (the page collapses them). Objects compare by key; arrays of equal length by index,

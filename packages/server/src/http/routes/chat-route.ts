@@ -9,7 +9,7 @@
  * - No header: fresh slates; nothing persists (the runner publishes nothing without a session).
  * - `local/` ladders: one slate stream in the local store, no session lifecycle.
  * - `If-Match: "<rev>"` (or `<rev>`): fail with 409 CONFLICT unless the slate stream is at `rev` when the call
- *   starts (checked inside the session's queue, so no other call can slip in between).
+ *   starts (checked inside the session's lock, so no other call can slip in between).
  */
 import { StateflowError, elidePath } from '@stateflow/core';
 import type { Store } from '@stateflow/store';

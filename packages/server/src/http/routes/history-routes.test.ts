@@ -135,6 +135,15 @@ describe('GET /v1/history/effective-node', () => {
     expect(body.children.find((c: any) => c.label === 'shared')).toMatchObject({ preview: 'from global', scope: 'global', changed: true });
   });
 
+  it('takes global=1 as /mcp does, and refuses other values', async () => {
+    const one = await get('/v1/history/effective-node?global=1&pointer=/lazy');
+    expect(one.status).toBe(200);
+    expect(one.body.children.find((c: any) => c.label === 'onlyGlobal')).toMatchObject({ scope: 'global' });
+    const yes = await get('/v1/history/effective-node?global=yes&pointer=/lazy');
+    expect(yes.status).toBe(400);
+    expect(yes.body.error).toMatchObject({ code: 'INPUT_INVALID' });
+  });
+
   it('needs at least one owner', async () => {
     const { status, body } = await get('/v1/history/effective-node?pointer=');
     expect(status).toBe(400);

@@ -39,7 +39,8 @@ import { streamVisibility } from '../stream-visibility.js';
 import type { StreamVisibility } from '../stream-visibility.js';
 
 interface Owners {
-  global?: boolean;
+  /** `1` or `true` (the query's text; the schema admits nothing else). */
+  global?: '1' | 'true';
   cwd?: string;
   session?: string;
 }
@@ -224,7 +225,7 @@ async function stateAtRev(store: Store, head: StreamHead, rev: number): Promise<
 /** The scope streams of an effective view, low → high priority, each checked visible. */
 async function selectedLayers(visibility: StreamVisibility, owners: Owners): Promise<Array<{ scope: Scope; stream: StreamId }>> {
   const layers: Array<{ scope: Scope; stream: StreamId }> = [];
-  if (owners.global === true) layers.push({ scope: 'global', stream: 'global' });
+  if (owners.global !== undefined) layers.push({ scope: 'global', stream: 'global' });
   if (owners.cwd !== undefined) layers.push({ scope: 'cwd', stream: `cwd:${owners.cwd}` });
   if (owners.session !== undefined) layers.push({ scope: 'session', stream: `session:${owners.session}` });
   if (layers.length === 0) {
@@ -235,7 +236,7 @@ async function selectedLayers(visibility: StreamVisibility, owners: Owners): Pro
 }
 
 function ownerFlags(owners: Owners): string {
-  return [owners.global === true ? '--global' : '', owners.cwd === undefined ? '' : `--cwd ${shellQuote(owners.cwd)}`, owners.session === undefined ? '' : `--session ${shellQuote(owners.session)}`]
+  return [owners.global !== undefined ? '--global' : '', owners.cwd === undefined ? '' : `--cwd ${shellQuote(owners.cwd)}`, owners.session === undefined ? '' : `--session ${shellQuote(owners.session)}`]
     .filter((f) => f !== '')
     .join(' ');
 }

@@ -7,6 +7,9 @@
  * an idle stream. With API keys the caller sees only its own sessions' streams: a transition
  * shows only its visible changes and one with none is not sent.
  *
+ * When the server stops, the stream's last event is `stopping` (no `id:`), so a client can tell a
+ * deliberate stop (`stateflow stop`, SIGTERM) from a lost connection.
+ *
  * A client that does not read is not buffered for without bound: when its socket stays full for
  * {@link STALLED_CLIENT_MS} the stream is ended, and the client resumes from the log with
  * `Last-Event-ID` when it is ready.
@@ -49,8 +52,9 @@ export function registerWatchRoute(app: FastifyInstance, context: ServerContext)
     const onShutdown = (): void => stop.abort();
     context.shutdown.addEventListener('abort', onShutdown, { once: true });
     reply.raw.once('close', () => stop.abort());
+    let session: Awaited<ReturnType<typeof createSession>> | undefined;
     try {
-      const session = await createSession(request.raw, reply.raw, {
+      session = await createSession(request.raw, reply.raw, {
         keepAlive: context.heartbeatMs,
         retry: 1000,
         trustClientEventId: false,
@@ -68,6 +72,7 @@ export function registerWatchRoute(app: FastifyInstance, context: ServerContext)
       // The client went away or the store closed: nothing to tell anyone.
     } finally {
       context.shutdown.removeEventListener('abort', onShutdown);
+      if (context.shutdown.aborted && session?.isConnected === true) session.push({ reason: 'the server is stopping' }, 'stopping');
       reply.raw.end();
     }
   });

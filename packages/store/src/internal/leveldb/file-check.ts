@@ -88,8 +88,11 @@ export async function checkLevelDbFiles(dir: string, options: { tolerateDamage?:
   }
   const holder = await lockHolder(dir);
   if (typeof holder === 'number') {
-    const who = holder === process.pid ? 'another open store in this process' : `process ${holder}`;
-    throw new StateflowError('STORE_LOCKED', `Store directory ${dir} is in use by ${who}; close it first (or stop that process)`, { dir, pid: holder });
+    const message =
+      holder === process.pid
+        ? `Store directory ${dir} is in use by another open store in this process; close it first`
+        : `Store directory ${dir} is in use by process ${holder}. If that is a stateflow server (stateflow serve, or the background server of stateflow mcp), stop it with "stateflow stop --dir ${dir}" or reach the store through it (openRemoteStore of @stateflow/client); otherwise stop that process`;
+    throw new StateflowError('STORE_LOCKED', message, { dir, pid: holder });
   }
   const present = new Set(names);
   const damage: FileDamage[] = [];
