@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '@stateflow/core';
 import { openStore } from './open-store.js';
+import { recoverStore } from './recover-store.js';
 import { collect, dump, rawWrite } from './test-support/backends.js';
 import { openDiskStorage } from './level-storage.js';
 import type { Storage } from './storage.js';
@@ -125,5 +126,25 @@ describe('a store written by version 0.1.0 (16-bit map sizes)', () => {
     const err = await failureOf(openStore(dir));
     expect(err).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ detail: 'version-1 checkpoint does not verify; not migrated' }) });
     expect(await raw(dump)).toEqual(before);
+  });
+
+  it.each([false, true])('recovers a version-1 store into a copy that opens migrated and audits clean (format record lost: %s)', async (lost) => {
+    if (lost) await raw((s) => rawWrite(s, [{ type: 'del', key: formatKey() }]));
+    const into = `${dir}-recovered`;
+    try {
+      const report = await recoverStore(dir, into);
+      expect(report.problems).toEqual([]);
+      expect(report.dropped).toBe(0);
+      const store = await openStore(into, { cacheSize: 0 });
+      try {
+        for (const head of expected.streams) {
+          for (let rev = head.origin; rev <= head.rev; rev++) expect(await store.stateAt(head.stream, rev)).toEqual(expected.states[head.stream]?.[rev - head.origin]);
+        }
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await rm(into, { recursive: true, force: true });
+    }
   });
 });

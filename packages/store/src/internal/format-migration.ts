@@ -8,15 +8,27 @@
  */
 import { isJsonObject } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
-import type { Storage, StorageOp } from '../storage.js';
+import type { Storage, StorageOp, StorageReader } from '../storage.js';
 import { decodeValue } from './codec.js';
 import { stateHash } from './hash.js';
 import { Family, familyRange, formatKey, logKey, parseKey } from './keys.js';
-import { FORMAT, corrupt, decodeCount, decodeLog, encodeRecord, encodeSealed } from './records.js';
+import { FORMAT, corrupt, decodeCount, decodeLog, encodeRecord, encodeSealed, sealHolds } from './records.js';
 import { stateProblem } from './validate.js';
 
 /** The format version {@link migrateToCurrent} migrates from. */
 export const MIGRATES_FROM = 1;
+
+/**
+ * The format record for storage whose format record was lost (a recovery of damaged files): the
+ * current one, unless its first revision-index record is unsealed — a version-1 store, which the
+ * next open then migrates.
+ */
+export async function formatOfRecords(storage: StorageReader): Promise<{ format: string; version: number }> {
+  for await (const [key, value] of storage.iterate({ ...familyRange(Family.rev), limit: 1 })) {
+    if (!sealHolds(key, value)) return { format: FORMAT.format, version: MIGRATES_FROM };
+  }
+  return FORMAT;
+}
 
 /**
  * Rewrite a version-1 store's `R` and `C` records as version 2 and write the version-2 format

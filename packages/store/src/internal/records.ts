@@ -102,12 +102,13 @@ function unseal(key: Uint8Array, bytes: Uint8Array, stream?: string): JsonValue 
 }
 
 /**
- * The seq a stored `R`, `C` or `I` record names (for truncating a log), or `undefined` when the
- * value does not decode.
+ * The seq a stored `R`, `C` or `I` record names (for truncating a log), in either format, or
+ * `undefined` when the value does not decode.
  */
 export function storedSeq(key: Uint8Array, bytes: Uint8Array): number | undefined {
   try {
-    const v = key[0] === 0x49 ? decodeValue(bytes) : decodeValue(bytes.subarray(0, Math.max(0, bytes.byteLength - SEAL_BYTES)));
+    // Sealed (format 2) or not (`I` records; `R` and `C` of a format-1 store being recovered).
+    const v = decodeValue(sealHolds(key, bytes) ? bytes.subarray(0, bytes.byteLength - SEAL_BYTES) : bytes);
     if (typeof v === 'number') return v;
     return isJsonObject(v) && typeof v.seq === 'number' ? v.seq : undefined;
   } catch {
