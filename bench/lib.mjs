@@ -71,7 +71,8 @@ export function markdownTable(headers, rows) {
 }
 
 /**
- * Print one bench table and append it to bench/RESULTS.md with the machine, date and scale.
+ * Print one bench table and append it to bench/RESULTS.md with the machine, date and scale
+ * (print only with BENCH_RESULTS=0).
  * @param {string} title
  * @param {string[]} headers
  * @param {Array<Array<string|number>>} rows
@@ -89,7 +90,17 @@ export async function report(title, headers, rows, notes = []) {
     '',
   ].join('\n');
   console.log(text);
-  await appendFile(RESULTS, `${text}\n`);
+  // BENCH_RESULTS=0: print only (profiling runs, experiments).
+  if (process.env.BENCH_RESULTS !== '0') await appendFile(RESULTS, `${text}\n`);
+}
+
+/** How many times a bench repeats each goal row; the row reports the median. */
+export const REPEATS = 3;
+
+/** Median of a list of numbers. */
+export function median(xs) {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
 }
 
 /** Peak resident set size of this process so far, in MiB. */

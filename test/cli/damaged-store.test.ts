@@ -79,7 +79,9 @@ describe('a store whose write-ahead log is damaged', () => {
     expect(await bytes(store)).toEqual(before);
 
     const text = await stateflow(['--dir', store, 'recover', '--into', path.join(base, 'again')]);
-    expect(text.stdout).toContain(`lost: transitions ${report.tip + 1}–40 (${40 - report.tip} transitions)`);
+    // "(25 transitions)", or "(25 transitions; N of them still readable but after a lost one, …)"
+    // when later WAL blocks survived: where the flipped byte lands depends on the records' sizes.
+    expect(text.stdout).toContain(`lost: transitions ${report.tip + 1}–40 (${40 - report.tip} transitions`);
     expect(text.stdout).toContain('audit of the copy: clean');
 
     const audit = await stateflow(['--dir', into, 'audit']);

@@ -19,7 +19,7 @@ export type { PatchOptions } from './patch-options.js';
 export { prefixPatchError } from './patch-error.js';
 export { applyPatch } from './patch-apply.js';
 export { patchSeries } from './patch-series.js';
-export type { PatchSeries } from './patch-series.js';
+export type { PatchSeries, PatchSeriesOptions } from './patch-series.js';
 export { netPatch } from './net-patch.js';
 export { diff } from './diff.js';
 export { narrowPatch, applyNarrowedPatch } from './narrow-patch.js';

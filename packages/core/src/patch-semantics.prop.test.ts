@@ -333,12 +333,12 @@ describe('patch semantics (properties)', () => {
     );
   });
 
-  it('patchSeries equals folding applyPatch (key order included), never mutates its base, and its states are deeply frozen', () => {
+  it('patchSeries equals folding applyPatch (key order included), never mutates its base, and its states are deeply frozen (also over frozen patches)', () => {
     const deepFrozen = (v: unknown): boolean =>
       typeof v !== 'object' || v === null || (Object.isFrozen(v) && Object.values(v).every(deepFrozen));
-    const history = fc.tuple(stateArb, fc.array(fc.array(fc.nat({ max: 1000 }), { maxLength: 32 }), { minLength: 1, maxLength: 8 }), fc.nat(), fc.boolean());
+    const history = fc.tuple(stateArb, fc.array(fc.array(fc.nat({ max: 1000 }), { maxLength: 32 }), { minLength: 1, maxLength: 8 }), fc.nat(), fc.boolean(), fc.boolean());
     fc.assert(
-      fc.property(history, ([state, choiceLists, cutPick, frozenBase]) => {
+      fc.property(history, ([state, choiceLists, cutPick, frozenBase, frozenPatches]) => {
         const base = frozenBase ? frozenClone(state) : structuredClone(state);
         const baseText = JSON.stringify(base);
         // The fold runs on its own copy: applyPatch freezes what it shares with an unfrozen base.
@@ -352,7 +352,7 @@ describe('patch semantics (properties)', () => {
           folded.push(s);
         }
         const cut = cutPick % patches.length;
-        const series = patchSeries(base);
+        const series = patchSeries(base, { frozenPatches });
         patches.forEach((patch, i) => {
           series.apply(patch);
           if (i === cut) expect(JSON.stringify(series.state())).toBe(JSON.stringify(folded[i]));

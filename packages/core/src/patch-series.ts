@@ -23,6 +23,18 @@ export interface PatchSeries {
   state(): JsonObject;
 }
 
+/** Options of {@link patchSeries}. */
+export interface PatchSeriesOptions {
+  /**
+   * Every patch given to `apply` is already deeply frozen plain JSON — as the store's decoder
+   * returns stored patches — so it is applied without the defensive snapshot (a deep copy and
+   * freeze) that {@link applyPatch} takes of a caller's patch. Validation is unchanged. Passing a
+   * patch that is not such a value with this option is a caller bug: later mutation of it could
+   * then reach the state.
+   */
+  frozenPatches?: boolean;
+}
+
 /**
  * Starts a patch series on `base`: N patches cost one copy of each container they touch and
  * one deep freeze at the end, instead of N copies and N freezes of the touched containers as
@@ -34,7 +46,8 @@ export interface PatchSeries {
  * difference is freezing: only what survives into the returned state is frozen (an unfrozen
  * subtree of `base` that a later patch replaces is left as it was).
  */
-export function patchSeries(base: JsonObject): PatchSeries {
+export function patchSeries(base: JsonObject, options: PatchSeriesOptions = {}): PatchSeries {
+  const frozen = options.frozenPatches === true;
   let current = base;
   let owned = new Set<object>();
   let failed = false;
@@ -45,7 +58,7 @@ export function patchSeries(base: JsonObject): PatchSeries {
     apply(patch: JsonObject): void {
       usable();
       try {
-        current = checkPatch(current, patch, { owned }).result;
+        current = checkPatch(current, patch, { owned, frozen }).result;
       } catch (err) {
         failed = true;
         throw err;

@@ -23,7 +23,9 @@ export const AuditCode = {
   PATCH_FAILED: 'PATCH_FAILED',
   /** Replay produced an invalid state (e.g. a non-object `lazy` plane). */
   STATE_INVALID: 'STATE_INVALID',
-  /** A checkpoint's state differs from its stateHash, or from the replayed state at its revision. */
+  /** A sealed record (revision index, checkpoint) does not match its seal: its bytes were damaged or moved. */
+  SEAL_MISMATCH: 'SEAL_MISMATCH',
+  /** A checkpoint's state differs from the replayed state at its revision. */
   CHECKPOINT_MISMATCH: 'CHECKPOINT_MISMATCH',
   /** The checkpoint a stream's origin needs is missing. */
   CHECKPOINT_MISSING: 'CHECKPOINT_MISSING',

@@ -4,8 +4,10 @@ import type { Harness } from './test-support/backends.js';
 import { rawWrite } from './test-support/backends.js';
 import { backends, dump, hashDir } from './test-support/backends.js';
 import { decodeValue, encodeValue } from './internal/codec.js';
-import { stateHash, transitionHash } from './internal/hash.js';
-import { checkpointKey, headKey, logKey } from './internal/keys.js';
+import { transitionHash } from './internal/hash.js';
+import { checkpointKey, headKey, logKey, revKey } from './internal/keys.js';
+import { SEAL_BYTES, encodeSealed } from './internal/records.js';
+import { collect } from './test-support/backends.js';
 import type { Storage } from './storage.js';
 import type { Transition } from './types.js';
 import { failureOf } from '@stateflow/test-kit';
@@ -15,6 +17,22 @@ const read = async (s: Storage, key: Uint8Array): Promise<JsonObject> => {
   const bytes = await s.get(key);
   if (bytes === undefined) throw new Error('missing key');
   return structuredClone(decodeValue(bytes)) as JsonObject;
+};
+
+/** The body of a sealed record (`R`, `C`), seal not checked. */
+const readSealed = async (s: Storage, key: Uint8Array): Promise<JsonObject> => {
+  const bytes = await s.get(key);
+  if (bytes === undefined) throw new Error('missing key');
+  return structuredClone(decodeValue(bytes.subarray(0, bytes.byteLength - SEAL_BYTES))) as JsonObject;
+};
+/** Put `record` under `key` as a sealed record: with a correct seal, or (`stale`) the seal `key` had before. */
+const putSealed = async (s: Storage, key: Uint8Array, record: JsonObject, options: { stale?: boolean } = {}): Promise<void> => {
+  const value = Buffer.from(encodeSealed(key, record));
+  if (options.stale === true) {
+    const old = (await s.get(key)) as Uint8Array;
+    value.set(old.subarray(old.byteLength - SEAL_BYTES), value.byteLength - SEAL_BYTES);
+  }
+  await put(s, key, value);
 };
 
 /** Layout built by `seed`: seq 1..8 change global (revs 1..8); session:ok changes at seqs 2, 5, 8 (last). */
@@ -54,7 +72,7 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     expect(progress).toEqual([108, 208, 308, 408, 508, 608, 708, 808]);
   });
 
-  it('a tampered patch (hash not fixed): HASH_MISMATCH; the stream fails closed, others read', async () => {
+  it('a tampered patch in the log (hash not fixed): HASH_MISMATCH; reads of the log fail closed, states read from the sealed index', async () => {
     await h.raw(async (s) => {
       const t = await read(s, logKey(globalSeq(7)));
       ((t.changes as JsonObject[])[0] as JsonObject).patch = { n: 700, lazy: { p7: 7 } };
@@ -64,13 +82,40 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     const report = await h.store.audit();
     expect(report.problems.map((p) => [p.code, p.key])).toContainEqual(['HASH_MISMATCH', 'L/7']);
     await expectOtherStreamsFineAndNothingWritten(async () => {
-      const err = await failureOf(h.store.state('global'));
-      expect(err).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'global', key: 'L/7' }) });
-      expect((await failureOf(h.store.stateAt('global', 8))).code).toBe('STORE_CORRUPT');
-      expect((await failureOf(h.store.patchAt('global', 7))).code).toBe('STORE_CORRUPT');
+      expect(await failureOf(collect(h.store.transitions({ stream: 'global' })))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'global', key: 'L/7' }) });
+      expect(await h.store.stateAt('global', 7)).toEqual(expect.objectContaining({ n: 7 }));
+      expect(await h.store.patchAt('global', 7)).toEqual({ n: 7, lazy: { p7: 7 } });
+    });
+  });
+
+  it('a revision-index record whose bytes changed: SEAL_MISMATCH; reads that use it fail closed, others read', async () => {
+    await h.raw(async (s) => {
+      const r = await readSealed(s, revKey('global', 7));
+      r.patch = { n: 700, lazy: { p7: 7 } };
+      await putSealed(s, revKey('global', 7), r, { stale: true });
+    });
+    await h.reopen();
+    expect((await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`)).toEqual(['SEAL_MISMATCH R/global/7']);
+    await expectOtherStreamsFineAndNothingWritten(async () => {
+      const corrupt = { code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'global', key: 'R/global/7' }) };
+      expect(await failureOf(h.store.state('global'))).toEqual(corrupt);
+      expect(await failureOf(h.store.stateAt('global', 8))).toEqual(corrupt);
+      expect(await failureOf(h.store.stateAt('global', 7))).toEqual(corrupt);
+      expect(await failureOf(h.store.patchAt('global', 7))).toEqual(corrupt);
       expect((await failureOf(h.store.publish({ changes: { global: { x: 1 } } }))).code).toBe('STORE_CORRUPT');
       expect(await h.store.stateAt('global', 6)).toEqual(expect.objectContaining({ n: 6 }));
     });
+  });
+
+  it('a revision-index record resealed over another patch: INDEX_MISMATCH (the audit ties it to the chain)', async () => {
+    await h.raw(async (s) => {
+      const r = await readSealed(s, revKey('global', 7));
+      r.patch = { n: 700 };
+      await putSealed(s, revKey('global', 7), r);
+    });
+    await h.reopen();
+    const codes = (await h.store.audit()).problems.map((p) => `${p.code} ${p.key}: ${p.detail}`);
+    expect(codes).toEqual(['INDEX_MISMATCH R/global/7: its patch differs from the patch of revision 7 in transition 7']);
   });
 
   it('a tampered transition in the middle of the chain with its own hash recomputed: CHAIN_BROKEN', async () => {
@@ -86,12 +131,10 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     expect(codes).toContain('CHAIN_BROKEN L/5');
     expect(codes).toContain('CHECKPOINT_MISMATCH C/global/6');
     expect(codes).not.toContain('HASH_MISMATCH L/4');
+    expect(codes).toContain('INDEX_MISMATCH R/global/4');
+    // Historical states come from the sealed index, which still holds what was published.
     await expectOtherStreamsFineAndNothingWritten(async () => {
-      expect(await failureOf(h.store.stateAt('global', 4))).toEqual({
-        code: 'STORE_CORRUPT',
-        details: expect.objectContaining({ stream: 'global', key: 'L/5' }),
-      });
-      expect((await failureOf(h.store.stateAt('global', 5))).code).toBe('STORE_CORRUPT');
+      expect(await h.store.stateAt('global', 4)).toEqual({ n: 4, lazy: { p1: 1, p2: 2, p3: 3, p4: 4 } });
     });
   });
 
@@ -105,23 +148,45 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     const report = await h.store.audit();
     expect(report.problems.map((p) => `${p.code} ${p.key}`)).toContain('RECORD_UNDECODABLE L/7');
     await expectOtherStreamsFineAndNothingWritten(async () => {
-      expect(await failureOf(h.store.state('global'))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'global', key: 'L/7' }) });
+      expect(await failureOf(collect(h.store.transitions()))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ key: 'L/7' }) });
     });
   });
 
-  it('a checkpoint whose state was changed: CHECKPOINT_MISMATCH; a checkpoint with an invalid state: STATE_INVALID', async () => {
+  it('flipped bytes in a revision-index record: SEAL_MISMATCH; the stream fails closed', async () => {
     await h.raw(async (s) => {
-      const cp = await read(s, checkpointKey('global', 6));
+      const bytes = Buffer.from((await s.get(revKey('global', 7))) as Uint8Array);
+      bytes[0] = 0xc1;
+      await put(s, revKey('global', 7), bytes);
+    });
+    await h.reopen();
+    expect((await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`)).toEqual(['SEAL_MISMATCH R/global/7']);
+    await expectOtherStreamsFineAndNothingWritten(async () => {
+      expect(await failureOf(h.store.state('global'))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'global', key: 'R/global/7' }) });
+    });
+  });
+
+  it('a resealed checkpoint holding another state: CHECKPOINT_MISMATCH (the audit ties checkpoints to the replay)', async () => {
+    await h.raw(async (s) => {
+      const cp = await readSealed(s, checkpointKey('global', 6));
       (cp.state as JsonObject).n = 66;
-      await put(s, checkpointKey('global', 6), encodeValue(cp));
-      const cp3 = await read(s, checkpointKey('global', 3));
+      await putSealed(s, checkpointKey('global', 6), cp);
+    });
+    await h.reopen();
+    expect((await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`)).toEqual(['CHECKPOINT_MISMATCH C/global/6']);
+  });
+
+  it('a checkpoint whose bytes changed: SEAL_MISMATCH; a resealed invalid state: STATE_INVALID', async () => {
+    await h.raw(async (s) => {
+      const cp = await readSealed(s, checkpointKey('global', 6));
+      (cp.state as JsonObject).n = 66;
+      await putSealed(s, checkpointKey('global', 6), cp, { stale: true });
+      const cp3 = await readSealed(s, checkpointKey('global', 3));
       (cp3.state as JsonObject).lazy = 5;
-      cp3.stateHash = stateHash(cp3.state as JsonObject);
-      await put(s, checkpointKey('global', 3), encodeValue(cp3));
+      await putSealed(s, checkpointKey('global', 3), cp3);
     });
     await h.reopen();
     const codes = (await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`);
-    expect(codes).toContain('CHECKPOINT_MISMATCH C/global/6');
+    expect(codes).toContain('SEAL_MISMATCH C/global/6');
     expect(codes).toContain('STATE_INVALID C/global/3');
     await expectOtherStreamsFineAndNothingWritten(async () => {
       expect(await failureOf(h.store.state('global'))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'global', key: 'C/global/6' }) });
@@ -136,6 +201,9 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
       (t.changes[0] as { patch: JsonObject }).patch = { lazy: 'oops' };
       t.hash = transitionHash(t.prevHash, t);
       await put(s, logKey(8), encodeValue(t));
+      const r = await readSealed(s, revKey('global', 8));
+      r.patch = { lazy: 'oops' };
+      await putSealed(s, revKey('global', 8), r);
     });
     await h.reopen();
     const codes = (await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`);
@@ -153,7 +221,7 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
   });
 
   it('a head that disagrees with the log: HEAD_MISMATCH; a missing index entry: INDEX_MISMATCH; a dangling id: ID_MISMATCH', async () => {
-    const { revKey, idKey } = await import('./internal/keys.js');
+    const { idKey } = await import('./internal/keys.js');
     await h.raw(async (s) => {
       await put(s, headKey('session:ok'), encodeValue({ rev: 2, seq: 5, origin: 0 }));
       await rawWrite(s, [{ type: 'del', key: revKey('global', 2) }]);
@@ -166,16 +234,16 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
   });
 
   it('a missing and an extra R and S entry in the middle of a stream: INDEX_MISMATCH each, nothing else', async () => {
-    const { revKey, seqKey } = await import('./internal/keys.js');
+    const { seqKey } = await import('./internal/keys.js');
     await h.raw(async (s) => {
       await rawWrite(s, [{ type: 'del', key: revKey('global', 4) }]);
       await rawWrite(s, [{ type: 'del', key: seqKey('global', 6) }]);
       await rawWrite(s, [{ type: 'del', key: seqKey('session:ok', 5) }]);
-      await put(s, revKey('session:ok', 2), encodeValue(4));
-      await put(s, revKey('global', 9), encodeValue(9));
+      await putSealed(s, revKey('session:ok', 2), { seq: 4, base: 0, patch: { m: 5 } });
+      await putSealed(s, revKey('global', 9), { seq: 9, base: 6, patch: { n: 9 } });
       await put(s, seqKey('session:ok', 3), encodeValue(2));
       await put(s, seqKey('global', 5), encodeValue(4));
-      await put(s, revKey('other', 1), encodeValue(3)); // a stream the log never names, between the two
+      await putSealed(s, revKey('other', 1), { seq: 3, base: 0, patch: { o: 1 } }); // a stream the log never names, between the two
       await put(s, seqKey('other', 3), encodeValue(1));
     });
     await h.reopen();

@@ -1,59 +1,123 @@
 /**
- * Checkpoint policy (README "Storage layout"): a checkpoint every K revisions, and (byte rule)
- * one as soon as the encoded net patches since the stream's latest checkpoint add up to at
- * least that checkpoint's size and at least 64 KiB — so a read of a large state never replays
- * much more than one state's worth of patches, and never more than K−1 patches.
+ * Checkpoint policy (README "Checkpoint policy"): the replay budget — a checkpoint as soon as the
+ * records since the stream's latest checkpoint (their encoded patches plus a fixed cost per
+ * record) cost a quarter of reading that checkpoint (at least 1 KiB), and at the latest after K
+ * revisions — decided the same across reopens, and re-based correctly by compaction.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Harness } from './test-support/backends.js';
 import { backends } from './test-support/backends.js';
+import { decodeValue, encodeValue } from './internal/codec.js';
 import { parseKey } from './internal/keys.js';
-import { CHECKPOINT_MIN_PATCH_BYTES } from './internal/checkpoint-policy.js';
+import { MIN_REPLAY_BUDGET_BYTES, RECORD_COST_BYTES, REPLAY_BUDGET } from './internal/checkpoint-policy.js';
+import { SEAL_BYTES } from './internal/records.js';
+import type { JsonObject } from '@stateflow/core';
 
 const text = (kib: number, seed: string): string => seed.repeat(Math.ceil((kib * 1024) / seed.length)).slice(0, kib * 1024);
 
 describe.each(backends)('checkpoint policy on $name', (backend) => {
   let h: Harness;
   beforeEach(async () => {
-    h = await backend.create({ checkpointInterval: 8 });
-    expect(CHECKPOINT_MIN_PATCH_BYTES).toBe(64 * 1024);
+    h = await backend.create({ checkpointInterval: 64 });
+    expect([REPLAY_BUDGET, RECORD_COST_BYTES, MIN_REPLAY_BUDGET_BYTES]).toEqual([0.25, 64, 1024]);
   });
   afterEach(async () => {
     await h.destroy();
   });
 
-  const checkpointRevs = (): Promise<number[]> =>
+  /** Stored checkpoints of `doc` (rev → stored bytes) and the encoded patch size of each revision. */
+  const layout = (): Promise<{ checkpoints: Map<number, number>; patchBytes: Map<number, number> }> =>
     h.raw(async (s) => {
-      const revs: number[] = [];
-      for await (const [key] of s.iterate({})) {
+      const checkpoints = new Map<number, number>();
+      const patchBytes = new Map<number, number>();
+      for await (const [key, value] of s.iterate({})) {
         const k = parseKey(key);
-        if (k.family === 'checkpoint' && k.stream === 'doc') revs.push(k.n);
+        if (k.family === 'checkpoint' && k.stream === 'doc') checkpoints.set(k.n, value.byteLength);
+        if (k.family === 'rev' && k.stream === 'doc') {
+          const record = decodeValue(value.subarray(0, value.byteLength - SEAL_BYTES)) as JsonObject;
+          patchBytes.set(k.n, encodeValue(record.patch).byteLength);
+        }
       }
-      return revs;
+      return { checkpoints, patchBytes };
     });
 
-  it('writes a checkpoint early once the patches outweigh the latest checkpoint, also across a reopen', async () => {
-    const docs: string[] = [];
-    const publish = async (body: string): Promise<void> => {
-      docs.push(body);
-      await h.store.publish({ changes: { doc: { body } } });
+  /** The checkpoint revisions the budget gives for `patchBytes`, with checkpoint sizes taken from the store. */
+  const expectedCheckpoints = (patchBytes: Map<number, number>, stored: Map<number, number>, k: number): number[] => {
+    const revs: number[] = [];
+    let base = 0;
+    let tail = 0;
+    for (const [rev, bytes] of [...patchBytes].sort((a, b) => a[0] - b[0])) {
+      tail += bytes + RECORD_COST_BYTES;
+      const checkpointBytes = base === 0 ? 0 : (stored.get(base) as number);
+      if (rev - base >= k || tail >= Math.max(REPLAY_BUDGET * (checkpointBytes + RECORD_COST_BYTES), MIN_REPLAY_BUDGET_BYTES)) {
+        revs.push(rev);
+        base = rev;
+        tail = 0;
+      }
+    }
+    return revs;
+  };
+
+  it('checkpoints when the tail costs a quarter of reading the checkpoint, the same across a reopen', async () => {
+    const states: JsonObject[] = [];
+    const publish = async (patch: JsonObject): Promise<void> => {
+      await h.store.publish({ changes: { doc: patch } });
+      states.push(await h.store.state('doc'));
     };
-    await publish(text(100, 'a')); // rev 1: 100 KiB patch ≥ 64 KiB → checkpoint (≈100 KiB)
-    await publish(text(40, 'b')); // rev 2: 40 KiB since the checkpoint
-    await publish('small'); // rev 3
+    await publish({ body: text(8, 'a'), n: 0 }); // rev 1: an 8 KiB patch, over the 1 KiB floor → checkpoint
+    for (let i = 1; i <= 30; i++) await publish({ n: i, note: `bump ${i}` });
     await h.reopen(); // the debt is recomputed from the stored checkpoint and tail
-    await publish(text(70, 'c')); // rev 4: 110 KiB ≥ 100 KiB → checkpoint (≈70 KiB)
-    for (let i = 5; i <= 8; i++) await publish(`small ${i}`); // rev 8: every K = 8
-    await publish(text(65, 'd')); // rev 9: the latest checkpoint (rev 8) is tiny, so the 64 KiB floor applies → checkpoint
-    await publish(text(10, 'e')); // rev 10
-    expect(await checkpointRevs()).toEqual([1, 4, 8, 9]);
+    for (let i = 31; i <= 70; i++) await publish({ n: i, note: `bump ${i}` });
+    const { checkpoints, patchBytes } = await layout();
+    const revs = [...checkpoints.keys()];
+    expect(revs).toEqual(expectedCheckpoints(patchBytes, checkpoints, 64));
+    expect(revs[0]).toBe(1);
+    // An 8 KiB state with ~30-byte patches: a checkpoint every ~25 revisions, not every 64.
+    const gaps = revs.slice(1).map((rev, i) => rev - (revs[i] as number));
+    expect(gaps.length).toBeGreaterThanOrEqual(2);
+    for (const gap of gaps) expect(gap).toBeGreaterThan(10), expect(gap).toBeLessThan(40);
     await h.reopen();
-    for (let rev = 1; rev <= docs.length; rev++) expect(await h.store.stateAt('doc', rev)).toEqual({ body: docs[rev - 1] });
+    for (let rev = 1; rev <= states.length; rev++) expect(await h.store.stateAt('doc', rev)).toEqual(states[rev - 1]);
     expect((await h.store.audit()).problems).toEqual([]);
   });
 
-  it('small patches only checkpoint every K revisions', async () => {
-    for (let i = 1; i <= 17; i++) await h.store.publish({ changes: { doc: { n: i, pad: text(1, String(i % 10)) } } });
-    expect(await checkpointRevs()).toEqual([8, 16]);
+  it('a large state with small patches checkpoints every K revisions; a tiny one at the 1 KiB floor', async () => {
+    await h.store.publish({ changes: { doc: { body: text(64, 'b') } } });
+    for (let i = 1; i <= 140; i++) await h.store.publish({ changes: { doc: { n: i } } });
+    expect([...(await layout()).checkpoints.keys()]).toEqual([1, 65, 129]);
+    await h.reopen();
+    await h.store.publish({ changes: { other: { n: 0 } } });
+    for (let i = 1; i <= 40; i++) await h.store.publish({ changes: { other: { n: i } } });
+    const other = await h.raw(async (s) => {
+      const revs: number[] = [];
+      for await (const [key] of s.iterate({})) {
+        const k = parseKey(key);
+        if (k.family === 'checkpoint' && k.stream === 'other') revs.push(k.n);
+      }
+      return revs;
+    });
+    // { n: i } encodes in 3–4 bytes: ~67 bytes a record, so the 1 KiB floor is reached every 16 records.
+    expect(other).toEqual([16, 32]);
+  });
+
+  it('compaction re-bases: revisions whose checkpoint it deleted read from the origin checkpoint', async () => {
+    const states: JsonObject[] = [];
+    await h.store.publish({ changes: { doc: { body: text(8, 'c'), n: 0 } } });
+    states.push(await h.store.state('doc'));
+    for (let i = 1; i <= 40; i++) {
+      await h.store.publish({ changes: { doc: { n: i } } });
+      states.push(await h.store.state('doc'));
+    }
+    const before = [...(await layout()).checkpoints.keys()];
+    await h.reopen();
+    const origin = (before[1] as number) + 3; // between two checkpoints
+    expect((await h.store.compact('doc', { keepRevisions: states.length - origin + 1 })).origin).toBe(origin);
+    await h.reopen();
+    expect([...(await layout()).checkpoints.keys()]).toEqual([origin, ...before.filter((rev) => rev > origin)]);
+    await h.reopen();
+    for (let rev = origin; rev <= states.length; rev++) expect(await h.store.stateAt('doc', rev)).toEqual(states[rev - 1]);
+    await h.store.publish({ changes: { doc: { n: 41 } } });
+    expect(await h.store.state('doc')).toEqual({ ...states.at(-1), n: 41 });
+    expect((await h.store.audit()).problems).toEqual([]);
   });
 });

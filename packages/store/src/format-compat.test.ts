@@ -1,5 +1,6 @@
 /**
- * Stores written before still open, read and audit clean (README "Storage layout": encoding).
+ * Stores written before still open, read and audit clean (README "Storage layout": encoding,
+ * format versions): a version-1 store is migrated to version 2 in place on open.
  * `test-fixtures/store-v0.1.0` was written by @stateflow/store 0.1.0, whose MessagePack encoder
  * gave every map a fixed 16-bit size (a table and a write-ahead log, checkpoints every 4
  * revisions, a compacted stream, a fork, a revert, idempotency ids); `store-v0.1.0.json` is what
@@ -13,7 +14,14 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '@stateflow/core';
 import { openStore } from './open-store.js';
-import { collect } from './test-support/backends.js';
+import { recoverStore } from './recover-store.js';
+import { collect, dump, rawWrite } from './test-support/backends.js';
+import { openDiskStorage } from './level-storage.js';
+import type { Storage } from './storage.js';
+import { decodeValue, encodeValue } from './internal/codec.js';
+import { Family, formatKey, parseKey } from './internal/keys.js';
+import { SEAL_BYTES, sealHolds } from './internal/records.js';
+import { failureOf } from '@stateflow/test-kit';
 import type { StreamHead, Transition } from './types.js';
 
 const fixtures = fileURLToPath(new URL('../test-fixtures/', import.meta.url));
@@ -66,6 +74,77 @@ describe('a store written by version 0.1.0 (16-bit map sizes)', () => {
       expect((await store.audit()).problems).toEqual([]);
     } finally {
       await store.close();
+    }
+  });
+
+  /** Run `fn` on the raw storage of `dir`, then close it. */
+  async function raw<T>(fn: (storage: Storage) => Promise<T>): Promise<T> {
+    const storage = await openDiskStorage(dir, { createIfMissing: false });
+    try {
+      return await fn(storage);
+    } finally {
+      await storage.close();
+    }
+  }
+
+  it('is migrated to format 2 on open: sealed index records carrying each patch, sealed checkpoints; a second open changes nothing', async () => {
+    expect(await raw(async (s) => decodeValue((await s.get(formatKey())) as Uint8Array))).toEqual({ format: 'stateflow-store', version: 1 });
+    let store = await openStore(dir, { checkpointInterval: 4 });
+    await store.close();
+    const migrated = await raw(dump);
+    await raw(async (s) => {
+      expect(decodeValue((await s.get(formatKey())) as Uint8Array)).toEqual({ format: 'stateflow-store', version: 2 });
+      let revisions = 0;
+      for await (const [key, value] of s.iterate({})) {
+        const k = parseKey(key);
+        if (k.family !== 'rev' && k.family !== 'checkpoint') continue;
+        expect(sealHolds(key, value)).toBe(true);
+        const body = decodeValue(value.subarray(0, value.byteLength - SEAL_BYTES)) as JsonObject;
+        if (k.family === 'checkpoint') expect(Object.keys(body).sort()).toEqual(['rev', 'seq', 'state']);
+        if (k.family !== 'rev') continue;
+        revisions++;
+        const transition = expected.transitions.find((t) => t.seq === body.seq);
+        expect(body.patch).toEqual(transition?.changes.find((c) => c.stream === k.stream && c.rev === k.n)?.patch);
+      }
+      expect(revisions).toBeGreaterThan(0);
+    });
+    store = await openStore(dir, { checkpointInterval: 4 });
+    await store.close();
+    expect(await raw(dump)).toEqual(migrated);
+  });
+
+  it('refuses to migrate over a version-1 record that does not verify: STORE_CORRUPT, nothing written', async () => {
+    await raw(async (s) => {
+      for await (const [key, value] of s.iterate({ gte: Buffer.from([Family.checkpoint]), lt: Buffer.from([Family.checkpoint + 1]) })) {
+        const cp = structuredClone(decodeValue(value)) as JsonObject;
+        (cp.state as JsonObject).tampered = true;
+        await rawWrite(s, [{ type: 'put', key, value: encodeValue(cp) }]);
+        break;
+      }
+    });
+    const before = await raw(dump);
+    const err = await failureOf(openStore(dir));
+    expect(err).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ detail: 'version-1 checkpoint does not verify; not migrated' }) });
+    expect(await raw(dump)).toEqual(before);
+  });
+
+  it.each([false, true])('recovers a version-1 store into a copy that opens migrated and audits clean (format record lost: %s)', async (lost) => {
+    if (lost) await raw((s) => rawWrite(s, [{ type: 'del', key: formatKey() }]));
+    const into = `${dir}-recovered`;
+    try {
+      const report = await recoverStore(dir, into);
+      expect(report.problems).toEqual([]);
+      expect(report.dropped).toBe(0);
+      const store = await openStore(into, { cacheSize: 0 });
+      try {
+        for (const head of expected.streams) {
+          for (let rev = head.origin; rev <= head.rev; rev++) expect(await store.stateAt(head.stream, rev)).toEqual(expected.states[head.stream]?.[rev - head.origin]);
+        }
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await rm(into, { recursive: true, force: true });
     }
   });
 });

@@ -56,6 +56,15 @@ class LevelStorage implements Storage {
     return this.#guard(() => this.#db.getMany(keys));
   }
 
+  /** abstract-level's `getSync` (classic-level and memory-level both have it). */
+  getSync(key: Uint8Array): Uint8Array | undefined {
+    try {
+      return this.#db.getSync(key);
+    } catch (err) {
+      throw translateStorageError(err, this.location);
+    }
+  }
+
   /** LevelDB's (and memory-level's) explicit snapshots: reads pinned to one sequence number. */
   async snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T> {
     let snapshot: ReturnType<BufferLevel['snapshot']>;

@@ -15,7 +15,8 @@ import { Family, familyRange, formatKey, parseKey } from './internal/keys.js';
 import { checkLevelDbFiles } from './internal/leveldb/file-check.js';
 import { batchPutKeys } from './internal/leveldb/write-batch.js';
 import { openDiskStorageRecovering, repairDiskStorage } from './level-storage.js';
-import { FORMAT, encodeRecord } from './internal/records.js';
+import { encodeRecord } from './internal/records.js';
+import { formatOfRecords } from './internal/format-migration.js';
 import { commitAlone, intactChainTip, truncateAfter } from './internal/truncate-log.js';
 import { openStore } from './open-store.js';
 import { describeInput } from './internal/validate.js';
@@ -133,7 +134,7 @@ async function cutToIntactPrefix(dir: string): Promise<{ tip: number; lastSeq: n
       const parsed = parseKey(key);
       if (parsed.family === 'log') lastSeq = parsed.seq;
     }
-    if ((await storage.get(formatKey())) === undefined) await commitAlone(storage, [{ type: 'put', key: formatKey(), value: encodeRecord(FORMAT) }]);
+    if ((await storage.get(formatKey())) === undefined) await commitAlone(storage, [{ type: 'put', key: formatKey(), value: encodeRecord(await formatOfRecords(storage)) }]);
     const tip = await intactChainTip(storage);
     return { tip, lastSeq, ...(await truncateAfter(storage, tip)) };
   } finally {

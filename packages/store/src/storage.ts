@@ -80,6 +80,12 @@ export interface WriteSession {
 export interface StorageReader {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
   getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
+  /**
+   * The value at `key` read synchronously, where the backend can (LevelDB reads its block cache
+   * and files in the calling thread: no thread-pool round trip). Absent on backends that cannot;
+   * callers then use {@link StorageReader.getMany}. Throws what `get` rejects with.
+   */
+  getSync?(key: Uint8Array): Uint8Array | undefined;
   /** Entries in key order (or reverse) within the range. */
   iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]>;
 }

@@ -246,7 +246,7 @@ describe.each(backends)('validation contract ($name)', (backend) => {
     await rejectionOf(rt.readState({ path: 'cwd.lazy.plan.deeper' }), 'PATH_KIND');
     expect(await dump(ts.store)).toEqual(before);
     if (ts.dir === null) return;
-    // corrupt the canonical record on disk: a non-object lazy root with a valid hash
+    // corrupt the canonical records on disk: a non-object lazy root with a valid hash and seal
     await ts.store.close();
     const db = new ClassicLevel<Buffer, Buffer>(ts.dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
     const packr = new Packr({ useRecords: false, moreTypes: false });
@@ -256,6 +256,14 @@ describe.each(backends)('validation contract ($name)', (backend) => {
     const body = { seq: record.seq, time: record.time, changes: record.changes };
     record.hash = createHash('sha256').update(record.prevHash).update(canonicalize(body) as string).digest('hex');
     await db.put(logKey, packr.pack(record));
+    // State reads use the sealed revision-index record (store format 2: MessagePack body ‖
+    // sha256(key ‖ body)), which carries a copy of the patch: forge it consistently too.
+    const revKey = Buffer.concat([Buffer.from([0x52]), Buffer.from('cwd:/repo'), Buffer.from([0, 0, 0, 0, 0, 0, 0, 0, 1])]);
+    const sealed = (await db.get(revKey)) as Buffer;
+    const revision = packr.unpack(sealed.subarray(0, sealed.length - 32)) as { patch: Record<string, unknown> };
+    revision.patch.lazy = 'broken';
+    const revBody = packr.pack(revision);
+    await db.put(revKey, Buffer.concat([revBody, createHash('sha256').update(revKey).update(revBody).digest()]));
     const bytes = async (): Promise<string[]> => {
       const out: string[] = [];
       for await (const [k, v] of db.iterator()) out.push(`${k.toString('hex')}=${v.toString('hex')}`);

@@ -14,16 +14,18 @@ export interface CheckedPatch {
 /**
  * Snapshots `patch`, checks the top-level rules and applies it to `state` with the checking
  * walker. Shared by `validatePatch`, `applyPatch`, `netPatch` and `patchSeries` so that
- * "valid" means exactly "applies". `options`: see {@link mergeValue}.
+ * "valid" means exactly "applies". `options`: see {@link mergeValue}; `options.frozen` skips the
+ * snapshot of a patch the caller knows is one already (a series over stored patches).
  *
  * @throws StateflowError `PATCH_INVALID` (every reason).
  */
-export function checkPatch(state: JsonObject, patch: unknown, options: MergeOptions = {}): CheckedPatch {
+export function checkPatch(state: JsonObject, patch: unknown, options: MergeOptions & { frozen?: boolean } = {}): CheckedPatch {
   if (!isJsonObject(patch)) {
     const what = patch === null ? 'null' : Array.isArray(patch) ? 'an array' : `a ${typeof patch}`;
     throw patchInvalid(`a patch must be a JSON object, got ${what}`, { reason: 'not-object', at: '' });
   }
-  const snapshot = snapshotJson(patch, '') as JsonObject;
+  // `frozen`: the caller vouches that `patch` is already a deeply frozen snapshot of plain JSON.
+  const snapshot = options.frozen === true ? patch : (snapshotJson(patch, '') as JsonObject);
   if (Object.keys(snapshot).length === 0) {
     throw patchInvalid('the empty patch {} is an invalid no-op; send at least one key', { reason: 'empty', at: '' });
   }

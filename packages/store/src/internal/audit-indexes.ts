@@ -9,12 +9,16 @@
  * its read-ahead batch and pinned table blocks) per stream for the whole replay — costly with
  * many short streams — and would still need a second pass for index keys of streams the log never
  * names. Instead the log replay appends each change to its stream's {@link StreamChanges}: three
- * typed-array columns (seq, rev, pruned), 17 bytes per change instead of the Maps and key strings
+ * typed-array columns (seq, rev, pruned, patch digest), 25 bytes per change instead of the Maps and key strings
  * per transition the audit kept before (about 40× less). Each family is then walked once in key
  * order and compared with one stream's columns at a time; only the current stream's sorted
  * revision view and the problems found are held besides.
  */
+import { createHash } from 'node:crypto';
+import type { JsonObject } from '@stateflow/core';
 import { AuditCode } from '../audit-code.js';
+import { encodeValue } from './codec.js';
+import type { RevisionRecord } from './records.js';
 import { Family, familyRange, parseKey } from './keys.js';
 import type { StorageReader } from '../storage.js';
 
@@ -27,13 +31,18 @@ export type DecodeIndex = (key: Uint8Array, value: Uint8Array, stream: string) =
 export class StreamChanges {
   #seqs = new Float64Array(16);
   #revs = new Float64Array(16);
+  /** {@link patchDigest} of the change's patch (0 where no revision-index entry is expected). */
+  #digests = new Float64Array(16);
   /** 1 for a change of a pruned stub (no patch; no revision-index entry expected). */
   #pruned = new Uint8Array(16);
   #length = 0;
 
-  /** Append the change of `stream` at `seq` that produced `rev` (`change.pruned`: of a pruned stub). */
-  push(seq: number, rev: number, change: { pruned: boolean }): void {
-    const { pruned } = change;
+  /**
+   * Append the change of `stream` at `seq` that produced `rev` (`change.pruned`: of a pruned
+   * stub; `change.digest`: its patch's {@link patchDigest}, 0 when not indexed).
+   */
+  push(seq: number, rev: number, change: { pruned: boolean; digest: number }): void {
+    const { pruned, digest } = change;
     if (this.#length === this.#seqs.length) {
       const grow = <T extends Float64Array | Uint8Array>(a: T, make: (n: number) => T): T => {
         const b = make(a.length * 2);
@@ -42,10 +51,12 @@ export class StreamChanges {
       };
       this.#seqs = grow(this.#seqs, (n) => new Float64Array(n));
       this.#revs = grow(this.#revs, (n) => new Float64Array(n));
+      this.#digests = grow(this.#digests, (n) => new Float64Array(n));
       this.#pruned = grow(this.#pruned, (n) => new Uint8Array(n));
     }
     this.#seqs[this.#length] = seq;
     this.#revs[this.#length] = rev;
+    this.#digests[this.#length] = digest;
     this.#pruned[this.#length] = pruned ? 1 : 0;
     this.#length++;
   }
@@ -72,16 +83,23 @@ export class StreamChanges {
       picked.sort((a, b) => (this.#revs[a] as number) - (this.#revs[b] as number) || a - b);
       picked = picked.filter((i, n) => n + 1 === picked.length || this.#revs[picked[n + 1] as number] !== this.#revs[i]);
     }
-    return new Cursor(Float64Array.from(picked, (i) => this.#revs[i] as number), Float64Array.from(picked, (i) => this.#seqs[i] as number));
+    return new Cursor(
+      Float64Array.from(picked, (i) => this.#revs[i] as number),
+      Float64Array.from(picked, (i) => this.#seqs[i] as number),
+      Float64Array.from(picked, (i) => this.#digests[i] as number),
+    );
   }
 }
 
 /** A position in sorted `keys` (with their `values`) that index keys are merged against. */
 class Cursor {
   #i = 0;
+  /** The extra value of the entry the last {@link seek} returned (`undefined` when none). */
+  extra: number | undefined;
   constructor(
     readonly keys: Float64Array,
     readonly values: Float64Array,
+    readonly extras?: Float64Array,
   ) {}
 
   /**
@@ -91,7 +109,11 @@ class Cursor {
   seek(n: number, missed: (key: number) => void): number | undefined {
     while (this.#i < this.keys.length && (this.keys[this.#i] as number) < n) missed(this.keys[this.#i++] as number);
     let value: number | undefined;
-    for (let j = this.#i; j < this.keys.length && this.keys[j] === n; j++) value = this.values[j];
+    this.extra = undefined;
+    for (let j = this.#i; j < this.keys.length && this.keys[j] === n; j++) {
+      value = this.values[j];
+      this.extra = this.extras?.[j];
+    }
     return value;
   }
 
@@ -118,7 +140,7 @@ async function mergeFamily(
   family: typeof Family.rev | typeof Family.seq,
   logged: ReadonlyMap<string, StreamChanges>,
   expect: (stream: string, changes: StreamChanges) => Cursor,
-  check: (key: Uint8Array, stream: string, n: number, expected: number | undefined, value: Uint8Array) => boolean,
+  check: (key: Uint8Array, stream: string, n: number, expected: number | undefined, value: Uint8Array, extra: number | undefined) => boolean,
   malformed: (key: Uint8Array) => void,
   reportMissing: (stream: string, n: number) => void,
 ): Promise<void> {
@@ -143,7 +165,7 @@ async function mergeFamily(
       walked.add(stream);
     }
     const expected = cursor.seek(k.n, missedIn(stream));
-    if (check(key, stream, k.n, expected, value)) cursor.consume(k.n);
+    if (check(key, stream, k.n, expected, value, cursor.extra)) cursor.consume(k.n);
   }
   if (stream !== undefined) cursor.finish(missedIn(stream));
   for (const [s, changes] of logged) if (!walked.has(s)) expect(s, changes).finish(missedIn(s));
@@ -151,28 +173,45 @@ async function mergeFamily(
 }
 
 /**
+ * `sha256(MessagePack(patch))` cut to 48 bits: what the audit keeps of each logged patch to tie
+ * the copy in its revision-index record to the hash-chained transition.
+ */
+export function patchDigest(patch: JsonObject): number {
+  return createHash('sha256').update(encodeValue(patch)).digest().readUIntBE(0, 6);
+}
+
+/** Decode a revision-index record, reporting an undecodable, ill-shaped or unsealed one; `undefined` when it was reported. */
+export type DecodeRevision = (key: Uint8Array, value: Uint8Array, stream: string, rev: number) => RevisionRecord | undefined;
+
+/**
  * Check the revision index: every unpruned change above its stream's origin has `R/stream/rev`
- * → its seq; entries at or below the origin, entries the log does not have and entries pointing
- * elsewhere are `INDEX_MISMATCH`; malformed keys `UNKNOWN_RECORD`.
+ * holding its seq and a copy of its patch, and naming a checkpoint that exists (its base, or the
+ * origin's when compaction removed the base); entries at or below the origin, entries the log
+ * does not have and entries that differ from the log are `INDEX_MISMATCH`; malformed keys
+ * `UNKNOWN_RECORD`.
  */
 export async function checkRevisionIndex(
   storage: StorageReader,
   logged: ReadonlyMap<string, StreamChanges>,
-  originOf: (stream: string) => number,
-  decode: DecodeIndex,
+  index: { originOf: (stream: string) => number; hasCheckpoint: (stream: string, rev: number) => boolean },
+  decode: DecodeRevision,
   report: ReportProblem,
 ): Promise<void> {
+  const { originOf, hasCheckpoint } = index;
   await mergeFamily(
     storage,
     Family.rev,
     logged,
     (stream, changes) => changes.revisionIndex(originOf(stream)),
-    (key, stream, rev, expected, value) => {
-      const actual = decode(key, value, stream);
-      if (actual === undefined) return false;
+    (key, stream, rev, expected, value, digest) => {
+      const actual = decode(key, value, stream, rev);
+      if (actual === undefined) return true; // present but damaged: reported as such, not as missing
       const origin = originOf(stream);
+      const base = Math.max(actual.base, origin);
       if (rev <= origin) report(AuditCode.INDEX_MISMATCH, key, `entry below the origin ${origin} should have been deleted`, stream);
-      else if (expected !== actual) report(AuditCode.INDEX_MISMATCH, key, `points at seq ${actual}; the log has this revision at seq ${String(expected)}`, stream);
+      else if (expected !== actual.seq) report(AuditCode.INDEX_MISMATCH, key, `points at seq ${actual.seq}; the log has this revision at seq ${String(expected)}`, stream);
+      else if (digest !== patchDigest(actual.patch)) report(AuditCode.INDEX_MISMATCH, key, `its patch differs from the patch of revision ${rev} in transition ${actual.seq}`, stream);
+      else if (base > 0 && !hasCheckpoint(stream, base)) report(AuditCode.INDEX_MISMATCH, key, `names checkpoint ${base}, which is missing`, stream);
       return true;
     },
     (key) => report(AuditCode.UNKNOWN_RECORD, key, 'malformed revision-index key'),

@@ -4,7 +4,7 @@
  * head, the revision and seq indexes and the idempotency records. It never writes and never
  * stops at the first problem.
  *
- * Memory is O(streams + checkpoints + ids + problems) plus a compact spill of 17 bytes per change:
+ * Memory is O(streams + checkpoints + ids + problems) plus a compact spill of 25 bytes per change:
  * heads, checkpoint hashes and replayed states are per stream; the indexes are checked by
  * merge-joins in key order against each stream's changes in typed-array columns
  * (`audit-indexes.ts` explains why a spill rather than per-stream cursors); idempotency ids are
@@ -14,12 +14,13 @@ import { applyPatch, isJsonObject, isStateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import { AuditCode } from '../audit-code.js';
 import type { AuditProblem, AuditReport } from '../types.js';
-import { decodeValue } from './codec.js';
+import { createHash } from 'node:crypto';
+import { decodeValue, encodeValue } from './codec.js';
 import { GENESIS_HASH, stateHash, transitionHash } from './hash.js';
-import { checkRevisionIndex, checkSeqIndex, StreamChanges } from './audit-indexes.js';
-import { Family, describeKey, familyRange, parseKey } from './keys.js';
-import { FORMAT, decodeCheckpoint, decodeCount, decodeHead, decodeLog, decodeTip } from './records.js';
-import type { HeadRecord, LogRecord, TipRecord } from './records.js';
+import { checkRevisionIndex, checkSeqIndex, patchDigest, StreamChanges } from './audit-indexes.js';
+import { Family, checkpointKey, describeKey, familyRange, parseKey } from './keys.js';
+import { FORMAT, SEAL_BYTES, decodeCheckpoint, decodeCount, decodeHead, decodeLog, decodeRevision, decodeTip, sealHolds } from './records.js';
+import type { HeadRecord, LogRecord, RevisionRecord, TipRecord } from './records.js';
 import type { StorageReader } from '../storage.js';
 import { stateProblem } from './validate.js';
 
@@ -61,7 +62,10 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
   }
 
   // Checkpoints: verify each one, keep the hashes and the origin states.
-  const checkpoints = new Map<string, Map<number, { stateHash: string; seq: number }>>();
+  // Each checkpoint's state is kept as a digest of its MessagePack encoding (much cheaper than
+  // RFC 8785): replay builds states with the same key order, so equal states encode equally; a
+  // digest mismatch is confirmed with canonical hashes before it is reported.
+  const checkpoints = new Map<string, Map<number, { digest: string; seq: number }>>();
   const replays = new Map<string, Replay>();
   let checkpointCount = 0;
   for await (const [key, value] of storage.iterate(familyRange(Family.checkpoint))) {
@@ -70,14 +74,14 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
     checkpointCount++;
     try {
       const cp = decodeCheckpoint(key, value, k.stream, k.n);
-      const perStream = checkpoints.get(k.stream) ?? new Map<number, { stateHash: string; seq: number }>();
-      perStream.set(k.n, { stateHash: cp.stateHash, seq: cp.seq });
+      const perStream = checkpoints.get(k.stream) ?? new Map<number, { digest: string; seq: number }>();
+      perStream.set(k.n, { digest: stateDigest(cp.state), seq: cp.seq });
       checkpoints.set(k.stream, perStream);
       const origin = heads.get(k.stream)?.origin;
       if (origin !== undefined && origin > 0 && k.n === origin) replays.set(k.stream, { rev: origin, state: cp.state, ok: true });
       if (origin !== undefined && k.n < origin) report(AuditCode.RECORD_INVALID, key, `checkpoint below the origin ${origin} should have been deleted by compaction`, k.stream);
     } catch (err) {
-      report(checkpointCode(value, k.stream), key, messageOf(err), k.stream);
+      report(checkpointCode(key, value, k.stream), key, messageOf(err), k.stream);
     }
   }
   for (const [stream, head] of heads) {
@@ -143,7 +147,7 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
     prevHash = record.hash;
     if (record.pruned) {
       for (const c of record.changes) {
-        loggedChanges(c.stream).push(record.seq, c.rev, { pruned: true });
+        loggedChanges(c.stream).push(record.seq, c.rev, { pruned: true, digest: 0 });
         if (c.rev > originOf(c.stream)) report(AuditCode.HISTORY_MISSING, key, `revision ${c.rev} is retained (origin ${originOf(c.stream)}) but its transition was pruned`, c.stream);
       }
       continue;
@@ -154,8 +158,9 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
     }
     if (record.id !== undefined) ids.set(record.id, record.seq);
     for (const c of record.changes) {
-      loggedChanges(c.stream).push(record.seq, c.rev, { pruned: false });
-      if (c.rev <= originOf(c.stream)) continue;
+      const indexed = c.rev > originOf(c.stream);
+      loggedChanges(c.stream).push(record.seq, c.rev, { pruned: false, digest: indexed ? patchDigest(c.patch) : 0 });
+      if (!indexed) continue;
       headSeqs.set(c.stream, c.rev === heads.get(c.stream)?.rev ? record.seq : headSeqs.get(c.stream));
       const r = replayOf(c.stream);
       if (!r.ok) continue;
@@ -179,7 +184,7 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
         continue;
       }
       const cp = checkpoints.get(c.stream)?.get(c.rev);
-      if (cp !== undefined && (cp.stateHash !== stateHash(r.state) || cp.seq !== record.seq)) {
+      if (cp !== undefined && (cp.seq !== record.seq || (cp.digest !== stateDigest(r.state) && !(await sameState(storage, c.stream, c.rev, r.state))))) {
         report(AuditCode.CHECKPOINT_MISMATCH, `C/${c.stream}/${c.rev}`, 'the checkpoint differs from the replayed state at its revision', c.stream);
       }
     }
@@ -208,7 +213,16 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
 
   // Revision index, then seq index: merge-joins in key order.
   const decode = (key: Uint8Array, value: Uint8Array, stream: string): number | undefined => decodeIndex(key, value, stream, report);
-  await checkRevisionIndex(storage, logged, originOf, decode, report);
+  const decodeRev = (key: Uint8Array, value: Uint8Array, stream: string, rev: number): RevisionRecord | undefined => {
+    try {
+      return decodeRevision(key, value, stream, rev);
+    } catch (err) {
+      report(sealedCode(key, value), key, messageOf(err), stream);
+      return undefined;
+    }
+  };
+  const hasCheckpoint = (stream: string, rev: number): boolean => checkpoints.get(stream)?.has(rev) === true;
+  await checkRevisionIndex(storage, logged, { originOf, hasCheckpoint }, decodeRev, report);
   await checkSeqIndex(storage, logged, decode, report);
 
   // Idempotency records.
@@ -228,6 +242,18 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
 
   const streams = [...heads.values()].filter((h) => h.rev > 0).length;
   return { transitions, streams, checkpoints: checkpointCount, problems };
+}
+
+/** sha256 of a state's MessagePack encoding (see the checkpoint pass of {@link runAudit}). */
+function stateDigest(state: JsonObject): string {
+  return createHash('sha256').update(encodeValue(state)).digest('base64');
+}
+
+/** Whether the checkpoint of `stream` at `rev` holds `state` by RFC 8785 hash (a digest mismatch's confirmation). */
+async function sameState(storage: StorageReader, stream: string, rev: number, state: JsonObject): Promise<boolean> {
+  const key = checkpointKey(stream, rev);
+  const bytes = await storage.get(key);
+  return bytes !== undefined && stateHash(decodeCheckpoint(key, bytes, stream, rev).state) === stateHash(state);
 }
 
 function decodeIndex(
@@ -269,16 +295,17 @@ async function checkMetaRecords(storage: StorageReader): Promise<{ formatProblem
   return { formatProblem, tip, others };
 }
 
-/** Classify a checkpoint that failed verification. */
-function checkpointCode(value: Uint8Array, stream: string): AuditCode {
-  let v;
-  try {
-    v = decodeValue(value);
-  } catch {
-    return AuditCode.RECORD_UNDECODABLE;
-  }
-  if (!isJsonObject(v)) return AuditCode.RECORD_INVALID;
-  return stateProblem(stream, v.state) !== null ? AuditCode.STATE_INVALID : AuditCode.CHECKPOINT_MISMATCH;
+/** Classify a sealed record that failed verification: SEAL_MISMATCH, else by its body ({@link codeOf}). */
+function sealedCode(key: Uint8Array, value: Uint8Array): AuditCode {
+  return sealHolds(key, value) ? codeOf(value.subarray(0, value.byteLength - SEAL_BYTES)) : AuditCode.SEAL_MISMATCH;
+}
+
+/** Classify a checkpoint that failed verification ({@link sealedCode}; STATE_INVALID for a sealed invalid state). */
+function checkpointCode(key: Uint8Array, value: Uint8Array, stream: string): AuditCode {
+  const code = sealedCode(key, value);
+  if (code !== AuditCode.RECORD_INVALID) return code;
+  const v = decodeValue(value.subarray(0, value.byteLength - SEAL_BYTES));
+  return isJsonObject(v) && isJsonObject(v.state) && stateProblem(stream, v.state) !== null ? AuditCode.STATE_INVALID : AuditCode.RECORD_INVALID;
 }
 
 /** RECORD_UNDECODABLE when the bytes are not MessagePack at all, else RECORD_INVALID. */

@@ -1,35 +1,60 @@
 /**
- * When a revision gets a checkpoint (README "Checkpoint policy"): this module owns the K rule and
- * the byte rule, and the per-stream "checkpoint debt" (encoded net-patch bytes accumulated since
- * the stream's latest checkpoint, and that checkpoint's size) that the byte rule is decided on.
- * Publication decides with it when writing a batch; history measures the debt when it loads a
- * stream's current state.
+ * When a revision gets a checkpoint (README "Checkpoint policy"): this module owns the replay
+ * budget and the per-stream "checkpoint debt" (the records a read of the head would replay since
+ * the stream's latest checkpoint, and that checkpoint's size) it is decided on. Publication
+ * decides with it when writing a batch; history measures the debt when it loads a stream's
+ * current state.
  */
 
 /**
- * Accumulated net-patch bytes of a stream since its latest checkpoint, and that checkpoint's
- * size (0 when the base is the empty state). Drives the byte rule of {@link checkpointDue}.
+ * What a read at the stream's head would cost beyond its latest checkpoint: `base` is that
+ * checkpoint's revision (0: none, the empty state), `checkpointBytes` its stored size (0 for
+ * none), `tailBytes` the encoded net patches since it and `tailCount` how many there are.
  */
 export interface CheckpointDebt {
-  patchBytes: number;
+  base: number;
   checkpointBytes: number;
+  tailBytes: number;
+  tailCount: number;
 }
 
 /** The debt of a stream with nothing accumulated (no checkpoint, no patches). */
-export const NO_DEBT: CheckpointDebt = Object.freeze({ patchBytes: 0, checkpointBytes: 0 });
+export const NO_DEBT: CheckpointDebt = Object.freeze({ base: 0, checkpointBytes: 0, tailBytes: 0, tailCount: 0 });
 
 /**
- * Floor of the byte rule: a checkpoint is written early only once at least this many bytes of
- * encoded net patches accumulated since the stream's latest checkpoint (64 KiB).
+ * Cost of reading one record besides its bytes (a point read, a seal, a decode), in bytes: a
+ * tail of many tiny patches costs more than its bytes say.
  */
-export const CHECKPOINT_MIN_PATCH_BYTES = 64 * 1024;
+export const RECORD_COST_BYTES = 64;
+
+/** A tail may cost this fraction of reading the checkpoint it starts from before the next checkpoint. */
+export const REPLAY_BUDGET = 0.25;
 
 /**
- * Whether revision `rev` gets a checkpoint: every K revisions, or (byte rule) when the encoded
- * net patches since the latest checkpoint, this revision's included, add up to at least that
- * checkpoint's size and at least {@link CHECKPOINT_MIN_PATCH_BYTES}. Replay from a checkpoint
- * then never decodes more patch bytes than about one state, and never more than K−1 patches.
+ * Floor of the budget, in bytes: tiny states (where a quarter of the checkpoint is a patch or
+ * two) still replay a few records rather than checkpoint every revision.
+ */
+export const MIN_REPLAY_BUDGET_BYTES = 1024;
+
+/** The debt after one more revision with `patchBytes` of encoded net patch. */
+export function withPatch(debt: CheckpointDebt, patchBytes: number): CheckpointDebt {
+  return { ...debt, tailBytes: debt.tailBytes + patchBytes, tailCount: debt.tailCount + 1 };
+}
+
+/** The debt right after a checkpoint of `checkpointBytes` at `rev`. */
+export function afterCheckpoint(rev: number, checkpointBytes: number): CheckpointDebt {
+  return { base: rev, checkpointBytes, tailBytes: 0, tailCount: 0 };
+}
+
+/**
+ * Whether revision `rev` (its patch already in `debt`) gets a checkpoint: when the tail since
+ * the latest checkpoint, at {@link RECORD_COST_BYTES} per record plus its bytes, reaches
+ * {@link REPLAY_BUDGET} of reading that checkpoint (at least {@link MIN_REPLAY_BUDGET_BYTES}),
+ * or when it holds `k` revisions. A read then replays at most K−1 patches and about a quarter
+ * of a state's worth of bytes.
  */
 export function checkpointDue(rev: number, k: number, debt: CheckpointDebt): boolean {
-  return rev % k === 0 || debt.patchBytes >= Math.max(debt.checkpointBytes, CHECKPOINT_MIN_PATCH_BYTES);
+  if (rev - debt.base >= k) return true;
+  const tail = debt.tailBytes + RECORD_COST_BYTES * debt.tailCount;
+  return tail >= Math.max(REPLAY_BUDGET * (debt.checkpointBytes + RECORD_COST_BYTES), MIN_REPLAY_BUDGET_BYTES);
 }

@@ -6,12 +6,11 @@
  * policy applied after each accepted transition, and dropping what memory held below the origin.
  */
 import type { StreamId, Transition } from '../types.js';
-import { stateHash } from './hash.js';
-import { Family, checkpointKey, headKey, idKey, logKey, streamRange } from './keys.js';
+import { Family, checkpointKey, headKey, idKey, logKey, parseKey, streamRange } from './keys.js';
 import { currentOf } from './current-state.js';
 import { logRecord, seqOfRev } from './log-reads.js';
 import { stateAtUnlocked } from './state-at.js';
-import { decodeCount, encodeRecord } from './records.js';
+import { decodeRevision, encodeRecord, encodeSealed } from './records.js';
 import type { HeadRecord, PrunedRecord } from './records.js';
 import type { StorageOp } from '../storage.js';
 import { checkWritable, headOf } from './store-context.js';
@@ -79,13 +78,15 @@ async function compactInSession(ctx: StoreContext, stream: StreamId, origin: num
   if ((await ctx.storage.get(checkpointKey(stream, origin))) === undefined) {
     const state = await stateAtUnlocked(ctx, stream, origin, { exclusive: true });
     const seq = origin === h.rev ? h.seq : await seqOfRev(ctx, stream, origin);
-    ops.push({ type: 'put', key: checkpointKey(stream, origin), value: encodeRecord({ rev: origin, seq, state, stateHash: stateHash(state) }) });
+    const key = checkpointKey(stream, origin);
+    ops.push({ type: 'put', key, value: encodeSealed(key, { rev: origin, seq, state }) });
   }
   for await (const [key] of ctx.storage.iterate(streamRange(Family.checkpoint, stream, 0, origin - 1))) ops.push({ type: 'del', key });
   const origins = (s: StreamId): number => (s === stream ? origin : headOf(ctx, s).origin);
   for await (const [key, value] of ctx.storage.iterate(streamRange(Family.rev, stream, 0, origin))) {
     ops.push({ type: 'del', key });
-    const seq = decodeCount(key, value, stream);
+    const parsed = parseKey(key);
+    const { seq } = decodeRevision(key, value, stream, parsed.family === 'rev' ? parsed.n : -1);
     const record = await logRecord(ctx, seq, stream);
     if (record.pruned || !record.changes.every((c) => c.rev <= origins(c.stream))) continue;
     const stub: PrunedRecord = { pruned: true, seq, changes: record.changes.map((c) => ({ stream: c.stream, rev: c.rev })), prevHash: record.prevHash, hash: record.hash };

@@ -35,6 +35,7 @@ import { appendTransition } from './import-transition.js';
 import { formatKey } from './keys.js';
 import { enqueue } from './publication.js';
 import { FORMAT, corrupt, encodeRecord } from './records.js';
+import { MIGRATES_FROM, migrateToCurrent } from './format-migration.js';
 import { resolveSettings } from './settings.js';
 import type { Storage } from '../storage.js';
 import { NamedLocks, type LockAttempt } from '../named-locks.js';
@@ -55,10 +56,12 @@ import {
 import { watchTransitions } from './watch.js';
 
 /**
- * Open a store over already-opened storage: check (or write) the format record, load heads and
- * the chain tip. Closes the storage when it fails. With `open.create` false, storage without a
- * format record and without data is not made a store.
- * @throws NOT_FOUND (no format record, `create` false), STORE_VERSION, STORE_CORRUPT (format record), STORE_IO
+ * Open a store over already-opened storage: check (or write) the format record — a version-1
+ * store is migrated in place first (`format-migration.ts`) — then load heads and the chain tip.
+ * Closes the storage when it fails. With `open.create` false, storage without a format record
+ * and without data is not made a store.
+ * @throws NOT_FOUND (no format record, `create` false), STORE_VERSION, STORE_CORRUPT (format record, or a
+ *   version-1 record that does not verify during migration), STORE_IO
  */
 export async function openEventStore(storage: Storage, options?: StoreOptions, open: { create: boolean } = { create: true }): Promise<Store> {
   try {
@@ -98,6 +101,10 @@ async function checkFormat(storage: Storage, open: { create: boolean }): Promise
     throw corrupt(key, 'format record does not decode', undefined, err);
   }
   const version = isJsonObject(found) ? found.version : undefined;
+  if (isJsonObject(found) && found.format === FORMAT.format && version === MIGRATES_FROM) {
+    await migrateToCurrent(storage);
+    return;
+  }
   if (!isJsonObject(found) || found.format !== FORMAT.format || version !== FORMAT.version) {
     throw new StateflowError(
       'STORE_VERSION',

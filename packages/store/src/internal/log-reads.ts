@@ -5,9 +5,10 @@
  */
 import { StateflowError } from '@stateflow/core';
 import type { StreamId, Transition } from '../types.js';
-import { Family, logKey, logRange, parseKey, revKey, streamRange } from './keys.js';
+import { Family, logKey, logRange, parseKey, streamRange } from './keys.js';
 import { corrupt, decodeCount, decodeLog } from './records.js';
 import type { LogRecord, PrunedRecord } from './records.js';
+import { revisionRecord } from './replay.js';
 import { headOf } from './store-context.js';
 import type { StoreContext } from './store-context.js';
 
@@ -26,10 +27,7 @@ export async function revAtSeq(ctx: StoreContext, stream: StreamId, seq: number)
  * @throws STORE_CORRUPT when the index entry is missing
  */
 export async function seqOfRev(ctx: StoreContext, stream: StreamId, rev: number): Promise<number> {
-  const key = revKey(stream, rev);
-  const bytes = await ctx.storage.get(key);
-  if (bytes === undefined) throw corrupt(key, 'revision index entry is missing', stream);
-  return decodeCount(key, bytes, stream);
+  return (await revisionRecord(ctx, stream, rev)).seq;
 }
 
 /**

@@ -9,14 +9,14 @@
 import { StateflowError, applyPatch, netPatch } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { ExpectedRevision, PublishInput, PublishResult, StreamChange, StreamId, Transition } from '../types.js';
-import { NO_DEBT, checkpointDue } from './checkpoint-policy.js';
+import { NO_DEBT, afterCheckpoint, checkpointDue, withPatch } from './checkpoint-policy.js';
 import type { CheckpointDebt } from './checkpoint-policy.js';
 import { encodeValue } from './codec.js';
-import { stateHash, transitionHash } from './hash.js';
+import { transitionHash } from './hash.js';
 import { checkpointKey, headKey, idKey, logKey, revKey, seqKey } from './keys.js';
 import { currentOf } from './current-state.js';
 import { logRecord } from './log-reads.js';
-import { decodeCount, encodeRecord } from './records.js';
+import { decodeCount, encodeRecord, encodeSealed } from './records.js';
 import type { HeadRecord } from './records.js';
 import type { StorageOp } from '../storage.js';
 import { checkWritable, headOf } from './store-context.js';
@@ -128,16 +128,16 @@ export function addToGroup(ctx: StoreContext, group: Group, staged: Staged): voi
   encoded(() => {
     ops.push({ type: 'put', key: logKey(transition.seq), value: encodeRecord(transition) });
     for (const { stream, rev, patch } of transition.changes) {
-      ops.push({ type: 'put', key: revKey(stream, rev), value: encodeRecord(transition.seq) });
-      ops.push({ type: 'put', key: seqKey(stream, transition.seq), value: encodeRecord(rev) });
-      const before = group.debts.get(stream) ?? ctx.debt.get(stream) ?? NO_DEBT;
-      let debt = { ...before, patchBytes: before.patchBytes + encodeValue(patch).byteLength };
+      let debt = withPatch(group.debts.get(stream) ?? ctx.debt.get(stream) ?? NO_DEBT, encodeValue(patch).byteLength);
       if (checkpointDue(rev, ctx.settings.checkpointInterval, debt)) {
-        const state = states.get(stream) as JsonObject;
-        const value = encodeRecord({ rev, seq: transition.seq, state, stateHash: stateHash(state) });
-        ops.push({ type: 'put', key: checkpointKey(stream, rev), value });
-        debt = { patchBytes: 0, checkpointBytes: value.byteLength };
+        const key = checkpointKey(stream, rev);
+        const value = encodeSealed(key, { rev, seq: transition.seq, state: states.get(stream) as JsonObject });
+        ops.push({ type: 'put', key, value });
+        debt = afterCheckpoint(rev, value.byteLength);
       }
+      const key = revKey(stream, rev);
+      ops.push({ type: 'put', key, value: encodeSealed(key, { seq: transition.seq, base: debt.base, patch }) });
+      ops.push({ type: 'put', key: seqKey(stream, transition.seq), value: encodeRecord(rev) });
       debts.set(stream, debt);
     }
     if (transition.id !== undefined) ops.push({ type: 'put', key: idKey(transition.id), value: encodeRecord(transition.seq) });

@@ -3,16 +3,21 @@
  * wrong shape, or (for transitions and checkpoints) does not match its own hash becomes
  * STORE_CORRUPT naming the key (and the stream being read, when there is one).
  */
+import { createHash } from 'node:crypto';
 import { StateflowError, isJsonObject } from '@stateflow/core';
 import type { JsonObject, JsonValue } from '@stateflow/core';
 import type { Transition } from '../types.js';
 import { decodeValue, encodeValue } from './codec.js';
-import { stateHash, transitionHash } from './hash.js';
+import { transitionHash } from './hash.js';
 import { describeKey } from './keys.js';
 import { stateProblem } from './validate.js';
 
-/** Format identity written on creation (`M/format`). */
-export const FORMAT = { format: 'stateflow-store', version: 1 } as const;
+/**
+ * Format identity written on creation (`M/format`). Version 2 (README "Storage layout"): sealed
+ * revision-index records that carry the net patch and checkpoint base, sealed checkpoints
+ * without a stateHash; version-1 stores are migrated on open (`format-migration.ts`).
+ */
+export const FORMAT = { format: 'stateflow-store', version: 2 } as const;
 
 /**
  * `M/tip`: what the last commit left. `seq` is the last transition's seq; `generation` counts the
@@ -40,12 +45,75 @@ export interface HeadRecord {
   origin: number;
 }
 
-/** `C/<stream>/<rev>`: a full state snapshot with its hash. */
+/** `C/<stream>/<rev>`: a full state snapshot (sealed). */
 export interface CheckpointRecord {
   rev: number;
   seq: number;
   state: JsonObject;
-  stateHash: string;
+}
+
+/**
+ * `R/<stream>/<rev>` (sealed): the seq of the transition that produced `rev`, its net patch (a
+ * copy of the one in that transition, so a stream's tail is read without the log), and `base`,
+ * the revision of the stream's latest checkpoint at or below `rev` when it was written (0: none;
+ * compaction may delete it, readers then start from the origin's checkpoint).
+ */
+export interface RevisionRecord {
+  seq: number;
+  base: number;
+  patch: JsonObject;
+}
+
+/** Bytes of the seal that ends every sealed record (a sha256). */
+export const SEAL_BYTES = 32;
+
+/** `sha256(key ‖ body)`: the seal of a sealed record's body under its key. */
+function sealOf(key: Uint8Array, body: Uint8Array): Buffer {
+  return createHash('sha256').update(key).update(body).digest();
+}
+
+/**
+ * Encode a sealed record (`R`, `C`): MessagePack body ‖ `sha256(key ‖ body)`. The seal is a cheap
+ * integrity check of the raw bytes on read (a damaged or moved record fails closed); the audit
+ * ties the sealed contents to the hash chain.
+ */
+export function encodeSealed(key: Uint8Array, record: unknown): Uint8Array {
+  const body = encodeValue(record);
+  const out = Buffer.allocUnsafe(body.byteLength + SEAL_BYTES);
+  out.set(body, 0);
+  sealOf(key, body).copy(out, body.byteLength);
+  return out;
+}
+
+/** Whether a sealed record's bytes end with the seal of the rest under `key`. */
+export function sealHolds(key: Uint8Array, bytes: Uint8Array): boolean {
+  if (bytes.byteLength <= SEAL_BYTES) return false;
+  const cut = bytes.byteLength - SEAL_BYTES;
+  return sealOf(key, bytes.subarray(0, cut)).equals(bytes.subarray(cut));
+}
+
+/** The detail of a STORE_CORRUPT error for a record whose seal does not hold. */
+export const SEAL_DETAIL = 'the record does not match its seal';
+
+/** The decoded body of a sealed record after its seal was checked. */
+function unseal(key: Uint8Array, bytes: Uint8Array, stream?: string): JsonValue {
+  if (!sealHolds(key, bytes)) throw corrupt(key, SEAL_DETAIL, stream);
+  return decode(key, bytes.subarray(0, bytes.byteLength - SEAL_BYTES), stream);
+}
+
+/**
+ * The seq a stored `R`, `C` or `I` record names (for truncating a log), in either format, or
+ * `undefined` when the value does not decode.
+ */
+export function storedSeq(key: Uint8Array, bytes: Uint8Array): number | undefined {
+  try {
+    // Sealed (format 2) or not (`I` records; `R` and `C` of a format-1 store being recovered).
+    const v = decodeValue(sealHolds(key, bytes) ? bytes.subarray(0, bytes.byteLength - SEAL_BYTES) : bytes);
+    if (typeof v === 'number') return v;
+    return isJsonObject(v) && typeof v.seq === 'number' ? v.seq : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -89,7 +157,7 @@ function decode(key: Uint8Array, bytes: Uint8Array, stream?: string): JsonValue 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const isHex64 = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
 
-/** Decode a numeric index value (`R`, `S`, `I` families). */
+/** Decode a numeric index value (`S`, `I` families; `R` in format 1). */
 export function decodeCount(key: Uint8Array, bytes: Uint8Array, stream?: string): number {
   const v = decode(key, bytes, stream);
   if (!isCount(v)) throw corrupt(key, 'index value is not a non-negative integer', stream);
@@ -105,19 +173,20 @@ export function decodeHead(key: Uint8Array, bytes: Uint8Array, stream: string): 
   return { rev: v.rev, seq: v.seq, origin: v.origin };
 }
 
-/**
- * Decode and verify `C/<stream>/<rev>`: shape, state validity and (unless `options.verifyHash`
- * is false) the state hash.
- */
-export function decodeCheckpoint(key: Uint8Array, bytes: Uint8Array, stream: string, rev: number, options: { verifyHash?: boolean } = {}): CheckpointRecord {
-  const v = decode(key, bytes, stream);
-  if (!isJsonObject(v) || v.rev !== rev || !isCount(v.seq) || !isJsonObject(v.state) || !isHex64(v.stateHash)) {
-    throw corrupt(key, 'checkpoint record has the wrong shape', stream);
-  }
+/** Decode and verify `C/<stream>/<rev>`: seal, shape and state validity. */
+export function decodeCheckpoint(key: Uint8Array, bytes: Uint8Array, stream: string, rev: number): CheckpointRecord {
+  const v = unseal(key, bytes, stream);
+  if (!isJsonObject(v) || v.rev !== rev || !isCount(v.seq) || !isJsonObject(v.state)) throw corrupt(key, 'checkpoint record has the wrong shape', stream);
   const problem = stateProblem(stream, v.state);
   if (problem !== null) throw corrupt(key, `checkpoint holds an invalid state: ${problem}`, stream);
-  if (options.verifyHash !== false && stateHash(v.state) !== v.stateHash) throw corrupt(key, 'checkpoint state does not match its stateHash', stream);
-  return { rev, seq: v.seq, state: v.state, stateHash: v.stateHash };
+  return { rev, seq: v.seq, state: v.state };
+}
+
+/** Decode and verify `R/<stream>/<rev>`: seal and shape. */
+export function decodeRevision(key: Uint8Array, bytes: Uint8Array, stream: string, rev: number): RevisionRecord {
+  const v = unseal(key, bytes, stream);
+  if (!isJsonObject(v) || !isCount(v.seq) || !isCount(v.base) || v.base > rev || !isJsonObject(v.patch)) throw corrupt(key, 'revision index record has the wrong shape', stream);
+  return { seq: v.seq, base: v.base, patch: v.patch };
 }
 
 /**

@@ -17,7 +17,6 @@ import { decodeHead, decodeLog, decodeTip } from './records.js';
 import type { HeadRecord } from './records.js';
 import type { Settings } from './settings.js';
 import type { Storage, StorageReader } from '../storage.js';
-import { VerifiedRecords } from './verified-records.js';
 import { WatchHub } from './watch-hub.js';
 
 /** The empty state: every stream's state at revision 0. */
@@ -50,7 +49,6 @@ export interface StoreContext {
   /** Publishes waiting for the next group commit. */
   queue: Queued[];
   readonly history: Lru<string, JsonObject>;
-  readonly verified: VerifiedRecords;
   lastSeq: number;
   lastHash: string;
   /** The tip record's generation as this store last saw it (`M/tip`; README "Storage seam"). */
@@ -84,7 +82,6 @@ export async function loadContext(storage: Storage, settings: Settings): Promise
     debt: new Map(),
     queue: [],
     history: new Lru(settings.cacheSize),
-    verified: new VerifiedRecords(),
     lastSeq: 0,
     lastHash: GENESIS_HASH,
     generation: 0,

@@ -6,11 +6,10 @@
  * within the prefix. It works on raw storage, because a store whose heads point past a gap does
  * not load (fail closed), and it is only ever run on a copy.
  */
-import { isJsonObject } from '@stateflow/core';
 import { decodeValue, encodeValue } from './codec.js';
 import { GENESIS_HASH } from './hash.js';
 import { Family, familyRange, headKey, parseKey, streamRange, tipKey } from './keys.js';
-import { decodeHead, decodeLog, decodeTip } from './records.js';
+import { decodeHead, decodeLog, decodeTip, storedSeq } from './records.js';
 import type { Storage, StorageOp } from '../storage.js';
 
 /** The last seq of the longest run 1, 2, 3, … of log records whose chain (`prevHash` → `hash`) and own hashes verify. */
@@ -48,18 +47,9 @@ export async function truncateAfter(storage: Storage, tip: number): Promise<{ dr
       dropped++;
     }
   }
-  const seqIn = (bytes: Uint8Array): number | undefined => {
-    try {
-      const v = decodeValue(bytes);
-      if (typeof v === 'number') return v;
-      return isJsonObject(v) && typeof v.seq === 'number' ? v.seq : undefined;
-    } catch {
-      return undefined;
-    }
-  };
   for (const family of [Family.rev, Family.checkpoint, Family.id]) {
     for await (const [key, value] of storage.iterate(familyRange(family))) {
-      const seq = seqIn(value);
+      const seq = storedSeq(key, value);
       if (seq !== undefined && seq > tip) ops.push({ type: 'del', key });
     }
   }
