@@ -76,6 +76,28 @@ describe.skipIf('unavailable' in server)('stateflow --store postgres://…', () 
     expect(json(expectOk(await sf(['--json', 'audit'])))).toMatchObject({ transitions: 5, streams: 2, problems: [] });
   });
 
+  it('never prints a password given in the URL: the serve banner and errors show the URL without it', async () => {
+    const withPassword = new URL(url);
+    withPassword.password = 'pw-must-not-show';
+    const refused = await stateflow(['--store', withPassword.toString(), 'stop']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(parseTarget(url).location);
+    expect(refused.stderr).not.toContain('pw-must-not-show');
+    const child = spawn(process.execPath, [BIN, '--store', withPassword.toString(), 'serve', '--port', '0']);
+    try {
+      const banner: string[] = [];
+      for await (const line of createInterface({ input: child.stdout })) {
+        banner.push(line);
+        if (line === 'stop with Ctrl-C') break;
+      }
+      expect(banner).toContain(`data: ${parseTarget(url).location}`);
+      expect(banner.join('\n')).not.toContain('pw-must-not-show');
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  });
+
   it('STATEFLOW_STORE names the store when no --store or --dir is given; --store with --dir is USAGE', async () => {
     const result = expectOk(await stateflow(['--json', 'log'], { env: { STATEFLOW_STORE: url } }));
     expect((jsonLines(result.stdout) as { seq: number }[]).map((t) => t.seq)).toEqual([1, 2, 3, 4, 5]);

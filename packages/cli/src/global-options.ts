@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { StateflowError } from '@stateflow/core';
-import { isPostgresUrl } from '@stateflow/store-postgres';
+import { isPostgresUrl, parseTarget } from '@stateflow/store-postgres';
 import { nonEmpty } from './internal/arguments.js';
 import type { CliIo } from './cli-io.js';
 
@@ -29,6 +29,8 @@ export interface GlobalOptions {
   store: string;
   /** The LevelDB directory of {@link GlobalOptions.store}; `null` when the store is PostgreSQL. */
   dir: string | null;
+  /** {@link GlobalOptions.store} for messages and banners: the directory, or the URL without its password. */
+  storeLabel: string;
   /** `--json`: machine output on stdout, `{ error }` objects for failures. */
   json: boolean;
   /** Owners from `--global --cwd --session --mode`; with none given, `--cwd` is the current directory. */
@@ -86,7 +88,7 @@ export function globalOptions(command: Command, io: CliIo): GlobalOptions {
   if (selection.global === undefined && selection.cwd === undefined && selection.session === undefined) {
     selection.cwd = io.cwd;
   }
-  return { store: dir ?? location, dir, json: raw.json === true, selection };
+  return { store: dir ?? location, dir, storeLabel: dir ?? parseTarget(location).location, json: raw.json === true, selection };
 }
 
 /**
@@ -97,5 +99,5 @@ export function globalOptions(command: Command, io: CliIo): GlobalOptions {
  */
 export function levelDir(options: GlobalOptions, command: string, instead: string): string {
   if (options.dir !== null) return options.dir;
-  throw new StateflowError('USAGE', `stateflow ${command} works on a LevelDB directory (--dir), not on the PostgreSQL store ${options.store}: ${instead}`, {});
+  throw new StateflowError('USAGE', `stateflow ${command} works on a LevelDB directory (--dir), not on the PostgreSQL store ${options.storeLabel}: ${instead}`, {});
 }

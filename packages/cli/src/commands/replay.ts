@@ -66,11 +66,11 @@ export function registerReplayCommand(program: Command, ctx: CommandContext): vo
         if (first !== undefined) {
           throw new StateflowError(
             'STORE_CORRUPT',
-            `The replayed store fails its audit with ${count(audit.problems.length, 'problem')} (first: ${first.code} ${first.key ?? ''}: ${first.detail}); nothing was written to ${options.store}.`,
+            `The replayed store fails its audit with ${count(audit.problems.length, 'problem')} (first: ${first.code} ${first.key ?? ''}: ${first.detail}); nothing was written to ${options.storeLabel}.`,
             { detail: `${first.code}: ${first.detail}` },
           );
         }
-        return { dir: options.store, transitions, lastSeq: store.lastSeq(), hash, problems: 0 };
+        return { dir: options.storeLabel, transitions, lastSeq: store.lastSeq(), hash, problems: 0 };
       });
       emit(ctx.io, options, report, () =>
         `replayed ${count(report.transitions, 'transition')} into ${report.dir}: every hash verified, last hash ${report.hash}, audit clean`,

@@ -107,7 +107,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
       ctx.io.stdout.write(
         [
           `stateflow serving on ${server.url}`,
-          `data: ${options.store}`,
+          `data: ${options.storeLabel}`,
           `ladders: ${server.ladders.length === 0 ? 'none (pass --ladders DIR to serve some)' : server.ladders.join(', ')}`,
           `try: ${tryCommand(server, local.background === true ? null : ctx.io.cwd, dir)}`,
           `token: ${server.requireToken ? 'required on every request' : 'accepted'}${dir === null ? '' : ' (stateflow-server.json in the store directory)'}; browser: ${server.url}/ui/#token=${server.token}`,
