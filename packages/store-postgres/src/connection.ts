@@ -15,7 +15,7 @@ export interface PostgresTarget {
   connectionString: string;
   /** The store's schema (a PostgreSQL identifier: `[a-z_][a-z0-9_]*`, ≤ 63 bytes). */
   schema: string;
-  /** The URL without its password, for messages and `Store.location`. */
+  /** The URL without its passwords (user info, `password=`, `sslpassword=`), for messages and `Store.location`. */
   location: string;
 }
 
@@ -34,10 +34,15 @@ export function parseTarget(url: string): PostgresTarget {
   try {
     parsed = new URL(url);
   } catch (cause) {
-    throw new StateflowError('USAGE', `${JSON.stringify(url)} is not a URL; give postgres://user@host:5432/database?schema=name`, {}, { cause });
+    // The text may carry a password (user:password@): never echo what lies before the host.
+    const shown = url.replace(/:\/\/[^/?#]*@/, '://…@');
+    throw new StateflowError('USAGE', `${JSON.stringify(shown)} is not a URL; give postgres://user@host:5432/database?schema=name`, {}, { cause });
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
     throw new StateflowError('USAGE', `A PostgreSQL store URL starts with postgres://, got ${parsed.protocol}//`, {});
+  }
+  if (parsed.searchParams.getAll('schema').length > 1) {
+    throw new StateflowError('USAGE', 'A store URL names one schema: give schema= once', {});
   }
   const schema = parsed.searchParams.get('schema') ?? DEFAULT_SCHEMA;
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
@@ -46,6 +51,8 @@ export function parseTarget(url: string): PostgresTarget {
   parsed.searchParams.delete('schema');
   const connectionString = parsed.toString();
   if (parsed.password !== '') parsed.password = '';
+  // pg also reads passwords from the query (password=, sslpassword=): none reaches the location.
+  for (const name of [...parsed.searchParams.keys()]) if (/password/i.test(name)) parsed.searchParams.delete(name);
   parsed.searchParams.set('schema', schema);
   return { connectionString, schema, location: parsed.toString() };
 }
