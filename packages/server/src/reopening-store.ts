@@ -15,6 +15,7 @@ import { NamedLocks } from '@stateflow/store';
 import type {
   AuditReport,
   BackendLock,
+  LockAttempt,
   ForkOptions,
   PublishInput,
   PublishResult,
@@ -129,7 +130,7 @@ class ReopeningStore implements Store {
     return this.#locks.run(name, fn);
   }
 
-  withLockIfFree<T>(name: string, fn: () => Promise<T>, options?: { local?: 'decline' | 'wait' }): Promise<{ ran: true; value: T } | { ran: false }> {
+  withLockIfFree<T>(name: string, fn: () => Promise<T>, options?: { local?: 'decline' | 'wait' }): Promise<LockAttempt<T>> {
     return this.#locks.runIfFree(name, fn, options);
   }
 

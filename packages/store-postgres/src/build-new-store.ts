@@ -9,9 +9,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { StateflowError } from '@stateflow/core';
 import type { Store, StoreOptions } from '@stateflow/store';
-import { parseTarget, type PostgresTarget } from './connection.js';
+import { parseTarget, withClient, type PostgresTarget } from './connection.js';
 import { dropPostgresStore, openPostgresStore } from './open-postgres-store.js';
-import { translatePgError } from './pg-errors.js';
 import { lockStore } from './schema.js';
 
 /**
@@ -75,17 +74,4 @@ async function assertEmpty(client: pg.ClientBase, target: PostgresTarget): Promi
     throw new StateflowError('USAGE', `Schema "${target.schema}" of ${target.location} is not empty: give a new schema (?schema=name) to build the store in.`, {});
   }
   return true;
-}
-
-/** Run `fn` on a new connection to the target's database, closed afterwards; database errors typed. */
-async function withClient<T>(target: PostgresTarget, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: target.connectionString });
-  try {
-    await client.connect();
-    return await fn(client);
-  } catch (err) {
-    throw translatePgError(err, target.location);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }

@@ -4,7 +4,9 @@
  * that several stores can share one database. The location the store reports never carries a
  * password.
  */
+import pg from 'pg';
 import { StateflowError } from '@stateflow/core';
+import { translatePgError } from './pg-errors.js';
 
 /** The schema a store uses when its URL names none. */
 export const DEFAULT_SCHEMA = 'stateflow';
@@ -55,4 +57,21 @@ export function parseTarget(url: string): PostgresTarget {
   for (const name of [...parsed.searchParams.keys()]) if (/password/i.test(name)) parsed.searchParams.delete(name);
   parsed.searchParams.set('schema', schema);
   return { connectionString, schema, location: parsed.toString() };
+}
+
+/**
+ * Run `fn` on a new connection to the target's database, closed afterwards (schema-level work
+ * outside a store: building, dropping).
+ * @throws STORE_UNAVAILABLE, STORE_IO for the database's failures (typed by `translatePgError`)
+ */
+export async function withClient<T>(target: PostgresTarget, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: target.connectionString });
+  try {
+    await client.connect();
+    return await fn(client);
+  } catch (err) {
+    throw translatePgError(err, target.location);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }

@@ -3,12 +3,10 @@
  * `postgres://` URL means PostgreSQL, anything else a LevelDB directory, which stays the
  * embedded default.
  */
-import pg from 'pg';
 import { StateflowError } from '@stateflow/core';
 import { openStore, openStoreOver } from '@stateflow/store';
 import type { Store, StoreOptions } from '@stateflow/store';
-import { isPostgresUrl, parseTarget } from './connection.js';
-import { translatePgError } from './pg-errors.js';
+import { isPostgresUrl, parseTarget, withClient } from './connection.js';
 import { openPostgresStorage } from './postgres-storage.js';
 
 /** Options of {@link openPostgresStore}: the store's, and the pools' sizes. */
@@ -56,13 +54,5 @@ export function openStoreAt(location: string, options?: StoreOptions): Promise<S
  */
 export async function dropPostgresStore(url: string): Promise<void> {
   const target = parseTarget(url);
-  const client = new pg.Client({ connectionString: target.connectionString });
-  try {
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${target.schema}" CASCADE`);
-  } catch (err) {
-    throw translatePgError(err, target.location);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  await withClient(target, (client) => client.query(`DROP SCHEMA IF EXISTS "${target.schema}" CASCADE`));
 }
