@@ -6,7 +6,7 @@ import { backends, dump, hashDir } from './test-support/backends.js';
 import { decodeValue, encodeValue } from './internal/codec.js';
 import { transitionHash } from './internal/hash.js';
 import { checkpointKey, headKey, logKey, revKey } from './internal/keys.js';
-import { SEAL_BYTES, encodeSealed } from './internal/records.js';
+import { SEAL_BYTES, checkpointBody, encodeCheckpoint, encodeSealed } from './internal/records.js';
 import { collect } from './test-support/backends.js';
 import type { Storage } from './storage.js';
 import type { Transition } from './types.js';
@@ -32,6 +32,17 @@ const putSealed = async (s: Storage, key: Uint8Array, record: JsonObject, option
     const old = (await s.get(key)) as Uint8Array;
     value.set(old.subarray(old.byteLength - SEAL_BYTES), value.byteLength - SEAL_BYTES);
   }
+  await put(s, key, value);
+};
+
+/** Rewrite the state of the checkpoint at `key` by `edit`, resealed (or `stale`: with the seal `key` had before). */
+const editCheckpointState = async (s: Storage, key: Uint8Array, edit: (state: JsonObject) => void, options: { stale?: boolean } = {}): Promise<void> => {
+  const old = (await s.get(key)) as Uint8Array;
+  const cp = checkpointBody(key, old.subarray(0, old.byteLength - SEAL_BYTES), 'global');
+  const state = structuredClone(cp.state);
+  edit(state);
+  const value = Buffer.from(encodeCheckpoint(key, { ...cp, state }));
+  if (options.stale === true) value.set(old.subarray(old.byteLength - SEAL_BYTES), value.byteLength - SEAL_BYTES);
   await put(s, key, value);
 };
 
@@ -167,9 +178,7 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
 
   it('a resealed checkpoint holding another state: CHECKPOINT_MISMATCH (the audit ties checkpoints to the replay)', async () => {
     await h.raw(async (s) => {
-      const cp = await readSealed(s, checkpointKey('global', 6));
-      (cp.state as JsonObject).n = 66;
-      await putSealed(s, checkpointKey('global', 6), cp);
+      await editCheckpointState(s, checkpointKey('global', 6), (state) => (state.n = 66));
     });
     await h.reopen();
     expect((await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`)).toEqual(['CHECKPOINT_MISMATCH C/global/6']);
@@ -177,12 +186,8 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
 
   it('a checkpoint whose bytes changed: SEAL_MISMATCH; a resealed invalid state: STATE_INVALID', async () => {
     await h.raw(async (s) => {
-      const cp = await readSealed(s, checkpointKey('global', 6));
-      (cp.state as JsonObject).n = 66;
-      await putSealed(s, checkpointKey('global', 6), cp, { stale: true });
-      const cp3 = await readSealed(s, checkpointKey('global', 3));
-      (cp3.state as JsonObject).lazy = 5;
-      await putSealed(s, checkpointKey('global', 3), cp3);
+      await editCheckpointState(s, checkpointKey('global', 6), (state) => (state.n = 66), { stale: true });
+      await editCheckpointState(s, checkpointKey('global', 3), (state) => (state.lazy = 5));
     });
     await h.reopen();
     const codes = (await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`);
@@ -231,6 +236,15 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     const codes = (await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`);
     expect(codes).toEqual(expect.arrayContaining(['HEAD_MISMATCH H/session:ok', 'INDEX_MISMATCH R/global/2', 'ID_MISMATCH I/t3']));
     expect((await failureOf(h.store.stateAt('global', 2))).code).toBe('STORE_CORRUPT');
+  });
+
+  it('keys no family owns — before, between and after the families, and malformed keys inside one — are UNKNOWN_RECORD once each, nothing else', async () => {
+    const foreign = [[0x01, 0x61], [0x44, 0x61], [0x4a], [0x4e, 0x00], [0x5a, 0x7a, 0x7a], [0xff], [0x43, 0x67]].map((bytes) => Buffer.from(bytes));
+    await h.raw((s) => rawWrite(s, foreign.map((key) => ({ type: 'put' as const, key, value: encodeValue(1) }))));
+    await h.reopen();
+    const problems = (await h.store.audit()).problems;
+    expect(problems.map((p) => p.code)).toEqual(foreign.map(() => 'UNKNOWN_RECORD'));
+    expect(new Set(problems.map((p) => p.key)).size).toBe(foreign.length);
   });
 
   it('a missing and an extra R and S entry in the middle of a stream: INDEX_MISMATCH each, nothing else', async () => {

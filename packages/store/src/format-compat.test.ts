@@ -1,6 +1,8 @@
 /**
  * Stores written before still open, read and audit clean (README "Storage layout": encoding,
- * format versions): a version-1 store is migrated to version 2 in place on open.
+ * format versions): a version-1 store is migrated to the current version in place on open; a
+ * version-2 store (checkpoint states as MessagePack) is read as it is and gets the current format
+ * record alone.
  * `test-fixtures/store-v0.1.0` was written by @stateflow/store 0.1.0, whose MessagePack encoder
  * gave every map a fixed 16-bit size (a table and a write-ahead log, checkpoints every 4
  * revisions, a compacted stream, a fork, a revert, idempotency ids); `store-v0.1.0.json` is what
@@ -18,9 +20,9 @@ import { recoverStore } from './recover-store.js';
 import { collect, dump, rawWrite } from './test-support/backends.js';
 import { openDiskStorage } from './level-storage.js';
 import type { Storage } from './storage.js';
-import { decodeValue, encodeValue } from './internal/codec.js';
+import { decodeFields, decodeValue, encodeValue } from './internal/codec.js';
 import { Family, formatKey, parseKey } from './internal/keys.js';
-import { SEAL_BYTES, sealHolds } from './internal/records.js';
+import { SEAL_BYTES, checkpointBody, encodeSealed, sealHolds } from './internal/records.js';
 import { failureOf } from '@stateflow/test-kit';
 import type { StreamHead, Transition } from './types.js';
 
@@ -87,21 +89,23 @@ describe('a store written by version 0.1.0 (16-bit map sizes)', () => {
     }
   }
 
-  it('is migrated to format 2 on open: sealed index records carrying each patch, sealed checkpoints; a second open changes nothing', async () => {
+  it('is migrated to format 3 on open: sealed index records carrying each patch, sealed checkpoints with JSON states; a second open changes nothing', async () => {
     expect(await raw(async (s) => decodeValue((await s.get(formatKey())) as Uint8Array))).toEqual({ format: 'stateflow-store', version: 1 });
     let store = await openStore(dir, { checkpointInterval: 4 });
     await store.close();
     const migrated = await raw(dump);
     await raw(async (s) => {
-      expect(decodeValue((await s.get(formatKey())) as Uint8Array)).toEqual({ format: 'stateflow-store', version: 2 });
+      expect(decodeValue((await s.get(formatKey())) as Uint8Array)).toEqual({ format: 'stateflow-store', version: 3 });
       let revisions = 0;
       for await (const [key, value] of s.iterate({})) {
         const k = parseKey(key);
         if (k.family !== 'rev' && k.family !== 'checkpoint') continue;
         expect(sealHolds(key, value)).toBe(true);
+        if (k.family === 'checkpoint') {
+          expect([...decodeFields(value.subarray(0, value.byteLength - SEAL_BYTES)).keys()].sort()).toEqual(['json', 'rev', 'seq']);
+          continue;
+        }
         const body = decodeValue(value.subarray(0, value.byteLength - SEAL_BYTES)) as JsonObject;
-        if (k.family === 'checkpoint') expect(Object.keys(body).sort()).toEqual(['rev', 'seq', 'state']);
-        if (k.family !== 'rev') continue;
         revisions++;
         const transition = expected.transitions.find((t) => t.seq === body.seq);
         expect(body.patch).toEqual(transition?.changes.find((c) => c.stream === k.stream && c.rev === k.n)?.patch);
@@ -145,6 +149,75 @@ describe('a store written by version 0.1.0 (16-bit map sizes)', () => {
       }
     } finally {
       await rm(into, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a version-2 store (checkpoint states as MessagePack)', () => {
+  let dir: string;
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A store written now, then turned into version 2: every checkpoint's state re-encoded as MessagePack and resealed, format record 2. */
+  async function versionTwoStore(): Promise<{ states: Map<number, JsonObject>; transitions: Transition[] }> {
+    dir = await mkdtemp(path.join(tmpdir(), 'stateflow-v2-'));
+    const store = await openStore(dir, { checkpointInterval: 4 });
+    const states = new Map<number, JsonObject>();
+    for (let i = 1; i <= 11; i++) {
+      await store.publish({ changes: { global: { n: i, [`k${i % 3}`]: { v: i }, lazy: { memory: `m${i}` } } } });
+      states.set(i, await store.state('global'));
+    }
+    const transitions = await collect(store.transitions());
+    await store.close();
+    const storage = await openDiskStorage(dir);
+    try {
+      const ops = [];
+      for await (const [key, value] of storage.iterate({ gte: Buffer.from([Family.checkpoint]), lt: Buffer.from([Family.checkpoint + 1]) })) {
+        const k = parseKey(key);
+        const body = checkpointBody(key, value.subarray(0, value.byteLength - SEAL_BYTES), k.family === 'checkpoint' ? k.stream : '');
+        ops.push({ type: 'put' as const, key, value: encodeSealed(key, { rev: body.rev, seq: body.seq, state: body.state }) });
+      }
+      expect(ops.length).toBeGreaterThan(1);
+      ops.push({ type: 'put' as const, key: formatKey(), value: encodeValue({ format: 'stateflow-store', version: 2 }) });
+      await rawWrite(storage, ops);
+    } finally {
+      await storage.close();
+    }
+    return { states, transitions };
+  }
+
+  it('opens with its checkpoints as they are and only the format record rewritten; reads every revision, audits clean, takes writes', async () => {
+    const { states, transitions } = await versionTwoStore();
+    const before = await (async () => {
+      const storage = await openDiskStorage(dir);
+      try {
+        return await dump(storage);
+      } finally {
+        await storage.close();
+      }
+    })();
+    let store = await openStore(dir, { checkpointInterval: 4, cacheSize: 0 });
+    await store.close();
+    const storage = await openDiskStorage(dir);
+    try {
+      const after = await dump(storage);
+      const formatHex = formatKey().toString('hex');
+      expect(after.filter((entry) => !before.includes(entry)).map((entry) => entry.split('=')[0])).toEqual([formatHex]);
+      expect(after.length).toBe(before.length);
+      expect(decodeValue((await storage.get(formatKey())) as Uint8Array)).toEqual({ format: 'stateflow-store', version: 3 });
+    } finally {
+      await storage.close();
+    }
+    store = await openStore(dir, { checkpointInterval: 4, cacheSize: 0 });
+    try {
+      for (const [rev, state] of states) expect(await store.stateAt('global', rev)).toEqual(state);
+      expect(await collect(store.transitions())).toEqual(transitions);
+      expect((await store.audit()).problems).toEqual([]);
+      await store.publish({ changes: { global: { n: 12 } } });
+      expect((await store.audit()).problems).toEqual([]);
+    } finally {
+      await store.close();
     }
   });
 });

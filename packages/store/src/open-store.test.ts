@@ -57,7 +57,7 @@ describe('openStore / openMemoryStore', () => {
     const before = await rawDump(dir);
     const err = await rejectionOf(openStore(dir));
     expect(err.code).toBe('STORE_VERSION');
-    expect(err.details).toEqual({ found: 99, supported: 2 });
+    expect(err.details).toEqual({ found: 99, supported: 3 });
     expect(await rawDump(dir)).toEqual(before);
   });
 
@@ -67,7 +67,7 @@ describe('openStore / openMemoryStore', () => {
     await db.close();
     const err = await rejectionOf(openStore(dir));
     expect(err.code).toBe('STORE_VERSION');
-    expect(err.details).toEqual({ found: null, supported: 2 });
+    expect(err.details).toEqual({ found: null, supported: 3 });
     expect(await rawDump(dir)).toHaveLength(1);
   });
 

@@ -14,10 +14,9 @@
  * order and compared with one stream's columns at a time; only the current stream's sorted
  * revision view and the problems found are held besides.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { JsonObject } from '@stateflow/core';
 import { AuditCode } from '../audit-code.js';
-import { encodeValue } from './codec.js';
 import type { RevisionRecord } from './records.js';
 import { Family, familyRange, parseKey } from './keys.js';
 import type { StorageReader } from '../storage.js';
@@ -173,11 +172,12 @@ async function mergeFamily(
 }
 
 /**
- * `sha256(MessagePack(patch))` cut to 48 bits: what the audit keeps of each logged patch to tie
- * the copy in its revision-index record to the hash-chained transition.
+ * `sha256(JSON text of patch)` cut to 48 bits: what the audit keeps of each logged patch to tie
+ * the copy in its revision-index record to the hash-chained transition (both are decoded with
+ * the key order they were written with).
  */
 export function patchDigest(patch: JsonObject): number {
-  return createHash('sha256').update(encodeValue(patch)).digest().readUIntBE(0, 6);
+  return hash('sha256', JSON.stringify(patch), 'buffer').readUIntBE(0, 6);
 }
 
 /** Decode a revision-index record, reporting an undecodable, ill-shaped or unsealed one; `undefined` when it was reported. */

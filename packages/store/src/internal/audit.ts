@@ -14,12 +14,12 @@ import { applyPatch, isJsonObject, isStateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import { AuditCode } from '../audit-code.js';
 import type { AuditProblem, AuditReport } from '../types.js';
-import { createHash } from 'node:crypto';
-import { decodeValue, encodeValue } from './codec.js';
+import { hash } from 'node:crypto';
+import { decodeFields, decodeValue } from './codec.js';
 import { GENESIS_HASH, stateHash, transitionHash } from './hash.js';
 import { checkRevisionIndex, checkSeqIndex, patchDigest, StreamChanges } from './audit-indexes.js';
-import { Family, checkpointKey, describeKey, familyRange, parseKey } from './keys.js';
-import { FORMAT, SEAL_BYTES, decodeCheckpoint, decodeCount, decodeHead, decodeLog, decodeRevision, decodeTip, sealHolds } from './records.js';
+import { Family, checkpointKey, describeKey, familyRange, gapRanges, parseKey } from './keys.js';
+import { FORMAT, SEAL_BYTES, checkpointBody, decodeCheckpoint, decodeCount, decodeHead, decodeLog, decodeRevision, decodeTip, sealHolds } from './records.js';
 import type { HeadRecord, LogRecord, RevisionRecord, TipRecord } from './records.js';
 import type { StorageReader } from '../storage.js';
 import { stateProblem } from './validate.js';
@@ -53,7 +53,10 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
   const heads = new Map<string, HeadRecord>();
   for await (const [key, value] of storage.iterate(familyRange(Family.head))) {
     const k = parseKey(key);
-    if (k.family !== 'head') continue;
+    if (k.family !== 'head') {
+      report(AuditCode.UNKNOWN_RECORD, key, 'malformed head key');
+      continue;
+    }
     try {
       heads.set(k.stream, decodeHead(key, value, k.stream));
     } catch (err) {
@@ -62,15 +65,18 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
   }
 
   // Checkpoints: verify each one, keep the hashes and the origin states.
-  // Each checkpoint's state is kept as a digest of its MessagePack encoding (much cheaper than
-  // RFC 8785): replay builds states with the same key order, so equal states encode equally; a
-  // digest mismatch is confirmed with canonical hashes before it is reported.
+  // Each checkpoint's state is kept as a digest of its JSON text (much cheaper than RFC 8785):
+  // replay builds states with the same key order, so equal states serialise equally; a digest
+  // mismatch is confirmed with canonical hashes before it is reported.
   const checkpoints = new Map<string, Map<number, { digest: string; seq: number }>>();
   const replays = new Map<string, Replay>();
   let checkpointCount = 0;
   for await (const [key, value] of storage.iterate(familyRange(Family.checkpoint))) {
     const k = parseKey(key);
-    if (k.family !== 'checkpoint') continue;
+    if (k.family !== 'checkpoint') {
+      report(AuditCode.UNKNOWN_RECORD, key, 'malformed checkpoint key');
+      continue;
+    }
     checkpointCount++;
     try {
       const cp = decodeCheckpoint(key, value, k.stream, k.n);
@@ -228,25 +234,29 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
   // Idempotency records.
   for await (const [key, value] of storage.iterate(familyRange(Family.id))) {
     const k = parseKey(key);
-    if (k.family !== 'id') continue;
+    if (k.family !== 'id') {
+      report(AuditCode.UNKNOWN_RECORD, key, 'malformed idempotency key');
+      continue;
+    }
     const seq = decodeIndex(key, value, undefined, report);
     if (seq !== undefined && ids.get(k.id) !== seq) report(AuditCode.ID_MISMATCH, key, `points at seq ${seq}, which does not carry this id`);
     ids.delete(k.id);
   }
   for (const [id, seq] of ids) report(AuditCode.ID_MISMATCH, `I/${id}`, `transition ${seq} carries this id but the idempotency record is missing`);
 
-  // Anything else.
-  for await (const [key] of storage.iterate({})) {
-    if (parseKey(key).family === 'unknown') report(AuditCode.UNKNOWN_RECORD, key, 'key outside every known family');
+  // Anything else: keys between and around the families (each family's pass reported its own
+  // malformed keys), so the families are not read twice.
+  for (const range of gapRanges()) {
+    for await (const [key] of storage.iterate(range)) report(AuditCode.UNKNOWN_RECORD, key, 'key outside every known family');
   }
 
   const streams = [...heads.values()].filter((h) => h.rev > 0).length;
   return { transitions, streams, checkpoints: checkpointCount, problems };
 }
 
-/** sha256 of a state's MessagePack encoding (see the checkpoint pass of {@link runAudit}). */
+/** sha256 of a state's JSON text (see the checkpoint pass of {@link runAudit}). */
 function stateDigest(state: JsonObject): string {
-  return createHash('sha256').update(encodeValue(state)).digest('base64');
+  return hash('sha256', JSON.stringify(state), 'base64');
 }
 
 /** Whether the checkpoint of `stream` at `rev` holds `state` by RFC 8785 hash (a digest mismatch's confirmation). */
@@ -304,14 +314,24 @@ function sealedCode(key: Uint8Array, value: Uint8Array): AuditCode {
 function checkpointCode(key: Uint8Array, value: Uint8Array, stream: string): AuditCode {
   const code = sealedCode(key, value);
   if (code !== AuditCode.RECORD_INVALID) return code;
-  const v = decodeValue(value.subarray(0, value.byteLength - SEAL_BYTES));
-  return isJsonObject(v) && isJsonObject(v.state) && stateProblem(stream, v.state) !== null ? AuditCode.STATE_INVALID : AuditCode.RECORD_INVALID;
+  try {
+    const { state } = checkpointBody(key, value.subarray(0, value.byteLength - SEAL_BYTES), stream);
+    return stateProblem(stream, state) !== null ? AuditCode.STATE_INVALID : AuditCode.RECORD_INVALID;
+  } catch {
+    return AuditCode.RECORD_INVALID;
+  }
 }
 
 /** RECORD_UNDECODABLE when the bytes are not MessagePack at all, else RECORD_INVALID. */
 function codeOf(value: Uint8Array): AuditCode {
   try {
     decodeValue(value);
+    return AuditCode.RECORD_INVALID;
+  } catch {
+    // A format-3 checkpoint body (a binary field) decodes as fields only.
+  }
+  try {
+    decodeFields(value);
     return AuditCode.RECORD_INVALID;
   } catch {
     return AuditCode.RECORD_UNDECODABLE;

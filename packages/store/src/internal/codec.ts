@@ -49,3 +49,53 @@ function toFrozenJson(raw: unknown): JsonValue {
   }
   throw new TypeError(`unexpected decoded type ${Object.prototype.toString.call(raw)}`);
 }
+
+/**
+ * The raw fields of a MessagePack map record, values as msgpackr decodes them (binary as
+ * `Uint8Array`, maps as `Map`): for records with a binary field (a format-3 checkpoint), whose
+ * JSON fields the caller passes through {@link frozenJson}.
+ * @throws Error when the bytes are not MessagePack or not a map with string keys
+ */
+export function decodeFields(bytes: Uint8Array): Map<string, unknown> {
+  const raw: unknown = packr.unpack(bytes);
+  if (!(raw instanceof Map)) throw new TypeError('record is not a map');
+  for (const key of raw.keys()) if (typeof key !== 'string') throw new TypeError(`non-string map key (${typeof key})`);
+  return raw as Map<string, unknown>;
+}
+
+/** A value decoded by msgpackr as deeply frozen plain JSON (see {@link decodeValue}). @throws TypeError for non-JSON kinds */
+export function frozenJson(raw: unknown): JsonValue {
+  return toFrozenJson(raw);
+}
+
+/** Characters JSON text may hold that are not printable ASCII (DEL and above; control characters are always escaped). */
+const NON_ASCII = /[\u007f-\uffff]/g;
+
+/**
+ * A JSON value as ASCII JSON text (a checkpoint's state, format 3): `JSON.stringify` with every
+ * character from U+007F up escaped as `\uXXXX` (astral characters as their two surrogates), so
+ * the text decodes as Latin-1 — a copy — and parses as a one-byte string, V8's fast case. Text
+ * with non-ASCII characters decoded as UTF-8 reads about twice as slowly.
+ */
+export function asciiJson(value: JsonValue): Buffer {
+  const text = JSON.stringify(value).replace(NON_ASCII, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return Buffer.from(text, 'latin1');
+}
+
+/**
+ * Parse ASCII JSON text ({@link asciiJson}) into deeply frozen plain values. V8's `JSON.parse`
+ * builds objects about twice as fast as msgpackr decodes maps into `Map`s that are then rebuilt,
+ * and it defines every key (`__proto__` included) as an own data property.
+ * @throws SyntaxError when the bytes are not JSON; callers translate it into STORE_CORRUPT
+ */
+export function parseAsciiJson(bytes: Uint8Array): JsonValue {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  return deepFreeze(JSON.parse(text) as JsonValue);
+}
+
+function deepFreeze(value: JsonValue): JsonValue {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) for (const item of value) deepFreeze(item);
+  else for (const key in value) deepFreeze(value[key] as JsonValue);
+  return Object.freeze(value) as JsonValue;
+}

@@ -10,7 +10,7 @@ import { Family, checkpointKey, headKey, idKey, logKey, parseKey, streamRange } 
 import { currentOf } from './current-state.js';
 import { logRecord, seqOfRev } from './log-reads.js';
 import { stateAtUnlocked } from './state-at.js';
-import { decodeRevision, encodeRecord, encodeSealed } from './records.js';
+import { decodeRevision, encodeCheckpoint, encodeRecord } from './records.js';
 import type { HeadRecord, PrunedRecord } from './records.js';
 import type { StorageOp } from '../storage.js';
 import { checkWritable, headOf } from './store-context.js';
@@ -79,7 +79,7 @@ async function compactInSession(ctx: StoreContext, stream: StreamId, origin: num
     const state = await stateAtUnlocked(ctx, stream, origin, { exclusive: true });
     const seq = origin === h.rev ? h.seq : await seqOfRev(ctx, stream, origin);
     const key = checkpointKey(stream, origin);
-    ops.push({ type: 'put', key, value: encodeSealed(key, { rev: origin, seq, state }) });
+    ops.push({ type: 'put', key, value: encodeCheckpoint(key, { rev: origin, seq, state }) });
   }
   for await (const [key] of ctx.storage.iterate(streamRange(Family.checkpoint, stream, 0, origin - 1))) ops.push({ type: 'del', key });
   const origins = (s: StreamId): number => (s === stream ? origin : headOf(ctx, s).origin);

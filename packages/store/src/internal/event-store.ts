@@ -101,7 +101,7 @@ async function checkFormat(storage: Storage, open: { create: boolean }): Promise
     throw corrupt(key, 'format record does not decode', undefined, err);
   }
   const version = isJsonObject(found) ? found.version : undefined;
-  if (isJsonObject(found) && found.format === FORMAT.format && version === MIGRATES_FROM) {
+  if (isJsonObject(found) && found.format === FORMAT.format && typeof version === 'number' && MIGRATES_FROM.includes(version)) {
     await migrateToCurrent(storage);
     return;
   }

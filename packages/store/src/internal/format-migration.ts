@@ -1,10 +1,14 @@
 /**
- * Format migration (README "Storage layout": format versions): a version-1 store — revision
- * index values that are bare seqs, checkpoints `{ rev, seq, state, stateHash }` without a seal —
- * is rewritten to version 2 in place when it is opened, in one atomic commit with the new format
- * record, so a crash leaves it wholly version 1 or wholly version 2. Every record it rewrites is
- * verified first (each transition by its hash, each checkpoint by its stateHash); a damaged one
- * stops the migration with STORE_CORRUPT and nothing is written.
+ * Format migration (README "Storage layout": format versions), run when an older store is
+ * opened, in one atomic commit with the new format record, so a crash leaves it wholly old or
+ * wholly current:
+ *
+ * - a version-2 store (checkpoint states as MessagePack, which version 3 still reads) gets the
+ *   version-3 format record and nothing else;
+ * - a version-1 store — revision index values that are bare seqs, checkpoints
+ *   `{ rev, seq, state, stateHash }` without a seal — has its `R` and `C` records rewritten.
+ *   Every record it rewrites is verified first (each transition by its hash, each checkpoint by
+ *   its stateHash); a damaged one stops the migration with STORE_CORRUPT and nothing is written.
  */
 import { isJsonObject } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
@@ -12,11 +16,14 @@ import type { Storage, StorageOp, StorageReader } from '../storage.js';
 import { decodeValue } from './codec.js';
 import { stateHash } from './hash.js';
 import { Family, familyRange, formatKey, logKey, parseKey } from './keys.js';
-import { FORMAT, corrupt, decodeCount, decodeLog, encodeRecord, encodeSealed, sealHolds } from './records.js';
+import { FORMAT, corrupt, decodeCount, decodeLog, encodeCheckpoint, encodeRecord, encodeSealed, sealHolds } from './records.js';
 import { stateProblem } from './validate.js';
 
-/** The format version {@link migrateToCurrent} migrates from. */
-export const MIGRATES_FROM = 1;
+/** The format versions {@link migrateToCurrent} migrates from. */
+export const MIGRATES_FROM: readonly number[] = [1, 2];
+
+/** The version-1 format: unsealed revision-index records. */
+const UNSEALED_VERSION = 1;
 
 /**
  * The format record for storage whose format record was lost (a recovery of damaged files): the
@@ -25,15 +32,15 @@ export const MIGRATES_FROM = 1;
  */
 export async function formatOfRecords(storage: StorageReader): Promise<{ format: string; version: number }> {
   for await (const [key, value] of storage.iterate({ ...familyRange(Family.rev), limit: 1 })) {
-    if (!sealHolds(key, value)) return { format: FORMAT.format, version: MIGRATES_FROM };
+    if (!sealHolds(key, value)) return { format: FORMAT.format, version: UNSEALED_VERSION };
   }
   return FORMAT;
 }
 
 /**
- * Rewrite a version-1 store's `R` and `C` records as version 2 and write the version-2 format
- * record, in one write session (another process sharing the storage may have migrated it
- * meanwhile: then nothing is done).
+ * Bring a store of a version in {@link MIGRATES_FROM} to the current one (a version-1 store's
+ * `R` and `C` records rewritten) and write the current format record, in one write session
+ * (another process sharing the storage may have migrated it meanwhile: then nothing is done).
  * @throws STORE_CORRUPT at the first record that does not verify (nothing is written); the storage's errors
  */
 export async function migrateToCurrent(storage: Storage): Promise<void> {
@@ -42,10 +49,12 @@ export async function migrateToCurrent(storage: Storage): Promise<void> {
   try {
     const bytes = await storage.get(formatKey());
     const found = bytes === undefined ? undefined : decodeValue(bytes);
-    if (!isJsonObject(found) || found.version !== MIGRATES_FROM) return;
+    if (!isJsonObject(found) || typeof found.version !== 'number' || !MIGRATES_FROM.includes(found.version)) return;
     const ops: StorageOp[] = [];
-    const checkpoints = await migrateCheckpoints(storage, ops);
-    await migrateRevisionIndex(storage, checkpoints, ops);
+    if (found.version === UNSEALED_VERSION) {
+      const checkpoints = await migrateCheckpoints(storage, ops);
+      await migrateRevisionIndex(storage, checkpoints, ops);
+    }
     ops.push({ type: 'put', key: formatKey(), value: encodeRecord(FORMAT) });
     committed = true;
     await session.commit(ops, { sync: true });
@@ -69,7 +78,7 @@ async function migrateCheckpoints(storage: Storage, ops: StorageOp[]): Promise<M
     if (!isJsonObject(v) || v.rev !== k.n || typeof v.seq !== 'number' || !isJsonObject(v.state) || stateProblem(k.stream, v.state) !== null || stateHash(v.state) !== v.stateHash) {
       throw corrupt(key, 'version-1 checkpoint does not verify; not migrated', k.stream);
     }
-    ops.push({ type: 'put', key, value: encodeSealed(key, { rev: k.n, seq: v.seq, state: v.state }) });
+    ops.push({ type: 'put', key, value: encodeCheckpoint(key, { rev: k.n, seq: v.seq, state: v.state }) });
     revs.set(k.stream, [...(revs.get(k.stream) ?? []), k.n]);
   }
   return revs;

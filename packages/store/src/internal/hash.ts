@@ -2,7 +2,7 @@
  * Tamper evidence (DESIGN.md "Store model"): transition hash chain and checkpoint state hashes,
  * over RFC 8785 canonical JSON (the `canonicalize` library).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { JsonObject, JsonValue } from '@stateflow/core';
 import type { Transition } from '../types.js';
@@ -21,12 +21,13 @@ function transitionBody(t: Omit<Transition, 'hash' | 'prevHash'>): JsonObject {
 
 /** `sha256(utf8(prevHash) ‖ utf8(canonical(body)))` as 64 lowercase hex. */
 export function transitionHash(prevHash: string, t: Omit<Transition, 'hash' | 'prevHash'>): string {
-  return createHash('sha256').update(prevHash, 'utf8').update(canonical(transitionBody(t)), 'utf8').digest('hex');
+  // One-shot `hash` (no Hash object) costs about half of createHash().update().digest() on small inputs.
+  return hash('sha256', prevHash + canonical(transitionBody(t)));
 }
 
 /** `sha256(utf8(canonical(state)))` as 64 lowercase hex. */
 export function stateHash(state: JsonValue): string {
-  return createHash('sha256').update(canonical(state), 'utf8').digest('hex');
+  return hash('sha256', canonical(state));
 }
 
 function canonical(value: JsonValue): string {

@@ -11,13 +11,13 @@ export const Family = {
   meta: 0x4d,
   /** `L` + seq → transition (or pruned stub). */
   log: 0x4c,
-  /** `R` + stream + 0x00 + rev → seq of the transition that produced rev. */
+  /** `R` + stream + 0x00 + rev → {seq, base, patch} of the transition that produced rev (sealed). */
   rev: 0x52,
   /** `S` + stream + 0x00 + seq → rev produced at seq (the seq → rev index). */
   seq: 0x53,
   /** `H` + stream → head {rev, seq, origin}. */
   head: 0x48,
-  /** `C` + stream + 0x00 + rev → checkpoint {rev, seq, state, stateHash}. */
+  /** `C` + stream + 0x00 + rev → checkpoint {rev, seq, json} (sealed). */
   checkpoint: 0x43,
   /** `I` + id → seq of the transition accepted with that idempotency id. */
   id: 0x49,
@@ -88,6 +88,25 @@ export interface KeyRange {
 /** Every key of one family. */
 export function familyRange(family: number): KeyRange {
   return { gte: fam(family), lt: fam(family + 1) };
+}
+
+/** The family bytes in ascending order. */
+const FAMILY_BYTES = Object.values(Family).sort((a, b) => a - b);
+
+/**
+ * The key ranges outside every family (before the first, between two, after the last): where an
+ * audit looks for keys no family owns, without reading the families again. The last range has
+ * no upper bound.
+ */
+export function gapRanges(): { gte: Buffer; lt?: Buffer }[] {
+  const ranges: { gte: Buffer; lt?: Buffer }[] = [];
+  let from = 0;
+  for (const family of FAMILY_BYTES) {
+    if (family > from) ranges.push({ gte: fam(from), lt: fam(family) });
+    from = family + 1;
+  }
+  ranges.push({ gte: fam(from) });
+  return ranges;
 }
 
 /** Keys of a per-stream numbered family (`rev`, `seq`, `checkpoint`) with number in `[from, to]`. */

@@ -16,7 +16,7 @@ import { transitionHash } from './hash.js';
 import { checkpointKey, headKey, idKey, logKey, revKey, seqKey } from './keys.js';
 import { currentOf } from './current-state.js';
 import { logRecord } from './log-reads.js';
-import { decodeCount, encodeRecord, encodeSealed } from './records.js';
+import { decodeCount, encodeCheckpoint, encodeRecord, encodeSealed } from './records.js';
 import type { HeadRecord } from './records.js';
 import type { StorageOp } from '../storage.js';
 import { checkWritable, headOf } from './store-context.js';
@@ -131,7 +131,7 @@ export function addToGroup(ctx: StoreContext, group: Group, staged: Staged): voi
       let debt = withPatch(group.debts.get(stream) ?? ctx.debt.get(stream) ?? NO_DEBT, encodeValue(patch).byteLength);
       if (checkpointDue(rev, ctx.settings.checkpointInterval, debt)) {
         const key = checkpointKey(stream, rev);
-        const value = encodeSealed(key, { rev, seq: transition.seq, state: states.get(stream) as JsonObject });
+        const value = encodeCheckpoint(key, { rev, seq: transition.seq, state: states.get(stream) as JsonObject });
         ops.push({ type: 'put', key, value });
         debt = afterCheckpoint(rev, value.byteLength);
       }

@@ -3,21 +3,23 @@
  * wrong shape, or (for transitions and checkpoints) does not match its own hash becomes
  * STORE_CORRUPT naming the key (and the stream being read, when there is one).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { StateflowError, isJsonObject } from '@stateflow/core';
 import type { JsonObject, JsonValue } from '@stateflow/core';
 import type { Transition } from '../types.js';
-import { decodeValue, encodeValue } from './codec.js';
+import { asciiJson, decodeFields, decodeValue, encodeValue, frozenJson, parseAsciiJson } from './codec.js';
 import { transitionHash } from './hash.js';
 import { describeKey } from './keys.js';
 import { stateProblem } from './validate.js';
 
 /**
- * Format identity written on creation (`M/format`). Version 2 (README "Storage layout"): sealed
- * revision-index records that carry the net patch and checkpoint base, sealed checkpoints
- * without a stateHash; version-1 stores are migrated on open (`format-migration.ts`).
+ * Format identity written on creation (`M/format`). Version 3 (README "Storage layout"): sealed
+ * revision-index records that carry the net patch and checkpoint base, sealed checkpoints whose
+ * state is JSON text. Version-2 stores differ only in checkpoints holding the state as
+ * MessagePack, which this version still reads: opening one rewrites its format record alone;
+ * version-1 stores are migrated on open (`format-migration.ts`).
  */
-export const FORMAT = { format: 'stateflow-store', version: 2 } as const;
+export const FORMAT = { format: 'stateflow-store', version: 3 } as const;
 
 /**
  * `M/tip`: what the last commit left. `seq` is the last transition's seq; `generation` counts the
@@ -45,7 +47,11 @@ export interface HeadRecord {
   origin: number;
 }
 
-/** `C/<stream>/<rev>`: a full state snapshot (sealed). */
+/**
+ * `C/<stream>/<rev>`: a full state snapshot (sealed). Stored as `{ rev, seq, json }` with the
+ * state as ASCII JSON text in a binary field (format 3; format-2 checkpoints hold `state` as
+ * MessagePack instead).
+ */
 export interface CheckpointRecord {
   rev: number;
   seq: number;
@@ -69,7 +75,7 @@ export const SEAL_BYTES = 32;
 
 /** `sha256(key ‖ body)`: the seal of a sealed record's body under its key. */
 function sealOf(key: Uint8Array, body: Uint8Array): Buffer {
-  return createHash('sha256').update(key).update(body).digest();
+  return hash('sha256', Buffer.concat([key, body]), 'buffer');
 }
 
 /**
@@ -106,11 +112,18 @@ function unseal(key: Uint8Array, bytes: Uint8Array, stream?: string): JsonValue 
  * `undefined` when the value does not decode.
  */
 export function storedSeq(key: Uint8Array, bytes: Uint8Array): number | undefined {
+  // Sealed (format 2 and 3) or not (`I` records; `R` and `C` of a format-1 store being recovered).
+  const body = sealHolds(key, bytes) ? bytes.subarray(0, bytes.byteLength - SEAL_BYTES) : bytes;
   try {
-    // Sealed (format 2) or not (`I` records; `R` and `C` of a format-1 store being recovered).
-    const v = decodeValue(sealHolds(key, bytes) ? bytes.subarray(0, bytes.byteLength - SEAL_BYTES) : bytes);
+    const v = decodeValue(body);
     if (typeof v === 'number') return v;
     return isJsonObject(v) && typeof v.seq === 'number' ? v.seq : undefined;
+  } catch {
+    // A format-3 checkpoint (its state in a binary field) decodes as fields only.
+  }
+  try {
+    const seq = decodeFields(body).get('seq');
+    return typeof seq === 'number' ? seq : undefined;
   } catch {
     return undefined;
   }
@@ -173,13 +186,43 @@ export function decodeHead(key: Uint8Array, bytes: Uint8Array, stream: string): 
   return { rev: v.rev, seq: v.seq, origin: v.origin };
 }
 
-/** Decode and verify `C/<stream>/<rev>`: seal, shape and state validity. */
+/** Encode `C/<stream>/<rev>` (sealed; the state as ASCII JSON text). */
+export function encodeCheckpoint(key: Uint8Array, record: CheckpointRecord): Uint8Array {
+  return encodeSealed(key, { rev: record.rev, seq: record.seq, json: asciiJson(record.state) });
+}
+
+/**
+ * Decode and verify `C/<stream>/<rev>`: seal, shape and state validity (either format: the state
+ * as JSON text, or as MessagePack in a format-2 checkpoint).
+ */
 export function decodeCheckpoint(key: Uint8Array, bytes: Uint8Array, stream: string, rev: number): CheckpointRecord {
-  const v = unseal(key, bytes, stream);
-  if (!isJsonObject(v) || v.rev !== rev || !isCount(v.seq) || !isJsonObject(v.state)) throw corrupt(key, 'checkpoint record has the wrong shape', stream);
-  const problem = stateProblem(stream, v.state);
+  if (!sealHolds(key, bytes)) throw corrupt(key, SEAL_DETAIL, stream);
+  const body = checkpointBody(key, bytes.subarray(0, bytes.byteLength - SEAL_BYTES), stream);
+  if (body.rev !== rev) throw corrupt(key, 'checkpoint record has the wrong shape', stream);
+  const problem = stateProblem(stream, body.state);
   if (problem !== null) throw corrupt(key, `checkpoint holds an invalid state: ${problem}`, stream);
-  return { rev, seq: v.seq, state: v.state };
+  return { rev, seq: body.seq, state: body.state };
+}
+
+/**
+ * The fields of a checkpoint's body (seal not checked): the state parsed from its JSON text
+ * (format 3) or decoded from MessagePack (format 2).
+ * @throws STORE_CORRUPT when the body does not decode or has the wrong shape
+ */
+export function checkpointBody(key: Uint8Array, body: Uint8Array, stream: string): CheckpointRecord {
+  let fields: Map<string, unknown>;
+  let state: JsonValue | undefined;
+  try {
+    fields = decodeFields(body);
+    const json = fields.get('json');
+    state = json instanceof Uint8Array ? parseAsciiJson(json) : fields.has('state') ? frozenJson(fields.get('state')) : undefined;
+  } catch (err) {
+    throw corrupt(key, `value does not decode: ${(err as Error).message}`, stream, err);
+  }
+  const rev = fields.get('rev');
+  const seq = fields.get('seq');
+  if (!isCount(rev) || !isCount(seq) || !isJsonObject(state)) throw corrupt(key, 'checkpoint record has the wrong shape', stream);
+  return { rev, seq, state };
 }
 
 /** Decode and verify `R/<stream>/<rev>`: seal and shape. */
