@@ -11,11 +11,19 @@
  *   flushes the memtable first; over an empty key range it compacts nothing else), so a cleanly
  *   closed store has an empty write-ahead log and any damage to a log found at open is either a
  *   crash's torn tail or damage to the files, never a log cut short after a clean close.
+ * - **Buffered commits go through a journal** (`leveldb/journal.ts`): appended with one
+ *   synchronous write and acknowledged, then written to LevelDB in the background, oldest first
+ *   (`leveldb/pending-writes.ts` serves point reads of them meanwhile; iterators and snapshots
+ *   wait until LevelDB has them). A synced commit first waits for every pending one, then is
+ *   LevelDB's own synced batch, as before. Open replays the journal's frames into LevelDB.
  */
 import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
 import type { AbstractLevel } from 'abstract-level';
+import type { StateflowError } from '@stateflow/core';
 import { checkLevelDbFiles } from './internal/leveldb/file-check.js';
+import { Journal, readJournal } from './internal/leveldb/journal.js';
+import { PendingWrites } from './internal/leveldb/pending-writes.js';
 import { translateStorageError } from './internal/level-errors.js';
 import { storeNotFound } from './internal/store-not-found.js';
 import type { IterateOptions, Storage, StorageCapabilities, StorageOp, StorageReader, WriteSession } from './storage.js';
@@ -35,6 +43,14 @@ const NO_OPTIONS = {} as never;
  */
 const ITERATE_ENTRIES = 1024;
 const ITERATE_BYTES = 1024 * 1024;
+/**
+ * Pending buffered commits (bytes of keys and values) at which a commit waits for LevelDB to
+ * catch up before it is acknowledged: memory stays bounded when LevelDB is slower than the
+ * journal.
+ */
+const MAX_PENDING_BYTES = 8 * 1024 * 1024;
+/** Journal size at which it is emptied once LevelDB holds every frame (one truncate per this many bytes). */
+const EMPTY_JOURNAL_AT_BYTES = 4 * 1024 * 1024;
 /** A key range that holds no Stateflow key (every key starts with an ASCII family letter). */
 const NO_KEYS = Buffer.from([0xff, 0xff]);
 
@@ -45,6 +61,13 @@ class LevelStorage implements Storage {
   readonly #flushOnClose: (() => Promise<void>) | null;
   /** Resolves when the current write session ends: the next `beginWrite` waits for it. */
   #writer: Promise<void> = Promise.resolve();
+  /** The journal of buffered commits (disk only; see the module comment). */
+  #journal: Journal | null = null;
+  readonly #pending = new PendingWrites();
+  /** The background write of pending commits to LevelDB, while one runs. */
+  #draining: Promise<void> | null = null;
+  /** Why LevelDB could not take pending commits: every later commit, iterator and snapshot fails with it. */
+  #drainFailure: StateflowError | null = null;
 
   constructor(db: BufferLevel, location: string | null, capabilities: StorageCapabilities, flushOnClose: (() => Promise<void>) | null) {
     this.#db = db;
@@ -57,16 +80,35 @@ class LevelStorage implements Storage {
     await this.#guard(() => this.#db.open());
   }
 
+  /**
+   * Use `journal` for buffered commits, after writing the frames it held at open (the commits a
+   * crashed process acknowledged) to LevelDB in one synced batch; then empty it.
+   */
+  async attachJournal(journal: Journal, frames: StorageOp[][]): Promise<void> {
+    if (frames.length > 0) await this.#writeBatch(frames.flat(), { sync: true });
+    journal.empty();
+    this.#journal = journal;
+  }
+
   get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    const pending = this.#pending.lookup(key);
+    if (pending !== null) return Promise.resolve(pending.value);
     return this.#guard(() => this.#db.get(key));
   }
 
-  getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
-    return this.#guard(() => this.#db.getMany(keys));
+  async getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    if (this.#pending.empty) return this.#guard(() => this.#db.getMany(keys));
+    const pending = keys.map((key) => this.#pending.lookup(key));
+    const rest = keys.filter((_, i) => pending[i] === null);
+    const stored = rest.length === 0 ? [] : await this.#guard(() => this.#db.getMany(rest));
+    let next = 0;
+    return pending.map((hit) => (hit === null ? stored[next++] : hit.value));
   }
 
-  /** abstract-level's `getSync` (classic-level and memory-level both have it). */
+  /** abstract-level's `getSync` (classic-level and memory-level both have it), pending commits first. */
   getSync(key: Uint8Array): Uint8Array | undefined {
+    const pending = this.#pending.lookup(key);
+    if (pending !== null) return pending.value;
     try {
       return this.#db.getSync(key);
     } catch (err) {
@@ -76,6 +118,7 @@ class LevelStorage implements Storage {
 
   /** LevelDB's (and memory-level's) explicit snapshots: reads pinned to one sequence number. */
   async snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T> {
+    await this.#settled();
     let snapshot: ReturnType<BufferLevel['snapshot']>;
     try {
       snapshot = this.#db.snapshot();
@@ -121,12 +164,61 @@ class LevelStorage implements Storage {
   }
 
   /**
+   * One commit: buffered on disk, a journal append (acknowledged at once; LevelDB gets it in the
+   * background), unless pending commits are over {@link MAX_PENDING_BYTES}, when it also waits
+   * for LevelDB to take them; synced (or in memory), LevelDB's own batch once every pending
+   * commit is in LevelDB, so commits reach it in order.
+   */
+  async #write(ops: StorageOp[], options: { sync: boolean }): Promise<void> {
+    if (ops.length === 0) return;
+    if (this.#drainFailure !== null) throw this.#drainFailure;
+    if (this.#journal === null || options.sync) {
+      await this.#settled();
+      await this.#writeBatch(ops, options);
+      return;
+    }
+    this.#journal.append(ops);
+    this.#pending.add(ops);
+    this.#draining ??= this.#drain();
+    if (this.#pending.bytes >= MAX_PENDING_BYTES) await this.#settled();
+  }
+
+  /**
+   * Write pending commits to LevelDB, oldest first, each round one batch of every commit pending
+   * when it starts; empty the journal when LevelDB holds them all and it has grown past
+   * {@link EMPTY_JOURNAL_AT_BYTES}. A failed write latches {@link LevelStorage.#drainFailure}.
+   */
+  async #drain(): Promise<void> {
+    try {
+      while (!this.#pending.empty) {
+        const { commits, through } = this.#pending.take();
+        await this.#writeBatch(commits.flat(), { sync: false });
+        this.#pending.written(through);
+      }
+      if (this.#journal !== null && this.#journal.bytes >= EMPTY_JOURNAL_AT_BYTES) this.#journal.empty();
+    } catch (err) {
+      this.#drainFailure = translateStorageError(err, this.location);
+    } finally {
+      this.#draining = null;
+    }
+  }
+
+  /**
+   * Once LevelDB holds every pending commit (iterators, snapshots and synced commits wait here).
+   * @throws the write failure that stopped it
+   */
+  async #settled(): Promise<void> {
+    while (this.#draining !== null) await this.#draining;
+    if (this.#drainFailure !== null) throw this.#drainFailure;
+  }
+
+  /**
    * One atomic LevelDB write batch, built as a chained batch: abstract-level's array form
    * copies the options into every operation (`{ ...options, ...op }`), which with any options
    * object (even `{ sync: false }`) took longer than LevelDB's write of the batch itself.
    * The chained form hands `sync` to the write alone; the batch is just as atomic.
    */
-  #write(ops: StorageOp[], options: { sync: boolean }): Promise<void> {
+  #writeBatch(ops: StorageOp[], options: { sync: boolean }): Promise<void> {
     if (ops.length === 0) return Promise.resolve();
     return this.#guard(async () => {
       const batch = this.#db.batch();
@@ -148,6 +240,7 @@ class LevelStorage implements Storage {
   }
 
   async *#iterate(options: IterateOptions, snapshot: unknown): AsyncIterable<[Uint8Array, Uint8Array]> {
+    if (snapshot === undefined) await this.#settled();
     const range: Record<string, unknown> = { highWaterMarkBytes: ITERATE_BYTES };
     if (snapshot !== undefined) range.snapshot = snapshot;
     if (options.gte) range.gte = options.gte;
@@ -177,6 +270,16 @@ class LevelStorage implements Storage {
    * next open accepts as it accepts a crash's.
    */
   async close(): Promise<void> {
+    // Pending commits reach LevelDB first; if they cannot, the journal keeps them for the next open.
+    const drained = await this.#settled().then(
+      () => true,
+      () => false,
+    );
+    if (this.#journal !== null) {
+      if (drained) this.#journal.empty();
+      this.#journal.close();
+      this.#journal = null;
+    }
     if (this.#flushOnClose !== null && this.#db.status === 'open') await this.#flushOnClose().catch(() => undefined);
     return this.#guard(() => this.#db.close());
   }
@@ -209,7 +312,7 @@ export async function openDiskStorage(dir: string, options: { createIfMissing: b
  * damage there is. Only for a copy made by `recoverStore`, never for a user's store.
  */
 export function openDiskStorageRecovering(dir: string): Promise<Storage> {
-  return openCheckedDiskStorage(dir, { createIfMissing: false });
+  return openCheckedDiskStorage(dir, { createIfMissing: false, tolerateDamage: true });
 }
 
 /**
@@ -226,12 +329,20 @@ export async function repairDiskStorage(dir: string): Promise<void> {
   }
 }
 
-async function openCheckedDiskStorage(dir: string, options: { createIfMissing: boolean }): Promise<Storage> {
+async function openCheckedDiskStorage(dir: string, options: { createIfMissing: boolean; tolerateDamage?: boolean }): Promise<Storage> {
   const { createIfMissing } = options;
+  // Read (and check) the journal before LevelDB opens anything.
+  const journal = readJournal(dir, { tolerateDamage: options.tolerateDamage === true });
   const level = new ClassicLevel<Uint8Array, Uint8Array>(dir, { ...LEVEL_OPTIONS, createIfMissing });
   const flush = (): Promise<void> => level.compactRange(NO_KEYS, NO_KEYS);
   const storage = new LevelStorage(level as unknown as BufferLevel, dir, { persistent: true, fsync: true, soleWriter: true, reopenAfterFailedWrite: true }, flush);
   await storage.open();
+  try {
+    await storage.attachJournal(Journal.open(dir, journal.bytes), journal.frames);
+  } catch (err) {
+    await storage.close().catch(() => undefined);
+    throw err;
+  }
   return storage;
 }
 

@@ -1,0 +1,105 @@
+/**
+ * Buffered commits through the journal (README "Durability contract"): a commit the journal holds
+ * and LevelDB never got is replayed when the store opens; point reads see a commit before LevelDB
+ * has it, iterators once it has; a damaged journal keeps the store closed and changes nothing.
+ */
+import { cp, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { failureOf } from '@stateflow/test-kit';
+import { openDiskStorage } from './level-storage.js';
+import { openStore, openStoreOver } from './open-store.js';
+import type { Storage, StorageOp } from './storage.js';
+import { collect, hashDir, rawWrite } from './test-support/backends.js';
+import { JOURNAL_FILE, Journal, encodeFrame } from './internal/leveldb/journal.js';
+
+/** `storage` with every commit's operations recorded in `into`. */
+function recording(storage: Storage, into: StorageOp[][]): Storage {
+  const beginWrite = storage.beginWrite.bind(storage);
+  storage.beginWrite = async () => {
+    const session = await beginWrite();
+    return {
+      commit: (ops, options) => {
+        into.push(ops);
+        return session.commit(ops, options);
+      },
+      abort: () => session.abort(),
+    };
+  };
+  return storage;
+}
+
+describe('the journal of a LevelDB store', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'stateflow-journal-store-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('replays on open the commits it holds that LevelDB never got: same log, same states, audit clean, journal emptied', async () => {
+    const original = path.join(dir, 'original');
+    const behind = path.join(dir, 'behind');
+    let store = await openStore(original, { checkpointInterval: 4 });
+    for (let i = 1; i <= 5; i++) await store.publish({ changes: { global: { n: i } } });
+    await store.close();
+    await cp(original, behind, { recursive: true });
+
+    const commits: StorageOp[][] = [];
+    store = await openStoreOver(recording(await openDiskStorage(original), commits), { checkpointInterval: 4 });
+    for (let i = 6; i <= 12; i++) await store.publish({ changes: { global: { n: i, [`k${i % 3}`]: { v: i } }, [`session:${i % 2}`]: { last: i } }, id: `id-${i}` });
+    await store.compact('global', { keepRevisions: 4 });
+    const expected = { transitions: await collect(store.transitions()), streams: await store.streams(), global: await store.state('global') };
+    await store.close();
+    expect(commits.length).toBe(8);
+
+    // The store left behind at seq 5, with the later commits only in its journal.
+    const journal = Journal.open(behind, 0);
+    for (const ops of commits) journal.append(ops);
+    journal.close();
+    store = await openStore(behind, { checkpointInterval: 4, cacheSize: 0 });
+    try {
+      expect(await collect(store.transitions())).toEqual(expected.transitions);
+      expect(await store.streams()).toEqual(expected.streams);
+      expect(await store.state('global')).toEqual(expected.global);
+      expect(await store.stateAt('global', 10)).toEqual({ n: 10, k0: { v: 9 }, k1: { v: 10 }, k2: { v: 8 } });
+      expect((await store.publish({ changes: { global: { n: 99 } }, id: 'id-7' })).status).toBe('duplicate');
+      expect((await store.audit()).problems).toEqual([]);
+    } finally {
+      await store.close();
+    }
+    expect((await stat(path.join(behind, JOURNAL_FILE))).size).toBe(0);
+  });
+
+  it('point reads see a buffered commit in the tick it is acknowledged, before LevelDB has it; iterators once LevelDB has it', async () => {
+    const storage = await openDiskStorage(dir);
+    try {
+      const key = Buffer.from('Zpending');
+      await rawWrite(storage, [{ type: 'put', key, value: Buffer.from('v1') }]);
+      const session = await storage.beginWrite();
+      await session.commit([{ type: 'put', key, value: Buffer.from('v2') }, { type: 'del', key: Buffer.from('Zother') }], { sync: false });
+      // Same tick as the acknowledgement: LevelDB's write (in its thread pool) cannot have finished.
+      expect(Buffer.from(storage.getSync?.(key) ?? []).toString()).toBe('v2');
+      expect(await storage.getMany([key, Buffer.from('Zother')])).toEqual([Buffer.from('v2'), undefined]);
+      const entries = await collect(storage.iterate({ gte: Buffer.from('Z') }));
+      expect(entries.map(([k, v]) => `${Buffer.from(k).toString()}=${Buffer.from(v).toString()}`)).toEqual(['Zpending=v2']);
+    } finally {
+      await storage.close();
+    }
+    expect((await stat(path.join(dir, JOURNAL_FILE))).size).toBe(0);
+  });
+
+  it('a journal damaged before its tail keeps the store closed with STORE_CORRUPT naming it; nothing is changed', async () => {
+    const store = await openStore(dir);
+    await store.publish({ changes: { global: { n: 1 } } });
+    await store.close();
+    const frames = [encodeFrame([{ type: 'put', key: Buffer.from('Zx'), value: Buffer.from('1') }]), encodeFrame([{ type: 'put', key: Buffer.from('Zy'), value: Buffer.from('2') }])];
+    (frames[0] as Buffer)[20] ^= 0xff;
+    await writeFile(path.join(dir, JOURNAL_FILE), Buffer.concat(frames));
+    const before = await hashDir(dir);
+    expect(await failureOf(openStore(dir))).toEqual({ code: 'STORE_CORRUPT', details: { file: JOURNAL_FILE, offset: 0, detail: 'a journal frame does not verify and intact frames follow it' } });
+    expect(await hashDir(dir)).toBe(before);
+  });
+});
