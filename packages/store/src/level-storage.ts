@@ -270,17 +270,30 @@ class LevelStorage implements Storage {
    * next open accepts as it accepts a crash's.
    */
   async close(): Promise<void> {
-    // Pending commits reach LevelDB first; if they cannot, the journal keeps them for the next open.
+    // Pending commits reach LevelDB first; the journal is emptied only once LevelDB's flush has
+    // put them in a table, else it keeps them for the next open.
     const drained = await this.#settled().then(
       () => true,
       () => false,
     );
+    let flushed = false;
+    if (this.#flushOnClose !== null && this.#db.status === 'open') {
+      flushed = await this.#flushOnClose().then(
+        () => true,
+        () => false,
+      );
+    }
     if (this.#journal !== null) {
-      if (drained) this.#journal.empty();
+      if (drained && flushed) {
+        try {
+          this.#journal.empty();
+        } catch {
+          // The next open replays what LevelDB already holds: the same records again.
+        }
+      }
       this.#journal.close();
       this.#journal = null;
     }
-    if (this.#flushOnClose !== null && this.#db.status === 'open') await this.#flushOnClose().catch(() => undefined);
     return this.#guard(() => this.#db.close());
   }
 

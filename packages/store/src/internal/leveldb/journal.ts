@@ -18,7 +18,7 @@
  * follows it; when one does, the journal is damaged in the middle, which is `STORE_CORRUPT`
  * naming the file and offset, as damage to LevelDB's own log is (nothing is changed).
  */
-import { closeSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { hash } from 'node:crypto';
 import path from 'node:path';
 import type { StorageOp } from '../../storage.js';
@@ -109,12 +109,15 @@ export class Journal {
 
   /**
    * Drop every frame: only once LevelDB holds each of them (it then has them in the OS as well).
+   * The truncation is synced (once per emptying, not per frame), so that after an OS crash old
+   * frames cannot come back behind newer commits and be replayed over them.
    * @throws STORE_IO
    */
   empty(): void {
     if (this.#end === 0) return;
     try {
       ftruncateSync(this.#fd, 0);
+      fsyncSync(this.#fd);
     } catch (err) {
       throw translateStorageError(err, this.#dir);
     }
