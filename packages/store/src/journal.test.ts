@@ -91,6 +91,23 @@ describe('the journal of a LevelDB store', () => {
     expect((await stat(path.join(dir, JOURNAL_FILE))).size).toBe(0);
   });
 
+  it('stays bounded under a steady stream of buffered commits: emptied once past 4 MiB, never more than one commit beyond it', async () => {
+    const store = await openStore(dir);
+    const patch = 'p'.repeat(100_000);
+    let largest = 0;
+    try {
+      for (let i = 0; i < 90; i++) {
+        await store.publish({ changes: { global: { [`k${i % 5}`]: `${i}${patch}` } } });
+        largest = Math.max(largest, (await stat(path.join(dir, JOURNAL_FILE))).size);
+      }
+      expect((await store.audit()).problems).toEqual([]);
+    } finally {
+      await store.close();
+    }
+    expect(largest).toBeGreaterThan(3 * 1024 * 1024);
+    expect(largest).toBeLessThan(5 * 1024 * 1024); // 4 MiB plus one commit (a patch and a checkpoint of ~500 KB)
+  });
+
   it('a journal damaged before its tail keeps the store closed with STORE_CORRUPT naming it; nothing is changed', async () => {
     const store = await openStore(dir);
     await store.publish({ changes: { global: { n: 1 } } });

@@ -49,7 +49,10 @@ const ITERATE_BYTES = 1024 * 1024;
  * journal.
  */
 const MAX_PENDING_BYTES = 8 * 1024 * 1024;
-/** Journal size at which it is emptied once LevelDB holds every frame (one truncate per this many bytes). */
+/**
+ * Journal size at which the next buffered commit first waits for LevelDB to hold every frame and
+ * empties it (one synced truncate per this many bytes; bounds the file and the replay at open).
+ */
 const EMPTY_JOURNAL_AT_BYTES = 4 * 1024 * 1024;
 /** A key range that holds no Stateflow key (every key starts with an ASCII family letter). */
 const NO_KEYS = Buffer.from([0xff, 0xff]);
@@ -177,6 +180,11 @@ class LevelStorage implements Storage {
       await this.#writeBatch(ops, options);
       return;
     }
+    if (this.#journal.bytes >= EMPTY_JOURNAL_AT_BYTES) {
+      // Under a steady stream of commits LevelDB may never be idle: empty the journal here.
+      await this.#settled();
+      this.#journal.empty();
+    }
     this.#journal.append(ops);
     this.#pending.add(ops);
     this.#draining ??= this.#drain();
@@ -185,8 +193,7 @@ class LevelStorage implements Storage {
 
   /**
    * Write pending commits to LevelDB, oldest first, each round one batch of every commit pending
-   * when it starts; empty the journal when LevelDB holds them all and it has grown past
-   * {@link EMPTY_JOURNAL_AT_BYTES}. A failed write latches {@link LevelStorage.#drainFailure}.
+   * when it starts. A failed write latches {@link LevelStorage.#drainFailure}.
    */
   async #drain(): Promise<void> {
     try {
@@ -195,7 +202,6 @@ class LevelStorage implements Storage {
         await this.#writeBatch(commits.flat(), { sync: false });
         this.#pending.written(through);
       }
-      if (this.#journal !== null && this.#journal.bytes >= EMPTY_JOURNAL_AT_BYTES) this.#journal.empty();
     } catch (err) {
       this.#drainFailure = translateStorageError(err, this.location);
     } finally {
