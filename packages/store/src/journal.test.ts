@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { failureOf } from '@stateflow/test-kit';
 import { openDiskStorage } from './level-storage.js';
 import { openStore, openStoreOver } from './open-store.js';
+import { recoverStore } from './recover-store.js';
 import type { Storage, StorageOp } from './storage.js';
 import { collect, hashDir, rawWrite } from './test-support/backends.js';
 import { JOURNAL_FILE, Journal, encodeFrame } from './internal/leveldb/journal.js';
@@ -106,6 +107,32 @@ describe('the journal of a LevelDB store', () => {
     }
     expect(largest).toBeGreaterThan(3 * 1024 * 1024);
     expect(largest).toBeLessThan(5 * 1024 * 1024); // 4 MiB plus one commit (a patch and a checkpoint of ~500 KB)
+  });
+
+  it('recoverStore copies a store with a damaged journal: the commits before the damage are kept, those after it named as lost', async () => {
+    const original = path.join(dir, 'original');
+    const behind = path.join(dir, 'behind');
+    let store = await openStore(original);
+    await store.publish({ changes: { global: { n: 1 } } });
+    await store.close();
+    await cp(original, behind, { recursive: true });
+    const commits: StorageOp[][] = [];
+    store = await openStoreOver(recording(await openDiskStorage(original), commits));
+    for (let i = 2; i <= 6; i++) await store.publish({ changes: { global: { n: i } } });
+    await store.close();
+    const frames = commits.map(encodeFrame);
+    (frames[2] as Buffer)[30] ^= 0x01; // seq 4's frame
+    await writeFile(path.join(behind, JOURNAL_FILE), Buffer.concat(frames));
+    const into = path.join(dir, 'recovered');
+    const report = await recoverStore(behind, into);
+    expect(report.damage).toEqual([{ kind: 'damaged', file: JOURNAL_FILE, offset: (frames[0] as Buffer).byteLength + (frames[1] as Buffer).byteLength, detail: 'a journal frame does not verify and intact frames follow it' }]);
+    expect({ tip: report.tip, lastSeqHeld: report.lastSeqHeld, lost: report.lost, problems: report.problems }).toEqual({ tip: 3, lastSeqHeld: 6, lost: [[4, 6]], problems: [] });
+    store = await openStore(into);
+    try {
+      expect(await store.state('global')).toEqual({ n: 3 });
+    } finally {
+      await store.close();
+    }
   });
 
   it('a journal damaged before its tail keeps the store closed with STORE_CORRUPT naming it; nothing is changed', async () => {

@@ -27,17 +27,17 @@ describe('journal frames', () => {
     const whole = bytesOf(commits);
     const lastStart = bytesOf(commits.slice(0, 2)).byteLength;
     for (let cut = lastStart; cut < whole.byteLength; cut += 97) {
-      expect(readFrames(whole.subarray(0, cut))).toEqual({ frames: commits.slice(0, 2), end: lastStart, damageAt: null });
+      expect(readFrames(whole.subarray(0, cut))).toEqual({ frames: commits.slice(0, 2), end: lastStart, damageAt: null, beyond: [] });
     }
     // Garbage or zeros after the last frame are a tail too.
     expect(readFrames(Buffer.concat([whole, Buffer.alloc(300)])).damageAt).toBeNull();
   });
 
-  it('a damaged frame followed by an intact one is damage at its offset', () => {
+  it('a damaged frame followed by an intact one is damage at its offset; the frames after it are read as evidence', () => {
     const whole = Buffer.from(bytesOf(commits));
     const second = encodeFrame(commits[0] as StorageOp[]).byteLength;
     whole[second + 20] = (whole[second + 20] as number) ^ 0x40;
-    expect(readFrames(whole)).toEqual({ frames: commits.slice(0, 1), end: second, damageAt: second });
+    expect(readFrames(whole)).toEqual({ frames: commits.slice(0, 1), end: second, damageAt: second, beyond: commits.slice(2) });
   });
 });
 
@@ -51,7 +51,7 @@ describe('journal file', () => {
   });
 
   it('appends frames, reads them back, and empties to nothing (a torn tail included)', async () => {
-    expect(readJournal(dir)).toEqual({ frames: [], end: 0, bytes: 0 });
+    expect(readJournal(dir)).toEqual({ frames: [], end: 0, damageAt: null, beyond: [], bytes: 0 });
     const journal = Journal.open(dir, 0);
     for (const ops of commits) journal.append(ops);
     journal.close();

@@ -46,19 +46,31 @@ export interface JournalContents {
  * @param options.tolerateDamage return the intact frames before damage instead of throwing (a copy being recovered)
  * @throws STORE_CORRUPT `{ file, offset, detail }` for damage before the tail; STORE_IO when the file cannot be read
  */
-export function readJournal(dir: string, options: { tolerateDamage?: boolean } = {}): JournalContents & { bytes: number } {
+export function readJournal(dir: string, options: { tolerateDamage?: boolean } = {}): JournalRead {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path.join(dir, JOURNAL_FILE));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return { frames: [], end: 0, bytes: 0 };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return { frames: [], end: 0, damageAt: null, beyond: [], bytes: 0 };
     throw translateStorageError(err, dir);
   }
   const contents = readFrames(bytes);
   if (contents.damageAt !== null && options.tolerateDamage !== true) {
-    throw fileCorrupt(dir, JOURNAL_FILE, contents.damageAt, 'a journal frame does not verify and intact frames follow it');
+    throw fileCorrupt(dir, JOURNAL_FILE, contents.damageAt, JOURNAL_DAMAGE);
   }
-  return { frames: contents.frames, end: contents.end, bytes: bytes.byteLength };
+  return { ...contents, bytes: bytes.byteLength };
+}
+
+/** The detail of damage to a journal before its tail. */
+export const JOURNAL_DAMAGE = 'a journal frame does not verify and intact frames follow it';
+
+/** What {@link readJournal} found: the frames, damage, the frames after it, the file's size. */
+export interface JournalRead extends JournalContents {
+  /** Offset of the first frame that does not verify when intact frames follow it, else `null`. */
+  damageAt: number | null;
+  /** The intact frames after the damage (evidence of what was lost; never replayed). */
+  beyond: StorageOp[][];
+  bytes: number;
 }
 
 /** The journal of one open store directory (see the module comment). */
@@ -206,19 +218,23 @@ function decodeOps(payload: Buffer): StorageOp[] | null {
  * verify; `damageAt` is that frame's offset when a verifiable frame follows it (damage rather
  * than a torn tail), else `null`.
  */
-export function readFrames(bytes: Buffer): JournalContents & { damageAt: number | null } {
-  const frames: StorageOp[][] = [];
-  let offset = 0;
-  for (;;) {
-    const frame = frameAt(bytes, offset);
-    if (frame === null) break;
-    frames.push(frame.ops);
-    offset = frame.next;
-  }
+export function readFrames(bytes: Buffer): JournalContents & { damageAt: number | null; beyond: StorageOp[][] } {
+  const { frames, end } = framesFrom(bytes, 0);
   const magic = Buffer.alloc(4);
   magic.writeUInt32BE(MAGIC, 0);
-  for (let at = bytes.indexOf(magic, offset + 1); at !== -1; at = bytes.indexOf(magic, at + 1)) {
-    if (frameAt(bytes, at) !== null) return { frames, end: offset, damageAt: offset };
+  for (let at = bytes.indexOf(magic, end + 1); at !== -1; at = bytes.indexOf(magic, at + 1)) {
+    if (frameAt(bytes, at) !== null) return { frames, end, damageAt: end, beyond: framesFrom(bytes, at).frames };
   }
-  return { frames, end: offset, damageAt: null };
+  return { frames, end, damageAt: null, beyond: [] };
+}
+
+/** The intact frames from `offset` on, up to the first that does not verify. */
+function framesFrom(bytes: Buffer, offset: number): JournalContents {
+  const frames: StorageOp[][] = [];
+  let end = offset;
+  for (let frame = frameAt(bytes, end); frame !== null; frame = frameAt(bytes, end)) {
+    frames.push(frame.ops);
+    end = frame.next;
+  }
+  return { frames, end };
 }
