@@ -4,7 +4,7 @@
  * kill the store must reopen, audit clean, and hold every acknowledged transition whole.
  * Trials: STATEFLOW_CRASH_TRIALS (default 20) per durability.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import type { Durability } from './types.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const child = path.join(here, 'test-support', 'crash-child.mjs');
+const mixedChild = path.join(here, 'test-support', 'mixed-child.mjs');
 const built = path.resolve(here, '..', 'dist', 'index.js');
 const TRIALS = Number(process.env.STATEFLOW_CRASH_TRIALS ?? 20);
 
@@ -84,6 +85,21 @@ describe('crash safety (SIGKILL during publishes)', () => {
       proc.kill('SIGKILL');
       await new Promise((resolve) => proc.once('exit', resolve));
       await rm(lockedDir, { recursive: true, force: true });
+    }
+  });
+
+  it.each(['same', 'other'])('a buffered publish, then an fsync one (%s stream), then SIGKILL: the journal is not replayed over the later commit', async (variant) => {
+    const storeDir = path.join(dir, `mixed-${variant}`);
+    const run = spawnSync(process.execPath, [mixedChild, storeDir, variant], { encoding: 'utf8' });
+    expect({ signal: run.signal, stdout: run.stdout }).toEqual({ signal: 'SIGKILL', stdout: 'ack 1\nack 2\n' });
+    const store = await openStore(storeDir);
+    try {
+      expect((await store.transition(2)).id).toBe('b');
+      expect(await store.state(variant === 'same' ? 's' : 'b')).toEqual({ v: 2 });
+      expect((await store.audit()).problems).toEqual([]);
+      expect((await store.publish({ changes: { z: { v: 3 } } })).transition?.seq).toBe(3);
+    } finally {
+      await store.close();
     }
   });
 

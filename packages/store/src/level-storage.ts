@@ -177,6 +177,9 @@ class LevelStorage implements Storage {
     if (this.#drainFailure !== null) throw this.#drainFailure;
     if (this.#journal === null || options.sync) {
       await this.#settled();
+      // LevelDB holds every frame now; a frame left in the journal would be replayed at open
+      // over this commit (an older head over a newer one), so the journal is emptied first.
+      this.#journal?.empty();
       await this.#writeBatch(ops, options);
       return;
     }
