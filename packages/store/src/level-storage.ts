@@ -21,8 +21,11 @@ import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
 import type { AbstractLevel } from 'abstract-level';
 import type { StateflowError } from '@stateflow/core';
-import { checkLevelDbFiles } from './internal/leveldb/file-check.js';
-import { Journal, readJournal } from './internal/leveldb/journal.js';
+import { checkLevelDbFiles, fileCorrupt } from './internal/leveldb/file-check.js';
+import { JOURNAL_FILE, Journal, readJournal } from './internal/leveldb/journal.js';
+import type { JournalRead } from './internal/leveldb/journal.js';
+import { journalKey } from './internal/keys.js';
+import { decodeJournalMark, encodeJournalMark } from './internal/records.js';
 import { PendingWrites } from './internal/leveldb/pending-writes.js';
 import { translateStorageError } from './internal/level-errors.js';
 import { storeNotFound } from './internal/store-not-found.js';
@@ -54,6 +57,10 @@ const MAX_PENDING_BYTES = 8 * 1024 * 1024;
  * empties it (one synced truncate per this many bytes; bounds the file and the replay at open).
  */
 const EMPTY_JOURNAL_AT_BYTES = 4 * 1024 * 1024;
+/** The journal mark put with the operations of frames up to `frame`. */
+const markOp = (frame: number): StorageOp => ({ type: 'put', key: journalKey(), value: encodeJournalMark(frame) });
+/** Longest run of buffered acknowledgements without a turn of the event loop, in ms. */
+const MAX_TURN_MS = 1;
 /** A key range that holds no Stateflow key (every key starts with an ASCII family letter). */
 const NO_KEYS = Buffer.from([0xff, 0xff]);
 
@@ -66,9 +73,13 @@ class LevelStorage implements Storage {
   #writer: Promise<void> = Promise.resolve();
   /** The journal of buffered commits (disk only; see the module comment). */
   #journal: Journal | null = null;
-  readonly #pending = new PendingWrites();
+  #pending = new PendingWrites(0);
   /** The background write of pending commits to LevelDB, while one runs. */
   #draining: Promise<void> | null = null;
+  /** Its current round: one LevelDB batch of the commits pending when it began. */
+  #round: Promise<void> | null = null;
+  /** When a buffered commit last let the event loop turn (`performance.now()`, ms). */
+  #turnAt = 0;
   /** Why LevelDB could not take pending commits: every later commit, iterator and snapshot fails with it. */
   #drainFailure: StateflowError | null = null;
 
@@ -84,13 +95,31 @@ class LevelStorage implements Storage {
   }
 
   /**
-   * Use `journal` for buffered commits, after writing the frames it held at open (the commits a
-   * crashed process acknowledged) to LevelDB in one synced batch; then empty it.
+   * Use the journal of `dir` for buffered commits. Its frames that LevelDB does not hold (after
+   * `M/journal`: the commits a crashed process acknowledged) are written to LevelDB first, in
+   * one synced batch with the new mark; then the journal is emptied.
+   * @throws STORE_CORRUPT when frames between the mark and the journal's first newer frame are
+   *   missing (unless `options.tolerateDamage`); STORE_IO
    */
-  async attachJournal(journal: Journal, frames: StorageOp[][]): Promise<void> {
-    if (frames.length > 0) await this.#writeBatch(frames.flat(), { sync: true });
-    journal.empty();
+  async attachJournal(dir: string, read: JournalRead, options: { tolerateDamage: boolean }): Promise<void> {
+    const markBytes = await this.#guard(() => this.#db.get(journalKey()));
+    const applied = markBytes === undefined ? 0 : decodeJournalMark(journalKey(), markBytes);
+    const missing = read.frames.filter((frame) => frame.number > applied);
+    const first = missing[0];
+    if (first !== undefined && first.number !== applied + 1 && !options.tolerateDamage) {
+      throw fileCorrupt(dir, JOURNAL_FILE, 0, `journal frames ${applied + 1}…${first.number - 1} are missing: LevelDB holds the commits up to frame ${applied} only`);
+    }
+    const through = Math.max(applied, read.frames.at(-1)?.number ?? 0);
+    if (missing.length > 0) await this.#writeBatch([...missing.flatMap((frame) => frame.ops), markOp(through)], { sync: true });
+    const journal = Journal.open(dir, read.bytes, through + 1);
+    try {
+      journal.empty();
+    } catch (err) {
+      journal.close();
+      throw err;
+    }
     this.#journal = journal;
+    this.#pending = new PendingWrites(through);
   }
 
   get(key: Uint8Array): Promise<Uint8Array | undefined> {
@@ -177,9 +206,6 @@ class LevelStorage implements Storage {
     if (this.#drainFailure !== null) throw this.#drainFailure;
     if (this.#journal === null || options.sync) {
       await this.#settled();
-      // LevelDB holds every frame now; a frame left in the journal would be replayed at open
-      // over this commit (an older head over a newer one), so the journal is emptied first.
-      this.#journal?.empty();
       await this.#writeBatch(ops, options);
       return;
     }
@@ -188,36 +214,56 @@ class LevelStorage implements Storage {
       await this.#settled();
       this.#journal.empty();
     }
-    this.#journal.append(ops);
-    this.#pending.add(ops);
+    this.#pending.add(ops, this.#journal.append(ops));
     this.#draining ??= this.#drain();
-    if (this.#pending.bytes >= MAX_PENDING_BYTES) await this.#settled();
+    // The commit is journaled, hence acknowledged even when LevelDB then fails (the next open
+    // replays it): waiting for room never fails it.
+    if (this.#pending.bytes >= MAX_PENDING_BYTES) await this.#settled().catch(() => undefined);
+    else if (performance.now() - this.#turnAt >= MAX_TURN_MS) {
+      // A caller publishing in a loop would otherwise run on promise jobs alone and starve every
+      // timer and I/O callback of the process — LevelDB's completions included, so iterators
+      // would wait for the backpressure above: a turn of the event loop at least every ms.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      this.#turnAt = performance.now();
+    }
   }
 
   /**
    * Write pending commits to LevelDB, oldest first, each round one batch of every commit pending
-   * when it starts. A failed write latches {@link LevelStorage.#drainFailure}.
+   * when it starts, with the journal mark `M/journal` of its newest frame. A failed write latches
+   * {@link LevelStorage.#drainFailure}.
    */
   async #drain(): Promise<void> {
     try {
       while (!this.#pending.empty) {
-        const { commits, through } = this.#pending.take();
-        await this.#writeBatch(commits.flat(), { sync: false });
-        this.#pending.written(through);
+        const { ops, through } = this.#pending.take();
+        this.#round = this.#writeBatch([...ops, markOp(through)], { sync: false }).then(() => this.#pending.written(through));
+        await this.#round;
       }
     } catch (err) {
       this.#drainFailure = translateStorageError(err, this.location);
     } finally {
       this.#draining = null;
+      this.#round = null;
     }
   }
 
   /**
-   * Once LevelDB holds every pending commit (iterators, snapshots and synced commits wait here).
-   * @throws the write failure that stopped it
+   * Once LevelDB holds every commit pending at the call — at most two rounds of the drain, however
+   * many commits arrive meanwhile (iterators, snapshots and synced commits wait here).
+   * @throws the write failure that stopped the drain
    */
   async #settled(): Promise<void> {
-    while (this.#draining !== null) await this.#draining;
+    const target = this.#pending.newest;
+    if (this.#drainFailure !== null && this.#draining === null && !this.#pending.empty) {
+      // A reader needs the commits LevelDB could not take: try once more (a full disk may have
+      // room again); writes stay refused (the store requires a reopen after a failed write).
+      this.#drainFailure = null;
+      this.#draining = this.#drain();
+    }
+    while (this.#pending.writtenThrough < target && this.#drainFailure === null && this.#round !== null) {
+      await this.#round.catch(() => undefined);
+    }
     if (this.#drainFailure !== null) throw this.#drainFailure;
   }
 
@@ -354,13 +400,14 @@ export async function repairDiskStorage(dir: string): Promise<void> {
 async function openCheckedDiskStorage(dir: string, options: { createIfMissing: boolean; tolerateDamage?: boolean }): Promise<Storage> {
   const { createIfMissing } = options;
   // Read (and check) the journal before LevelDB opens anything.
-  const journal = readJournal(dir, { tolerateDamage: options.tolerateDamage === true });
+  const tolerateDamage = options.tolerateDamage === true;
+  const journal = readJournal(dir, { tolerateDamage });
   const level = new ClassicLevel<Uint8Array, Uint8Array>(dir, { ...LEVEL_OPTIONS, createIfMissing });
   const flush = (): Promise<void> => level.compactRange(NO_KEYS, NO_KEYS);
   const storage = new LevelStorage(level as unknown as BufferLevel, dir, { persistent: true, fsync: true, soleWriter: true, reopenAfterFailedWrite: true }, flush);
   await storage.open();
   try {
-    await storage.attachJournal(Journal.open(dir, journal.bytes), journal.frames);
+    await storage.attachJournal(dir, journal, { tolerateDamage });
   } catch (err) {
     await storage.close().catch(() => undefined);
     throw err;

@@ -88,7 +88,7 @@ export async function recoverStore(dir: string, into: string): Promise<RecoveryR
   const journal = readJournal(source, { tolerateDamage: true });
   const damage = [...files.damage];
   if (journal.damageAt !== null) damage.push({ kind: 'damaged', file: JOURNAL_FILE, offset: journal.damageAt, detail: JOURNAL_DAMAGE });
-  for (const op of [...journal.frames, ...journal.beyond].flat()) {
+  for (const op of [...journal.frames, ...journal.beyond].flatMap((frame) => frame.ops)) {
     const parsed = op.type === 'put' ? parseKey(op.key) : null;
     if (parsed?.family === 'log') lastSeqHeld = Math.max(lastSeqHeld, parsed.seq);
   }

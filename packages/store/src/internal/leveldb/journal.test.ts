@@ -1,6 +1,7 @@
 /**
- * The journal's file format (`journal.ts`): frames read back as written; a torn tail is dropped;
- * damage before the tail is refused, or read up to the damage for a copy being recovered.
+ * The journal's file format (`journal.ts`): frames read back as written, numbered; a torn or
+ * zeroed tail is dropped; any other bytes that do not verify are damage — refused, or read up to
+ * the damage for a copy being recovered — and nothing is ever searched for.
  */
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,11 +10,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { failureOf } from '@stateflow/test-kit';
 import type { StorageOp } from '../../storage.js';
 import { JOURNAL_FILE, Journal, encodeFrame, readFrames, readJournal } from './journal.js';
+import type { JournalFrame } from './journal.js';
 
 const put = (key: string, value: string): StorageOp => ({ type: 'put', key: Buffer.from(key), value: Buffer.from(value) });
 const del = (key: string): StorageOp => ({ type: 'del', key: Buffer.from(key) });
-const commits: StorageOp[][] = [[put('L1', 'one'), put('H/a', 'x')], [del('H/a'), put('L2', '')], [put('L3', 'z'.repeat(5000))]];
-const bytesOf = (frames: StorageOp[][]): Buffer => Buffer.concat(frames.map(encodeFrame));
+const commits: JournalFrame[] = [
+  { number: 7, ops: [put('L1', 'one'), put('H/a', 'x')] },
+  { number: 8, ops: [del('H/a'), put('L2', '')] },
+  { number: 9, ops: [put('L3', 'z'.repeat(5000))] },
+];
+const bytesOf = (frames: JournalFrame[]): Buffer => Buffer.concat(frames.map(encodeFrame));
 
 describe('journal frames', () => {
   it('read back exactly as written, puts and dels in order', () => {
@@ -33,11 +39,28 @@ describe('journal frames', () => {
     expect(readFrames(Buffer.concat([whole, Buffer.alloc(300)])).damageAt).toBeNull();
   });
 
-  it('a damaged frame followed by an intact one is damage at its offset; the frames after it are read as evidence', () => {
+  it('a whole frame that does not verify is damage at its offset (even the last one); the frames after it are read as evidence', () => {
     const whole = Buffer.from(bytesOf(commits));
-    const second = encodeFrame(commits[0] as StorageOp[]).byteLength;
+    const second = encodeFrame(commits[0] as JournalFrame).byteLength;
     whole[second + 20] = (whole[second + 20] as number) ^ 0x40;
     expect(readFrames(whole)).toEqual({ frames: commits.slice(0, 1), end: second, damageAt: second, beyond: commits.slice(2) });
+    const last = Buffer.from(bytesOf(commits));
+    last[last.byteLength - 1] = (last[last.byteLength - 1] as number) ^ 0x01;
+    expect(readFrames(last).damageAt).toBe(bytesOf(commits.slice(0, 2)).byteLength);
+  });
+
+  it('bytes after the frames that are neither zeros nor a torn frame are damage; a frame out of sequence is damage', () => {
+    const whole = bytesOf(commits);
+    expect(readFrames(Buffer.concat([whole, Buffer.from('garbage, not a frame')])).damageAt).toBe(whole.byteLength);
+    const skipped = bytesOf([commits[0] as JournalFrame, commits[2] as JournalFrame]);
+    expect(readFrames(skipped).damageAt).toBe(encodeFrame(commits[0] as JournalFrame).byteLength);
+  });
+
+  it('never searches: a frame-like run of bytes inside a torn frame is part of the tail', () => {
+    const inner = encodeFrame({ number: 10, ops: [put('Lx', 'forged')] });
+    const carrier = encodeFrame({ number: 10, ops: [put('L4', `${'a'.repeat(40)}${inner.toString('latin1')}${'b'.repeat(40)}`)] });
+    const torn = Buffer.concat([bytesOf(commits), carrier.subarray(0, carrier.byteLength - 20)]);
+    expect(readFrames(torn)).toEqual({ frames: commits, end: bytesOf(commits).byteLength, damageAt: null, beyond: [] });
   });
 });
 
@@ -52,14 +75,15 @@ describe('journal file', () => {
 
   it('appends frames, reads them back, and empties to nothing (a torn tail included)', async () => {
     expect(readJournal(dir)).toEqual({ frames: [], end: 0, damageAt: null, beyond: [], bytes: 0 });
-    const journal = Journal.open(dir, 0);
-    for (const ops of commits) journal.append(ops);
+    const journal = Journal.open(dir, 0, 7);
+    expect(commits.map(({ ops }) => journal.append(ops))).toEqual([7, 8, 9]);
     journal.close();
-    await writeFile(path.join(dir, JOURNAL_FILE), Buffer.concat([await readFile(path.join(dir, JOURNAL_FILE)), Buffer.from('torn')]));
+    const torn = encodeFrame({ number: 10, ops: [put('L4', 'cut short')] }).subarray(0, 30);
+    await writeFile(path.join(dir, JOURNAL_FILE), Buffer.concat([await readFile(path.join(dir, JOURNAL_FILE)), torn]));
     const read = readJournal(dir);
     expect(read.frames).toEqual(commits);
-    expect(read.bytes).toBe(read.end + 4);
-    const again = Journal.open(dir, read.bytes);
+    expect(read.bytes).toBe(read.end + 30);
+    const again = Journal.open(dir, read.bytes, 10);
     again.empty();
     again.close();
     expect((await stat(path.join(dir, JOURNAL_FILE))).size).toBe(0);
@@ -67,10 +91,10 @@ describe('journal file', () => {
 
   it('refuses damage before the tail with STORE_CORRUPT naming the file and offset; a copy being recovered reads up to it', async () => {
     const whole = Buffer.from(bytesOf(commits));
-    const second = encodeFrame(commits[0] as StorageOp[]).byteLength;
+    const second = encodeFrame(commits[0] as JournalFrame).byteLength;
     whole[second + 17] = (whole[second + 17] as number) ^ 0x01;
     await writeFile(path.join(dir, JOURNAL_FILE), whole);
-    expect(await failureOf(async () => readJournal(dir))).toEqual({ code: 'STORE_CORRUPT', details: { file: JOURNAL_FILE, offset: second, detail: 'a journal frame does not verify and intact frames follow it' } });
+    expect(await failureOf(async () => readJournal(dir))).toEqual({ code: 'STORE_CORRUPT', details: { file: JOURNAL_FILE, offset: second, detail: 'a journal frame does not verify' } });
     expect(readJournal(dir, { tolerateDamage: true }).frames).toEqual(commits.slice(0, 1));
   });
 });

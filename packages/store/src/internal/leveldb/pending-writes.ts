@@ -1,20 +1,29 @@
 /**
  * Buffered commits that are in the journal (`journal.ts`) but not yet in LevelDB: their
- * operations in commit order, to be written to LevelDB oldest first, and the latest value each of
- * them gives a key, so that a point read sees every acknowledged commit before LevelDB has it.
+ * operations in commit order (by journal frame number), to be written to LevelDB oldest first,
+ * and the latest value each of them gives a key, so that a point read sees every acknowledged
+ * commit before LevelDB has it.
  */
 import type { StorageOp } from '../../storage.js';
 
 const keyOf = (key: Uint8Array): string => Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+const bytesOf = (op: StorageOp): number => op.key.byteLength + (op.type === 'put' ? op.value.byteLength : 0);
 
 /** Pending commits of one LevelDB storage (see the module comment). */
 export class PendingWrites {
-  #commits: StorageOp[][] = [];
-  /** Per key: its latest pending value (`undefined`: deleted) and the number of the commit that set it. */
-  #latest = new Map<string, { value: Uint8Array | undefined; commit: number }>();
-  /** Commits added so far; a commit's number is its position in that count. */
-  #added = 0;
+  #commits: { number: number; ops: StorageOp[] }[] = [];
+  /** Per key: its latest pending value (`undefined`: deleted) and the frame number of the commit that set it. */
+  #latest = new Map<string, { value: Uint8Array | undefined; number: number }>();
   #bytes = 0;
+  /** Frame number of the newest commit added, and of the newest one LevelDB holds. */
+  #added = 0;
+  #written = 0;
+
+  /** `through`: the frame number LevelDB already holds (frames are numbered for the life of the store). */
+  constructor(through: number) {
+    this.#added = through;
+    this.#written = through;
+  }
 
   /** Bytes of keys and values pending. */
   get bytes(): number {
@@ -26,13 +35,23 @@ export class PendingWrites {
     return this.#commits.length === 0;
   }
 
-  /** Add one commit's operations (after its journal append). */
-  add(ops: StorageOp[]): void {
-    this.#added++;
-    this.#commits.push(ops);
+  /** Frame number of the newest commit added (LevelDB holds every commit once {@link written} reaches it). */
+  get newest(): number {
+    return this.#added;
+  }
+
+  /** Frame number of the newest commit LevelDB holds. */
+  get writtenThrough(): number {
+    return this.#written;
+  }
+
+  /** Add one commit's operations, journaled as frame `number` (the next one). */
+  add(ops: StorageOp[], number: number): void {
+    this.#added = number;
+    this.#commits.push({ number, ops });
     for (const op of ops) {
-      this.#latest.set(keyOf(op.key), { value: op.type === 'put' ? op.value : undefined, commit: this.#added });
-      this.#bytes += op.key.byteLength + (op.type === 'put' ? op.value.byteLength : 0);
+      this.#latest.set(keyOf(op.key), { value: op.type === 'put' ? op.value : undefined, number });
+      this.#bytes += bytesOf(op);
     }
   }
 
@@ -42,17 +61,17 @@ export class PendingWrites {
     return this.#latest.get(keyOf(key)) ?? null;
   }
 
-  /** Every pending commit, oldest first, and the number of the newest: what to write to LevelDB next. */
-  take(): { commits: StorageOp[][]; through: number } {
-    return { commits: this.#commits.slice(), through: this.#added };
+  /** Every pending commit's operations, oldest first, and the frame number of the newest: what to write to LevelDB next. */
+  take(): { ops: StorageOp[]; through: number } {
+    return { ops: this.#commits.flatMap((commit) => commit.ops), through: this.#added };
   }
 
-  /** LevelDB now holds every commit up to number `through` ({@link take}): forget them. */
+  /** LevelDB now holds every commit up to frame `through` ({@link take}): forget them. */
   written(through: number): void {
-    const count = this.#commits.length - (this.#added - through);
-    for (const ops of this.#commits.splice(0, count)) {
-      for (const op of ops) this.#bytes -= op.key.byteLength + (op.type === 'put' ? op.value.byteLength : 0);
-    }
-    for (const [key, entry] of this.#latest) if (entry.commit <= through) this.#latest.delete(key);
+    let count = 0;
+    while (count < this.#commits.length && (this.#commits[count]?.number as number) <= through) count++;
+    for (const { ops } of this.#commits.splice(0, count)) for (const op of ops) this.#bytes -= bytesOf(op);
+    for (const [key, entry] of this.#latest) if (entry.number <= through) this.#latest.delete(key);
+    this.#written = through;
   }
 }
