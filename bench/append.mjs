@@ -81,7 +81,7 @@ await report(
   rows,
   [
     `Patch ${JSON.stringify(patchFor(123456))} (${valueBytes} B); raw puts write values of the same ${valueBytes} B under 12-byte keys.`,
-    'A publish writes one atomic batch (log entry, sealed revision-index record with the patch, seq index, head, tip, a checkpoint when the replay budget is reached) and hashes the transition (sha256 over RFC 8785 JSON).',
+    'A publish writes one atomic batch (log entry, sealed revision-index record with the patch, seq index, head, tip, a checkpoint when the replay budget is reached) and hashes the transition (sha256 over RFC 8785 JSON); a buffered one is acknowledged once the batch is appended to the store journal (one synchronous write), and LevelDB gets it in the background.',
     'fsync = LevelDB `sync: true` per write on both sides; concurrent = that many async loops on one store / one raw database.',
     `Each case ran ${REPEATS} times (raw puts, then publishes, alternating); each column is the median, the ratio the median of the per-run ratios.`,
   ],

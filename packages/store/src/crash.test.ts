@@ -1,9 +1,10 @@
 /**
- * Crash safety: a child process publishes with fsync in a loop and is SIGKILLed at random
- * moments. After each kill the store must reopen, audit clean, and hold every acknowledged
- * transition whole. Trials: STATEFLOW_CRASH_TRIALS (default 20).
+ * Crash safety: a child process publishes in a loop — fsync, and buffered (acknowledged from
+ * the journal before LevelDB has the commit) — and is SIGKILLed at random moments. After each
+ * kill the store must reopen, audit clean, and hold every acknowledged transition whole.
+ * Trials: STATEFLOW_CRASH_TRIALS (default 20) per durability.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,17 +13,19 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import { openStore } from './open-store.js';
+import type { Durability } from './types.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const child = path.join(here, 'test-support', 'crash-child.mjs');
+const mixedChild = path.join(here, 'test-support', 'mixed-child.mjs');
 const built = path.resolve(here, '..', 'dist', 'index.js');
 const TRIALS = Number(process.env.STATEFLOW_CRASH_TRIALS ?? 20);
 
 /** Run the child until it has acknowledged `acks` transitions (plus a random delay), then SIGKILL it. */
-function runAndKill(dir: string, tag: string, acks: number, delayMs: number): Promise<Map<string, number>> {
+function runAndKill(dir: string, tag: string, acks: number, delayMs: number, durability: Durability = 'fsync'): Promise<Map<string, number>> {
   return new Promise((resolve, reject) => {
     const acked = new Map<string, number>();
-    const proc = spawn(process.execPath, [child, dir, tag], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [child, dir, tag, durability], { stdio: ['ignore', 'pipe', 'pipe'] });
     let buffer = '';
     let stderr = '';
     let killing = false;
@@ -51,7 +54,7 @@ function runAndKill(dir: string, tag: string, acks: number, delayMs: number): Pr
   });
 }
 
-describe('crash safety (SIGKILL during fsync publishes)', () => {
+describe('crash safety (SIGKILL during publishes)', () => {
   let dir: string;
   beforeAll(async () => {
     if (!existsSync(built)) throw new Error(`${built} is missing: build first (npx tsc -b packages/store)`);
@@ -85,13 +88,29 @@ describe('crash safety (SIGKILL during fsync publishes)', () => {
     }
   });
 
-  it(`keeps every acknowledged transition whole across ${TRIALS} kills`, async () => {
+  it.each(['same', 'other'])('a buffered publish, then an fsync one (%s stream), then SIGKILL: the journal is not replayed over the later commit', async (variant) => {
+    const storeDir = path.join(dir, `mixed-${variant}`);
+    const run = spawnSync(process.execPath, [mixedChild, storeDir, variant], { encoding: 'utf8' });
+    expect({ signal: run.signal, stdout: run.stdout }).toEqual({ signal: 'SIGKILL', stdout: 'ack 1\nack 2\n' });
+    const store = await openStore(storeDir);
+    try {
+      expect((await store.transition(2)).id).toBe('b');
+      expect(await store.state(variant === 'same' ? 's' : 'b')).toEqual({ v: 2 });
+      expect((await store.audit()).problems).toEqual([]);
+      expect((await store.publish({ changes: { z: { v: 3 } } })).transition?.seq).toBe(3);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it.each<Durability>(['fsync', 'buffered'])(`keeps every acknowledged transition whole across ${TRIALS} kills (%s)`, async (durability) => {
     const acknowledged = new Map<string, number>();
+    const storeDir = path.join(dir, durability);
     for (let trial = 0; trial < TRIALS; trial++) {
       const acks = Math.floor(Math.random() * 12);
       const delay = Math.floor(Math.random() * 15);
-      for (const [id, seq] of await runAndKill(dir, `t${trial}`, acks, delay)) acknowledged.set(id, seq);
-      const store = await openStore(dir, { checkpointInterval: 4 });
+      for (const [id, seq] of await runAndKill(storeDir, `t${trial}`, acks, delay, durability)) acknowledged.set(id, seq);
+      const store = await openStore(storeDir, { checkpointInterval: 4 });
       try {
         const report = await store.audit();
         expect(report.problems).toEqual([]);

@@ -11,11 +11,22 @@
  *   flushes the memtable first; over an empty key range it compacts nothing else), so a cleanly
  *   closed store has an empty write-ahead log and any damage to a log found at open is either a
  *   crash's torn tail or damage to the files, never a log cut short after a clean close.
+ * - **Buffered commits go through a journal** (`leveldb/journal.ts`): appended with one
+ *   synchronous write and acknowledged, then written to LevelDB in the background, oldest first
+ *   (`leveldb/pending-writes.ts` serves point reads of them meanwhile; iterators and snapshots
+ *   wait until LevelDB has them). A synced commit first waits for every pending one, then is
+ *   LevelDB's own synced batch, as before. Open replays the journal's frames into LevelDB.
  */
 import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
 import type { AbstractLevel } from 'abstract-level';
-import { checkLevelDbFiles } from './internal/leveldb/file-check.js';
+import type { StateflowError } from '@stateflow/core';
+import { checkLevelDbFiles, fileCorrupt } from './internal/leveldb/file-check.js';
+import { JOURNAL_FILE, Journal, readJournal } from './internal/leveldb/journal.js';
+import type { JournalRead } from './internal/leveldb/journal.js';
+import { journalKey } from './internal/keys.js';
+import { decodeJournalMark, encodeJournalMark } from './internal/records.js';
+import { PendingWrites } from './internal/leveldb/pending-writes.js';
 import { translateStorageError } from './internal/level-errors.js';
 import { storeNotFound } from './internal/store-not-found.js';
 import type { IterateOptions, Storage, StorageCapabilities, StorageOp, StorageReader, WriteSession } from './storage.js';
@@ -35,6 +46,21 @@ const NO_OPTIONS = {} as never;
  */
 const ITERATE_ENTRIES = 1024;
 const ITERATE_BYTES = 1024 * 1024;
+/**
+ * Pending buffered commits (bytes of keys and values) at which a commit waits for LevelDB to
+ * catch up before it is acknowledged: memory stays bounded when LevelDB is slower than the
+ * journal.
+ */
+const MAX_PENDING_BYTES = 8 * 1024 * 1024;
+/**
+ * Journal size at which the next buffered commit first waits for LevelDB to hold every frame and
+ * empties it (one synced truncate per this many bytes; bounds the file and the replay at open).
+ */
+const EMPTY_JOURNAL_AT_BYTES = 4 * 1024 * 1024;
+/** The journal mark put with the operations of frames up to `frame`. */
+const markOp = (frame: number): StorageOp => ({ type: 'put', key: journalKey(), value: encodeJournalMark(frame) });
+/** Longest run of buffered acknowledgements without a turn of the event loop, in ms. */
+const MAX_TURN_MS = 1;
 /** A key range that holds no Stateflow key (every key starts with an ASCII family letter). */
 const NO_KEYS = Buffer.from([0xff, 0xff]);
 
@@ -45,6 +71,17 @@ class LevelStorage implements Storage {
   readonly #flushOnClose: (() => Promise<void>) | null;
   /** Resolves when the current write session ends: the next `beginWrite` waits for it. */
   #writer: Promise<void> = Promise.resolve();
+  /** The journal of buffered commits (disk only; see the module comment). */
+  #journal: Journal | null = null;
+  #pending = new PendingWrites(0);
+  /** The background write of pending commits to LevelDB, while one runs. */
+  #draining: Promise<void> | null = null;
+  /** Its current round: one LevelDB batch of the commits pending when it began. */
+  #round: Promise<void> | null = null;
+  /** When a buffered commit last let the event loop turn (`performance.now()`, ms). */
+  #turnAt = 0;
+  /** Why LevelDB could not take pending commits: every later commit, iterator and snapshot fails with it. */
+  #drainFailure: StateflowError | null = null;
 
   constructor(db: BufferLevel, location: string | null, capabilities: StorageCapabilities, flushOnClose: (() => Promise<void>) | null) {
     this.#db = db;
@@ -57,16 +94,53 @@ class LevelStorage implements Storage {
     await this.#guard(() => this.#db.open());
   }
 
+  /**
+   * Use the journal of `dir` for buffered commits. Its frames that LevelDB does not hold (after
+   * `M/journal`: the commits a crashed process acknowledged) are written to LevelDB first, in
+   * one synced batch with the new mark; then the journal is emptied.
+   * @throws STORE_CORRUPT when frames between the mark and the journal's first newer frame are
+   *   missing (unless `options.tolerateDamage`); STORE_IO
+   */
+  async attachJournal(dir: string, read: JournalRead, options: { tolerateDamage: boolean }): Promise<void> {
+    const markBytes = await this.#guard(() => this.#db.get(journalKey()));
+    const applied = markBytes === undefined ? 0 : decodeJournalMark(journalKey(), markBytes);
+    const missing = read.frames.filter((frame) => frame.number > applied);
+    const first = missing[0];
+    if (first !== undefined && first.number !== applied + 1 && !options.tolerateDamage) {
+      throw fileCorrupt(dir, JOURNAL_FILE, 0, `journal frames ${applied + 1}…${first.number - 1} are missing: LevelDB holds the commits up to frame ${applied} only`);
+    }
+    const through = Math.max(applied, read.frames.at(-1)?.number ?? 0);
+    if (missing.length > 0) await this.#writeBatch([...missing.flatMap((frame) => frame.ops), markOp(through)], { sync: true });
+    const journal = Journal.open(dir, read.bytes, through + 1);
+    try {
+      journal.empty();
+    } catch (err) {
+      journal.close();
+      throw err;
+    }
+    this.#journal = journal;
+    this.#pending = new PendingWrites(through);
+  }
+
   get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    const pending = this.#pending.lookup(key);
+    if (pending !== null) return Promise.resolve(pending.value);
     return this.#guard(() => this.#db.get(key));
   }
 
-  getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
-    return this.#guard(() => this.#db.getMany(keys));
+  async getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    if (this.#pending.empty) return this.#guard(() => this.#db.getMany(keys));
+    const pending = keys.map((key) => this.#pending.lookup(key));
+    const rest = keys.filter((_, i) => pending[i] === null);
+    const stored = rest.length === 0 ? [] : await this.#guard(() => this.#db.getMany(rest));
+    let next = 0;
+    return pending.map((hit) => (hit === null ? stored[next++] : hit.value));
   }
 
-  /** abstract-level's `getSync` (classic-level and memory-level both have it). */
+  /** abstract-level's `getSync` (classic-level and memory-level both have it), pending commits first. */
   getSync(key: Uint8Array): Uint8Array | undefined {
+    const pending = this.#pending.lookup(key);
+    if (pending !== null) return pending.value;
     try {
       return this.#db.getSync(key);
     } catch (err) {
@@ -76,6 +150,7 @@ class LevelStorage implements Storage {
 
   /** LevelDB's (and memory-level's) explicit snapshots: reads pinned to one sequence number. */
   async snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T> {
+    await this.#settled();
     let snapshot: ReturnType<BufferLevel['snapshot']>;
     try {
       snapshot = this.#db.snapshot();
@@ -121,12 +196,84 @@ class LevelStorage implements Storage {
   }
 
   /**
+   * One commit: buffered on disk, a journal append (acknowledged at once; LevelDB gets it in the
+   * background), unless pending commits are over {@link MAX_PENDING_BYTES}, when it also waits
+   * for LevelDB to take them; synced (or in memory), LevelDB's own batch once every pending
+   * commit is in LevelDB, so commits reach it in order.
+   */
+  async #write(ops: StorageOp[], options: { sync: boolean }): Promise<void> {
+    if (ops.length === 0) return;
+    if (this.#drainFailure !== null) throw this.#drainFailure;
+    if (this.#journal === null || options.sync) {
+      await this.#settled();
+      await this.#writeBatch(ops, options);
+      return;
+    }
+    if (this.#journal.bytes >= EMPTY_JOURNAL_AT_BYTES) {
+      // Under a steady stream of commits LevelDB may never be idle: empty the journal here.
+      await this.#settled();
+      this.#journal.empty();
+    }
+    this.#pending.add(ops, this.#journal.append(ops));
+    this.#draining ??= this.#drain();
+    // The commit is journaled, hence acknowledged even when LevelDB then fails (the next open
+    // replays it): waiting for room never fails it.
+    if (this.#pending.bytes >= MAX_PENDING_BYTES) await this.#settled().catch(() => undefined);
+    else if (performance.now() - this.#turnAt >= MAX_TURN_MS) {
+      // A caller publishing in a loop would otherwise run on promise jobs alone and starve every
+      // timer and I/O callback of the process — LevelDB's completions included, so iterators
+      // would wait for the backpressure above: a turn of the event loop at least every ms.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      this.#turnAt = performance.now();
+    }
+  }
+
+  /**
+   * Write pending commits to LevelDB, oldest first, each round one batch of every commit pending
+   * when it starts, with the journal mark `M/journal` of its newest frame. A failed write latches
+   * {@link LevelStorage.#drainFailure}.
+   */
+  async #drain(): Promise<void> {
+    try {
+      while (!this.#pending.empty) {
+        const { ops, through } = this.#pending.take();
+        this.#round = this.#writeBatch([...ops, markOp(through)], { sync: false }).then(() => this.#pending.written(through));
+        await this.#round;
+      }
+    } catch (err) {
+      this.#drainFailure = translateStorageError(err, this.location);
+    } finally {
+      this.#draining = null;
+      this.#round = null;
+    }
+  }
+
+  /**
+   * Once LevelDB holds every commit pending at the call — at most two rounds of the drain, however
+   * many commits arrive meanwhile (iterators, snapshots and synced commits wait here).
+   * @throws the write failure that stopped the drain
+   */
+  async #settled(): Promise<void> {
+    const target = this.#pending.newest;
+    if (this.#drainFailure !== null && this.#draining === null && !this.#pending.empty) {
+      // A reader needs the commits LevelDB could not take: try once more (a full disk may have
+      // room again); writes stay refused (the store requires a reopen after a failed write).
+      this.#drainFailure = null;
+      this.#draining = this.#drain();
+    }
+    while (this.#pending.writtenThrough < target && this.#drainFailure === null && this.#round !== null) {
+      await this.#round.catch(() => undefined);
+    }
+    if (this.#drainFailure !== null) throw this.#drainFailure;
+  }
+
+  /**
    * One atomic LevelDB write batch, built as a chained batch: abstract-level's array form
    * copies the options into every operation (`{ ...options, ...op }`), which with any options
    * object (even `{ sync: false }`) took longer than LevelDB's write of the batch itself.
    * The chained form hands `sync` to the write alone; the batch is just as atomic.
    */
-  #write(ops: StorageOp[], options: { sync: boolean }): Promise<void> {
+  #writeBatch(ops: StorageOp[], options: { sync: boolean }): Promise<void> {
     if (ops.length === 0) return Promise.resolve();
     return this.#guard(async () => {
       const batch = this.#db.batch();
@@ -148,6 +295,7 @@ class LevelStorage implements Storage {
   }
 
   async *#iterate(options: IterateOptions, snapshot: unknown): AsyncIterable<[Uint8Array, Uint8Array]> {
+    if (snapshot === undefined) await this.#settled();
     const range: Record<string, unknown> = { highWaterMarkBytes: ITERATE_BYTES };
     if (snapshot !== undefined) range.snapshot = snapshot;
     if (options.gte) range.gte = options.gte;
@@ -177,7 +325,30 @@ class LevelStorage implements Storage {
    * next open accepts as it accepts a crash's.
    */
   async close(): Promise<void> {
-    if (this.#flushOnClose !== null && this.#db.status === 'open') await this.#flushOnClose().catch(() => undefined);
+    // Pending commits reach LevelDB first; the journal is emptied only once LevelDB's flush has
+    // put them in a table, else it keeps them for the next open.
+    const drained = await this.#settled().then(
+      () => true,
+      () => false,
+    );
+    let flushed = false;
+    if (this.#flushOnClose !== null && this.#db.status === 'open') {
+      flushed = await this.#flushOnClose().then(
+        () => true,
+        () => false,
+      );
+    }
+    if (this.#journal !== null) {
+      if (drained && flushed) {
+        try {
+          this.#journal.empty();
+        } catch {
+          // The next open replays what LevelDB already holds: the same records again.
+        }
+      }
+      this.#journal.close();
+      this.#journal = null;
+    }
     return this.#guard(() => this.#db.close());
   }
 
@@ -209,7 +380,7 @@ export async function openDiskStorage(dir: string, options: { createIfMissing: b
  * damage there is. Only for a copy made by `recoverStore`, never for a user's store.
  */
 export function openDiskStorageRecovering(dir: string): Promise<Storage> {
-  return openCheckedDiskStorage(dir, { createIfMissing: false });
+  return openCheckedDiskStorage(dir, { createIfMissing: false, tolerateDamage: true });
 }
 
 /**
@@ -226,12 +397,21 @@ export async function repairDiskStorage(dir: string): Promise<void> {
   }
 }
 
-async function openCheckedDiskStorage(dir: string, options: { createIfMissing: boolean }): Promise<Storage> {
+async function openCheckedDiskStorage(dir: string, options: { createIfMissing: boolean; tolerateDamage?: boolean }): Promise<Storage> {
   const { createIfMissing } = options;
+  // Read (and check) the journal before LevelDB opens anything.
+  const tolerateDamage = options.tolerateDamage === true;
+  const journal = readJournal(dir, { tolerateDamage });
   const level = new ClassicLevel<Uint8Array, Uint8Array>(dir, { ...LEVEL_OPTIONS, createIfMissing });
   const flush = (): Promise<void> => level.compactRange(NO_KEYS, NO_KEYS);
   const storage = new LevelStorage(level as unknown as BufferLevel, dir, { persistent: true, fsync: true, soleWriter: true, reopenAfterFailedWrite: true }, flush);
   await storage.open();
+  try {
+    await storage.attachJournal(dir, journal, { tolerateDamage });
+  } catch (err) {
+    await storage.close().catch(() => undefined);
+    throw err;
+  }
   return storage;
 }
 

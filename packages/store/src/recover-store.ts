@@ -13,6 +13,7 @@ import { StateflowError, isStateflowError } from '@stateflow/core';
 import type { AuditProblem } from './types.js';
 import { Family, familyRange, formatKey, parseKey } from './internal/keys.js';
 import { checkLevelDbFiles } from './internal/leveldb/file-check.js';
+import { JOURNAL_DAMAGE, JOURNAL_FILE, readJournal } from './internal/leveldb/journal.js';
 import { batchPutKeys } from './internal/leveldb/write-batch.js';
 import { openDiskStorageRecovering, repairDiskStorage } from './level-storage.js';
 import { encodeRecord } from './internal/records.js';
@@ -82,6 +83,15 @@ export async function recoverStore(dir: string, into: string): Promise<RecoveryR
   for (const log of files.logs) {
     for (const record of log.scan.records) lastSeqHeld = Math.max(lastSeqHeld, ...logSeqsIn(record.data));
   }
+  // The journal's buffered commits: those before damage to it are replayed into the copy, those
+  // after are evidence of what was lost.
+  const journal = readJournal(source, { tolerateDamage: true });
+  const damage = [...files.damage];
+  if (journal.damageAt !== null) damage.push({ kind: 'damaged', file: JOURNAL_FILE, offset: journal.damageAt, detail: JOURNAL_DAMAGE });
+  for (const op of [...journal.frames, ...journal.beyond].flatMap((frame) => frame.ops)) {
+    const parsed = op.type === 'put' ? parseKey(op.key) : null;
+    if (parsed?.family === 'log') lastSeqHeld = Math.max(lastSeqHeld, parsed.seq);
+  }
   await mkdir(target, { recursive: true });
   await io(target, () => cp(source, target, { recursive: true, filter: (file) => path.basename(file) !== 'LOCK' }));
 
@@ -109,11 +119,11 @@ export async function recoverStore(dir: string, into: string): Promise<RecoveryR
   return {
     from: source,
     into: target,
-    damage: files.damage,
+    damage,
     tip,
     lastSeqHeld: Math.max(lastSeqHeld, tip),
     lost: lastSeqHeld > tip ? [[tip + 1, lastSeqHeld]] : [],
-    mayHaveLostAfter: files.damage.some((d) => d.kind !== 'damaged') ? Math.max(lastSeqHeld, tip) : null,
+    mayHaveLostAfter: damage.some((d) => d.kind !== 'damaged') ? Math.max(lastSeqHeld, tip) : null,
     repaired,
     dropped: kept.dropped,
     streamsRemoved: kept.streamsRemoved,

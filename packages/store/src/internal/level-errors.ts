@@ -50,6 +50,9 @@ export function translateStorageError(err: unknown, location: string | null): St
       { cause: err },
     );
   }
+  if (code === 'ENOSPC') {
+    return new StateflowError('STORE_IO', `Storage failure at ${location ?? '(memory)'}: No space left on device (${foreign}); free space on its disk, then reopen the store`, { location, code: 'ENOSPC' }, { cause: err });
+  }
   return new StateflowError('STORE_IO', `Storage failure at ${location ?? '(memory)'}: ${foreign}`, { location, code: foreignCode(code ?? causeCode) }, { cause: err });
 }
 

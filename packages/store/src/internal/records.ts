@@ -40,6 +40,19 @@ export function decodeTip(key: Uint8Array, bytes: Uint8Array): TipRecord {
   return { seq: v.seq, generation: v.generation };
 }
 
+/**
+ * `M/journal` `{ frame }` (LevelDB stores): the number of the last journal frame LevelDB holds,
+ * written in the same batch as that frame's operations (`leveldb/journal.ts`).
+ */
+export function decodeJournalMark(key: Uint8Array, bytes: Uint8Array): number {
+  const v = decode(key, bytes);
+  if (!isJsonObject(v) || !isCount(v.frame)) throw corrupt(key, 'journal mark has the wrong shape');
+  return v.frame;
+}
+
+/** Encode `M/journal`. */
+export const encodeJournalMark = (frame: number): Uint8Array => encodeValue({ frame });
+
 /** `H/<stream>`: a stream's head. */
 export interface HeadRecord {
   rev: number;

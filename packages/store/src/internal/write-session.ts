@@ -8,6 +8,7 @@ import type { StorageOp } from '../storage.js';
 import { catchUp } from './catch-up.js';
 import { encodeValue } from './codec.js';
 import { Family, parseKey, tipKey } from './keys.js';
+import { checkWritable } from './store-context.js';
 import type { StoreContext } from './store-context.js';
 
 /** Commit one batch of a write session (see {@link withWriteSession}). */
@@ -26,6 +27,7 @@ export type SessionCommit = (ops: StorageOp[], options: { sync: boolean; rewrite
  * @throws what `work` throws; the storage's errors (STORE_IO, STORE_UNAVAILABLE, …)
  */
 export async function withWriteSession<T>(ctx: StoreContext, work: (commit: SessionCommit) => Promise<T>): Promise<T> {
+  checkWritable(ctx);
   const session = await ctx.storage.beginWrite();
   let ended = false;
   const commit: SessionCommit = async (ops, options) => {

@@ -1,10 +1,10 @@
-// Crash-test child: publishes in a loop with fsync and prints "ack <seq> <id>" after each
-// acknowledged transition. The parent SIGKILLs it at a random moment.
-// Run with plain node on the built package: node crash-child.mjs <dir> <tag>
+// Crash-test child: publishes in a loop (durability fsync unless told 'buffered') and prints
+// "ack <seq> <id>" after each acknowledged transition. The parent SIGKILLs it at a random moment.
+// Run with plain node on the built package: node crash-child.mjs <dir> <tag> [fsync|buffered]
 import { openStore } from '../../dist/index.js';
 
-const [dir, tag] = process.argv.slice(2);
-const store = await openStore(dir, { checkpointInterval: 4, durability: 'fsync' });
+const [dir, tag, durability = 'fsync'] = process.argv.slice(2);
+const store = await openStore(dir, { checkpointInterval: 4, durability });
 process.stdout.write('ready\n');
 for (let i = 0; ; i++) {
   const changes = { global: { n: i, [`k${i % 7}`]: `${tag}-${i}` } };
