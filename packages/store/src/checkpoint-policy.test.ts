@@ -1,7 +1,7 @@
 /**
  * Checkpoint policy (README "Checkpoint policy"): the replay budget — a checkpoint as soon as the
  * records since the stream's latest checkpoint (their encoded patches plus a fixed cost per
- * record) cost a quarter of reading that checkpoint (at least 1 KiB), and at the latest after K
+ * record) cost a quarter of reading that checkpoint (at least 512 bytes), and at the latest after K
  * revisions — decided the same across reopens, and re-based correctly by compaction.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ describe.each(backends)('checkpoint policy on $name', (backend) => {
   let h: Harness;
   beforeEach(async () => {
     h = await backend.create({ checkpointInterval: 64 });
-    expect([REPLAY_BUDGET, RECORD_COST_BYTES, MIN_REPLAY_BUDGET_BYTES]).toEqual([0.25, 64, 1024]);
+    expect([REPLAY_BUDGET, RECORD_COST_BYTES, MIN_REPLAY_BUDGET_BYTES]).toEqual([0.25, 64, 512]);
   });
   afterEach(async () => {
     await h.destroy();
@@ -64,7 +64,7 @@ describe.each(backends)('checkpoint policy on $name', (backend) => {
       await h.store.publish({ changes: { doc: patch } });
       states.push(await h.store.state('doc'));
     };
-    await publish({ body: text(8, 'a'), n: 0 }); // rev 1: an 8 KiB patch, over the 1 KiB floor → checkpoint
+    await publish({ body: text(8, 'a'), n: 0 }); // rev 1: an 8 KiB patch, over the 512-byte floor → checkpoint
     for (let i = 1; i <= 30; i++) await publish({ n: i, note: `bump ${i}` });
     await h.reopen(); // the debt is recomputed from the stored checkpoint and tail
     for (let i = 31; i <= 70; i++) await publish({ n: i, note: `bump ${i}` });
@@ -81,7 +81,7 @@ describe.each(backends)('checkpoint policy on $name', (backend) => {
     expect((await h.store.audit()).problems).toEqual([]);
   });
 
-  it('a large state with small patches checkpoints every K revisions; a tiny one at the 1 KiB floor', async () => {
+  it('a large state with small patches checkpoints every K revisions; a tiny one at the 512-byte floor', async () => {
     await h.store.publish({ changes: { doc: { body: text(64, 'b') } } });
     for (let i = 1; i <= 140; i++) await h.store.publish({ changes: { doc: { n: i } } });
     expect([...(await layout()).checkpoints.keys()]).toEqual([1, 65, 129]);
@@ -96,8 +96,8 @@ describe.each(backends)('checkpoint policy on $name', (backend) => {
       }
       return revs;
     });
-    // { n: i } encodes in 3–4 bytes: ~67 bytes a record, so the 1 KiB floor is reached every 16 records.
-    expect(other).toEqual([16, 32]);
+    // { n: i } encodes in 3–4 bytes: ~67 bytes a record, so the 512-byte floor is reached every 8 records.
+    expect(other).toEqual([8, 16, 24, 32, 40]);
   });
 
   it('compaction re-bases: revisions whose checkpoint it deleted read from the origin checkpoint', async () => {

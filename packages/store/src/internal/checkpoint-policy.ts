@@ -34,7 +34,7 @@ export const REPLAY_BUDGET = 0.25;
  * Floor of the budget, in bytes: tiny states (where a quarter of the checkpoint is a patch or
  * two) still replay a few records rather than checkpoint every revision.
  */
-export const MIN_REPLAY_BUDGET_BYTES = 1024;
+export const MIN_REPLAY_BUDGET_BYTES = 512;
 
 /** The debt after one more revision with `patchBytes` of encoded net patch. */
 export function withPatch(debt: CheckpointDebt, patchBytes: number): CheckpointDebt {
