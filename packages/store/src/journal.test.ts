@@ -4,7 +4,7 @@
  * has it, iterators once it has; a damaged journal keeps the store closed and changes nothing; a
  * publishing loop lets the event loop turn; a commit is failed only when its own append failed.
  */
-import { cp, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
@@ -212,6 +212,30 @@ describe('the journal of a LevelDB store', () => {
       proto.batch = batch;
     }
   }, 60_000);
+
+  it('a copy taken while the store writes (LevelDB files, then an fsync and buffered commits, then the journal) is refused at open, and recoverStore names the hole', async () => {
+    const live = path.join(dir, 'live');
+    const copy = path.join(dir, 'copy');
+    const store = await openStore(live);
+    await store.publish({ changes: { s: { v: 1 } }, id: 'a' });
+    await new Promise((resolve) => setTimeout(resolve, 50)); // LevelDB takes frame 1
+    for (const name of await readdir(live)) if (name !== JOURNAL_FILE && name !== 'LOCK') await cp(path.join(live, name), path.join(copy, name), { recursive: true });
+    await store.publish({ changes: { f: { v: 2 } }, id: 'f', durability: 'fsync' }); // takes number 2, no frame
+    await store.publish({ changes: { s: { v: 3 } }, id: 'b' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await cp(path.join(live, JOURNAL_FILE), path.join(copy, JOURNAL_FILE));
+    await store.close();
+    expect(await failureOf(openStore(copy))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ file: JOURNAL_FILE, offset: 0 }) });
+    const report = await recoverStore(copy, path.join(dir, 'recovered'));
+    expect({ tip: report.tip, lost: report.lost, problems: report.problems }).toEqual({ tip: 1, lost: [[2, 3]], problems: [] });
+  });
+
+  it('a directory holding only a journal is refused without creating anything', async () => {
+    await writeFile(path.join(dir, JOURNAL_FILE), encodeFrame({ number: 1, ops: [{ type: 'put', key: Buffer.from('Zx'), value: Buffer.from('1') }] }));
+    expect(await failureOf(openStore(dir, { createIfMissing: false }))).toEqual({ code: 'NOT_FOUND', details: expect.anything() });
+    expect(await failureOf(openStore(dir))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ file: JOURNAL_FILE, offset: 0 }) });
+    expect(await readdir(dir)).toEqual([JOURNAL_FILE]);
+  });
 
   it('a journal damaged before its tail keeps the store closed with STORE_CORRUPT naming it; nothing is changed', async () => {
     const store = await openStore(dir);

@@ -22,8 +22,8 @@ import { MemoryLevel } from 'memory-level';
 import type { AbstractLevel } from 'abstract-level';
 import type { StateflowError } from '@stateflow/core';
 import { checkLevelDbFiles, fileCorrupt } from './internal/leveldb/file-check.js';
-import { JOURNAL_FILE, Journal, readJournal } from './internal/leveldb/journal.js';
-import type { JournalRead } from './internal/leveldb/journal.js';
+import { JOURNAL_FILE, Journal, journalBytes, readJournal } from './internal/leveldb/journal.js';
+import type { JournalFrame, JournalRead } from './internal/leveldb/journal.js';
 import { journalKey } from './internal/keys.js';
 import { decodeJournalMark, encodeJournalMark } from './internal/records.js';
 import { PendingWrites } from './internal/leveldb/pending-writes.js';
@@ -105,9 +105,13 @@ class LevelStorage implements Storage {
     const markBytes = await this.#guard(() => this.#db.get(journalKey()));
     const applied = markBytes === undefined ? 0 : decodeJournalMark(journalKey(), markBytes);
     const missing = read.frames.filter((frame) => frame.number > applied);
-    const first = missing[0];
-    if (first !== undefined && first.number !== applied + 1 && !options.tolerateDamage) {
-      throw fileCorrupt(dir, JOURNAL_FILE, 0, `journal frames ${applied + 1}…${first.number - 1} are missing: LevelDB holds the commits up to frame ${applied} only`);
+    // The frames LevelDB lacks follow its mark without a gap: a synced commit settles every
+    // pending frame and becomes the mark, so a gap is a commit neither LevelDB nor the journal
+    // holds (LevelDB files older than the journal: a copy taken while the store was open).
+    const gap = missing.findIndex((frame, i) => frame.number !== (i === 0 ? applied : (missing[i - 1] as JournalFrame).number) + 1);
+    if (gap !== -1 && !options.tolerateDamage) {
+      const expected = gap === 0 ? applied + 1 : (missing[gap - 1] as JournalFrame).number + 1;
+      throw fileCorrupt(dir, JOURNAL_FILE, 0, `commit ${expected}…${(missing[gap] as JournalFrame).number - 1} of the journal's numbering is in neither LevelDB (which holds up to ${applied}) nor the journal`);
     }
     const through = Math.max(applied, read.frames.at(-1)?.number ?? 0);
     if (missing.length > 0) await this.#writeBatch([...missing.flatMap((frame) => frame.ops), markOp(through)], { sync: true });
@@ -206,7 +210,13 @@ class LevelStorage implements Storage {
     if (this.#drainFailure !== null) throw this.#drainFailure;
     if (this.#journal === null || options.sync) {
       await this.#settled();
-      await this.#writeBatch(ops, options);
+      if (this.#journal === null) return this.#writeBatch(ops, options);
+      // A synced commit takes the next frame number too and writes it as the mark: journal frames
+      // after it then follow it in number, and LevelDB files older than it (a copy taken while
+      // the store was open) show a gap at open instead of a silent hole in the log.
+      const number = this.#journal.reserve();
+      await this.#writeBatch([...ops, markOp(number)], options);
+      this.#pending.passed(number);
       return;
     }
     if (this.#journal.bytes >= EMPTY_JOURNAL_AT_BYTES) {
@@ -254,13 +264,9 @@ class LevelStorage implements Storage {
    * @throws the write failure that stopped the drain
    */
   async #settled(): Promise<void> {
+    // No retry after a failed write: LevelDB may have left a torn record in its log, and a write
+    // after it would be damage in the middle of the log. The next open replays the journal.
     const target = this.#pending.newest;
-    if (this.#drainFailure !== null && this.#draining === null && !this.#pending.empty) {
-      // A reader needs the commits LevelDB could not take: try once more (a full disk may have
-      // room again); writes stay refused (the store requires a reopen after a failed write).
-      this.#drainFailure = null;
-      this.#draining = this.#drain();
-    }
     while (this.#pending.writtenThrough < target && this.#drainFailure === null && this.#round !== null) {
       await this.#round.catch(() => undefined);
     }
@@ -372,6 +378,12 @@ class LevelStorage implements Storage {
 export async function openDiskStorage(dir: string, options: { createIfMissing: boolean } = { createIfMissing: true }): Promise<Storage> {
   const files = await checkLevelDbFiles(dir);
   if (!files.exists && !options.createIfMissing) throw storeNotFound(dir, 'no LevelDB CURRENT file');
+  if (!files.exists && journalBytes(dir) > 0) {
+    throw fileCorrupt(dir, JOURNAL_FILE, 0, 'a journal without a LevelDB database (no CURRENT file); nothing was created');
+  }
+  // Damage to the journal keeps LevelDB from opening anything, like damage to its own files; the
+  // frames themselves are read again once LevelDB holds the LOCK.
+  readJournal(dir);
   return openCheckedDiskStorage(dir, options);
 }
 
@@ -399,15 +411,15 @@ export async function repairDiskStorage(dir: string): Promise<void> {
 
 async function openCheckedDiskStorage(dir: string, options: { createIfMissing: boolean; tolerateDamage?: boolean }): Promise<Storage> {
   const { createIfMissing } = options;
-  // Read (and check) the journal before LevelDB opens anything.
   const tolerateDamage = options.tolerateDamage === true;
-  const journal = readJournal(dir, { tolerateDamage });
   const level = new ClassicLevel<Uint8Array, Uint8Array>(dir, { ...LEVEL_OPTIONS, createIfMissing });
   const flush = (): Promise<void> => level.compactRange(NO_KEYS, NO_KEYS);
   const storage = new LevelStorage(level as unknown as BufferLevel, dir, { persistent: true, fsync: true, soleWriter: true, reopenAfterFailedWrite: true }, flush);
   await storage.open();
   try {
-    await storage.attachJournal(dir, journal, { tolerateDamage });
+    // Read only once LevelDB holds the directory's LOCK: before it, another process could still
+    // be appending to the journal.
+    await storage.attachJournal(dir, readJournal(dir, { tolerateDamage }), { tolerateDamage });
   } catch (err) {
     await storage.close().catch(() => undefined);
     throw err;

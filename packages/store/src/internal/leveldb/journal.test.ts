@@ -49,11 +49,13 @@ describe('journal frames', () => {
     expect(readFrames(last).damageAt).toBe(bytesOf(commits.slice(0, 2)).byteLength);
   });
 
-  it('bytes after the frames that are neither zeros nor a torn frame are damage; a frame out of sequence is damage', () => {
+  it('bytes after the frames that are neither zeros nor a torn frame are damage; numbers must rise (they may skip: synced commits take numbers without frames)', () => {
     const whole = bytesOf(commits);
     expect(readFrames(Buffer.concat([whole, Buffer.from('garbage, not a frame')])).damageAt).toBe(whole.byteLength);
-    const skipped = bytesOf([commits[0] as JournalFrame, commits[2] as JournalFrame]);
-    expect(readFrames(skipped).damageAt).toBe(encodeFrame(commits[0] as JournalFrame).byteLength);
+    const skipping = [commits[0], commits[2]] as JournalFrame[];
+    expect(readFrames(bytesOf(skipping))).toEqual({ frames: skipping, end: bytesOf(skipping).byteLength, damageAt: null, beyond: [] });
+    const backwards = bytesOf([commits[1] as JournalFrame, commits[0] as JournalFrame]);
+    expect(readFrames(backwards).damageAt).toBe(encodeFrame(commits[1] as JournalFrame).byteLength);
   });
 
   it('never searches: a frame-like run of bytes inside a torn frame is part of the tail', () => {

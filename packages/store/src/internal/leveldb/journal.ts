@@ -10,7 +10,8 @@
  *
  * File format: a sequence of frames `MAGIC u32 | length u32 | digest (8 bytes) | payload`, where
  * `digest` is the first 8 bytes of the payload's sha256 and the payload is `number` (8 bytes:
- * frames are numbered 1, 2, 3, … for the life of the store, across emptyings), `count u32` and
+ * frames are numbered 1, 2, 3, … for the life of the store, across emptyings, skipping the
+ * numbers synced commits take), `count u32` and
  * `count` operations `type u8 (1 put, 2 del) | keyLength u32 | key | valueLength u32 | value`
  * (a del has no value part). Big-endian throughout. Every LevelDB batch of journaled commits
  * also writes `M/journal` `{ frame }`, the number of the last frame it holds, so open replays
@@ -19,11 +20,11 @@
  * Reading (on open) is strict and never searches: frames are taken in order; the file may end
  * in a torn frame (a process killed in the middle of an append: its header incomplete or its
  * length running past the end of the file) or in zeros, which are dropped — such a frame was
- * never acknowledged. A whole frame that does not verify, a number out of sequence, or other
- * bytes are damage: `STORE_CORRUPT` naming the file and offset (nothing is changed), as damage
+ * never acknowledged. A whole frame that does not verify, a number not above the one before, or
+ * other bytes are damage: `STORE_CORRUPT` naming the file and offset (nothing is changed), as damage
  * to LevelDB's own log is.
  */
-import { closeSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { hash } from 'node:crypto';
 import path from 'node:path';
 import type { StorageOp } from '../../storage.js';
@@ -74,6 +75,15 @@ export function readJournal(dir: string, options: { tolerateDamage?: boolean } =
   return { ...contents, bytes: bytes.byteLength };
 }
 
+/** Bytes in the journal file of `dir` (0 when there is none). */
+export function journalBytes(dir: string): number {
+  try {
+    return statSync(path.join(dir, JOURNAL_FILE)).size;
+  } catch {
+    return 0;
+  }
+}
+
 /** The detail of damage to a journal before its tail. */
 export const JOURNAL_DAMAGE = 'a journal frame does not verify';
 
@@ -112,6 +122,11 @@ export class Journal {
     } catch (err) {
       throw translateStorageError(err, dir);
     }
+  }
+
+  /** Take the next frame number without a frame (a synced commit's, written as the mark). */
+  reserve(): number {
+    return this.#next++;
   }
 
   /** Bytes in the journal file. */
@@ -263,8 +278,9 @@ function framesFrom(bytes: Buffer, offset: number): JournalContents & { stop: Ex
     if (end === bytes.byteLength) return { frames, end, stop: { kind: 'tail' } };
     const read = readAt(bytes, end);
     if (read.kind !== 'frame') return { frames, end, stop: read };
+    // Numbers rise; they may skip the numbers synced commits took (those have no frame).
     const last = frames.at(-1);
-    if (last !== undefined && read.frame.number !== last.number + 1) return { frames, end, stop: { kind: 'damage', next: read.next } };
+    if (last !== undefined && read.frame.number <= last.number) return { frames, end, stop: { kind: 'damage', next: read.next } };
     frames.push(read.frame);
     end = read.next;
   }

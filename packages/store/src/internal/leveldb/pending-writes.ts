@@ -66,6 +66,12 @@ export class PendingWrites {
     return { ops: this.#commits.flatMap((commit) => commit.ops), through: this.#added };
   }
 
+  /** LevelDB holds frame number `number`, taken by a synced commit with nothing pending. */
+  passed(number: number): void {
+    this.#added = number;
+    this.#written = number;
+  }
+
   /** LevelDB now holds every commit up to frame `through` ({@link take}): forget them. */
   written(through: number): void {
     let count = 0;
