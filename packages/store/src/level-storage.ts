@@ -22,8 +22,8 @@ import { MemoryLevel } from 'memory-level';
 import type { AbstractLevel } from 'abstract-level';
 import type { StateflowError } from '@stateflow/core';
 import { checkLevelDbFiles, fileCorrupt } from './internal/leveldb/file-check.js';
-import { JOURNAL_FILE, Journal, journalBytes, readJournal } from './internal/leveldb/journal.js';
-import type { JournalFrame, JournalRead } from './internal/leveldb/journal.js';
+import { JOURNAL_FILE, Journal, readJournal } from './internal/leveldb/journal.js';
+import type { JournalRead } from './internal/leveldb/journal.js';
 import { journalKey } from './internal/keys.js';
 import { decodeJournalMark, encodeJournalMark } from './internal/records.js';
 import { PendingWrites } from './internal/leveldb/pending-writes.js';
@@ -108,10 +108,12 @@ class LevelStorage implements Storage {
     // The frames LevelDB lacks follow its mark without a gap: a synced commit settles every
     // pending frame and becomes the mark, so a gap is a commit neither LevelDB nor the journal
     // holds (LevelDB files older than the journal: a copy taken while the store was open).
-    const gap = missing.findIndex((frame, i) => frame.number !== (i === 0 ? applied : (missing[i - 1] as JournalFrame).number) + 1);
-    if (gap !== -1 && !options.tolerateDamage) {
-      const expected = gap === 0 ? applied + 1 : (missing[gap - 1] as JournalFrame).number + 1;
-      throw fileCorrupt(dir, JOURNAL_FILE, 0, `commit ${expected}…${(missing[gap] as JournalFrame).number - 1} of the journal's numbering is in neither LevelDB (which holds up to ${applied}) nor the journal`);
+    let expected = applied + 1;
+    for (const { number } of missing) {
+      if (number !== expected && !options.tolerateDamage) {
+        throw fileCorrupt(dir, JOURNAL_FILE, 0, `commit ${expected}…${number - 1} of the journal's numbering is in neither LevelDB (which holds up to ${applied}) nor the journal`);
+      }
+      expected = number + 1;
     }
     const through = Math.max(applied, read.frames.at(-1)?.number ?? 0);
     if (missing.length > 0) await this.#writeBatch([...missing.flatMap((frame) => frame.ops), markOp(through)], { sync: true });
@@ -378,12 +380,11 @@ class LevelStorage implements Storage {
 export async function openDiskStorage(dir: string, options: { createIfMissing: boolean } = { createIfMissing: true }): Promise<Storage> {
   const files = await checkLevelDbFiles(dir);
   if (!files.exists && !options.createIfMissing) throw storeNotFound(dir, 'no LevelDB CURRENT file');
-  if (!files.exists && journalBytes(dir) > 0) {
-    throw fileCorrupt(dir, JOURNAL_FILE, 0, 'a journal without a LevelDB database (no CURRENT file); nothing was created');
-  }
   // Damage to the journal keeps LevelDB from opening anything, like damage to its own files; the
   // frames themselves are read again once LevelDB holds the LOCK.
-  readJournal(dir);
+  if (readJournal(dir).bytes > 0 && !files.exists) {
+    throw fileCorrupt(dir, JOURNAL_FILE, 0, 'a journal without a LevelDB database (no CURRENT file); nothing was created');
+  }
   return openCheckedDiskStorage(dir, options);
 }
 

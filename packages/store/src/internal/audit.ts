@@ -15,7 +15,7 @@ import type { JsonObject } from '@stateflow/core';
 import { AuditCode } from '../audit-code.js';
 import type { AuditProblem, AuditReport } from '../types.js';
 import { hash } from 'node:crypto';
-import { decodeFields, decodeValue } from './codec.js';
+import { decodeRaw, decodeValue } from './codec.js';
 import { GENESIS_HASH, stateHash, transitionHash } from './hash.js';
 import { checkRevisionIndex, checkSeqIndex, patchDigest, StreamChanges } from './audit-indexes.js';
 import { Family, checkpointKey, describeKey, familyRange, gapRanges, parseKey } from './keys.js';
@@ -331,13 +331,7 @@ function checkpointCode(key: Uint8Array, value: Uint8Array, stream: string): Aud
 /** RECORD_UNDECODABLE when the bytes are not MessagePack at all, else RECORD_INVALID. */
 function codeOf(value: Uint8Array): AuditCode {
   try {
-    decodeValue(value);
-    return AuditCode.RECORD_INVALID;
-  } catch {
-    // A format-3 checkpoint body (a binary field) decodes as fields only.
-  }
-  try {
-    decodeFields(value);
+    decodeRaw(value);
     return AuditCode.RECORD_INVALID;
   } catch {
     return AuditCode.RECORD_UNDECODABLE;

@@ -26,11 +26,11 @@ export function encodeValue(value: unknown): Uint8Array {
  *   callers translate it into STORE_CORRUPT naming the key.
  */
 export function decodeValue(bytes: Uint8Array): JsonValue {
-  const raw: unknown = packr.unpack(bytes);
-  return toFrozenJson(raw);
+  return toFrozenJson(decodeRaw(bytes));
 }
 
-function toFrozenJson(raw: unknown): JsonValue {
+/** A value from {@link decodeRaw} as deeply frozen plain JSON. @throws TypeError for non-JSON kinds */
+export function toFrozenJson(raw: unknown): JsonValue {
   if (raw === null || typeof raw === 'string' || typeof raw === 'boolean') return raw;
   if (typeof raw === 'number') {
     if (!Number.isFinite(raw)) throw new TypeError('non-finite number');
@@ -53,19 +53,23 @@ function toFrozenJson(raw: unknown): JsonValue {
 /**
  * The raw fields of a MessagePack map record, values as msgpackr decodes them (binary as
  * `Uint8Array`, maps as `Map`): for records with a binary field (a format-3 checkpoint), whose
- * JSON fields the caller passes through {@link frozenJson}.
+ * JSON fields the caller passes through {@link toFrozenJson}.
  * @throws Error when the bytes are not MessagePack or not a map with string keys
  */
 export function decodeFields(bytes: Uint8Array): Map<string, unknown> {
-  const raw: unknown = packr.unpack(bytes);
+  const raw = decodeRaw(bytes);
   if (!(raw instanceof Map)) throw new TypeError('record is not a map');
   for (const key of raw.keys()) if (typeof key !== 'string') throw new TypeError(`non-string map key (${typeof key})`);
   return raw as Map<string, unknown>;
 }
 
-/** A value decoded by msgpackr as deeply frozen plain JSON (see {@link decodeValue}). @throws TypeError for non-JSON kinds */
-export function frozenJson(raw: unknown): JsonValue {
-  return toFrozenJson(raw);
+/**
+ * MessagePack bytes as msgpackr decodes them, nothing checked or converted (maps as `Map`,
+ * binary as `Uint8Array`).
+ * @throws Error when the bytes are not MessagePack
+ */
+export function decodeRaw(bytes: Uint8Array): unknown {
+  return packr.unpack(bytes);
 }
 
 /** Characters JSON text may hold that are not printable ASCII (DEL and above; control characters are always escaped). */

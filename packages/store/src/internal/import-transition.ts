@@ -13,7 +13,7 @@ import { idKey } from './keys.js';
 import { currentOf } from './current-state.js';
 import { addToGroup, newGroup, writeGroup } from './publication.js';
 import type { Staged } from './publication.js';
-import { checkWritable, headOf } from './store-context.js';
+import { headOf } from './store-context.js';
 import { withWriteSession } from './write-session.js';
 import type { StoreContext } from './store-context.js';
 import { checkStream, checkedInput, describeInput, jsonObjectCopy, stateProblem } from './validate.js';
@@ -26,7 +26,6 @@ import { checkStream, checkedInput, describeInput, jsonObjectCopy, stateProblem 
  */
 export function appendTransition(ctx: StoreContext, transition: Transition): Promise<void> {
   return ctx.lock.write(() => withWriteSession(ctx, async (session) => {
-    checkWritable(ctx);
     const group = newGroup(ctx);
     // Read the caller's object once, into plain copies, before verifying it.
     const copy = checkedInput('transition', () =>

@@ -19,7 +19,7 @@ import { logRecord } from './log-reads.js';
 import { decodeCount, encodeCheckpoint, encodeRecord, encodeSealed } from './records.js';
 import type { HeadRecord } from './records.js';
 import type { StorageOp } from '../storage.js';
-import { checkWritable, headOf } from './store-context.js';
+import { headOf } from './store-context.js';
 import { withWriteSession } from './write-session.js';
 import type { SessionCommit } from './write-session.js';
 import type { Queued, StoreContext } from './store-context.js';
@@ -169,7 +169,6 @@ function encoded(encode: () => void): void {
  * captured basis, net patches, resulting state validity.
  */
 async function stage(ctx: StoreContext, input: PublishInput, group: Group): Promise<PublishResult> {
-  checkWritable(ctx);
   if (input.id !== undefined) {
     const sibling = group.ids.get(input.id);
     if (sibling !== undefined) return { status: 'duplicate', transition: sibling };

@@ -7,7 +7,7 @@ import { hash } from 'node:crypto';
 import { StateflowError, isJsonObject } from '@stateflow/core';
 import type { JsonObject, JsonValue } from '@stateflow/core';
 import type { Transition } from '../types.js';
-import { asciiJson, decodeFields, decodeValue, encodeValue, frozenJson, parseAsciiJson } from './codec.js';
+import { asciiJson, decodeFields, decodeRaw, decodeValue, encodeValue, parseAsciiJson, toFrozenJson } from './codec.js';
 import { transitionHash } from './hash.js';
 import { describeKey } from './keys.js';
 import { stateProblem } from './validate.js';
@@ -128,14 +128,10 @@ export function storedSeq(key: Uint8Array, bytes: Uint8Array): number | undefine
   // Sealed (format 2 and 3) or not (`I` records; `R` and `C` of a format-1 store being recovered).
   const body = sealHolds(key, bytes) ? bytes.subarray(0, bytes.byteLength - SEAL_BYTES) : bytes;
   try {
-    const v = decodeValue(body);
+    // Raw: a format-3 checkpoint's state is a binary field, which decodeValue refuses.
+    const v = decodeRaw(body);
     if (typeof v === 'number') return v;
-    return isJsonObject(v) && typeof v.seq === 'number' ? v.seq : undefined;
-  } catch {
-    // A format-3 checkpoint (its state in a binary field) decodes as fields only.
-  }
-  try {
-    const seq = decodeFields(body).get('seq');
+    const seq = v instanceof Map ? v.get('seq') : undefined;
     return typeof seq === 'number' ? seq : undefined;
   } catch {
     return undefined;
@@ -228,7 +224,7 @@ export function checkpointBody(key: Uint8Array, body: Uint8Array, stream: string
   try {
     fields = decodeFields(body);
     const json = fields.get('json');
-    state = json instanceof Uint8Array ? parseAsciiJson(json) : fields.has('state') ? frozenJson(fields.get('state')) : undefined;
+    state = json instanceof Uint8Array ? parseAsciiJson(json) : fields.has('state') ? toFrozenJson(fields.get('state')) : undefined;
   } catch (err) {
     throw corrupt(key, `value does not decode: ${(err as Error).message}`, stream, err);
   }

@@ -24,10 +24,10 @@ export type SessionCommit = (ops: StorageOp[], options: { sync: boolean; rewrite
  * A failed commit latches {@link StoreContext.writeFailure} where the storage needs a reopen
  * after one (`capabilities.reopenAfterFailedWrite`): every later write then fails with
  * REOPEN_REQUIRED, reads keep working.
- * @throws what `work` throws; the storage's errors (STORE_IO, STORE_UNAVAILABLE, …)
+ * @throws REOPEN_REQUIRED after a failed write, STORE_CLOSED; what `work` throws; the storage's
+ *   errors (STORE_IO, STORE_UNAVAILABLE, …)
  */
 export async function withWriteSession<T>(ctx: StoreContext, work: (commit: SessionCommit) => Promise<T>): Promise<T> {
-  checkWritable(ctx);
   const session = await ctx.storage.beginWrite();
   let ended = false;
   const commit: SessionCommit = async (ops, options) => {
@@ -45,6 +45,8 @@ export async function withWriteSession<T>(ctx: StoreContext, work: (commit: Sess
     ctx.generation = generation;
   };
   try {
+    // Checked once the sessions before this one ended: one of them may have failed (or closed the store).
+    checkWritable(ctx);
     if (!ctx.storage.capabilities.soleWriter) await catchUp(ctx);
     return await work(commit);
   } finally {

@@ -24,7 +24,7 @@
  * other bytes are damage: `STORE_CORRUPT` naming the file and offset (nothing is changed), as damage
  * to LevelDB's own log is.
  */
-import { closeSync, fsyncSync, ftruncateSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { hash } from 'node:crypto';
 import path from 'node:path';
 import type { StorageOp } from '../../storage.js';
@@ -73,15 +73,6 @@ export function readJournal(dir: string, options: { tolerateDamage?: boolean } =
     throw fileCorrupt(dir, JOURNAL_FILE, contents.damageAt, JOURNAL_DAMAGE);
   }
   return { ...contents, bytes: bytes.byteLength };
-}
-
-/** Bytes in the journal file of `dir` (0 when there is none). */
-export function journalBytes(dir: string): number {
-  try {
-    return statSync(path.join(dir, JOURNAL_FILE)).size;
-  } catch {
-    return 0;
-  }
 }
 
 /** The detail of damage to a journal before its tail. */
