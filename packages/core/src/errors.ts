@@ -52,6 +52,7 @@ export const ErrorCode = {
   BODY_TOO_LARGE: 'BODY_TOO_LARGE',
   HEADERS_TOO_LARGE: 'HEADERS_TOO_LARGE',
   REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+  RATE_LIMITED: 'RATE_LIMITED',
   MEDIA_TYPE_UNSUPPORTED: 'MEDIA_TYPE_UNSUPPORTED',
   INTERNAL: 'INTERNAL',
 } as const;
@@ -167,11 +168,26 @@ export interface ErrorDetailsByCode {
   USAGE: { at?: string; stream?: string; mode?: string; reason?: string; dir?: string; model?: string; path?: string; errno?: string };
   NOT_FOUND: { dir: string } | { url: string } | { file: string } | { stream: string } | { repo: string } | { route: string } | { ladder: string } | { ladder: string; model: string };
   UNAUTHORIZED: NoDetails;
-  /** A refused `Host`/`Origin` header, or a `local/` ladder on a server with API keys. */
-  FORBIDDEN: { header: string; value: string } | { ladder: string; reason: 'local-ladder' };
+  /**
+   * A refused `Host`/`Origin` header; a `local/` ladder on a server with API keys; a route
+   * served to the store's owner only (`access: 'owner'`); a stream an API-key user may not
+   * write (`reason: 'runtime-stream'`: session records and slates are written by the ladder
+   * runtime alone).
+   */
+  FORBIDDEN:
+    | { header: string; value: string }
+    | { ladder: string; reason: 'local-ladder' }
+    | { route: string; access: 'owner' }
+    | { stream: string; reason: 'runtime-stream' };
   BODY_TOO_LARGE: { limit: number };
   HEADERS_TOO_LARGE: { limit: number };
   REQUEST_TIMEOUT: NoDetails;
+  /**
+   * `limit: 'requests'` — the key's request rate (`max` requests per `windowMs`);
+   * `'model-calls'` — the key's concurrent model calls (`max` at once). `retryAfterSeconds` is
+   * what the answer's `Retry-After` header says.
+   */
+  RATE_LIMITED: { limit: 'requests' | 'model-calls'; max: number; windowMs?: number; retryAfterSeconds: number };
   MEDIA_TYPE_UNSUPPORTED: { contentType: string };
   /** `requestId`: the HTTP server's id of the request, also in its log line and `x-request-id`. */
   INTERNAL: { requestId?: string; operation?: string };
