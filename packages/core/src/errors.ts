@@ -148,8 +148,12 @@ export interface ErrorDetailsByCode {
   STORE_VERSION: { found: unknown; supported: number };
   STORE_CLOSED: NoDetails;
   STORE_IO: { location: string | null; code: string | null; reason?: 'no-write-access' };
-  /** `outcome`: `'not-sent'` — nothing reached a server; `'unknown'` — a write may have been applied. */
-  STORE_UNAVAILABLE: { url?: string; dir?: string; outcome: 'not-sent' | 'unknown' };
+  /**
+   * `outcome`: `'not-sent'` — nothing reached a server; `'unknown'` — a write may have been
+   * applied. `reason: 'server-unverified'` — the process at `url` could not prove it holds the
+   * discovery file's token, so it was sent neither the token nor the request.
+   */
+  STORE_UNAVAILABLE: { url?: string; dir?: string; outcome: 'not-sent' | 'unknown'; reason?: 'server-unverified' };
   REOPEN_REQUIRED: { location: string | null; failure: ErrorCode };
   CONFIG_INVALID: { problems: string[] };
   SOURCE_UNRESOLVED: { who: string };
