@@ -119,7 +119,7 @@ async function withinLog(store: Store, from: number): Promise<number> {
 /**
  * Where the stream starts: after `Last-Event-ID` when the client sends one, else after `?from`,
  * else after the last seq now (live only).
- * @throws INPUT_INVALID when `Last-Event-ID` is not a seq.
+ * @throws INPUT_INVALID when `Last-Event-ID` or `from` is not a seq (a non-negative safe integer).
  */
 function resumePoint(lastEventId: string | string[] | undefined, from: number | undefined, lastSeq: number): number {
   const header = Array.isArray(lastEventId) ? lastEventId[0] : lastEventId;
@@ -131,6 +131,10 @@ function resumePoint(lastEventId: string | string[] | undefined, from: number | 
       });
     }
     return Number(header);
+  }
+  // Query strings are coerced: "1e400" arrives as Infinity, "9007199254740993" rounded.
+  if (from !== undefined && !Number.isSafeInteger(from)) {
+    throw new StateflowError('INPUT_INVALID', `querystring.from must be <= ${Number.MAX_SAFE_INTEGER}.`, { field: 'querystring.from', reason: 'maximum' });
   }
   return from ?? lastSeq;
 }
