@@ -14,7 +14,7 @@ import type { ServerHandle } from '@stateflow/server';
 import { openSocket, parseAnswer, readUntilClosed } from './raw-http.js';
 
 const CONNECTIONS = 50;
-/** A byte every this many ms: the padded requests below would take a minute to send. */
+/** A byte every this many ms: the padded requests below would take two minutes to send (longer than Node's default header timeout of 60 s, checked every 30 s). */
 const BYTE_EVERY_MS = 200;
 
 let root: string;
@@ -58,7 +58,7 @@ afterAll(async () => {
 
 describe('slow clients', () => {
   it(`${CONNECTIONS} connections sending headers a byte at a time are answered 408 and closed`, async () => {
-    const headers = `GET /v1/server HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ${'a'.repeat(300)}\r\n\r\n`;
+    const headers = `GET /v1/server HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ${'a'.repeat(600)}\r\n\r\n`;
     const answers = await slowClients('', headers);
     for (const { text, sent } of answers) {
       expect(parseAnswer(text).status).toBe(408);
@@ -68,7 +68,7 @@ describe('slow clients', () => {
   });
 
   it(`${CONNECTIONS} connections sending a body a byte at a time are answered 408 and closed`, async () => {
-    const body = JSON.stringify({ selection: { cwd: '/p', mode: 'active' }, path: 'cwd', pad: 'b'.repeat(300) });
+    const body = JSON.stringify({ selection: { cwd: '/p', mode: 'active' }, path: 'cwd', pad: 'b'.repeat(600) });
     const head = `POST /v1/state/read HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
     const answers = await slowClients(head, body);
     for (const { text, sent } of answers) {
