@@ -14,6 +14,7 @@ import type {
   PublishInput,
   PublishResult,
   Store,
+  StoreNotice,
   StoreView,
   StreamHead,
   StreamId,
@@ -71,6 +72,8 @@ export async function openRemoteStore(options: RemoteStoreOptions): Promise<Stor
 
 class RemoteStore implements Store {
   location: string | null = null;
+  /** What the server's open found is the server's to print (it did, in its log): none here. */
+  readonly notices: readonly StoreNotice[] = [];
   #lastSeq = 0;
   #closed = false;
   readonly #endpoint: ServerEndpoint;
@@ -128,6 +131,11 @@ class RemoteStore implements Store {
 
   publish(input: PublishInput): Promise<PublishResult> {
     return this.#call('v1/store/publish', { body: input });
+  }
+
+  /** One request, at most 1,000 inputs (the server answers `INPUT_INVALID` beyond). */
+  async publishMany(inputs: PublishInput[]): Promise<PublishResult[]> {
+    return (await this.#call<{ results: PublishResult[] }>('v1/store/publish-many', { body: { inputs } })).results;
   }
 
   transition(seq: number): Promise<Transition> {

@@ -35,6 +35,7 @@ const DOCUMENTED: Record<string, 'get' | 'post'> = {
   '/v1/store/transitions': 'get',
   '/v1/store/transitions/{seq}': 'get',
   '/v1/store/publish': 'post',
+  '/v1/store/publish-many': 'post',
   '/v1/store/fork': 'post',
   '/v1/store/revert': 'post',
   '/v1/store/compact': 'post',

@@ -20,6 +20,7 @@ import {
   forkBodySchema,
   patchQuerySchema,
   publishBodySchema,
+  publishManyBodySchema,
   revertBodySchema,
   seqParamsSchema,
   stateQuerySchema,
@@ -143,6 +144,12 @@ export function registerStoreRoutes(app: FastifyInstance, context: ServerContext
     scope.post<{ Body: PublishInput }>('/v1/store/publish', { schema: { body: publishBodySchema } }, async (request) => {
       await visible(request, ...Object.keys(request.body.changes), ...Object.keys(request.body.expected ?? {}));
       return context.store.publish(request.body);
+    });
+
+    scope.post<{ Body: { inputs: PublishInput[] } }>('/v1/store/publish-many', { schema: { body: publishManyBodySchema } }, async (request) => {
+      const { inputs } = request.body;
+      await visible(request, ...new Set(inputs.flatMap((input) => [...Object.keys(input.changes), ...Object.keys(input.expected ?? {})])));
+      return { results: await context.store.publishMany(inputs) };
     });
 
     scope.post<{ Body: { from: string; to: string; at?: number; expected?: ExpectedRevision; id?: string } }>(
