@@ -103,6 +103,19 @@ describe('after a process crash (the log was written on this boot)', () => {
     expect(await refused(dir)).toMatchObject({ file: image.log, offset: at });
   });
 
+  it('a complete last record that does not verify is damage (an acknowledged transition), not a torn tail', async () => {
+    const at = recordOf(35);
+    const dir = await damaged(flipAt(at));
+    expect(await refused(dir)).toMatchObject({ file: image.log, offset: at });
+    const store = await afterReboot(() => openStore(dir));
+    try {
+      expect(store.lastSeq()).toBe(34);
+      expect(store.notices[0]?.details).toMatchObject({ fromSeq: 35, throughSeq: null });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a torn tail opens with every transition before it and no notice', async () => {
     const dir = await damaged(async () => undefined);
     await truncate(path.join(dir, image.log), recordOf(30) + 100);

@@ -5,8 +5,9 @@
  *
  * - **A process crash** (the log was written on this boot of the machine): the OS had every
  *   byte LevelDB handed it, so the only damage a crash leaves is the record being appended, cut
- *   short — a torn tail, which was never acknowledged and which LevelDB's recovery drops. Any
- *   other damage, in particular damage followed by records that verify, is `STORE_CORRUPT`.
+ *   short by the end of the file — a torn tail, which was never acknowledged and which LevelDB's
+ *   recovery drops. Any other damage — a complete record that does not verify, zeros, damage
+ *   followed by records that verify — is `STORE_CORRUPT`.
  * - **An OS crash or power loss** (the log was written on an earlier boot): what was never
  *   synced may be lost or garbled, its pages written out of order. Damage with no synced record
  *   after it is that loss: the store opens with the longest prefix that verifies, and the tail
@@ -71,7 +72,8 @@ export function crashVerdict(logs: ReplayedLog[], bootNow: string): CrashVerdict
   const before = [...logs.slice(0, at).flatMap((l) => l.scan.records), ...log.scan.records].map(factsOf);
   const later = logs.slice(at + 1);
   const after = [...log.scan.later, ...later.flatMap((l) => [...l.scan.records, ...l.scan.later])].map(factsOf);
-  const torn = damage.verifiedAfter === null && later.every((l) => l.bytes === 0);
+  // A write cut short by the end of the newest log, with nothing that verifies after it.
+  const torn = damage.cutByEnd && damage.verifiedAfter === null && later.every((l) => l.bytes === 0);
   const writer = before.findLast((f) => f.mark !== null)?.mark ?? after.find((f) => f.mark !== null)?.mark ?? null;
   const what = `write-ahead log damaged (${damage.reason})`;
   if (writer === null || writer.boot === bootNow) {
@@ -81,7 +83,7 @@ export function crashVerdict(logs: ReplayedLog[], bootNow: string): CrashVerdict
       kind: 'corrupt',
       file: log.name,
       offset: damage.offset,
-      detail: `${what} with data after it, written on this boot of the machine (a process crash tears only the record being appended); LevelDB's recovery would silently drop the damaged records and the rest of their block, with the transitions in them`,
+      detail: `${what}, written on this boot of the machine: a process crash only cuts short the record being appended, so this is damage; LevelDB's recovery would silently drop the damaged records and what follows them in their block, with the transitions in them`,
     };
   }
   const synced = after.find((f) => f.mark?.synced === true);

@@ -48,11 +48,17 @@ export interface LogDamage {
   /** What is wrong there, in LevelDB's words where it has them. */
   reason: string;
   /**
+   * The file ends inside the record (its header, its payload, or its later fragments are
+   * missing): the shape of a write cut short by a crash, when nothing verifies after it. Any
+   * other damage (a checksum mismatch over a complete record, a bad length, zeros, stray bytes)
+   * is not what a process crash leaves.
+   */
+  cutByEnd: boolean;
+  /**
    * Byte offset of the first physical record after the damage whose checksum holds, or `null`
-   * when none does. A crash tears only what is being appended, so `null` is the shape of a torn
-   * tail (a record cut short, a fragmented record missing its end, zeros); a record that
-   * verifies after the damage proves the damage is not a crash's. Found by trying every byte
-   * offset, not only block starts, so a damaged length cannot hide the records after it.
+   * when none does. A crash tears only what is being appended, so a record that verifies after
+   * the damage proves the damage is not a crash's. Found by trying every byte offset, not only
+   * block starts, so a damaged length cannot hide the records after it.
    */
   verifiedAfter: number | null;
 }
@@ -77,6 +83,7 @@ export interface LogScan {
 interface Stop {
   offset: number;
   reason: string;
+  cutByEnd: boolean;
   searchFrom: number;
 }
 
@@ -90,7 +97,7 @@ export function scanLog(bytes: Uint8Array): LogScan {
   const records: LogRecord[] = [];
   const first = readRecords(bytes, 0, records, { afterDamage: false });
   if (first.stop === null) return { records, intactBytes: bytes.length, damage: null, later: [] };
-  const damage: LogDamage = { offset: first.stop.offset, reason: first.stop.reason, verifiedAfter: null };
+  const damage: LogDamage = { offset: first.stop.offset, reason: first.stop.reason, cutByEnd: first.stop.cutByEnd, verifiedAfter: null };
   const later: LogRecord[] = [];
   let from = first.stop.searchFrom;
   for (;;) {
@@ -117,7 +124,7 @@ function readRecords(bytes: Uint8Array, start: number, out: LogRecord[], options
   let fragmentStart = 0;
   let intactEnd = start;
   let pos = start;
-  const stopped = (offset: number, reason: string, searchFrom: number) => ({ stop: { offset, reason, searchFrom }, intactEnd });
+  const stopped = (offset: number, reason: string, searchFrom: number, cutByEnd = false) => ({ stop: { offset, reason, cutByEnd, searchFrom }, intactEnd });
   while (pos < bytes.length) {
     const blockLeft = BLOCK_SIZE - (pos % BLOCK_SIZE);
     if (blockLeft < HEADER_SIZE) {
@@ -127,13 +134,13 @@ function readRecords(bytes: Uint8Array, start: number, out: LogRecord[], options
       pos = end;
       continue;
     }
-    if (bytes.length - pos < HEADER_SIZE) return stopped(pos, 'truncated record header at end of file', bytes.length);
+    if (bytes.length - pos < HEADER_SIZE) return stopped(pos, 'truncated record header at end of file', bytes.length, true);
     const length = view.getUint16(pos + 4, true);
     const type = bytes[pos + 6] as number;
     const end = pos + HEADER_SIZE + length;
     if (type === RecordType.Zero && length === 0) return stopped(pos, 'zero-filled record', pos + 1);
     if (HEADER_SIZE + length > blockLeft) return stopped(pos, 'bad record length', pos + 1);
-    if (end > bytes.length) return stopped(pos, 'truncated record at end of file', pos + 1);
+    if (end > bytes.length) return stopped(pos, 'truncated record at end of file', pos + 1, true);
     const payload = bytes.subarray(pos + HEADER_SIZE, end);
     if (maskedCrc(type, payload) !== view.getUint32(pos, true)) return stopped(pos, 'checksum mismatch', pos + 1);
     switch (type) {
@@ -167,7 +174,7 @@ function readRecords(bytes: Uint8Array, start: number, out: LogRecord[], options
     }
     pos = end;
   }
-  if (fragments !== null) return stopped(fragmentStart, 'partial record without end at end of file', bytes.length);
+  if (fragments !== null) return stopped(fragmentStart, 'partial record without end at end of file', bytes.length, true);
   return { stop: null, intactEnd };
 }
 
