@@ -188,6 +188,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     // A server must not stay broken after a failed write: it reopens its store by itself.
     store = reopeningStore(await openLocked(dir), () => openStore(dir), { canReopen: () => hasRoomToReopen(dir) });
   }
+  for (const notice of store.notices) warn(`stateflow: warning: ${notice.message} [${notice.code}]`);
   const sessions = new SessionManager({
     store,
     clock: options.clock,
