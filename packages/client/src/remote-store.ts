@@ -56,7 +56,7 @@ const PAGE = 1000;
  *
  * The returned store behaves as the served one, with these differences: `lastSeq()` is the last
  * seq any answer of that server reported (it may lag writes made by other clients until the
- * next call), and a `watch` without `from` starts there; `append` and `audit` are for the store's owner (the token) only; `audit`'s `onProgress` is called once, at the end; with API keys only the caller's own
+ * next call), and a `watch` without `from` starts there; `append`, `appendMany` and `audit` are for the store's owner (the token) only; `audit`'s `onProgress` is called once, at the end; with API keys only the caller's own
  * session streams exist. A request that cannot reach the server fails with
  * `STORE_UNAVAILABLE` (`details.outcome` says whether it may have been applied).
  *
@@ -172,6 +172,11 @@ class RemoteStore implements Store {
 
   revert(stream: StreamId, toRev: number): Promise<PublishResult> {
     return this.#call('v1/store/revert', { body: { stream, rev: toRev } });
+  }
+
+  /** One request, at most 1,000 transitions (the server answers `INPUT_INVALID` beyond). */
+  async appendMany(transitions: Transition[]): Promise<void> {
+    await this.#call('v1/store/append-many', { body: { transitions } });
   }
 
   async append(transition: Transition): Promise<void> {

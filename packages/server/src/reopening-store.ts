@@ -149,6 +149,10 @@ class ReopeningStore implements Store {
     return this.#write((s) => s.append(transition));
   }
 
+  appendMany(transitions: Transition[]): Promise<void> {
+    return this.#write((s) => s.appendMany(transitions));
+  }
+
   /** Queued in this wrapper across reopens, then holding the current store's lock (see {@link #currentLock}). */
   withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
     return this.#locks.run(name, fn);

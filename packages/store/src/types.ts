@@ -309,6 +309,14 @@ export interface Store {
    */
   append(transition: Transition): Promise<void>;
   /**
+   * {@link Store.append} for several exported transitions in order, all or nothing: each is
+   * verified against the state the ones before it leave, and all are written in one atomic batch
+   * (the bulk path of `stateflow replay`).
+   * @throws what `append` throws for the first transition that fails, with `Transition N of M:`
+   *   before its message; then nothing is written. `INPUT_INVALID` for an empty list.
+   */
+  appendMany(transitions: Transition[]): Promise<void>;
+  /**
    * Verify everything stored: replay every stream from its origin, the hash chain link by link,
    * every checkpoint (its own hash and against the replay), every head, the revision and seq
    * indexes and the idempotency records. Never writes; reads one snapshot of the storage, so

@@ -40,6 +40,7 @@ const DOCUMENTED: Record<string, 'get' | 'post'> = {
   '/v1/store/revert': 'post',
   '/v1/store/compact': 'post',
   '/v1/store/append': 'post',
+  '/v1/store/append-many': 'post',
   '/v1/store/audit': 'post',
   '/v1/watch': 'get',
   '/mcp': 'post',

@@ -150,6 +150,12 @@ export function storePaths({ ref, json, errors, bodyErrors }: OpenApiHelpers): R
       { type: 'object', properties: { transition: ref('Transition') }, required: ['transition'] },
       ok('Appended', { type: 'object', properties: { seq: { type: 'integer' } } }),
     ),
+    '/v1/store/append-many': post(
+      'appendMany',
+      "Append up to 1,000 exported transitions verbatim, all or nothing (store `appendMany`: each checked as `append` checks it, against the ones before it; one atomic write). For the store's owner only (403 FORBIDDEN for an API-key user).",
+      { type: 'object', properties: { transitions: { type: 'array', minItems: 1, maxItems: 1000, items: ref('Transition') } }, required: ['transitions'] },
+      ok('Appended; `seq` is the last seq', { type: 'object', properties: { seq: { type: 'integer' } } }),
+    ),
     '/v1/store/audit': post(
       'audit',
       "Replay and verify the whole store (hash chain, checkpoints, heads, indexes). For the store's owner only (403 FORBIDDEN for an API-key user). Takes `{}`.",

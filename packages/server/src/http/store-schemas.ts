@@ -96,7 +96,7 @@ export const publishBodySchema = {
   additionalProperties: false,
 } as const;
 
-/** Most inputs one `publish-many` request may carry (its cost stays bounded, like the body size). */
+/** Most inputs one `publish-many` (or transitions one `append-many`) request may carry: its cost stays bounded, like the body size. */
 export const PUBLISH_MANY_LIMIT = 1_000;
 
 /** `{ inputs }`: the store's `publishMany` input, at most {@link PUBLISH_MANY_LIMIT} of them. */
@@ -136,6 +136,14 @@ export const appendBodySchema = {
   type: 'object',
   properties: { transition: { type: 'object' } },
   required: ['transition'],
+  additionalProperties: false,
+} as const;
+
+/** `{ transitions }`: the store's `appendMany` input, at most {@link PUBLISH_MANY_LIMIT} of them. */
+export const appendManyBodySchema = {
+  type: 'object',
+  properties: { transitions: { type: 'array', minItems: 1, maxItems: PUBLISH_MANY_LIMIT, items: { type: 'object' } } },
+  required: ['transitions'],
   additionalProperties: false,
 } as const;
 

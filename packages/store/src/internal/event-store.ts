@@ -32,7 +32,7 @@ import { currentOf } from './current-state.js';
 import { logRecord, prunedError, revAtSeq, transitionsIn } from './log-reads.js';
 import { patchAt } from './replay.js';
 import { stateAt } from './state-at.js';
-import { appendTransition } from './import-transition.js';
+import { appendTransitions } from './import-transition.js';
 import { formatKey } from './keys.js';
 import { enqueue } from './publication.js';
 import { FORMAT, corrupt, encodeRecord } from './records.js';
@@ -281,7 +281,15 @@ class EventStore implements Store {
 
   async append(transition: Transition): Promise<void> {
     checkOpen(this.#ctx);
-    await appendTransition(this.#ctx, transition);
+    await appendTransitions(this.#ctx, [transition]);
+  }
+
+  async appendMany(transitions: Transition[]): Promise<void> {
+    checkOpen(this.#ctx);
+    if (!Array.isArray(transitions) || transitions.length === 0) {
+      throw new StateflowError('INPUT_INVALID', `appendMany needs a non-empty array of exported transitions, got ${describeInput(transitions)}`, { field: 'transitions' });
+    }
+    await appendTransitions(this.#ctx, transitions);
   }
 
   async compact(stream: StreamId, options: { keepRevisions: number }): Promise<{ origin: number; deleted: number }> {

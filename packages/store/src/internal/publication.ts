@@ -139,7 +139,7 @@ function copyGroup(group: Group): Group {
 }
 
 /** A stream's head as the group will leave it. */
-function groupHead(ctx: StoreContext, group: Group, stream: StreamId): HeadRecord {
+export function groupHead(ctx: StoreContext, group: Group, stream: StreamId): HeadRecord {
   return group.heads.get(stream) ?? headOf(ctx, stream);
 }
 

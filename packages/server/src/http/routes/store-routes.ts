@@ -13,6 +13,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../server-context.js';
 import {
   appendBodySchema,
+  appendManyBodySchema,
   atSeqBodySchema,
   auditBodySchema,
   compactBodySchema,
@@ -176,6 +177,12 @@ export function registerStoreRoutes(app: FastifyInstance, context: ServerContext
       ownerOnly(request, 'Appending exported transitions rebuilds the whole log');
       await context.store.append(request.body.transition);
       return { seq: request.body.transition.seq };
+    });
+
+    scope.post<{ Body: { transitions: Transition[] } }>('/v1/store/append-many', { schema: { body: appendManyBodySchema } }, async (request) => {
+      ownerOnly(request, 'Appending exported transitions rebuilds the whole log');
+      await context.store.appendMany(request.body.transitions);
+      return { seq: context.store.lastSeq() };
     });
 
     scope.post<{ Body: JsonObject }>('/v1/store/audit', { schema: { body: auditBodySchema } }, async (request) => {
