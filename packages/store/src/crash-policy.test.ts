@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, readdir, rm, truncate, writeFile } from 'node:fs/promises';
+import { readFile, readdir, readlink, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,6 +78,16 @@ async function refused(dir: string, open: () => Promise<Store> = () => openStore
   expect(await byteDump(dir)).toEqual(before);
   if (!isStateflowError(err, 'STORE_CORRUPT')) throw new Error(`expected STORE_CORRUPT, got ${String(err)}`);
   return err.details as Record<string, unknown>;
+}
+
+async function failureCode(open: Promise<Store>): Promise<string | null> {
+  return open.then(
+    async (store) => {
+      await store.close();
+      return null;
+    },
+    (err: unknown) => (isStateflowError(err) ? err.code : String(err)),
+  );
 }
 
 async function seqs(store: Store): Promise<number[]> {
@@ -215,6 +225,12 @@ describe('refused opens leave the directory byte for byte as it was', () => {
     expect(isStateflowError(err, 'STORE_VERSION') && err.details).toEqual({ found: 'stateflow-journal', supported: 3 });
     expect((err as Error).message).toContain('Open and close the store once with that build');
     expect(await byteDump(dir)).toEqual(before);
+    // Not a regular file (a symlink to /dev/zero once hung the open): refused, not read.
+    await rm(path.join(dir, 'stateflow-journal'));
+    await symlink('/dev/zero', path.join(dir, 'stateflow-journal'));
+    expect(await failureCode(openStore(dir))).toBe('STORE_VERSION');
+    expect(await readlink(path.join(dir, 'stateflow-journal'))).toBe('/dev/zero');
+    await rm(path.join(dir, 'stateflow-journal'));
     await writeFile(path.join(dir, 'stateflow-journal'), '');
     const store = await openStore(dir);
     await store.close();

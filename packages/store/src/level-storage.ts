@@ -18,7 +18,7 @@
  *   closed store has an empty write-ahead log and any damage to a log found at open is either a
  *   crash's or damage to the files, never a log cut short after a clean close.
  */
-import { rm, stat } from 'node:fs/promises';
+import { lstat, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
@@ -263,7 +263,7 @@ export async function openDiskStorage(dir: string, options: { createIfMissing: b
   if (journal !== null && journal > 0) {
     throw new StateflowError(
       'STORE_VERSION',
-      `Store ${dir} holds ${journal} bytes in ${LEFTOVER_JOURNAL}, buffered commits written by a development build of Stateflow that kept them outside LevelDB; this version does not read that file. Open and close the store once with that build (it moves them into LevelDB and empties the file), then delete the file. Nothing was changed`,
+      `Store ${dir} holds ${Number.isFinite(journal) ? `${journal} bytes in ${LEFTOVER_JOURNAL}` : `a ${LEFTOVER_JOURNAL} that is not a regular file`}: buffered commits written by a development build of Stateflow that kept them outside LevelDB; this version does not read that file. Open and close the store once with that build (it moves them into LevelDB and empties the file), then delete the file. Nothing was changed`,
       { found: LEFTOVER_JOURNAL, supported: 3 },
     );
   }
@@ -318,10 +318,15 @@ async function openCheckedDiskStorage(dir: string, options: { createIfMissing: b
   return storage;
 }
 
-/** The size of a leftover journal in `dir` (see {@link LEFTOVER_JOURNAL}), or `null` when there is none. */
+/**
+ * The size of a leftover journal in `dir` (see {@link LEFTOVER_JOURNAL}), or `null` when there is
+ * none. Anything there but a regular file (a symlink to `/dev/zero`, a directory) counts as not
+ * empty: it is refused, never read or removed.
+ */
 async function leftoverJournal(dir: string): Promise<number | null> {
   try {
-    return (await stat(path.join(dir, LEFTOVER_JOURNAL))).size;
+    const entry = await lstat(path.join(dir, LEFTOVER_JOURNAL));
+    return entry.isFile() ? entry.size : Number.POSITIVE_INFINITY;
   } catch {
     return null;
   }
