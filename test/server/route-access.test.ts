@@ -61,10 +61,12 @@ const ROUTES: Record<string, { access: Access; target?: string }> = {
   'GET /v1/store/transitions': { access: 'user' },
   'GET /v1/store/transitions/:seq': { access: 'user' },
   'POST /v1/store/publish': { access: 'user' },
+  'POST /v1/store/publish-many': { access: 'user' },
   'POST /v1/store/fork': { access: 'user' },
   'POST /v1/store/revert': { access: 'user' },
   'POST /v1/store/compact': { access: 'user' },
   'POST /v1/store/append': { access: 'owner' },
+  'POST /v1/store/append-many': { access: 'owner' },
   'POST /v1/store/audit': { access: 'owner' },
   // A position beyond the log answers at once instead of holding a stream open.
   'GET /v1/watch': { access: 'user', target: '/v1/watch?from=999999999' },

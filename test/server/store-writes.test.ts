@@ -58,6 +58,9 @@ describe('store API writes with an API key', () => {
     // A writable stream beside it does not help: the whole publication is refused.
     const mixed = await store('publish', { changes: { [agent(alice)]: { lazy: { a: 1 } }, [slate(alice)]: { tick: 99 } } });
     expect([mixed.status, mixed.code, mixed.details]).toEqual([403, 'FORBIDDEN', { stream: slate(alice), reason: 'runtime-stream' }]);
+    // publishMany is all or nothing, and each of its inputs is authorised like one publish.
+    const many = await store('publish-many', { inputs: [{ changes: { [agent(alice)]: { lazy: { b: 1 } } } }, { changes: { [record(alice)]: { status: 'active' } } }] });
+    expect([many.status, many.code, many.details]).toEqual([403, 'FORBIDDEN', { stream: record(alice), reason: 'runtime-stream' }]);
     expect(server.store.lastSeq()).toBe(before);
     const listed = await http(`${server.url}/v1/alice/researcher/sessions`, { key: 'key-bob' });
     expect(listed.body.data.map((s: { id: string }) => s.id)).toEqual([bob]);
@@ -81,6 +84,7 @@ describe('store API writes with an API key', () => {
     expect((await store('fork', { from: agent(alice), to: agent(aliceOther) })).status).toBe(200);
     expect((await store('revert', { stream: agent(aliceOther), rev: 0 })).status).toBe(200);
     expect((await store('compact', { stream: agent(alice), keepRevisions: 1 })).status).toBe(200);
+    expect((await store('publish-many', { inputs: [{ changes: { [agent(alice)]: { lazy: { n: 1 } } } }, { changes: { [agent(aliceOther)]: { lazy: { n: 2 } } } }] })).status).toBe(200);
     for (const stream of [agent(bob), record(bob), 'global', 'cwd:/p', 'session:agent-1']) {
       expect(await store('publish', { changes: { [stream]: { lazy: { x: 1 } } } }), stream).toMatchObject({ status: 404, code: 'NOT_FOUND', details: { stream } });
     }
@@ -90,6 +94,7 @@ describe('store API writes with an API key', () => {
   it('refuse append and audit: the owner-only routes answer 403 to a key', async () => {
     expect(await store('audit', {})).toEqual({ status: 403, code: 'FORBIDDEN', details: { route: 'POST /v1/store/audit', access: 'owner' } });
     expect(await store('append', { transition: {} })).toMatchObject({ status: 403, details: { route: 'POST /v1/store/append', access: 'owner' } });
+    expect(await store('append-many', { transitions: [] })).toMatchObject({ status: 403, details: { route: 'POST /v1/store/append-many', access: 'owner' } });
   });
 
   it('cannot reopen a closed session: the record rewrite is refused, calls stay 410, and its agent state is closed too', async () => {

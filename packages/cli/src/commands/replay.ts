@@ -9,9 +9,10 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { StateflowError, isJsonObject, isStateflowError } from '@stateflow/core';
-import type { Transition } from '@stateflow/store';
+import type { Store, Transition } from '@stateflow/store';
 import type { CommandContext } from '../command-context.js';
 import { atLine, countJsonLines, readJsonLines } from '../internal/json-lines.js';
+import type { JsonLine } from '../internal/json-lines.js';
 import { count, emit } from '../internal/output.js';
 import { startProgress } from '../internal/progress.js';
 import { withNewStore } from '../internal/store-access.js';
@@ -42,21 +43,12 @@ export function registerReplayCommand(program: Command, ctx: CommandContext): vo
         let transitions = 0;
         let hash = '0'.repeat(64);
         try {
-          for await (const { line, value } of readJsonLines(file)) {
-            const transition = asTransition(value, file, line);
-            try {
-              await store.append(transition);
-              const stored = await store.transition(transition.seq);
-              if (stored.hash !== transition.hash) {
-                throw new StateflowError('STORE_CORRUPT', `rebuilt hash ${stored.hash} differs from exported hash ${transition.hash}.`, {
-                  detail: `seq ${transition.seq}`,
-                });
-              }
-            } catch (err) {
-              throw atLine(asVerificationFailure(err), file, line);
-            }
-            hash = transition.hash;
-            progress.update(++transitions);
+          for await (const batch of batches(readJsonLines(file))) {
+            const lines = batch.map(({ line, value }) => ({ line, transition: asTransition(value, file, line) }));
+            await appendBatch(store, lines, file);
+            hash = (lines.at(-1) as { transition: Transition }).transition.hash;
+            transitions += lines.length;
+            progress.update(transitions);
           }
         } finally {
           progress.stop();
@@ -76,6 +68,54 @@ export function registerReplayCommand(program: Command, ctx: CommandContext): vo
         `replayed ${count(report.transitions, 'transition')} into ${report.dir}: every hash verified, last hash ${report.hash}, audit clean`,
       );
     });
+}
+
+/** A batch of replay (one `appendMany`, one storage write): at most this many transitions, of at most this many characters of export in all. */
+const BATCH_TRANSITIONS = 500;
+const BATCH_CHARS = 4 * 1024 * 1024;
+
+/** The lines of an export in batches of at most {@link BATCH_TRANSITIONS} and {@link BATCH_CHARS} (a longer line alone). */
+async function* batches(lines: AsyncIterable<JsonLine>): AsyncIterable<JsonLine[]> {
+  let batch: JsonLine[] = [];
+  let chars = 0;
+  for await (const line of lines) {
+    if (batch.length > 0 && (batch.length === BATCH_TRANSITIONS || chars + line.chars > BATCH_CHARS)) {
+      yield batch;
+      batch = [];
+      chars = 0;
+    }
+    batch.push(line);
+    chars += line.chars;
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/**
+ * Append one batch verbatim, then check every stored hash against the export. When the batch is
+ * refused (it wrote nothing), its transitions are appended one at a time, which names the line at
+ * fault (the store is new, and thrown away whole when the replay fails).
+ * @throws the failure, with the file and line it came from
+ */
+async function appendBatch(store: Store, lines: { line: number; transition: Transition }[], file: string): Promise<void> {
+  try {
+    await store.appendMany(lines.map(({ transition }) => transition));
+  } catch {
+    for (const { line, transition } of lines) {
+      try {
+        await store.append(transition);
+      } catch (err) {
+        throw atLine(asVerificationFailure(err), file, line);
+      }
+    }
+  }
+  const first = (lines[0] as { transition: Transition }).transition.seq;
+  let i = 0;
+  for await (const stored of store.transitions({ from: first, to: first + lines.length - 1 })) {
+    const { line, transition } = lines[i++] as { line: number; transition: Transition };
+    if (stored.hash !== transition.hash) {
+      throw atLine(new StateflowError('STORE_CORRUPT', `rebuilt hash ${stored.hash} differs from exported hash ${transition.hash}.`, { detail: `seq ${transition.seq}` }), file, line);
+    }
+  }
 }
 
 /**

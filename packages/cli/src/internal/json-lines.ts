@@ -7,10 +7,11 @@ import { createInterface } from 'node:readline';
 import { StateflowError, isStateflowError } from '@stateflow/core';
 import { withPath } from './failure.js';
 
-/** One parsed line: its 1-based line number and value. */
+/** One parsed line: its 1-based line number, value, and length in characters. */
 export interface JsonLine {
   line: number;
   value: unknown;
+  chars: number;
 }
 
 /**
@@ -35,7 +36,7 @@ export async function* readJsonLines(file: string): AsyncGenerator<JsonLine> {
         { cause: err },
       );
     }
-    yield { line, value };
+    yield { line, value, chars: text.length };
   }
 }
 

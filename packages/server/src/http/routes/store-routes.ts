@@ -14,6 +14,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../server-context.js';
 import {
   appendBodySchema,
+  appendManyBodySchema,
   atSeqBodySchema,
   auditBodySchema,
   compactBodySchema,
@@ -21,6 +22,7 @@ import {
   forkBodySchema,
   patchQuerySchema,
   publishBodySchema,
+  publishManyBodySchema,
   revertBodySchema,
   seqParamsSchema,
   stateQuerySchema,
@@ -143,13 +145,25 @@ export function registerStoreRoutes(app: FastifyInstance, context: ServerContext
       return shown;
     });
 
-    scope.post<{ Body: PublishInput }>('/v1/store/publish', { config: USER_ROUTE, schema: { body: publishBodySchema } }, async (request) => {
-      const { changes, expected } = request.body;
-      await visible(request, ...Object.keys(expected ?? {}));
-      const guards = await authorizeWrites(context, request, Object.keys(changes));
-      // The sessions' record guards join the caller's own expectations (which win on the same stream).
-      const input = Object.keys(guards).length === 0 ? request.body : { ...request.body, expected: { ...guards, ...expected } };
-      return context.store.publish(input);
+    /**
+     * `input` as the caller may publish it: its expected streams visible, its changed streams
+     * writable, and the written sessions' record guards among its expectations (the caller's own
+     * win on the same stream).
+     */
+    const authorized = async (request: FastifyRequest, input: PublishInput): Promise<PublishInput> => {
+      await visible(request, ...Object.keys(input.expected ?? {}));
+      const guards = await authorizeWrites(context, request, Object.keys(input.changes));
+      return Object.keys(guards).length === 0 ? input : { ...input, expected: { ...guards, ...input.expected } };
+    };
+
+    scope.post<{ Body: PublishInput }>('/v1/store/publish', { config: USER_ROUTE, schema: { body: publishBodySchema } }, async (request) =>
+      context.store.publish(await authorized(request, request.body)),
+    );
+
+    scope.post<{ Body: { inputs: PublishInput[] } }>('/v1/store/publish-many', { config: USER_ROUTE, schema: { body: publishManyBodySchema } }, async (request) => {
+      const inputs: PublishInput[] = [];
+      for (const input of request.body.inputs) inputs.push(await authorized(request, input));
+      return { results: await context.store.publishMany(inputs) };
     });
 
     scope.post<{ Body: { from: string; to: string; at?: number; expected?: ExpectedRevision; id?: string } }>(
@@ -176,6 +190,11 @@ export function registerStoreRoutes(app: FastifyInstance, context: ServerContext
     scope.post<{ Body: { transition: Transition } }>('/v1/store/append', { config: OWNER_ROUTE, schema: { body: appendBodySchema } }, async (request) => {
       await context.store.append(request.body.transition);
       return { seq: request.body.transition.seq };
+    });
+
+    scope.post<{ Body: { transitions: Transition[] } }>('/v1/store/append-many', { config: OWNER_ROUTE, schema: { body: appendManyBodySchema } }, async (request) => {
+      await context.store.appendMany(request.body.transitions);
+      return { seq: context.store.lastSeq() };
     });
 
     scope.post<{ Body: JsonObject }>('/v1/store/audit', { config: OWNER_ROUTE, schema: { body: auditBodySchema } }, async () => context.store.audit());
