@@ -19,7 +19,7 @@ import { decodeRaw, decodeValue } from './codec.js';
 import { GENESIS_HASH, stateHash, transitionHash } from './hash.js';
 import { checkRevisionIndex, checkSeqIndex, patchDigest, StreamChanges } from './audit-indexes.js';
 import { Family, checkpointKey, describeKey, familyRange, gapRanges, parseKey } from './keys.js';
-import { FORMAT, SEAL_BYTES, checkpointBody, decodeCheckpoint, decodeCount, decodeHead, decodeLog, decodeRevision, decodeTip, decodeWalMark, sealHolds } from './records.js';
+import { FORMAT, SEAL_BYTES, checkpointBody, decodeCheckpoint, decodeCount, decodeHead, decodeLog, decodeRevision, decodeTip, sealHolds } from './records.js';
 import type { HeadRecord, LogRecord, RevisionRecord, TipRecord } from './records.js';
 import type { StorageReader } from '../storage.js';
 import { stateProblem } from './validate.js';
@@ -297,12 +297,6 @@ async function checkMetaRecords(storage: StorageReader): Promise<{ formatProblem
     } else if (k.family === 'meta' && k.name === 'tip') {
       try {
         tip = decodeTip(key, value);
-      } catch (err) {
-        others.push({ key: describeKey(key), detail: messageOf(err) });
-      }
-    } else if (k.family === 'meta' && k.name === 'wal') {
-      try {
-        decodeWalMark(key, value);
       } catch (err) {
         others.push({ key: describeKey(key), detail: messageOf(err) });
       }
