@@ -142,7 +142,7 @@ export const mergeBodySchema = {
 } as const;
 
 /** A merge conflict (core `MergeConflict`): `null` where the path is absent on that side. */
-export const mergeConflictSchema = {
+const mergeConflictSchema = {
   type: 'object',
   properties: {
     path: { type: 'string', description: 'RFC 6901 pointer into the state' },
