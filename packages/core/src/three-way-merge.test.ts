@@ -91,7 +91,7 @@ describe('threeWayMerge', () => {
     expectCode(() => threeWayMerge(base, ours, theirs, { resolve: { '/a': { value: { k: null } } } }), 'INPUT_INVALID', { field: 'resolve', reason: 'null-in-value' });
     expectCode(() => threeWayMerge(base, ours, theirs, { resolve: { '/a': { value: { '[0]': 1 } } } }), 'INPUT_INVALID', { field: 'resolve', reason: 'index-key-in-value' });
     expectCode(() => threeWayMerge(base, ours, theirs, { resolve: { '/a': { value: Number.NaN } } }), 'INPUT_INVALID', { field: 'resolve', reason: 'not-json' });
-    expectCode(() => threeWayMerge(base, ours, theirs, { resolve: [] as unknown as Record<string, 'ours'> }), 'INPUT_INVALID', { field: 'resolve', reason: 'not-object' });
+    expectCode(() => threeWayMerge(base, ours, theirs, { resolve: [] as never }), 'INPUT_INVALID', { field: 'resolve', reason: 'not-object' });
     expectCode(() => threeWayMerge(base, ours, theirs, { prefer: 'both' as 'ours' }), 'INPUT_INVALID', { field: 'prefer' });
   });
 
