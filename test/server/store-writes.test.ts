@@ -67,10 +67,12 @@ describe('store API writes with an API key', () => {
     expect((await server.store.state(record(alice))).owner).toBe('alice');
   });
 
-  it('refuse the runtime streams in fork (source and target), revert and compact', async () => {
+  it('refuse the runtime streams in fork and merge (source and target), revert and compact', async () => {
     const before = server.store.lastSeq();
     expect(await store('fork', { from: agent(alice), to: record(aliceOther) })).toMatchObject({ status: 403, details: { stream: record(aliceOther) } });
     expect(await store('fork', { from: slate(alice), to: agent(aliceOther) })).toMatchObject({ status: 403, details: { stream: slate(alice) } });
+    expect(await store('merge', { from: agent(alice), into: record(aliceOther) })).toMatchObject({ status: 403, details: { stream: record(aliceOther) } });
+    expect(await store('merge', { from: slate(alice), into: agent(aliceOther) })).toMatchObject({ status: 403, details: { stream: slate(alice) } });
     expect(await store('revert', { stream: record(alice), rev: 1 })).toMatchObject({ status: 403, details: { stream: record(alice) } });
     expect(await store('revert', { stream: slate(alice), rev: 1 })).toMatchObject({ status: 403, details: { stream: slate(alice) } });
     expect(await store('compact', { stream: slate(alice), keepRevisions: 1 })).toMatchObject({ status: 403, details: { stream: slate(alice) } });

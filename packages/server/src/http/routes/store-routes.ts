@@ -4,12 +4,13 @@
  * that this server holds. Every answer carries `Stateflow-Last-Seq`. With API keys, a caller sees
  * only its own ladder sessions' streams (`stream-visibility.ts`): any other stream answers 404
  * `NOT_FOUND`, a transition with none of its streams answers 404 `TRANSITION_NOT_FOUND`, and
- * listings leave them out. Writes (publish, fork, revert, compact) name only streams the caller
- * may write (`stream-writes.ts`); append and the audit are for the store's owner only.
+ * listings leave them out. Writes (publish, publish-many, fork, merge, revert, compact) name only
+ * streams the caller may write (`stream-writes.ts`); append, append-many and the audit are for
+ * the store's owner only.
  */
 import { StateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
-import type { ExpectedRevision, ForkOptions, PublishInput, Transition } from '@stateflow/store';
+import type { ExpectedRevision, ForkOptions, MergeInput, PublishInput, Transition } from '@stateflow/store';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../server-context.js';
 import {
@@ -20,6 +21,7 @@ import {
   compactBodySchema,
   diffQuerySchema,
   forkBodySchema,
+  mergeBodySchema,
   patchQuerySchema,
   publishBodySchema,
   publishManyBodySchema,
@@ -175,6 +177,12 @@ export function registerStoreRoutes(app: FastifyInstance, context: ServerContext
         return context.store.fork(from, to, options as ForkOptions);
       },
     );
+
+    // A merge reads `from` and writes `into`: both must be writable, as a fork's source and target.
+    scope.post<{ Body: MergeInput }>('/v1/store/merge', { config: USER_ROUTE, schema: { body: mergeBodySchema } }, async (request) => {
+      await authorizeWrites(context, request, [request.body.from, request.body.into]);
+      return context.store.merge(request.body);
+    });
 
     scope.post<{ Body: { stream: string; rev: number } }>('/v1/store/revert', { config: USER_ROUTE, schema: { body: revertBodySchema } }, async (request) => {
       await authorizeWrites(context, request, [request.body.stream]);
