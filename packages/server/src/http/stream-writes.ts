@@ -1,7 +1,6 @@
 /**
- * Which streams a caller may write through the store API (publish, publish-many, fork, merge,
- * revert, compact) (server README "Users and keys",
- * DESIGN.md "Access is declared"). The store's owner — no API keys, or the server token — writes
+ * Which streams a caller may write through the store API — publish, publish-many, fork, merge,
+ * revert, compact (server README "Users and keys", DESIGN.md "Access is declared"). The store's owner — no API keys, or the server token — writes
  * any stream. An API-key user writes only the agent state `session:<id>` of a ladder session it
  * owns and that is not closed or expired: a session's record (`ladder-session:<id>`: owner,
  * status, a paused call's recorded outputs) and its slates (`slate:<ladder>:<id>`) are written by
