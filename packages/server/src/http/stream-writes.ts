@@ -1,12 +1,12 @@
 /**
  * Which streams a caller may write through the store API — publish, publish-many, fork, merge,
- * revert, compact (server README "Users and keys", DESIGN.md "Access is declared"). The store's owner — no API keys, or the server token — writes
- * any stream. An API-key user writes only the agent state `session:<id>` of a ladder session it
- * owns and that is not closed or expired: a session's record (`ladder-session:<id>`: owner,
- * status, a paused call's recorded outputs) and its slates (`slate:<ladder>:<id>`) are written by
- * the ladder runtime alone, so no key holder can hand a session to another user, reopen a closed
- * one, or forge what a call recorded. Streams the caller may not see answer as not found, exactly
- * as reads do.
+ * revert, compact (server README "Users and keys", DESIGN.md "Access is declared"). The store's
+ * owner — no API keys, or the server token — writes any stream. An API-key user writes only the
+ * agent state `session:<id>` of a ladder session it owns and that is not closed or expired: a
+ * session's record (`ladder-session:<id>`: owner, status, a paused call's recorded outputs) and
+ * its slates (`slate:<ladder>:<id>`) are written by the ladder runtime alone, so no key holder
+ * can hand a session to another user, reopen a closed one, or forge what a call recorded.
+ * Streams the caller may not see answer as not found, exactly as reads do.
  */
 import { StateflowError } from '@stateflow/core';
 import type { ServerContext } from './server-context.js';
