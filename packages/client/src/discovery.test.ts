@@ -1,8 +1,10 @@
 /**
  * The discovery file and server lookup: mode 0600, atomic replace, removal only by its own
- * process, stale files (dead pid, refused port, another process answering) ignored.
+ * process, stale files (dead pid, refused port) ignored, and a process on the port that cannot
+ * prove it holds the token sent nothing but a nonce.
  */
 import { createServer } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,6 +14,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DISCOVERY_FILE, newServerToken, readDiscovery, removeDiscovery, writeDiscovery } from './discovery.js';
 import type { ServerDiscovery } from './discovery.js';
 import { findServer } from './find-server.js';
+import { serverProof } from './server-proof.js';
+import type { StateflowError } from '@stateflow/core';
 
 let dir: string;
 beforeEach(async () => {
@@ -71,37 +75,67 @@ describe('findServer', () => {
     await expect(readFile(path.join(dir, DISCOVERY_FILE))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
-  it('ignores (and keeps) a file whose live process refuses connections or answers as another pid', async () => {
+  it('ignores (and keeps) a file whose live process refuses connections', async () => {
     await writeDiscovery(dir, info(process.pid, 'http://127.0.0.1:9'));
     expect(await findServer(dir)).toBeNull();
     expect(await readDiscovery(dir)).not.toBeNull();
-    const impostor = createServer((_req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ version: '0', lastSeq: 0, pid: process.pid + 1 })));
-    await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve));
+  });
+
+  it('sends an impostor on the port (answering with the file\'s pid) neither the token nor anything but a nonce, and says what it found', async () => {
+    const received: Array<{ url: string; headers: string }> = [];
+    const impostor = createServer((req, res) => {
+      received.push({ url: req.url ?? '', headers: JSON.stringify(req.headers) });
+      res.setHeader('content-type', 'application/json').end(JSON.stringify({ version: '0', lastSeq: 0, pid: process.pid, proof: 'f'.repeat(64) }));
+    });
+    const url = await listen(impostor);
     try {
-      const url = `http://127.0.0.1:${(impostor.address() as AddressInfo).port}`;
-      await writeDiscovery(dir, info(process.pid, url));
-      expect(await findServer(dir)).toBeNull();
+      const written = info(process.pid, url);
+      await writeDiscovery(dir, written);
+      const ignored: StateflowError[] = [];
+      expect(await findServer(dir, { onIgnored: (error) => ignored.push(error) })).toBeNull();
+      expect(received.map((r) => r.url.split('?')[0])).toEqual(['/v1/server/proof']);
+      for (const request of received) {
+        expect(request.url).not.toContain(written.token);
+        expect(request.headers).not.toContain(written.token);
+      }
+      expect(ignored.map((e) => [e.code, e.details])).toEqual([['STORE_UNAVAILABLE', { url, outcome: 'not-sent', reason: 'server-unverified' }]]);
+      expect(ignored[0]?.message).toContain('wrong HMAC');
+      expect(await readDiscovery(dir)).not.toBeNull();
     } finally {
-      impostor.closeAllConnections();
-      await new Promise((resolve) => impostor.close(resolve));
+      await close(impostor);
     }
   });
 
-  it('returns a file whose process answers GET /v1/server with its pid, sending the token', async () => {
-    let token: string | undefined;
+  it('returns a file whose process proves it holds the token and then answers GET /v1/server with its pid', async () => {
+    const received: Array<{ path: string; token: string | undefined }> = [];
+    let written: ServerDiscovery | undefined;
     const server = createServer((req, res) => {
-      token = req.headers['x-stateflow-token'] as string | undefined;
-      res.setHeader('content-type', 'application/json').end(JSON.stringify({ version: '0', lastSeq: 3, pid: process.pid }));
+      const url = new URL(req.url ?? '', 'http://localhost');
+      received.push({ path: url.pathname, token: req.headers['x-stateflow-token'] as string | undefined });
+      const body = url.pathname === '/v1/server/proof' ? { proof: serverProof(written?.token ?? '', url.searchParams.get('nonce') ?? '') } : { version: '0', lastSeq: 3, pid: process.pid };
+      res.setHeader('content-type', 'application/json').end(JSON.stringify(body));
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = await listen(server);
     try {
-      const written = info(process.pid, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      written = info(process.pid, url);
       await writeDiscovery(dir, written);
       expect(await findServer(dir)).toEqual(written);
-      expect(token).toBe(written.token);
+      expect(received).toEqual([
+        { path: '/v1/server/proof', token: undefined },
+        { path: '/v1/server', token: written.token },
+      ]);
     } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await close(server);
     }
   });
 });
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function close(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+}

@@ -15,3 +15,5 @@ export {
 } from './discovery.js';
 export type { ServerDiscovery } from './discovery.js';
 export { findServer } from './find-server.js';
+export type { FindServerOptions } from './find-server.js';
+export { PROOF_ROUTE, newProofNonce, serverProof, verifyServer } from './server-proof.js';

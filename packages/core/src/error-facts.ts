@@ -170,8 +170,8 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
   },
   STORE_UNAVAILABLE: {
     meaning:
-      "The store cannot be reached: its server (a `stateflow serve` or a PostgreSQL database) refused the connection, stopped mid-request or did not answer in time. `outcome: 'not-sent'`: nothing changed; `'unknown'`: a write may or may not have been applied, so retry it with its idempotency id, or read before retrying.",
-    details: "`{ url?, dir?, outcome }` (`outcome`: `'not-sent'` or `'unknown'`)",
+      "The store cannot be reached: its server (a `stateflow serve` or a PostgreSQL database) refused the connection, stopped mid-request or did not answer in time, or (`reason: 'server-unverified'`) the process on a discovery file's address could not prove it holds the file's token and was sent nothing. `outcome: 'not-sent'`: nothing changed; `'unknown'`: a write may or may not have been applied, so retry it with its idempotency id, or read before retrying.",
+    details: "`{ url?, dir?, outcome, reason? }` (`outcome`: `'not-sent'` or `'unknown'`; `reason`: `'server-unverified'`)",
     retryable: true,
     httpStatus: 503,
     exitCode: FAILURE,
@@ -271,7 +271,7 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     exitCode: NOT_FOUND,
   },
   UNAUTHORIZED: {
-    meaning: 'A request carries no valid API key.',
+    meaning: 'A request carries no valid credential: no or an unknown API key on a server with keys, no server token on a server that requires it.',
     details: '`{}`',
     retryable: false,
     httpStatus: 401,
@@ -279,8 +279,8 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
   },
   FORBIDDEN: {
     meaning:
-      "A request is refused whatever its key: on a keyless loopback server, a `Host` that is not a loopback name or address, or an `Origin` that is not a loopback origin (DNS rebinding, cross-site requests); on a server with API keys, a `local/` ladder (its one slate stream would be shared across users).",
-    details: "`{ header, value }` (the value shortened), or `{ ladder, reason: 'local-ladder' }`",
+      "A request is refused whatever its key: on a keyless loopback server, a `Host` that is not a loopback name or address, or an `Origin` that is not a loopback origin (DNS rebinding, cross-site requests); on a server with API keys, a `local/` ladder (its one slate stream would be shared across users), a route served to the store's owner only, or a write to a stream the key's user may not write (session records and slates are written by the ladder runtime alone).",
+    details: "`{ header, value }` (the value shortened), `{ ladder, reason: 'local-ladder' }`, `{ route, access: 'owner' }` or `{ stream, reason: 'runtime-stream' }`",
     retryable: false,
     httpStatus: 403,
     exitCode: FAILURE,
@@ -304,6 +304,14 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     details: '`{}`',
     retryable: true,
     httpStatus: 408,
+    exitCode: FAILURE,
+  },
+  RATE_LIMITED: {
+    meaning:
+      "An API key is over one of its limits: its request rate, or its number of model calls running at once. The answer's `Retry-After` header says how many seconds to wait (OpenAI clients wait that long and retry).",
+    details: "`{ limit: 'requests' \\| 'model-calls', max, windowMs?, retryAfterSeconds }`",
+    retryable: true,
+    httpStatus: 429,
     exitCode: FAILURE,
   },
   MEDIA_TYPE_UNSUPPORTED: {

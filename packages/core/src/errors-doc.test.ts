@@ -22,7 +22,7 @@ describe('errors.md', () => {
     for (const [code, f] of Object.entries(ERROR_FACTS)) {
       expect(f.meaning, code).toMatch(/\S{3}/);
       expect(f.details, code).toMatch(/^`\{/);
-      expect([400, 401, 403, 404, 408, 409, 410, 413, 415, 422, 431, 500, 502, 503], code).toContain(f.httpStatus);
+      expect([400, 401, 403, 404, 408, 409, 410, 413, 415, 422, 429, 431, 500, 502, 503], code).toContain(f.httpStatus);
       expect([1, 2, 3, 4, 5], code).toContain(f.exitCode);
     }
   });

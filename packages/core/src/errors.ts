@@ -56,6 +56,7 @@ export const ErrorCode = {
   BODY_TOO_LARGE: 'BODY_TOO_LARGE',
   HEADERS_TOO_LARGE: 'HEADERS_TOO_LARGE',
   REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+  RATE_LIMITED: 'RATE_LIMITED',
   MEDIA_TYPE_UNSUPPORTED: 'MEDIA_TYPE_UNSUPPORTED',
   INTERNAL: 'INTERNAL',
 } as const;
@@ -151,8 +152,12 @@ export interface ErrorDetailsByCode {
   STORE_VERSION: { found: unknown; supported: number };
   STORE_CLOSED: NoDetails;
   STORE_IO: { location: string | null; code: string | null; reason?: 'no-write-access' };
-  /** `outcome`: `'not-sent'` — nothing reached a server; `'unknown'` — a write may have been applied. */
-  STORE_UNAVAILABLE: { url?: string; dir?: string; outcome: 'not-sent' | 'unknown' };
+  /**
+   * `outcome`: `'not-sent'` — nothing reached a server; `'unknown'` — a write may have been
+   * applied. `reason: 'server-unverified'` — the process at `url` could not prove it holds the
+   * discovery file's token, so it was sent neither the token nor the request.
+   */
+  STORE_UNAVAILABLE: { url?: string; dir?: string; outcome: 'not-sent' | 'unknown'; reason?: 'server-unverified' };
   REOPEN_REQUIRED: { location: string | null; failure: ErrorCode };
   /**
    * A merge of `from`@`fromRev` into `into`@`intoRev` from `base` left conflicts open: every
@@ -177,11 +182,26 @@ export interface ErrorDetailsByCode {
   USAGE: { at?: string; stream?: string; mode?: string; reason?: string; dir?: string; model?: string; path?: string; errno?: string };
   NOT_FOUND: { dir: string } | { url: string } | { file: string } | { stream: string } | { repo: string } | { route: string } | { ladder: string } | { ladder: string; model: string };
   UNAUTHORIZED: NoDetails;
-  /** A refused `Host`/`Origin` header, or a `local/` ladder on a server with API keys. */
-  FORBIDDEN: { header: string; value: string } | { ladder: string; reason: 'local-ladder' };
+  /**
+   * A refused `Host`/`Origin` header; a `local/` ladder on a server with API keys; a route
+   * served to the store's owner only (`access: 'owner'`); a stream an API-key user may not
+   * write (`reason: 'runtime-stream'`: session records and slates are written by the ladder
+   * runtime alone).
+   */
+  FORBIDDEN:
+    | { header: string; value: string }
+    | { ladder: string; reason: 'local-ladder' }
+    | { route: string; access: 'owner' }
+    | { stream: string; reason: 'runtime-stream' };
   BODY_TOO_LARGE: { limit: number };
   HEADERS_TOO_LARGE: { limit: number };
   REQUEST_TIMEOUT: NoDetails;
+  /**
+   * `limit: 'requests'` — the key's request rate (`max` requests per `windowMs`);
+   * `'model-calls'` — the key's concurrent model calls (`max` at once). `retryAfterSeconds` is
+   * what the answer's `Retry-After` header says.
+   */
+  RATE_LIMITED: { limit: 'requests' | 'model-calls'; max: number; windowMs?: number; retryAfterSeconds: number };
   MEDIA_TYPE_UNSUPPORTED: { contentType: string };
   /** `requestId`: the HTTP server's id of the request, also in its log line and `x-request-id`. */
   INTERNAL: { requestId?: string; operation?: string };

@@ -1,6 +1,15 @@
 // --- HTTP server (sessions API, chat/completions, state API) ---
-export { startServer, DEFAULT_PORT, DEFAULT_BODY_LIMIT } from './http/start-server.js';
-export type { ServerOptions, ServerHandle } from './http/start-server.js';
+export {
+  startServer,
+  DEFAULT_PORT,
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_RATE_LIMIT,
+  DEFAULT_MODEL_CALLS_PER_KEY,
+} from './http/start-server.js';
+export type { ServerOptions, ServerHandle, RateLimit } from './http/start-server.js';
+export type { RouteAccess, ServedRoute } from './http/access-gate.js';
 export { HTTP_STATUS_BY_CODE, shouldRetry, toHttpError } from './http/error-status.js';
 export type { HttpErrorBody } from './http/error-status.js';
 export { loadApiKeys, authenticate, LOCAL_USER } from './http/api-keys.js';

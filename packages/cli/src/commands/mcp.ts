@@ -7,6 +7,7 @@
  * MCP on the store itself: the database takes any number of writers.
  */
 import type { Command } from 'commander';
+import type { StateflowError } from '@stateflow/core';
 import { positiveInt } from '../internal/arguments.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, ensureServer } from '../internal/background-server.js';
 import type { CommandContext } from '../command-context.js';
@@ -31,14 +32,17 @@ export function registerMcpCommand(program: Command, ctx: CommandContext): void 
         });
         return;
       }
+      // What this found on the store's address is said on stderr (stdout carries the protocol).
+      const ignored = (error: StateflowError): void => void ctx.io.stderr.write(`stateflow mcp: ${error.message}\n`);
       const connect = async () => {
         const server = await ensureServer(dir, {
           env: ctx.io.env,
+          onIgnored: ignored,
           ...(local.idleTimeout === undefined ? {} : { idleTimeoutMs: local.idleTimeout }),
         });
         return { url: server.url, token: server.token };
       };
-      const proxy = await runMcpProxy({ selection: options.selection, connect });
+      const proxy = await runMcpProxy({ selection: options.selection, connect, onIgnoredServer: ignored });
       await untilStdinEnds(proxy.server);
       await proxy.close();
     });

@@ -7,7 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { duration, formatDuration, nonNegativeInt, positiveInt } from '../internal/arguments.js';
+import { duration, formatDuration, nonNegativeInt, positiveInt, requestRate } from '../internal/arguments.js';
 import type { ServerHandle } from '@stateflow/server';
 import { openPostgresStore } from '@stateflow/store-postgres';
 import type { CommandContext } from '../command-context.js';
@@ -26,6 +26,8 @@ interface ServeOptions {
   upstreamModel?: string;
   sessionIdle: number;
   sessionRetention: number;
+  rateLimit?: { requests: number; windowMs: number } | false;
+  modelCalls?: number;
 }
 
 /** Default session idle expiry and retention (the session manager's defaults): 30 days. */
@@ -46,6 +48,8 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
     .option('--heartbeat <ms>', 'interval of the watch stream heartbeat comment in ms (default 15000)', positiveInt)
     // Set by `stateflow mcp` when it starts a server; recorded in the discovery file.
     .addOption(new Option('--background').hideHelp())
+    .option('--rate-limit <rate>', 'per-key request rate with API keys, N/DURATION (default 600/1m; off for none); over it: 429 with Retry-After', requestRate)
+    .option('--model-calls <n>', 'per-key chat/completions calls running at once with API keys (default 4; 0 for no limit); one more: 429 with Retry-After', nonNegativeInt)
     .option('--body-limit <bytes>', 'largest request body in bytes (default 1048576 = 1 MiB; larger bodies cost more CPU per request)', positiveInt)
     .addOption(
       new Option('--upstream-model <name>', 'upstream model for requests whose model is the ladder itself (what GET …/models lists)').env(
@@ -84,6 +88,8 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
           ...(local.keys === undefined ? {} : { keysFile: path.resolve(ctx.io.cwd, local.keys) }),
           ...(local.model === undefined ? {} : { model: local.model }),
           ...(local.bodyLimit === undefined ? {} : { bodyLimit: local.bodyLimit }),
+          ...(local.rateLimit === undefined ? {} : { rateLimit: local.rateLimit }),
+          ...(local.modelCalls === undefined ? {} : { modelCallsPerKey: local.modelCalls }),
           ...(local.upstreamModel === undefined ? {} : { upstreamModel: local.upstreamModel }),
           sessionIdleMs: local.sessionIdle,
           sessionRetentionMs: local.sessionRetention,

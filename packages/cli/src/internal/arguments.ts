@@ -47,6 +47,22 @@ export function duration(options: { allowZero: boolean; allowForever: boolean })
   };
 }
 
+/**
+ * Parse a request rate `N/DURATION` (`600/1m`, `10/1s`; the duration in `ms` notation) into
+ * `{ requests, windowMs }`, or `off` into `false`.
+ */
+export function requestRate(value: string): { requests: number; windowMs: number } | false {
+  if (value === 'off') return false;
+  const [count, window, ...rest] = value.split('/');
+  const invalid = new InvalidArgumentError('expected requests per duration such as 600/1m or 10/1s, or off.');
+  if (count === undefined || window === undefined || rest.length > 0) throw invalid;
+  try {
+    return { requests: positiveInt(count), windowMs: duration({ allowZero: false, allowForever: false })(window) };
+  } catch {
+    throw invalid;
+  }
+}
+
 /** Units of {@link formatDuration}, largest first. */
 const UNITS: ReadonlyArray<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1_000]];
 

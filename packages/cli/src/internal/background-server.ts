@@ -45,6 +45,8 @@ export interface EnsureServerOptions {
   idleTimeoutMs?: number;
   /** Environment of a server this call starts. Default `process.env`. */
   env?: Record<string, string | undefined>;
+  /** Told when a live process on the discovery file's address is not the store's server (`findServer`'s `onIgnored`). */
+  onIgnored?: (error: StateflowError) => void;
 }
 
 /**
@@ -53,7 +55,11 @@ export interface EnsureServerOptions {
  *   the started server does not come up (its log's last lines are in the message).
  */
 export async function ensureServer(dir: string, options: EnsureServerOptions = {}): Promise<ServerDiscovery> {
-  const running = await findServer(dir);
+  // The loop below asks every 50 ms: say each finding once.
+  const told = new Set<string>();
+  const tell = options.onIgnored;
+  const find = tell === undefined ? {} : { onIgnored: (error: StateflowError) => void (told.has(error.message) || (told.add(error.message), tell(error))) };
+  const running = await findServer(dir, find);
   if (running !== null) return running;
   await mkdir(dir, { recursive: true });
   const log = await open(path.join(dir, SERVER_LOG), 'a', 0o600);
@@ -86,7 +92,7 @@ export async function ensureServer(dir: string, options: EnsureServerOptions = {
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const found = await findServer(dir);
+    const found = await findServer(dir, find);
     if (found !== null) return found;
     // Exit 4 is STORE_LOCKED: another starter's server took the store; wait for its file.
     if (exited !== null && exited !== 4) throw await startFailed(dir, `exited with code ${exited}`);

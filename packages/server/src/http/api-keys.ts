@@ -2,6 +2,7 @@
  * API keys → user ids (server README "Users and keys"): `--keys FILE` or `STATEFLOW_API_KEYS`, both a JSON
  * object `{ "<key>": "<user id>" }`, sent as `Authorization: Bearer <key>`.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { StateflowError, isJsonObject } from '@stateflow/core';
 
@@ -61,17 +62,31 @@ function checkKeys(value: unknown, where: string): ReadonlyMap<string, string> {
   return map;
 }
 
+/** An authenticated API key: its user, and an id of the key for per-key limits (never the key itself). */
+export interface KeyHolder {
+  user: string;
+  /** The first 16 hex characters of the key's SHA-256: names the key in limiters without holding it. */
+  keyId: string;
+}
+
 /**
- * The user id for a request's `Authorization` header value.
+ * The key holder of a request's `Authorization` header value (`Bearer <key>`).
+ * @throws UNAUTHORIZED when the header is missing, not `Bearer`, or carries an unknown key.
+ */
+export function authenticateKey(keys: ReadonlyMap<string, string>, header: string | undefined): KeyHolder {
+  const key = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+  const user = key === undefined ? undefined : keys.get(key);
+  if (key === undefined || user === undefined) {
+    throw new StateflowError('UNAUTHORIZED', 'Missing or unknown API key; send "Authorization: Bearer <key>"', {});
+  }
+  return { user, keyId: createHash('sha256').update(key).digest('hex').slice(0, 16) };
+}
+
+/**
+ * The user id for a request's `Authorization` header value (`local` without keys).
  * @throws UNAUTHORIZED when keys are configured and the header is missing, not `Bearer`, or
  *   carries an unknown key.
  */
 export function authenticate(keys: ReadonlyMap<string, string> | null, header: string | undefined): string {
-  if (keys === null) return LOCAL_USER;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  const user = match?.[1] === undefined ? undefined : keys.get(match[1]);
-  if (user === undefined) {
-    throw new StateflowError('UNAUTHORIZED', 'Missing or unknown API key; send "Authorization: Bearer <key>"', {});
-  }
-  return user;
+  return keys === null ? LOCAL_USER : authenticateKey(keys, header).user;
 }

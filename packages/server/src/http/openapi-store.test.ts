@@ -24,6 +24,7 @@ afterAll(async () => {
 
 const DOCUMENTED: Record<string, 'get' | 'post'> = {
   '/v1/server': 'get',
+  '/v1/server/proof': 'get',
   '/v1/store/streams': 'get',
   '/v1/store/head': 'get',
   '/v1/store/state': 'get',
@@ -63,7 +64,7 @@ describe('OpenAPI: store API, watch, server, /mcp', () => {
       const body = (await response.json()) as { error?: { message?: string } };
       expect(body.error?.message ?? '', `${method} ${route}`).not.toMatch(/^No route/);
     }
-    const undocumented = Object.keys(doc.paths).filter((p) => (p.startsWith('/v1/store') || p === '/v1/watch' || p === '/v1/server' || p === '/mcp') && !(p in DOCUMENTED));
+    const undocumented = Object.keys(doc.paths).filter((p) => (p.startsWith('/v1/store') || p === '/v1/watch' || p.startsWith('/v1/server') || p === '/mcp') && !(p in DOCUMENTED));
     expect(undocumented).toEqual([]);
   });
 });

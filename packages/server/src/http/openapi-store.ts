@@ -5,6 +5,8 @@
 import {
   diffQuerySchema,
   patchQuerySchema,
+  proofQuerySchema,
+  serverProofSchema,
   stateQuerySchema,
   streamQuerySchema,
   transitionsQuerySchema,
@@ -50,6 +52,16 @@ export function storePaths({ ref, json, errors, bodyErrors }: OpenApiHelpers): R
       [],
       ok('The server', ref('ServerInfo')),
     ),
+    '/v1/server/proof': {
+      get: {
+        operationId: 'serverProof',
+        summary:
+          'The proof that this server holds its token, for a fresh client nonce: HMAC-SHA256(token, "stateflow-server-proof:" + nonce). Needs no credential: a client that read the token from the discovery file checks the proof before it sends the token.',
+        security: [],
+        parameters: queryParams(proofQuerySchema),
+        responses: { ...ok('The proof', serverProofSchema), ...errors(400) },
+      },
+    },
     '/v1/store/streams': get(
       'listStreams',
       `Every stream with at least one revision, sorted by id, and the last seq.${VISIBILITY}`,

@@ -8,6 +8,7 @@ import type { HttpErrorBody } from './error-status.js';
 import type { LadderCatalog } from './ladder-catalog.js';
 import type { ModelProvider } from './ladder-runtime.js';
 import type { IdleTracker } from './idle-tracker.js';
+import type { ModelCallLimit } from './model-call-limit.js';
 
 /** Shared state of one running server. */
 export interface ServerContext {
@@ -41,4 +42,6 @@ export interface ServerContext {
   activity: IdleTracker | null;
   /** Aborted when the server starts closing: open watch streams end. */
   shutdown: AbortSignal;
+  /** The per-key limit on chat/completions calls running at once. */
+  modelCalls: ModelCallLimit;
 }

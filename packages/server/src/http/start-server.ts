@@ -4,7 +4,9 @@
  * read_state / patch_state state API, on fastify.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import Fastify from 'fastify';
+import fastifyRateLimit from '@fastify/rate-limit';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -13,8 +15,11 @@ import { newServerToken, readDiscovery, removeDiscovery, writeDiscovery } from '
 import { hasRoomToReopen, openStore } from '@stateflow/store';
 import type { Store } from '@stateflow/store';
 import { SessionManager } from '@stateflow/slates';
-import { loadApiKeys, authenticate, LOCAL_USER } from './api-keys.js';
-import { carriesToken, tokenRequired, TOKEN_HEADER } from './access-token.js';
+import { loadApiKeys } from './api-keys.js';
+import { USER_ROUTE, admit, checkDeclaredAccess } from './access-gate.js';
+import type { ServedRoute } from './access-gate.js';
+import { REDACTED, REDACTED_HEADERS, redactUrl } from './log-redaction.js';
+import { ModelCallLimit } from './model-call-limit.js';
 import { IdleTracker } from './idle-tracker.js';
 import { shouldRetry, toHttpError } from './error-status.js';
 import type { HttpErrorBody } from './error-status.js';
@@ -35,7 +40,7 @@ import { registerWatchRoute, DEFAULT_HEARTBEAT_MS } from './routes/watch-route.j
 import { registerServerRoute } from './routes/server-route.js';
 import { registerMcpRoute } from './routes/mcp-route.js';
 import { registerHistoryRoutes } from './routes/history-routes.js';
-import { isUiPagePath, registerUiPage } from './ui-page.js';
+import { registerUiPage } from './ui-page.js';
 import type { ServerContext } from './server-context.js';
 import { reopeningStore } from '../reopening-store.js';
 
@@ -50,6 +55,37 @@ export const DEFAULT_PORT = 7411;
  * `bodyLimit` / `--body-limit` where clients are trusted.
  */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Default time a client has to send a request's headers, in ms (10 s; Node's own default is
+ * 60 s). A connection that sends nothing, or its headers a byte at a time, is answered 408 and
+ * closed then.
+ */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+
+/**
+ * Default time a client has to send a whole request, headers and body, in ms (30 s): a body
+ * trickled a byte at a time is answered 408 and closed then. Answers take as long as they take
+ * (a model call, a watch stream): this bounds only what the client sends.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/** How often Node checks connections against the two timeouts above, in ms. */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+
+/** Default per-key request rate with API keys: 600 requests per minute. */
+export const DEFAULT_RATE_LIMIT: RateLimit = { requests: 600, windowMs: 60_000 };
+
+/** Default per-key number of model calls (chat/completions) running at once with API keys. */
+export const DEFAULT_MODEL_CALLS_PER_KEY = 4;
+
+/** A request rate: at most `requests` requests per `windowMs` milliseconds. */
+export interface RateLimit {
+  /** Requests allowed per window (≥ 1). */
+  requests: number;
+  /** The window, in ms (≥ 1). */
+  windowMs: number;
+}
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -126,6 +162,22 @@ export interface ServerOptions {
    * error body), method, URL, code and the error with its cause chain. Default: stderr.
    */
   logDestination?: { write(line: string): unknown };
+  /** Time a client has to send a request's headers, in ms (≥ 1); then 408 and the connection closes. Default {@link DEFAULT_HEADERS_TIMEOUT_MS} (10 s). */
+  headersTimeoutMs?: number;
+  /** Time a client has to send a whole request, in ms (≥ `headersTimeoutMs`); then 408 and the connection closes. Default {@link DEFAULT_REQUEST_TIMEOUT_MS} (30 s). */
+  requestTimeoutMs?: number;
+  /**
+   * Per-key request rate, with API keys (`--rate-limit N/WINDOW`); over it a request answers 429
+   * `RATE_LIMITED` with `Retry-After`. `false`: no limit. Requests with the server token and
+   * without a credential are not counted. Default {@link DEFAULT_RATE_LIMIT} (600 per minute).
+   */
+  rateLimit?: RateLimit | false;
+  /**
+   * Per-key chat/completions calls running at once, with API keys (`--model-calls N`); one more
+   * answers 429 `RATE_LIMITED` with `Retry-After: 1`. `0`: no limit. Default
+   * {@link DEFAULT_MODEL_CALLS_PER_KEY} (4).
+   */
+  modelCallsPerKey?: number;
 }
 
 /** A running server. */
@@ -149,6 +201,10 @@ export interface ServerHandle {
   token: string;
   /** Whether every request must carry {@link ServerHandle.token}. */
   requireToken: boolean;
+  /** Every route served, with its declared access (`public`, `user`, `owner`; server README "Users and keys"). */
+  routes: readonly ServedRoute[];
+  /** The fastify instance (for `inject()` in tests); it is listening, so no route can be added. */
+  app: FastifyInstance;
   /** Stop listening, end watch streams, wait for calls in flight, close the store if the server opened it. */
   close(): Promise<void>;
 }
@@ -171,10 +227,15 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
       {},
     );
   }
-  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  if (!Number.isSafeInteger(bodyLimit) || bodyLimit < 1) {
-    throw new StateflowError('USAGE', `bodyLimit must be a whole number of bytes ≥ 1, got ${String(options.bodyLimit)}`, {});
+  const bodyLimit = wholeNumber('bodyLimit', options.bodyLimit ?? DEFAULT_BODY_LIMIT, 1, 'bytes');
+  const headersTimeoutMs = wholeNumber('headersTimeoutMs', options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, 1, 'ms');
+  const requestTimeoutMs = wholeNumber('requestTimeoutMs', options.requestTimeoutMs ?? Math.max(DEFAULT_REQUEST_TIMEOUT_MS, headersTimeoutMs), headersTimeoutMs, 'ms');
+  const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
+  if (rateLimit !== false) {
+    wholeNumber('rateLimit.requests', rateLimit.requests, 1, 'requests');
+    wholeNumber('rateLimit.windowMs', rateLimit.windowMs, 1, 'ms');
   }
+  const modelCallsPerKey = wholeNumber('modelCallsPerKey', options.modelCallsPerKey ?? DEFAULT_MODEL_CALLS_PER_KEY, 0, 'calls');
   const model = await resolveModel(options.model, env);
   const catalog = await loadLadderCatalog(options.ladders);
   const warn = options.onWarning ?? ((message: string) => process.stderr.write(`${message}\n`));
@@ -197,9 +258,12 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   });
   const upstreamModel = options.upstreamModel ?? (env.STATEFLOW_UPSTREAM_MODEL || undefined);
   const shutdown = new AbortController();
+  // Every open watch stream listens for the shutdown (and stops listening when it ends): many
+  // listeners are this signal's job, not a leak.
+  setMaxListeners(0, shutdown.signal);
   const token = newServerToken();
   const requireToken = options.requireToken ?? false;
-  const log = pino({ base: { service: 'stateflow' } }, options.logDestination ?? pino.destination(2));
+  const log = pino({ base: { service: 'stateflow' }, redact: { paths: REDACTED_HEADERS, censor: REDACTED } }, options.logDestination ?? pino.destination(2));
   const context: ServerContext = {
     store,
     sessions,
@@ -215,8 +279,10 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     activity: null,
     shutdown: shutdown.signal,
+    modelCalls: new ModelCallLimit(modelCallsPerKey),
   };
-  const app = await buildApp(context, bodyLimit);
+  const routes: ServedRoute[] = [];
+  const app = await buildApp(context, { bodyLimit, headersTimeoutMs, requestTimeoutMs, rateLimit, routes });
   let url: string;
   try {
     url = await app.listen({ host, port: options.port ?? DEFAULT_PORT });
@@ -262,6 +328,8 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     requiresKey: keys !== null,
     token,
     requireToken,
+    routes,
+    app,
     close() {
       closing ??= (async () => {
         context.activity?.stop();
@@ -280,6 +348,15 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     context.activity = new IdleTracker(options.idleTimeoutMs, options.onIdle ?? (() => void handle.close()));
   }
   return handle;
+}
+
+/**
+ * `value` when it is a whole number ≥ `min`.
+ * @throws USAGE otherwise, naming the option.
+ */
+function wholeNumber(name: string, value: number, min: number, unit: string): number {
+  if (!Number.isSafeInteger(value) || value < min) throw new StateflowError('USAGE', `${name} must be a whole number of ${unit} ≥ ${min}, got ${String(value)}`, {});
+  return value;
 }
 
 /**
@@ -311,28 +388,47 @@ function answerFailure(err: unknown, request: FastifyRequest, log: Logger, bodyL
   if (status >= 500) {
     body.error.details = { ...(body.error.details as object), requestId: request.id };
     if (body.error.code === 'INTERNAL') body.error.message = `Internal server error; the server log has the details under request id ${request.id}.`;
-    log.error({ reqId: request.id, method: request.method, url: elidePath(request.url), code: body.error.code, status, err }, body.error.message);
+    log.error(
+      { reqId: request.id, method: request.method, url: elidePath(redactUrl(request.url)), headers: request.headers, code: body.error.code, status, err },
+      body.error.message,
+    );
   }
   return { status, body };
+}
+
+/** How {@link buildApp} builds the app. */
+interface AppSettings {
+  bodyLimit: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  rateLimit: RateLimit | false;
+  /** Receives every route as it is registered, with its declared access. */
+  routes: ServedRoute[];
 }
 
 /**
  * The fastify app: JSON bodies only, validated without coercion; `__proto__`/`constructor` keys
  * are data (as everywhere else in Stateflow: `JSON.parse` makes them own properties and the tools
- * copy them as data); the loopback guard (no keys) and the auth hook; the routes; and one
- * translation of every failure — route errors, fastify's client errors, unknown routes,
- * malformed URLs — into the `{error: {code, type, message, details}}` body.
+ * copy them as data); bounded header and request times; every route's declared access checked
+ * at registration and enforced by the gate before anything else of the route runs; the per-key
+ * request rate; the routes; and one translation of every failure — route errors, fastify's client
+ * errors, unknown routes, malformed URLs — into the `{error: {code, type, message, details}}` body.
  */
-async function buildApp(context: ServerContext, bodyLimit: number): Promise<FastifyInstance> {
+async function buildApp(context: ServerContext, settings: AppSettings): Promise<FastifyInstance> {
   const send = (err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const { status, body } = context.answerFailure(err, request);
+    if (isStateflowError(err, 'RATE_LIMITED')) void reply.header('retry-after', String(err.details.retryAfterSeconds));
     return reply.status(status).header('x-should-retry', shouldRetry(body.error.code)).send(body);
   };
   const app = Fastify({
     logger: false,
     genReqId: () => randomUUID(),
     clientErrorHandler: handleClientError,
-    bodyLimit,
+    bodyLimit: settings.bodyLimit,
+    requestTimeout: settings.requestTimeoutMs,
+    http: { headersTimeout: settings.headersTimeoutMs, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
+    // No automatic HEAD twin of every GET: HEAD is declared where it is served (the page's files).
+    exposeHeadRoutes: false,
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
     frameworkErrors: (err, request, reply) => void send(err, request, reply),
@@ -342,25 +438,37 @@ async function buildApp(context: ServerContext, bodyLimit: number): Promise<Fast
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('user', '');
   app.decorateRequest('admin', false);
+  app.decorateRequest('keyId', null);
+  app.addHook('onRoute', (route) => void settings.routes.push(...checkDeclaredAccess(route)));
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
     if (context.activity !== null) reply.raw.once('close', context.activity.begin());
     if (context.keys === null) assertLoopbackRequest(request.headers.host, request.headers.origin);
-    const query = request.url.includes('?') ? new URL(request.url, 'http://localhost').searchParams.get('token') : null;
-    const token = carriesToken(context.token, { header: request.headers[TOKEN_HEADER], authorization: request.headers.authorization, query });
-    // The page's static files hold no data: the browser loads them before the page can send the token.
-    if (context.requireToken && !token && !isUiPagePath(request.url)) throw tokenRequired();
-    // The token stands for the store's owner: the local user, with every stream visible.
-    request.admin = token || context.keys === null;
-    if (request.url.startsWith('/v1/') || request.url === '/mcp' || request.url.startsWith('/mcp?')) {
-      request.user = token ? LOCAL_USER : authenticate(context.keys, request.headers.authorization);
-    }
+    admit(request, context);
   });
+  const { rateLimit } = settings;
+  if (context.keys !== null && rateLimit !== false) {
+    // Route-level hooks run after the gate, which named the key (`request.keyId`).
+    await app.register(fastifyRateLimit, {
+      max: rateLimit.requests,
+      timeWindow: rateLimit.windowMs,
+      keyGenerator: (request) => request.keyId ?? '',
+      allowList: (request) => request.keyId === null,
+      errorResponseBuilder: (_request, limited) =>
+        new StateflowError('RATE_LIMITED', `This API key sent more than ${limited.max} requests in ${rateLimit.windowMs} ms: retry after ${Math.ceil(limited.ttl / 1000)} s.`, {
+          limit: 'requests',
+          max: limited.max,
+          windowMs: rateLimit.windowMs,
+          retryAfterSeconds: Math.ceil(limited.ttl / 1000),
+        }),
+    });
+  }
   app.setErrorHandler(async (err, request, reply) => send(err, request, reply));
   app.setNotFoundHandler(async (request, reply) =>
     send(new StateflowError('NOT_FOUND', `No route ${request.method} ${elidePath(request.url.split('?')[0] ?? '')}`, { route: elidePath(request.url.split('?')[0] ?? '') }), request, reply),
   );
-  app.get('/openapi.json', async () => openApiDocument(context.baseUrl ?? ''));
+  // The document needs a credential like the API it describes.
+  app.get('/openapi.json', { config: USER_ROUTE }, async () => openApiDocument(context.baseUrl ?? ''));
   registerSessionRoutes(app, context);
   registerChatRoute(app, context);
   registerModelsRoutes(app, context, context.clock());
@@ -373,13 +481,4 @@ async function buildApp(context: ServerContext, bodyLimit: number): Promise<Fast
   registerHistoryRoutes(app, context);
   await registerUiPage(app);
   return app;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The authenticated user id (`local` when no keys are configured or the token was sent). */
-    user: string;
-    /** The store's owner (no API keys, or the server token): every stream and owner visible. */
-    admin: boolean;
-  }
 }

@@ -5,7 +5,8 @@
  */
 
 const streamId = { type: 'string', description: 'A stream id: global, cwd:/abs/dir, session:ID, slate:@author/name:ID, …' } as const;
-const revision = { type: 'integer', minimum: 0 } as const;
+// Query strings are coerced: "1e400" arrives as Infinity and 2^53 + 1 rounded, so the maximum refuses both.
+const revision = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
 const streamList = { type: 'array', items: streamId, maxItems: 1000 } as const;
 /** The server token may ride in any query string (browser URLs, EventSource); it is checked before routing. */
 const token = { type: 'string', description: 'The server token (for browsers; clients send the X-Stateflow-Token header)' } as const;
@@ -287,6 +288,21 @@ export const auditReportSchema = {
     },
   },
   required: ['transitions', 'streams', 'checkpoints', 'problems'],
+} as const;
+
+/** `GET /v1/server/proof?nonce=…`: a fresh client nonce, 32 bytes in lowercase hex. */
+export const proofQuerySchema = {
+  type: 'object',
+  properties: { nonce: { type: 'string', pattern: '^[0-9a-f]{64}$', description: '64 lowercase hex characters, fresh for each proof' } },
+  required: ['nonce'],
+  additionalProperties: false,
+} as const;
+
+/** `GET /v1/server/proof`. */
+export const serverProofSchema = {
+  type: 'object',
+  properties: { proof: { type: 'string', description: 'HMAC-SHA256(server token, "stateflow-server-proof:" + nonce), 64 hex' } },
+  required: ['proof'],
 } as const;
 
 /** `GET /v1/server`. */

@@ -6,7 +6,7 @@
  * `session:<id>`. Every other stream (global, cwd, other users' sessions) does not exist for it,
  * exactly as another user's session does not exist in the sessions API.
  */
-import { isStateflowError } from '@stateflow/core';
+import { StateflowError, isStateflowError } from '@stateflow/core';
 import type { Transition } from '@stateflow/store';
 import { SESSION_ID_PATTERN, SESSION_META_PREFIX } from '@stateflow/slates';
 import type { ServerContext } from './server-context.js';
@@ -69,4 +69,11 @@ function sessionOf(stream: string): string | null {
   if (stream.startsWith('session:')) return stream.slice('session:'.length);
   if (stream.startsWith('slate:')) return stream.slice(stream.lastIndexOf(':') + 1);
   return null;
+}
+
+/** NOT_FOUND for a stream the caller may not see (another user's, or a shared owner with API keys). */
+export function streamNotServed(stream: string): StateflowError<'NOT_FOUND'> {
+  return new StateflowError('NOT_FOUND', `Stream ${stream} is not served to you: with API keys, the store API serves only the streams of your own ladder sessions.`, {
+    stream,
+  });
 }

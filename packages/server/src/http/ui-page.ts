@@ -3,39 +3,37 @@
  * the server's loopback guard (the page's API calls carry the token or API key themselves; the
  * files hold no data). A strict Content-Security-Policy keeps the page to its own origin: no CDN,
  * no inline script, no request anywhere but this server.
+ *
+ * The files are the server's only `public` routes besides the server proof (`access-gate.ts`):
+ * the browser loads them before the page can send a credential. `@fastify/static` sends them
+ * (`send`: no path outside the assets directory, `..` refused), through routes declared here.
  */
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { StateflowError } from '@stateflow/core';
 import { uiAssetsDir, uiBuilt } from '@stateflow/ui';
+import { PUBLIC_ROUTE } from './access-gate.js';
 
 /** Path prefix of the page. */
 export const UI_PREFIX = '/ui/';
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-/** True for a request of the page's static files (`/ui`, `/ui/…`), which need no credential. */
-export function isUiPagePath(url: string): boolean {
-  const path = url.split('?')[0] ?? '';
-  return (path === '/ui' || path.startsWith(UI_PREFIX)) && !path.includes('..');
-}
-
 /** Register `/ui/` (and the redirect from `/ui`). Without a built page, `/ui/` answers 404 saying how to build it. */
 export async function registerUiPage(app: FastifyInstance): Promise<void> {
-  app.get('/ui', async (_request, reply) => reply.redirect(UI_PREFIX));
+  app.get('/ui', { config: PUBLIC_ROUTE }, async (_request, reply) => reply.redirect(UI_PREFIX));
   if (!uiBuilt()) {
-    app.get(`${UI_PREFIX}*`, async (request) => {
+    app.get(`${UI_PREFIX}*`, { config: PUBLIC_ROUTE }, async (request) => {
       throw new StateflowError('NOT_FOUND', 'The history page is not built: run `npm run build` in the repository (it builds packages/ui)', {
         route: request.url.split('?')[0] ?? UI_PREFIX,
       });
     });
     return;
   }
+  // serve: false — the plugin only decorates reply.sendFile; the route below is ours, declared.
   await app.register(fastifyStatic, {
     root: uiAssetsDir,
-    prefix: UI_PREFIX,
-    index: ['index.html'],
-    wildcard: true,
+    serve: false,
     cacheControl: false,
     setHeaders(res, file) {
       res.setHeader('content-security-policy', CSP);
@@ -44,5 +42,11 @@ export async function registerUiPage(app: FastifyInstance): Promise<void> {
       // Hashed asset names never change content; index.html must be revalidated.
       res.setHeader('cache-control', file.endsWith('index.html') ? 'no-cache' : 'public, max-age=31536000, immutable');
     },
+  });
+  app.route<{ Params: { '*': string } }>({
+    method: ['GET', 'HEAD'],
+    url: `${UI_PREFIX}*`,
+    config: PUBLIC_ROUTE,
+    handler: async (request, reply) => reply.sendFile(request.params['*'] === '' ? 'index.html' : request.params['*']),
   });
 }

@@ -13,13 +13,18 @@
  *   sent there. A request whose connection broke after it was sent is answered with
  *   `STORE_UNAVAILABLE` (`outcome: 'unknown'`): a write may have been applied, so it is not
  *   repeated behind the caller's back. The next request starts a new server if needed.
+ * - The server is verified before each request that carries the token (`verifyServer` of
+ *   `@stateflow/client`: the server proves it holds the token for a fresh nonce, and only then
+ *   is the token sent). A process that cannot — another one listening on the port after the
+ *   server crashed — gets neither the token nor the request: the proxy treats the server as gone,
+ *   finds or starts it again, and says what it found through `onIgnoredServer`.
  */
 import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   ErrorCode as McpErrorCode,
@@ -32,7 +37,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { StateflowError, isJsonObject, isStateflowError } from '@stateflow/core';
-import { authHeaders, callServer, unreachable, watchTransitions } from '@stateflow/client';
+import { authHeaders, callServer, unreachable, verifyServer, watchTransitions } from '@stateflow/client';
 import type { ServerEndpoint } from '@stateflow/client';
 import { PATCH_STATE_TOOL, READ_STATE_TOOL, jsonInput, selectedOwners } from '@stateflow/tools';
 import type { Selection } from '@stateflow/tools';
@@ -51,6 +56,11 @@ export interface McpProxyOptions {
   connect: () => Promise<ServerEndpoint>;
   /** Where the agent speaks MCP. Default: this process's stdio. */
   transport?: Transport;
+  /**
+   * Told when the process on the server's address could not prove it holds the token
+   * (`STORE_UNAVAILABLE`, `reason: 'server-unverified'`; it was sent nothing). Default: nothing.
+   */
+  onIgnoredServer?: (error: StateflowError) => void;
 }
 
 /** A running proxy. */
@@ -68,7 +78,7 @@ export interface RunningMcpProxy {
  */
 export async function runMcpProxy(options: McpProxyOptions): Promise<RunningMcpProxy> {
   const streams = selectedOwners(options.selection).map((owner) => owner.stream);
-  const upstream = new Upstream(options.selection, options.connect);
+  const upstream = new Upstream(options.selection, options.connect, options.onIgnoredServer ?? (() => undefined));
   const server = new Server(
     { name: 'stateflow', version },
     { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: MCP_INSTRUCTIONS },
@@ -142,11 +152,19 @@ class Upstream {
   constructor(
     readonly selection: Selection,
     readonly connect: () => Promise<ServerEndpoint>,
+    readonly onIgnoredServer: (error: StateflowError) => void,
   ) {}
 
-  /** The current server (found or started). */
+  /** The current server (found or started), verified just now; one that fails the proof is dropped. */
   async endpoint(): Promise<ServerEndpoint> {
-    return (await this.#current()).endpoint;
+    const current = await this.#current();
+    try {
+      await this.#verify(current.endpoint);
+    } catch (err) {
+      this.#drop(current);
+      throw err;
+    }
+    return current.endpoint;
   }
 
   /** The server's last seq. */
@@ -189,7 +207,7 @@ class Upstream {
       if (this.selection.session !== undefined) url.searchParams.set('session', this.selection.session);
       url.searchParams.set('mode', this.selection.mode);
       try {
-        await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: authHeaders(endpoint) } }));
+        await client.connect(new StreamableHTTPClientTransport(url, { fetch: this.#verifiedFetch(endpoint) }));
       } catch (err) {
         const error = classify(endpoint, err);
         throw error;
@@ -204,6 +222,33 @@ class Upstream {
       if (this.#client === pending) this.#client = null;
     });
     return pending;
+  }
+
+  /**
+   * `fetch` for the SDK's transport: every request first checks the server's proof, and only
+   * then carries the token.
+   */
+  #verifiedFetch(endpoint: ServerEndpoint): FetchLike {
+    return async (url, init) => {
+      await this.#verify(endpoint);
+      const headers = new Headers(init?.headers);
+      for (const [name, value] of Object.entries(authHeaders(endpoint))) headers.set(name, value);
+      return fetch(url, { ...init, headers });
+    };
+  }
+
+  /**
+   * @throws STORE_UNAVAILABLE `outcome: 'not-sent'` when the server does not answer the proof, or
+   *   (`reason: 'server-unverified'`, also told to `onIgnoredServer`) answers it wrongly.
+   */
+  async #verify(endpoint: ServerEndpoint): Promise<void> {
+    if (endpoint.token === undefined) return;
+    try {
+      await verifyServer({ url: endpoint.url, token: endpoint.token });
+    } catch (err) {
+      if (isStateflowError(err, 'STORE_UNAVAILABLE') && err.details.reason === 'server-unverified') this.onIgnoredServer(err);
+      throw err;
+    }
   }
 
   /**

@@ -26,6 +26,7 @@ import { chatCompletionBodySchema, ladderParamsSchema } from '../schemas.js';
 import type { ServerContext } from '../server-context.js';
 import { assertSessionOfLadder, servedLadder } from './ladder-target.js';
 import type { LadderParams } from './ladder-target.js';
+import { USER_ROUTE } from '../access-gate.js';
 
 /** The subset of an OpenAI chat completion request the server reads. */
 interface ChatBody {
@@ -41,7 +42,7 @@ interface ChatBody {
 export function registerChatRoute(app: FastifyInstance, context: ServerContext): void {
   app.post<{ Params: LadderParams; Body: ChatBody }>(
     '/v1/:author/:ladder/chat/completions',
-    { schema: { params: ladderParamsSchema, body: chatCompletionBodySchema } },
+    { config: USER_ROUTE, schema: { params: ladderParamsSchema, body: chatCompletionBodySchema } },
     async (request, reply) => {
       const entry = servedLadder(context, request.params);
       const body = request.body;
@@ -82,6 +83,8 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext):
         }
         dispatch = (onOutput) => call(undefined, onOutput);
       }
+      // One of the key's model-call slots, from dispatch to the call's end (model-call-limit.ts).
+      const limited = (onOutput?: (text: string) => void): Promise<LadderCallResult> => context.modelCalls.run(request.keyId, () => dispatch(onOutput));
       const completionCall = { model: body.model, session: isLocalLadder(entry.id) ? null : (sessionId ?? null), ladder: entry.id };
       if (body.stream === true) {
         const streamed = {
@@ -89,9 +92,9 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext):
           includeUsage: body.stream_options?.include_usage === true,
           failureBody: (err: unknown) => context.answerFailure(err, request).body,
         };
-        return streamChatCompletion(reply, streamed, dispatch);
+        return streamChatCompletion(reply, streamed, limited);
       }
-      const result = await dispatch();
+      const result = await limited();
       if (result.rev !== null) void reply.header('etag', `"${result.rev}"`);
       return chatCompletion(result, { ...completionCall, now: context.clock() });
     },

@@ -37,6 +37,7 @@ import { structuralDiff } from '../history/structural-diff.js';
 import { revisionAsOf, revisionIn, seqOfRevision } from '../history/stream-position.js';
 import { streamVisibility } from '../stream-visibility.js';
 import type { StreamVisibility } from '../stream-visibility.js';
+import { USER_ROUTE } from '../access-gate.js';
 
 interface Owners {
   /** `1` or `true` (the query's text; the schema admits nothing else). */
@@ -56,13 +57,13 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
 
   app.get<{ Querystring: { filter?: string; kind?: StreamKind; after?: string; limit: number } }>(
     '/v1/history/streams',
-    { schema: { querystring: streamsQuerySchema } },
+    { config: USER_ROUTE, schema: { querystring: streamsQuerySchema } },
     async (request) => streamPage(store, access(request), request.query),
   );
 
   app.get<{ Querystring: { buckets: number; stream?: string; axis: 'time' | 'seq' } }>(
     '/v1/history/histogram',
-    { schema: { querystring: histogramQuerySchema } },
+    { config: USER_ROUTE, schema: { querystring: histogramQuerySchema } },
     async (request) => {
       const { stream, buckets, axis } = request.query;
       if (stream === undefined && !request.admin) {
@@ -75,7 +76,7 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
 
   app.get<{ Querystring: { stream: string; rev?: number; seq?: number; pointer: string; offset: number; limit: number } }>(
     '/v1/history/node',
-    { schema: { querystring: nodeQuerySchema } },
+    { config: USER_ROUTE, schema: { querystring: nodeQuerySchema } },
     async (request) => {
       const { stream, pointer, offset, limit } = request.query;
       const head = await visibleHead(request, stream);
@@ -105,7 +106,7 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
 
   app.get<{ Querystring: Owners & { seq?: number; pointer: string; offset: number; limit: number } }>(
     '/v1/history/effective-node',
-    { schema: { querystring: effectiveNodeQuerySchema } },
+    { config: USER_ROUTE, schema: { querystring: effectiveNodeQuerySchema } },
     async (request) => {
       const layers = await selectedLayers(access(request), request.query);
       const seq = request.query.seq ?? store.lastSeq();
@@ -135,7 +136,7 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
 
   app.get<{ Querystring: { stream: string; from: number; limit: number } }>(
     '/v1/history/revisions',
-    { schema: { querystring: revisionsQuerySchema } },
+    { config: USER_ROUTE, schema: { querystring: revisionsQuerySchema } },
     async (request) => {
       const { stream, limit } = request.query;
       const head = await visibleHead(request, stream);
@@ -154,7 +155,7 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
 
   app.get<{ Querystring: { stream: string; pointer: string; at?: number; after: number; limit: number; scan: number } }>(
     '/v1/history/path-history',
-    { schema: { querystring: pathHistoryQuerySchema } },
+    { config: USER_ROUTE, schema: { querystring: pathHistoryQuerySchema } },
     async (request) => {
       const { stream, pointer, after, limit, scan } = request.query;
       const head = await visibleHead(request, stream);
@@ -165,7 +166,7 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
 
   app.get<{ Querystring: Owners & { stream?: string; streamB?: string; a: number; b: number; limit: number } }>(
     '/v1/history/diff',
-    { schema: { querystring: diffQuerySchema } },
+    { config: USER_ROUTE, schema: { querystring: diffQuerySchema } },
     async (request) => {
       const { stream, a, b, limit } = request.query;
       let before: JsonObject;
@@ -194,7 +195,7 @@ export function registerHistoryRoutes(app: FastifyInstance, context: ServerConte
 
   app.get<{ Querystring: { stream: string; rev?: number; seq?: number } }>(
     '/v1/history/slates',
-    { schema: { querystring: slatesAtQuerySchema } },
+    { config: USER_ROUTE, schema: { querystring: slatesAtQuerySchema } },
     async (request) => {
       const { stream } = request.query;
       const head = await visibleHead(request, stream);

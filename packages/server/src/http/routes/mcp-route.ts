@@ -19,6 +19,7 @@ import type { FastifyInstance } from 'fastify';
 import { createMcpServer } from '../../mcp/mcp-server.js';
 import type { ServerContext } from '../server-context.js';
 import { authorizeSelection, sessionPrecondition } from '../selection-access.js';
+import { USER_ROUTE } from '../access-gate.js';
 
 /** Query parameters `/mcp` accepts (`token` is the server token, checked before routing). */
 const PARAMETERS = ['global', 'cwd', 'session', 'mode', 'token'];
@@ -30,7 +31,7 @@ export function registerMcpRoute(app: FastifyInstance, context: ServerContext): 
     // (-32700 Parse error), not as a failed HTTP body.
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
-    scope.post<{ Body: string }>('/mcp', async (request, reply) => {
+    scope.post<{ Body: string }>('/mcp', { config: USER_ROUTE }, async (request, reply) => {
       const selection = selectionFromUrl(new URL(request.url, 'http://localhost').searchParams);
       const session = await authorizeSelection(context, request, selection);
       const server = createMcpServer({ store: context.store, selection, ...sessionPrecondition(context, request, session) });
@@ -56,6 +57,7 @@ export function registerMcpRoute(app: FastifyInstance, context: ServerContext): 
       scope.route({
         method,
         url: '/mcp',
+        config: USER_ROUTE,
         handler: async (_request, reply) =>
           reply
             .status(405)

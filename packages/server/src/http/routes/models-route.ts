@@ -11,6 +11,7 @@ import { ladderParamsSchema } from '../schemas.js';
 import type { ServerContext } from '../server-context.js';
 import { servedLadder } from './ladder-target.js';
 import type { LadderParams } from './ladder-target.js';
+import { USER_ROUTE } from '../access-gate.js';
 
 /** An OpenAI `model` object. */
 interface ModelObject {
@@ -26,12 +27,12 @@ export function registerModelsRoutes(app: FastifyInstance, context: ServerContex
   const created = Math.floor(since.getTime() / 1000);
   const model = (entry: LadderEntry): ModelObject => ({ id: entry.id, object: 'model', created, owned_by: entry.id.slice(1).split('/')[0] ?? '' });
 
-  app.get<{ Params: LadderParams }>('/v1/:author/:ladder/models', { schema: { params: ladderParamsSchema } }, async (request) => ({
+  app.get<{ Params: LadderParams }>('/v1/:author/:ladder/models', { config: USER_ROUTE, schema: { params: ladderParamsSchema } }, async (request) => ({
     object: 'list',
     data: [model(servedLadder(context, request.params))],
   }));
 
-  app.get<{ Params: LadderParams & { model: string } }>('/v1/:author/:ladder/models/:model', async (request) => {
+  app.get<{ Params: LadderParams & { model: string } }>('/v1/:author/:ladder/models/:model', { config: USER_ROUTE }, async (request) => {
     const entry = servedLadder(context, request.params);
     if (request.params.model !== entry.id) {
       throw new StateflowError('NOT_FOUND', `No model "${request.params.model}" here: this base URL serves one model, ${entry.id}`, {

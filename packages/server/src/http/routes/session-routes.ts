@@ -15,6 +15,7 @@ import { createSessionBodySchema, ladderParamsSchema, sessionParamsSchema, slate
 import type { ServerContext } from '../server-context.js';
 import { assertSessionOfLadder, ownedSession, ownedSlates, servedLadder } from './ladder-target.js';
 import type { LadderParams, SessionParams } from './ladder-target.js';
+import { USER_ROUTE } from '../access-gate.js';
 
 /** A session as the API shows it: the record (without the owner) plus its slate revision. */
 export type SessionView = Omit<SessionRecord, 'owner'> & { rev: number };
@@ -29,7 +30,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
 
   app.post<{ Params: LadderParams; Body: { name?: string } | undefined }>(
     '/v1/:author/:ladder/sessions',
-    { schema: { params: ladderParamsSchema, body: createSessionBodySchema } },
+    { config: USER_ROUTE, schema: { params: ladderParamsSchema, body: createSessionBodySchema } },
     async (request) => {
       const entry = servedLadder(context, request.params);
       if (isLocalLadder(entry.id)) {
@@ -49,13 +50,13 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
     },
   );
 
-  app.get<{ Params: LadderParams }>('/v1/:author/:ladder/sessions', { schema: { params: ladderParamsSchema } }, async (request) => {
+  app.get<{ Params: LadderParams }>('/v1/:author/:ladder/sessions', { config: USER_ROUTE, schema: { params: ladderParamsSchema } }, async (request) => {
     const entry = servedLadder(context, request.params);
     const records = await context.sessions.list(request.user, entry.id);
     return { object: 'list', data: await Promise.all(records.map(view)) };
   });
 
-  app.get<{ Params: SessionParams }>('/v1/:author/:ladder/sessions/:id', { schema: { params: sessionParamsSchema } }, async (request) => {
+  app.get<{ Params: SessionParams }>('/v1/:author/:ladder/sessions/:id', { config: USER_ROUTE, schema: { params: sessionParamsSchema } }, async (request) => {
     const { record } = await ownedSession(context, request.user, request.params);
     return view(record);
   });
@@ -63,7 +64,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
   const lifecycle = (verb: 'close' | 'pause', change: (id: string, user: string) => Promise<SessionRecord>) =>
     app.post<{ Params: SessionParams }>(
       `/v1/:author/:ladder/sessions/:id/${verb}`,
-      { schema: { params: sessionParamsSchema } },
+      { config: USER_ROUTE, schema: { params: sessionParamsSchema } },
       async (request) => {
         const { entry } = await ownedSession(context, request.user, request.params);
         return view(assertSessionOfLadder(await change(request.params.id, request.user), entry.id));
@@ -74,7 +75,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
 
   // Resume; a call paused by an earlier process is run again from its recorded execution state
   // (recorded model outputs replayed, the rest asked of the model) and its completion returned.
-  app.post<{ Params: SessionParams }>('/v1/:author/:ladder/sessions/:id/resume', { schema: { params: sessionParamsSchema } }, async (request) => {
+  app.post<{ Params: SessionParams }>('/v1/:author/:ladder/sessions/:id/resume', { config: USER_ROUTE, schema: { params: sessionParamsSchema } }, async (request) => {
     const { entry, record } = await ownedSession(context, request.user, request.params);
     const execution = record.execution as ExecutionState | undefined;
     if (execution !== undefined) requireModel(context, entry.id, String(execution.call.model ?? ''));
@@ -90,7 +91,7 @@ export function registerSessionRoutes(app: FastifyInstance, context: ServerConte
 
   app.get<{ Params: SessionParams; Querystring: { at?: number } }>(
     '/v1/:author/:ladder/sessions/:id/slates',
-    { schema: { params: sessionParamsSchema, querystring: slatesQuerySchema } },
+    { config: USER_ROUTE, schema: { params: sessionParamsSchema, querystring: slatesQuerySchema } },
     async (request) => {
       const { entry, record, stream, head } = await ownedSlates(context, request.user, request.params);
       const at = request.query.at ?? head.rev;

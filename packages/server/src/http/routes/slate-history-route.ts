@@ -12,6 +12,7 @@ import { sessionParamsSchema, slateHistoryQuerySchema } from '../schemas.js';
 import type { ServerContext } from '../server-context.js';
 import { ownedSlates } from './ladder-target.js';
 import type { SessionParams } from './ladder-target.js';
+import { USER_ROUTE } from '../access-gate.js';
 
 /** Entries per page when `limit` is not given. */
 const DEFAULT_LIMIT = 20;
@@ -30,7 +31,7 @@ interface SlateHistoryEntry {
 export function registerSlateHistoryRoute(app: FastifyInstance, context: ServerContext): void {
   app.get<{ Params: SessionParams; Querystring: { after?: number; limit?: number } }>(
     '/v1/:author/:ladder/sessions/:id/slates/history',
-    { schema: { params: sessionParamsSchema, querystring: slateHistoryQuerySchema } },
+    { config: USER_ROUTE, schema: { params: sessionParamsSchema, querystring: slateHistoryQuerySchema } },
     async (request) => {
       const { entry, record, stream, head } = await ownedSlates(context, request.user, request.params);
       const limit = request.query.limit ?? DEFAULT_LIMIT;

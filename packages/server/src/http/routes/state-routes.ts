@@ -12,19 +12,20 @@ import type { Selection } from '@stateflow/tools';
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../server-context.js';
 import { authorizeSelection, sessionPrecondition } from '../selection-access.js';
+import { USER_ROUTE } from '../access-gate.js';
 
 /** Header of a state API patch answer: the seq of the transition the call published (absent: no change). */
 export const TRANSITION_HEADER = 'stateflow-transition';
 
 /** Register the state API routes on `app`. */
 export function registerStateRoutes(app: FastifyInstance, context: ServerContext): void {
-  app.post<{ Body: unknown }>('/v1/state/read', async (request) => {
+  app.post<{ Body: unknown }>('/v1/state/read', { config: USER_ROUTE }, async (request) => {
     const { selection, input } = split(request.body);
     await authorizeSelection(context, request, selection);
     return createRuntime({ store: context.store, selection }).readState(input);
   });
 
-  app.post<{ Body: unknown }>('/v1/state/patch', async (request, reply) => {
+  app.post<{ Body: unknown }>('/v1/state/patch', { config: USER_ROUTE }, async (request, reply) => {
     const { selection, input } = split(request.body);
     const session = await authorizeSelection(context, request, selection);
     // patch_state queues itself per store (@stateflow/tools): concurrent patches never conflict.

@@ -7,6 +7,9 @@
  * an idle stream. With API keys the caller sees only its own sessions' streams: a transition
  * shows only its visible changes and one with none is not sent.
  *
+ * The start, `from` or `Last-Event-ID`, is a non-negative safe integer (400 INPUT_INVALID
+ * otherwise) and at most the store's last seq (404 TRANSITION_NOT_FOUND naming it otherwise).
+ *
  * When the server stops, the stream's last event is `stopping` (no `id:`), so a client can tell a
  * deliberate stop (`stateflow stop`, SIGTERM) from a lost connection.
  *
@@ -15,12 +18,14 @@
  * `Last-Event-ID` when it is ready.
  */
 import { once } from 'node:events';
-import { StateflowError } from '@stateflow/core';
+import { StateflowError, isStateflowError } from '@stateflow/core';
+import type { Store } from '@stateflow/store';
 import { createSession } from 'better-sse';
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../server-context.js';
 import { watchQuerySchema } from '../store-schemas.js';
 import { streamVisibility } from '../stream-visibility.js';
+import { USER_ROUTE } from '../access-gate.js';
 
 /** How long a watch client may leave its socket full before its stream is ended, in ms. */
 export const STALLED_CLIENT_MS = 30_000;
@@ -35,9 +40,9 @@ interface WatchQuery {
 
 /** Register `GET /v1/watch` on `app`. */
 export function registerWatchRoute(app: FastifyInstance, context: ServerContext): void {
-  app.get<{ Querystring: WatchQuery }>('/v1/watch', { schema: { querystring: watchQuerySchema } }, async (request, reply) => {
+  app.get<{ Querystring: WatchQuery }>('/v1/watch', { config: USER_ROUTE, schema: { querystring: watchQuerySchema } }, async (request, reply) => {
     const store = context.store;
-    const from = resumePoint(request.headers['last-event-id'], request.query.from, store.lastSeq());
+    const from = await withinLog(store, resumePoint(request.headers['last-event-id'], request.query.from, store.lastSeq()));
     const streams = request.query.stream === undefined ? undefined : [request.query.stream].flat();
     const access = streamVisibility(context, request);
     if (streams !== undefined) {
@@ -89,9 +94,32 @@ async function drained(socket: NodeJS.WritableStream, signal: AbortSignal): Prom
 }
 
 /**
+ * `from` when the store has reached it. A position beyond the last seq is a position in another
+ * store, or in this one before a restore from an older copy: starting there would silently skip
+ * every transition up to it.
+ * @throws TRANSITION_NOT_FOUND `{ seq: from, lastSeq }` when `from` is greater than the last seq.
+ */
+async function withinLog(store: Store, from: number): Promise<number> {
+  if (from <= store.lastSeq()) return from;
+  try {
+    // On a store other processes write, this catches up with the log before deciding.
+    await store.statesAt([], from);
+    return from;
+  } catch (err) {
+    if (!isStateflowError(err, 'TRANSITION_NOT_FOUND')) throw err;
+    throw new StateflowError(
+      'TRANSITION_NOT_FOUND',
+      `The watch position ${from} is beyond this store's last seq ${err.details.lastSeq}: it is not a position in this store (another store's, or one from before a restore). Watch from ${err.details.lastSeq} or less.`,
+      { seq: from, lastSeq: err.details.lastSeq },
+      { cause: err },
+    );
+  }
+}
+
+/**
  * Where the stream starts: after `Last-Event-ID` when the client sends one, else after `?from`,
  * else after the last seq now (live only).
- * @throws INPUT_INVALID when `Last-Event-ID` is not a seq.
+ * @throws INPUT_INVALID when `Last-Event-ID` or `from` is not a seq (a non-negative safe integer).
  */
 function resumePoint(lastEventId: string | string[] | undefined, from: number | undefined, lastSeq: number): number {
   const header = Array.isArray(lastEventId) ? lastEventId[0] : lastEventId;
@@ -103,6 +131,10 @@ function resumePoint(lastEventId: string | string[] | undefined, from: number | 
       });
     }
     return Number(header);
+  }
+  // Query strings are coerced: "1e400" arrives as Infinity, "9007199254740993" rounded.
+  if (from !== undefined && !Number.isSafeInteger(from)) {
+    throw new StateflowError('INPUT_INVALID', `querystring.from must be <= ${Number.MAX_SAFE_INTEGER}.`, { field: 'querystring.from', reason: 'maximum' });
   }
   return from ?? lastSeq;
 }
