@@ -9,7 +9,6 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { duration, formatDuration, nonNegativeInt, positiveInt } from '../internal/arguments.js';
 import type { ServerHandle } from '@stateflow/server';
-import { openPostgresStore } from '@stateflow/store-postgres';
 import type { CommandContext } from '../command-context.js';
 
 interface ServeOptions {
@@ -69,7 +68,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
       const dir = options.dir;
       // A directory is opened by the server (which reopens it after a failed write and writes its
       // discovery file); a PostgreSQL store is opened here and shared with every other server on it.
-      const shared = dir === null ? await openPostgresStore(options.store) : undefined;
+      const shared = dir === null ? await (await import('@stateflow/store-postgres')).openPostgresStore(options.store) : undefined;
       if (dir !== null) await mkdir(dir, { recursive: true });
       const { startServer } = await import('@stateflow/server');
       let idle: (() => void) | undefined;

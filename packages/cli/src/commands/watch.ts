@@ -8,7 +8,6 @@
  * A PostgreSQL store is watched directly (the store's LISTEN/NOTIFY watch).
  */
 import type { Command } from 'commander';
-import { watchTransitions } from '@stateflow/client';
 import { nonNegativeInt, nonEmpty } from '../internal/arguments.js';
 import { ensureServer } from '../internal/background-server.js';
 import type { CommandContext } from '../command-context.js';
@@ -46,6 +45,7 @@ export function registerWatchCommand(program: Command, ctx: CommandContext): voi
         }
         // Watching reads: like every reading command, it never creates a store at a mistyped --dir.
         await withStore(dir, 'existing', async () => undefined);
+        const { watchTransitions } = await import('@stateflow/client');
         const connect = async () => {
           const server = await ensureServer(dir, { env: ctx.io.env });
           return { url: server.url, token: server.token };

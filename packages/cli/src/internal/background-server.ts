@@ -14,8 +14,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { StateflowError } from '@stateflow/core';
-import { findServer } from '@stateflow/client';
+import { StateflowError } from '@stateflow/core/errors';
 import type { ServerDiscovery } from '@stateflow/client';
 import { lockedError } from './store-access.js';
 
@@ -53,6 +52,7 @@ export interface EnsureServerOptions {
  *   the started server does not come up (its log's last lines are in the message).
  */
 export async function ensureServer(dir: string, options: EnsureServerOptions = {}): Promise<ServerDiscovery> {
+  const { findServer } = await import('@stateflow/client');
   const running = await findServer(dir);
   if (running !== null) return running;
   await mkdir(dir, { recursive: true });
