@@ -109,7 +109,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
           `data: ${options.storeLabel}`,
           `ladders: ${server.ladders.length === 0 ? 'none (pass --ladders DIR to serve some)' : server.ladders.join(', ')}`,
           `try: ${tryCommand(server, local.background === true ? null : ctx.io.cwd, dir)}`,
-          `token: ${server.requireToken ? 'required on every request' : 'accepted'}${dir === null ? '' : ' (stateflow-server.json in the store directory)'}; browser: ${server.url}/ui/#token=${server.token}`,
+          `token: ${server.requireToken ? 'required on every request' : 'accepted'} (${tokenWhere(server.token, dir)}); browser: ${server.url}/ui/#token=${server.token}`,
           `pid ${process.pid}${local.idleTimeout === undefined ? '' : `; stops by itself after ${local.idleTimeout} ms idle`}; ${dir === null ? `"kill ${process.pid}" stops it` : `"stateflow stop --dir ${dir}" stops it from anywhere`}`,
           `sessions: expire after ${formatDuration(local.sessionIdle)} idle; slates kept ${formatDuration(local.sessionRetention)} after close or expiry`,
           'stop with Ctrl-C',
@@ -120,6 +120,14 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
       await server.close();
       await shared?.close();
     });
+}
+
+/**
+ * Where a client finds the server's token: the discovery file of a store directory, or, on
+ * PostgreSQL, where several servers share one store and none owns a directory, only this banner.
+ */
+function tokenWhere(token: string, dir: string | null): string {
+  return dir === null ? `${token}: a server on PostgreSQL writes no discovery file, so only this banner has it; it is new at each start` : 'stateflow-server.json in the store directory';
 }
 
 /**

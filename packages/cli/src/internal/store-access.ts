@@ -59,7 +59,8 @@ async function openPostgres(url: string, access: StoreAccess): Promise<Store> {
   try {
     return await openPostgresStore(url, { createIfMissing: access === 'create' });
   } catch (err) {
-    if (!isStateflowError(err, 'NOT_FOUND')) throw err;
+    // A missing database already says how to create it; a missing store (schema) is said here.
+    if (!isStateflowError(err, 'NOT_FOUND') || 'database' in err.details) throw err;
     throw new StateflowError('NOT_FOUND', `${err.message}: pass --store (or set STATEFLOW_STORE) to an existing store, or create one with "stateflow patch" or "stateflow import".`, err.details, { cause: err });
   }
 }
