@@ -145,9 +145,9 @@ function tryCommand(server: Pick<ServerHandle, 'url' | 'requiresKey' | 'requireT
     // Without a directory there is no discovery file to read the token from: the banner prints it.
     const tokenValue = dir === null ? server.token : `$(node -p 'require(process.argv[1]).token' '${path.join(dir, 'stateflow-server.json')}')`;
     const token = requireToken ? ` -H "X-Stateflow-Token: ${tokenValue}"` : '';
-    return `curl -s ${url}/v1/state/read -H 'content-type: application/json'${token} -d '${body}'`;
+    return `curl -s -w '\\n' ${url}/v1/state/read -H 'content-type: application/json'${token} -d '${body}'`;
   }
   const ladder = ladders[0];
-  if (ladder === undefined) return `curl -s ${url}/openapi.json`;
-  return `curl -s -X POST ${url}/v1/${ladder.replace(/^@/, '')}/sessions -H 'Authorization: Bearer <your key>' -H 'content-type: application/json' -d '{}'`;
+  if (ladder === undefined) return `curl -s -w '\\n' ${url}/openapi.json`;
+  return `curl -s -w '\\n' -X POST ${url}/v1/${ladder.replace(/^@/, '')}/sessions -H 'Authorization: Bearer <your key>' -H 'content-type: application/json' -d '{}'`;
 }
