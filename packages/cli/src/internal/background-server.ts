@@ -15,7 +15,7 @@ import { mkdir, open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StateflowError } from '@stateflow/core/errors';
-import type { ServerDiscovery } from '@stateflow/client';
+import type { ServerDiscovery } from '@stateflow/client/discovery';
 import { lockedError } from './store-access.js';
 
 /** Default idle timeout of a background server, in ms (15 minutes). */
@@ -52,7 +52,7 @@ export interface EnsureServerOptions {
  *   the started server does not come up (its log's last lines are in the message).
  */
 export async function ensureServer(dir: string, options: EnsureServerOptions = {}): Promise<ServerDiscovery> {
-  const { findServer } = await import('@stateflow/client');
+  const { findServer } = await import('@stateflow/client/discovery');
   const running = await findServer(dir);
   if (running !== null) return running;
   await mkdir(dir, { recursive: true });

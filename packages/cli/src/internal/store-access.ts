@@ -43,6 +43,10 @@ export type StoreAccess =
  *   PostgreSQL does not answer); STORE_UNAVAILABLE when the server stops answering during `work`.
  */
 export async function withStore<T>(location: string, access: StoreAccess, work: (store: Store, server: ServerEndpoint | null) => Promise<T>): Promise<T> {
+  if (!isPostgresUrl(location)) {
+    // Loaded either way (the remote store is a Store too): start while the server is looked for.
+    import('@stateflow/store').catch(() => undefined);
+  }
   const { store, server } = isPostgresUrl(location)
     ? { store: await openPostgres(location, access), server: null }
     : ((await openServed(location)) ?? (await openLocal(location, access)));
@@ -67,9 +71,10 @@ async function openPostgres(url: string, access: StoreAccess): Promise<Store> {
 
 /** The store of the live server serving `dir` and that server, or `null` when none does. */
 async function openServed(dir: string): Promise<{ store: Store; server: ServerEndpoint } | null> {
-  const { findServer, openRemoteStore } = await import('@stateflow/client');
+  const { findServer } = await import('@stateflow/client/discovery');
   const served = await findServer(dir);
   if (served === null) return null;
+  const { openRemoteStore } = await import('@stateflow/client');
   const server = { url: served.url, token: served.token };
   return { store: await openRemoteStore(server), server };
 }
@@ -111,7 +116,7 @@ async function whenServed(dir: string, locked: StateflowError): Promise<{ store:
 
 /** STORE_LOCKED naming the holder: a server (pid, address, how to stop it), or another process. */
 export async function lockedError(dir: string, cause: unknown): Promise<StateflowError<'STORE_LOCKED'>> {
-  const { readDiscovery } = await import('@stateflow/client');
+  const { readDiscovery } = await import('@stateflow/client/discovery');
   const holder = await readDiscovery(dir);
   const who =
     holder === null
@@ -125,7 +130,7 @@ export async function lockedError(dir: string, cause: unknown): Promise<Stateflo
  * @throws STORE_LOCKED naming the server (pid, address) and `stateflow stop`.
  */
 export async function requireNoServer(dir: string, command: string): Promise<void> {
-  const { findServer } = await import('@stateflow/client');
+  const { findServer } = await import('@stateflow/client/discovery');
   const served = await findServer(dir);
   if (served === null) return;
   throw new StateflowError(
