@@ -9,10 +9,10 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { cp, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, json, removeDir, stateflow, tempDir } from './helpers.js';
+import { REPO_ROOT, json, jsonLines, removeDir, startServe, stateflow, stopServe, tempDir } from './helpers.js';
 
 let base: string;
 let store: string;
@@ -24,16 +24,21 @@ async function bytes(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
-/** Publish 40 fsync'd transitions in a child process, then SIGKILL it. */
-async function writeAndKill(dir: string): Promise<void> {
+/**
+ * Publish 40 transitions (fsync'd unless told otherwise) in a child process, then SIGKILL it.
+ * `boot`: the boot id the child reports (`STATEFLOW_BOOT_ID`): another than this process's
+ * makes the store look written before a reboot.
+ */
+async function writeAndKill(dir: string, options: { durability?: 'fsync' | 'buffered'; boot?: string } = {}): Promise<void> {
   const script = `
     import { openStore } from '@stateflow/store';
-    const store = await openStore(${JSON.stringify(dir)}, { durability: 'fsync' });
+    const store = await openStore(${JSON.stringify(dir)}, { durability: '${options.durability ?? 'fsync'}' });
     for (let i = 1; i <= 40; i++) await store.publish({ changes: { global: { ['k' + i]: 'v'.repeat(400), n: i } } });
     process.stdout.write('done\\n');
     setInterval(() => {}, 1000);
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: path.join(REPO_ROOT, 'test'), stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = options.boot === undefined ? process.env : { ...process.env, STATEFLOW_BOOT_ID: options.boot };
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: path.join(REPO_ROOT, 'test'), env, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => (d.toString().includes('done') ? resolve() : undefined));
     child.on('exit', (code) => reject(new Error(`writer exited early (${String(code)})`)));
@@ -87,6 +92,31 @@ describe('a store whose write-ahead log is damaged', () => {
     const audit = await stateflow(['--dir', into, 'audit']);
     expect(audit.code).toBe(0);
     expect(audit.stdout).toContain(`audited ${report.tip} transitions`);
+  });
+});
+
+describe('a store whose unsynced log tail a power loss left as zeros', () => {
+  it('opens in stateflow log and stateflow serve, which say from which seq buffered transitions were lost; once', async () => {
+    const dir = path.join(base, 'power-loss');
+    await writeAndKill(dir, { durability: 'buffered', boot: 'a-boot-before-the-power-loss' });
+    const log = (await readdir(dir)).find((name) => name.endsWith('.log')) as string;
+    const content = await readFile(path.join(dir, log));
+    // The file was extended but its last page never written: what an OS crash leaves.
+    await writeFile(path.join(dir, log), Buffer.concat([content, Buffer.alloc(4_096)]));
+    const copy = path.join(base, 'power-loss-serve');
+    await cp(dir, copy, { recursive: true });
+
+    const first = await stateflow(['--dir', dir, 'log', '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(jsonLines(first.stdout)).toHaveLength(40);
+    expect(first.stderr).toMatch(/^stateflow: warning: The store was not closed before an OS crash or power loss.*transitions from seq 41 on that were acknowledged with buffered durability are lost.*stateflow-dropped.*\[BUFFERED_TRANSITIONS_LOST\]\n$/s);
+    const again = await stateflow(['--dir', dir, 'log', '--json']);
+    expect(again.stderr).toBe('');
+
+    const { child, stderr } = await startServe(['--dir', copy, 'serve', '--port', '0'], {});
+    await stopServe(child);
+    expect(stderr).toContain('from seq 41 on that were acknowledged with buffered durability are lost');
+    expect(stderr).toContain('[BUFFERED_TRANSITIONS_LOST]');
   });
 });
 

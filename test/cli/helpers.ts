@@ -147,9 +147,9 @@ export function stopServe(child: ChildProcessWithoutNullStreams): Promise<number
 
 /**
  * Start `stateflow serve` with `args` (in `cwd`, default the repository root); resolves with the
- * child and everything it printed up to "stop with Ctrl-C".
+ * child, everything it printed up to "stop with Ctrl-C", and what it wrote to stderr by then.
  */
-export function startServe(args: string[], env: Record<string, string>, cwd = REPO_ROOT): Promise<{ child: ChildProcessWithoutNullStreams; banner: string }> {
+export function startServe(args: string[], env: Record<string, string>, cwd = REPO_ROOT): Promise<{ child: ChildProcessWithoutNullStreams; banner: string; stderr: string }> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '', ...env } });
   return new Promise((resolve, reject) => {
     let out = '';
@@ -158,7 +158,7 @@ export function startServe(args: string[], env: Record<string, string>, cwd = RE
     child.stderr.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
       out += chunk;
-      if (out.includes('stop with Ctrl-C\n')) resolve({ child, banner: out });
+      if (out.includes('stop with Ctrl-C\n')) resolve({ child, banner: out, stderr: err });
     });
     child.stderr.on('data', (chunk: string) => (err += chunk));
     child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));

@@ -13,6 +13,8 @@ import { fuzzFailures, printFuzz, runFuzz } from './fuzz.mjs';
 import { printWalDamage, runWalDamage, walDamageFailures } from './wal-damage.mjs';
 // @ts-expect-error -- plain ESM scripts without type declarations
 import { diskFullFailures, printDiskFull, runDiskFull } from './disk-full.mjs';
+// @ts-expect-error -- plain ESM scripts without type declarations
+import { powerLossFailures, printPowerLoss, runPowerLoss } from './power-loss.mjs';
 import { unavailable } from '@stateflow/test-kit';
 
 describe('fault and fuzz harness (reduced)', () => {
@@ -49,6 +51,14 @@ describe('fault and fuzz harness (reduced)', () => {
     expect(report.refusedNamingFile).toBe(report.trials);
     expect(report.recoveredClean).toBe(report.recovered);
     expect(walDamageFailures(report)).toBe(0);
+  });
+
+  it('crash images of a process crash and a power loss: nothing lost silently, no synced transition lost, refusals change no byte', async () => {
+    const report = await runPowerLoss({ trials: 10 });
+    printPowerLoss(report);
+    expect(report.trials).toBeGreaterThan(5);
+    expect(report.acknowledged).toBeGreaterThan(0);
+    expect(powerLossFailures(report)).toBe(0);
   });
 
   it('disk full: no write accepted after a failed one until reopen, no acknowledged transition lost', async (t) => {

@@ -13,10 +13,15 @@ import { envInt, isMain, printReport, removeDir, rng, tempDir } from './lib.mjs'
 
 const WRITER = fileURLToPath(new URL('./kill9-writer.mjs', import.meta.url));
 
-/** Run the writer in `dir` until killed after a random delay; resolve with its acks. */
-export function crashWriter(dir, concurrency, delayMs) {
+/**
+ * Run the writer in `dir` until killed after a random delay; resolve with its acks.
+ * @param {{ fsyncShare?: number, seed?: number, env?: Record<string, string> }} options the
+ *   share of fsync publishes (default 1: all), the writer's seed, extra environment (a boot id)
+ */
+export function crashWriter(dir, concurrency, delayMs, options = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WRITER, dir, String(concurrency)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = [WRITER, dir, String(concurrency), String(options.fsyncShare ?? 1), String(options.seed ?? 1)];
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
     let out = '';
     let err = '';
     let killed = false;
@@ -35,8 +40,8 @@ export function crashWriter(dir, concurrency, delayMs) {
       const acks = [];
       // Only complete lines count: a line cut by the kill was never fully acknowledged.
       for (const line of out.split('\n').slice(0, -1)) {
-        const [kind, seq, hash, stream, n] = line.split(' ');
-        if (kind === 'ack') acks.push({ seq: Number(seq), hash, stream, n: Number(n) });
+        const [kind, seq, hash, stream, n, durability] = line.split(' ');
+        if (kind === 'ack') acks.push({ seq: Number(seq), hash, stream, n: Number(n), durability });
       }
       resolve({ acks, signal, code, stderr: err, started: out.includes('ready ') });
     });

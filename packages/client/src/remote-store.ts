@@ -14,6 +14,7 @@ import type {
   PublishInput,
   PublishResult,
   Store,
+  StoreNotice,
   StoreView,
   StreamHead,
   StreamId,
@@ -55,7 +56,7 @@ const PAGE = 1000;
  *
  * The returned store behaves as the served one, with these differences: `lastSeq()` is the last
  * seq any answer of that server reported (it may lag writes made by other clients until the
- * next call), and a `watch` without `from` starts there; `append` and `audit` are for the store's owner (the token) only; `audit`'s `onProgress` is called once, at the end; with API keys only the caller's own
+ * next call), and a `watch` without `from` starts there; `append`, `appendMany` and `audit` are for the store's owner (the token) only; `audit`'s `onProgress` is called once, at the end; with API keys only the caller's own
  * session streams exist. A request that cannot reach the server fails with
  * `STORE_UNAVAILABLE` (`details.outcome` says whether it may have been applied).
  *
@@ -71,6 +72,8 @@ export async function openRemoteStore(options: RemoteStoreOptions): Promise<Stor
 
 class RemoteStore implements Store {
   location: string | null = null;
+  /** What the server's open found is the server's to print (it did, in its log): none here. */
+  readonly notices: readonly StoreNotice[] = [];
   #lastSeq = 0;
   #closed = false;
   readonly #endpoint: ServerEndpoint;
@@ -130,6 +133,11 @@ class RemoteStore implements Store {
     return this.#call('v1/store/publish', { body: input });
   }
 
+  /** One request, at most 1,000 inputs (the server answers `INPUT_INVALID` beyond). */
+  async publishMany(inputs: PublishInput[]): Promise<PublishResult[]> {
+    return (await this.#call<{ results: PublishResult[] }>('v1/store/publish-many', { body: { inputs } })).results;
+  }
+
   transition(seq: number): Promise<Transition> {
     return this.#call(`v1/store/transitions/${encodeURIComponent(number(seq))}`);
   }
@@ -164,6 +172,11 @@ class RemoteStore implements Store {
 
   revert(stream: StreamId, toRev: number): Promise<PublishResult> {
     return this.#call('v1/store/revert', { body: { stream, rev: toRev } });
+  }
+
+  /** One request, at most 1,000 transitions (the server answers `INPUT_INVALID` beyond). */
+  async appendMany(transitions: Transition[]): Promise<void> {
+    await this.#call('v1/store/append-many', { body: { transitions } });
   }
 
   async append(transition: Transition): Promise<void> {

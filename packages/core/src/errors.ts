@@ -230,3 +230,12 @@ export const StateflowError = StateflowErrorOfCode as unknown as StateflowErrorC
 export function isStateflowError<C extends ErrorCode = ErrorCode>(err: unknown, ...codes: C[]): err is StateflowError<C> {
   return err instanceof StateflowErrorOfCode && (codes.length === 0 || codes.includes(err.code as C));
 }
+
+/**
+ * The same error — code and details — with `prefix` before its message and the original as its
+ * `cause`: for a caller that knows where in a larger request the error arose (`Input 3 of 10: `).
+ */
+export function withMessagePrefix<E extends StateflowError>(err: E, prefix: string): E {
+  const copy: StateflowErrorOfCode<ErrorCode> = new StateflowErrorOfCode<ErrorCode>(err.code, `${prefix}${err.message}`, err.details, { cause: err });
+  return copy as E;
+}

@@ -1,4 +1,4 @@
-export { ErrorCode, StateflowError, isStateflowError } from './errors.js';
+export { ErrorCode, StateflowError, isStateflowError, withMessagePrefix } from './errors.js';
 export type { ErrorDetails, ErrorDetailsByCode, NoDetails, PatchInvalidDetails, PatchInvalidReason, StateflowErrorConstructor } from './errors.js';
 export { ERROR_FACTS, ExitCode, errorTableMarkdown } from './error-facts.js';
 export type { ErrorFacts } from './error-facts.js';

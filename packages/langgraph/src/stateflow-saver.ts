@@ -238,7 +238,7 @@ export class StateflowSaver extends BaseCheckpointSaver {
         }
         if (Object.keys(changes).length === 0) return;
         const result = await this.store.publish({ changes, expected, meta: deleteMeta(threadId), ...this.#durabilityOption() });
-        if (result.transition !== null) for (const s of snapshots) s.index.apply(result.transition);
+        if (result.status === 'accepted') for (const s of snapshots) s.index.apply(result.transition);
       });
       for (const stream of streams) await this.store.compact(stream, { keepRevisions: 1 });
     });
@@ -344,7 +344,7 @@ export class StateflowSaver extends BaseCheckpointSaver {
   async #publish(snapshot: Snapshot, stream: StreamId, patch: JsonObject, meta: JsonObject): Promise<void> {
     if (Object.keys(patch).length === 0) return;
     const result = await this.store.publish({ changes: { [stream]: patch }, expected: { [stream]: snapshot.rev }, meta, ...this.#durabilityOption() });
-    if (result.transition !== null) snapshot.index.apply(result.transition);
+    if (result.status === 'accepted') snapshot.index.apply(result.transition);
   }
 
   #durabilityOption(): { durability?: Durability } {

@@ -15,3 +15,4 @@ export type { McpProxyOptions, RunningMcpProxy } from './mcp/stdio-proxy.js';
 export { selectionFromUrl } from './http/routes/mcp-route.js';
 // --- a store that reopens itself after a failed write (what a long-running server holds) ---
 export { reopeningStore } from './reopening-store.js';
+export type { ReopeningOptions } from './reopening-store.js';

@@ -4,10 +4,14 @@
  * (`REOPEN_REQUIRED`), because LevelDB would lose writes accepted after a torn append. A library
  * caller reopens by hand; a server must not stay broken, so on the next write after such a
  * failure this wrapper closes the store, opens it again — which checks its files and replays
- * exactly the acknowledged transitions — and runs the write on the reopened store. A reopen that
- * fails (the disk still full, damaged files) answers that write with its error; the next call
- * tries again. Reads and watches carry on across a reopen; a watch resumes after the last
- * transition it yielded.
+ * exactly the acknowledged transitions — and runs the write on the reopened store.
+ *
+ * One process cannot open a LevelDB directory twice, so a reopen closes the store first. While
+ * `canReopen` says a reopen would fail (a disk still full), the wrapper keeps the stale store:
+ * reads and watches are served from it (it holds every acknowledged transition), and writes
+ * answer its `REOPEN_REQUIRED`. A reopen that fails all the same (damaged files) answers that
+ * write with its error; the next call tries again. Reads and watches carry on across a reopen;
+ * a watch resumes after the last transition it yielded.
  */
 import { isStateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
@@ -27,12 +31,21 @@ import type {
   WatchOptions,
 } from '@stateflow/store';
 
+/** Options of {@link reopeningStore}. */
+export interface ReopeningOptions {
+  /**
+   * Whether a reopen can succeed now (for a LevelDB store, `hasRoomToReopen(dir)` of
+   * `@stateflow/store`); until it says so, the stale store keeps serving reads. Default: always.
+   */
+  canReopen?: () => Promise<boolean>;
+}
+
 /**
  * Wrap `store` so that a write refused with `REOPEN_REQUIRED` reopens it with `open` and runs
  * again. The wrapper owns the store: `close()` closes whichever store is current.
  */
-export function reopeningStore(store: Store, open: () => Promise<Store>): Store {
-  return new ReopeningStore(store, open);
+export function reopeningStore(store: Store, open: () => Promise<Store>, options: ReopeningOptions = {}): Store {
+  return new ReopeningStore(store, open, options.canReopen ?? (() => Promise.resolve(true)));
 }
 
 class ReopeningStore implements Store {
@@ -42,15 +55,22 @@ class ReopeningStore implements Store {
   #reopening: Promise<Store> | null = null;
   #closed = false;
   readonly #open: () => Promise<Store>;
+  readonly #canReopen: () => Promise<boolean>;
   /** This process's lock holders, in order across reopens (a reopened store's own locks start empty). */
   readonly #locks: NamedLocks;
 
-  constructor(store: Store, open: () => Promise<Store>) {
+  constructor(store: Store, open: () => Promise<Store>, canReopen: () => Promise<boolean>) {
     this.#store = store;
     this.#open = open;
+    this.#canReopen = canReopen;
     this.#locks = new NamedLocks(this.#currentLock());
     this.location = store.location;
     this.#lastSeq = store.lastSeq();
+  }
+
+  /** The notices of the store's latest open. */
+  get notices(): Store['notices'] {
+    return this.#store?.notices ?? [];
   }
 
   lastSeq(): number {
@@ -109,6 +129,10 @@ class ReopeningStore implements Store {
     return this.#write((s) => s.publish(input));
   }
 
+  publishMany(inputs: PublishInput[]): Promise<PublishResult[]> {
+    return this.#write((s) => s.publishMany(inputs));
+  }
+
   compact(stream: StreamId, options: { keepRevisions: number }): Promise<{ origin: number; deleted: number }> {
     return this.#write((s) => s.compact(stream, options));
   }
@@ -123,6 +147,10 @@ class ReopeningStore implements Store {
 
   append(transition: Transition): Promise<void> {
     return this.#write((s) => s.append(transition));
+  }
+
+  appendMany(transitions: Transition[]): Promise<void> {
+    return this.#write((s) => s.appendMany(transitions));
   }
 
   /** Queued in this wrapper across reopens, then holding the current store's lock (see {@link #currentLock}). */
@@ -163,6 +191,8 @@ class ReopeningStore implements Store {
       return await fn(store);
     } catch (err) {
       if (!isStateflowError(err, 'REOPEN_REQUIRED') || this.#closed) throw err;
+      // Closing the stale store before a reopen that cannot succeed would leave no store to read.
+      if (!(await this.#canReopen())) throw err;
       return fn(await this.#reopen(store));
     }
   }

@@ -43,8 +43,13 @@ describe.each(backends)('compaction and retention on $name', (backend) => {
     // seq 3 also holds session:b rev 1 (retained): it stays whole; seqs 1,2,4..8 are pruned.
     expect((await collect(h.store.transitions())).map((t) => t.seq)).toEqual([3, 9, 10]);
     expect((await failureOf(h.store.transition(2))).code).toBe('HISTORY_NOT_RETAINED');
-    // The pruned transition's id is forgotten with it.
-    expect((await h.store.publish({ changes: { global: { n: 2 } }, id: 'p2' })).status).toBe('accepted');
+    // The pruned transition's id is kept in its stub: a retry is a duplicate carrying the stub.
+    expect(await h.store.publish({ changes: { global: { n: 2 } }, id: 'p2' })).toEqual({
+      status: 'duplicate',
+      transition: { pruned: true, seq: 2, id: 'p2', changes: [{ stream: 'global', rev: 2 }], prevHash: expect.any(String), hash: expect.any(String) },
+    });
+    expect(await h.store.state('global')).toEqual({ n: 10 });
+    expect((await h.store.publish({ changes: { global: { n: 2 } }, id: 'p11' })).status).toBe('accepted');
     expect((await h.store.publish({ changes: { global: { n: 3 } }, id: 'p10' })).status).toBe('duplicate');
     await h.store.compact('session:b', { keepRevisions: 1 });
     // seq 9 held global rev 9 and session:b rev 2, both at or below their origins now.

@@ -1,6 +1,7 @@
 /**
- * Crash safety: a child process publishes in a loop — fsync, and buffered (acknowledged from
- * the journal before LevelDB has the commit) — and is SIGKILLed at random moments. After each
+ * Crash safety: a child process publishes in a loop — fsync, and buffered (acknowledged once
+ * LevelDB appended the batch to its log, unsynced: in the OS, so a process crash cannot lose
+ * it) — and is SIGKILLed at random moments. After each
  * kill the store must reopen, audit clean, and hold every acknowledged transition whole.
  * Trials: STATEFLOW_CRASH_TRIALS (default 20) per durability.
  */
@@ -88,7 +89,7 @@ describe('crash safety (SIGKILL during publishes)', () => {
     }
   });
 
-  it.each(['same', 'other'])('buffered, fsync, buffered publishes (%s stream), then SIGKILL: every one reopens, the journal never replayed over the fsync commit', async (variant) => {
+  it.each(['same', 'other'])('buffered, fsync, buffered publishes (%s stream), then SIGKILL: every one reopens whole', async (variant) => {
     const storeDir = path.join(dir, `mixed-${variant}`);
     const run = spawnSync(process.execPath, [mixedChild, storeDir, variant], { encoding: 'utf8' });
     expect({ signal: run.signal, stdout: run.stdout }).toEqual({ signal: 'SIGKILL', stdout: 'ack 1\nack 2\nack 3\n' });

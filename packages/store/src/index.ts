@@ -1,8 +1,9 @@
 export { openStore, openMemoryStore, openStoreOver } from './open-store.js';
 export { openDiskStorage, openMemoryStorage } from './level-storage.js';
-export type { Storage, StorageReader, StorageCapabilities, StorageOp, IterateOptions, WriteSession, HeldLock } from './storage.js';
+export type { Storage, StorageReader, StorageCapabilities, StorageOp, StorageRepair, IterateOptions, WriteSession, HeldLock } from './storage.js';
 export { AuditCode } from './audit-code.js';
 export { recoverStore } from './recover-store.js';
+export { hasRoomToReopen } from './disk-room.js';
 export { SerialQueue } from './serial-queue.js';
 export { NamedLocks } from './named-locks.js';
 export type { BackendLock, LockAttempt } from './named-locks.js';
@@ -16,6 +17,8 @@ export type {
   Transition,
   PublishInput,
   PublishResult,
+  PrunedTransition,
+  StoreNotice,
   Durability,
   StreamHead,
   StoreView,

@@ -13,8 +13,7 @@ import { StateflowError, isStateflowError } from '@stateflow/core';
 import type { AuditProblem } from './types.js';
 import { Family, familyRange, formatKey, parseKey } from './internal/keys.js';
 import { checkLevelDbFiles } from './internal/leveldb/file-check.js';
-import { JOURNAL_DAMAGE, JOURNAL_FILE, readJournal } from './internal/leveldb/journal.js';
-import { batchPutKeys } from './internal/leveldb/write-batch.js';
+import { batchPuts } from './internal/leveldb/write-batch.js';
 import { openDiskStorageRecovering, repairDiskStorage } from './level-storage.js';
 import { encodeRecord } from './internal/records.js';
 import { formatOfRecords } from './internal/format-migration.js';
@@ -79,18 +78,13 @@ export async function recoverStore(dir: string, into: string): Promise<RecoveryR
   }
   const files = await checkLevelDbFiles(source, { tolerateDamage: true });
   if (!files.exists) throw new StateflowError('NOT_FOUND', `No Stateflow store at ${source} (no LevelDB CURRENT file); nothing was created`, { dir: source });
+  // Every record of the logs that verifies — also after damage — is evidence of what was held.
   let lastSeqHeld = 0;
-  for (const log of files.logs) {
-    for (const record of log.scan.records) lastSeqHeld = Math.max(lastSeqHeld, ...logSeqsIn(record.data));
-  }
-  // The journal's buffered commits: those before damage to it are replayed into the copy, those
-  // after are evidence of what was lost.
-  const journal = readJournal(source, { tolerateDamage: true });
   const damage = [...files.damage];
-  if (journal.damageAt !== null) damage.push({ kind: 'damaged', file: JOURNAL_FILE, offset: journal.damageAt, detail: JOURNAL_DAMAGE });
-  for (const op of [...journal.frames, ...journal.beyond].flatMap((frame) => frame.ops)) {
-    const parsed = op.type === 'put' ? parseKey(op.key) : null;
-    if (parsed?.family === 'log') lastSeqHeld = Math.max(lastSeqHeld, parsed.seq);
+  for (const log of files.logs) {
+    for (const record of [...log.scan.records, ...log.scan.later]) lastSeqHeld = Math.max(lastSeqHeld, ...logSeqsIn(record.data));
+    const found = log.scan.damage;
+    if (found !== null) damage.push({ kind: 'damaged', file: log.name, offset: found.offset, detail: `write-ahead log damaged (${found.reason})` });
   }
   await mkdir(target, { recursive: true });
   await io(target, () => cp(source, target, { recursive: true, filter: (file) => path.basename(file) !== 'LOCK' }));
@@ -155,7 +149,7 @@ async function cutToIntactPrefix(dir: string): Promise<{ tip: number; lastSeq: n
 /** Seqs of the transitions (`L` keys) a write-batch record puts; none when it does not decode. */
 function logSeqsIn(record: Uint8Array): number[] {
   try {
-    return batchPutKeys(record).flatMap((key) => {
+    return batchPuts(record).flatMap(({ key }) => {
       const parsed = parseKey(key);
       return parsed.family === 'log' ? [parsed.seq] : [];
     });

@@ -96,11 +96,34 @@ export interface HeldLock {
   release(): Promise<void>;
 }
 
+/**
+ * A repair an open made in place (README "Durability contract": the one there is). After an OS
+ * crash or power loss, the unsynced tail of LevelDB's write-ahead log from damage to its end
+ * was dropped — with no synced record after it, that is buffered writes the power loss took —
+ * and its bytes kept in `keptIn`. The store turns it into a {@link StoreNotice} naming the seq
+ * from which buffered transitions were lost.
+ */
+export interface StorageRepair {
+  kind: 'unsynced-tail-dropped';
+  /** The damaged log, the offset of its damage and what the damage was. */
+  file: string;
+  offset: number;
+  reason: string;
+  /** Bytes dropped (every log after the damaged one included). */
+  bytes: number;
+  /** The files holding the dropped bytes, one per log cut. */
+  keptIn: string[];
+  /** The highest seq the dropped records that still verify name (`null`: none). */
+  lostThrough: number | null;
+}
+
 /** The storage interface every store backend implements. */
 export interface Storage extends StorageReader {
   /** Where the data is: a directory, a database URL without credentials, or `null` in memory. */
   readonly location: string | null;
   readonly capabilities: StorageCapabilities;
+  /** What opening this storage repaired in place (none on most opens; absent where a backend never repairs). */
+  readonly repairs?: readonly StorageRepair[];
   /**
    * Run `read` against one consistent snapshot: it sees every commit made before the snapshot
    * and none after, however long it reads (an audit reads everything while writers go on).

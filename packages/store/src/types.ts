@@ -57,11 +57,43 @@ export interface PublishInput {
   durability?: Durability;
 }
 
-/** Result of {@link Store.publish}. */
+/**
+ * What compaction keeps of a transition no retained revision needs (README "Compaction"): its
+ * seq, its idempotency id, which revision of which stream it produced, and its chain link. The
+ * body (time, meta, patches) is gone.
+ */
+export interface PrunedTransition {
+  pruned: true;
+  seq: number;
+  /** Its idempotency id, when it was accepted with one (a retry still answers `duplicate`). */
+  id?: string;
+  changes: { stream: StreamId; rev: number }[];
+  prevHash: string;
+  hash: string;
+}
+
+/**
+ * Result of {@link Store.publish}. A `duplicate` carries the transition first accepted with the
+ * id — or, once compaction pruned it, its {@link PrunedTransition} stub.
+ */
 export type PublishResult =
   | { status: 'accepted'; transition: Transition }
-  | { status: 'duplicate'; transition: Transition }
+  | { status: 'duplicate'; transition: Transition | PrunedTransition }
   | { status: 'noop'; transition: null };
+
+/**
+ * Something an open found that a person should know, though the store opened (README
+ * "Durability contract"). `BUFFERED_TRANSITIONS_LOST`: after an OS crash or power loss, the
+ * unsynced tail of the write-ahead log was damaged with no synced record after it, so it was
+ * dropped (its bytes kept in `keptIn`): transitions from `fromSeq` on that were acknowledged
+ * with `buffered` durability are lost (`throughSeq`: the last one the dropped bytes still name,
+ * `null` when none verifies). The CLI and `stateflow serve` print it.
+ */
+export interface StoreNotice {
+  code: 'BUFFERED_TRANSITIONS_LOST';
+  message: string;
+  details: { fromSeq: number; throughSeq: number | null; file: string; offset: number; keptIn: string[] };
+}
 
 /** Write durability: `'buffered'` (OS page cache) or `'fsync'` (synced before acknowledging). */
 export type Durability = 'buffered' | 'fsync';
@@ -162,6 +194,8 @@ export interface WatchOptions {
 export interface Store {
   /** Directory on disk, or `null` for an in-memory store. */
   readonly location: string | null;
+  /** What opening this store found and repaired ({@link StoreNotice}); empty on most opens. */
+  readonly notices: readonly StoreNotice[];
   /** Last accepted global seq (0 for an empty store). Synchronous, from memory. */
   lastSeq(): number;
   /** A stream's head; a stream with no revision gives `{ rev: 0, seq: 0, origin: 0 }`. */
@@ -215,6 +249,18 @@ export interface Store {
    */
   publish(input: PublishInput): Promise<PublishResult>;
   /**
+   * Publish several inputs at once, all or nothing: each is staged as its own transition (its own
+   * seq and hash, checked as if the inputs were published one after another, each against the
+   * state the ones before it leave), and the transitions are written in one atomic batch — synced
+   * if any input asks for `fsync`. The results are in input order (`accepted`, `duplicate` for an
+   * id accepted before or earlier in the list, `noop`). The bulk path (import): one storage write
+   * for the group instead of one per transition.
+   * @throws what {@link Store.publish} throws for the first input that fails, with `Input N of M:`
+   *   before its message; then nothing is published. `INPUT_INVALID` when `inputs` is not a
+   *   non-empty array.
+   */
+  publishMany(inputs: PublishInput[]): Promise<PublishResult[]>;
+  /**
    * One transition by global seq.
    * @throws `TRANSITION_NOT_FOUND` for 0 or seq > lastSeq; `HISTORY_NOT_RETAINED` when compaction
    *   pruned it.
@@ -234,8 +280,8 @@ export interface Store {
   /**
    * Move `stream`'s origin to `max(origin, head − keepRevisions + 1)` in one batch: checkpoint at
    * the origin, delete older checkpoints and revision-index entries, and replace transitions
-   * that no retained revision of any stream needs by pruned stubs that keep the hash chain (and
-   * forget their idempotency ids). Waits for running historical reads. `deleted` counts the
+   * that no retained revision of any stream needs by pruned stubs that keep the hash chain and
+   * the idempotency id ({@link PrunedTransition}). Waits for running historical reads. `deleted` counts the
    * revisions no longer retained.
    * @throws `INPUT_INVALID` when keepRevisions is not an integer ≥ 1.
    */
@@ -262,6 +308,14 @@ export interface Store {
    * @throws `INPUT_INVALID` `{ field, reason }` naming the check that failed; `PATCH_INVALID`.
    */
   append(transition: Transition): Promise<void>;
+  /**
+   * {@link Store.append} for several exported transitions in order, all or nothing: each is
+   * verified against the state the ones before it leave, and all are written in one atomic batch
+   * (the bulk path of `stateflow replay`).
+   * @throws what `append` throws for the first transition that fails, with `Transition N of M:`
+   *   before its message; then nothing is written. `INPUT_INVALID` for an empty list.
+   */
+  appendMany(transitions: Transition[]): Promise<void>;
   /**
    * Verify everything stored: replay every stream from its origin, the hash chain link by link,
    * every checkpoint (its own hash and against the replay), every head, the revision and seq

@@ -3,7 +3,8 @@
  * tail, a missing log, a truncated table, a missing MANIFEST, a garbage or missing CURRENT are
  * STORE_CORRUPT naming the file and byte offset, and the directory is byte for byte what it was
  * (LevelDB never opens it: its recovery would drop the damaged records and rewrite the files).
- * The torn tail a crash leaves still opens, with every transition before it.
+ * The torn tail a crash leaves still opens, with every transition before it (the crash policy's
+ * other rules, after a reboot, are `crash-policy.test.ts`'s).
  */
 import { appendFile, readFile, readdir, rm, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import { openStore } from './open-store.js';
 import { byteDump } from './test-support/backends.js';
-import { copyImage, crashImage, recordAt, type CrashImage } from './test-support/crash-image.js';
+import { afterReboot, copyImage, crashImage, recordAt, type CrashImage } from './test-support/crash-image.js';
 
 let image: CrashImage;
 let logBytes: Buffer;
@@ -79,10 +80,13 @@ describe('the torn tail of a crash', () => {
     await store.close();
   });
 
-  it('opens with every transition: zeros after the last record (a file extended but not written)', async () => {
+  it('zeros after the last record (a file extended but never written: a power loss) open after a reboot, naming the seq from which buffered ones may be lost', async () => {
     const dir = await damaged((d) => appendFile(path.join(d, image.log), Buffer.alloc(3_000)));
-    const store = await openStore(dir);
+    // No process crash leaves zeros: on this boot they are damage.
+    expect(await refused(dir)).toMatchObject({ file: image.log, offset: logBytes.length });
+    const store = await afterReboot(() => openStore(dir));
     expect(store.lastSeq()).toBe(40);
+    expect(store.notices.map((n) => n.details)).toEqual([{ fromSeq: 41, throughSeq: null, file: image.log, offset: logBytes.length, keptIn: [expect.stringContaining(`${image.log}.from-${logBytes.length}`)] }]);
     await store.close();
   });
 });

@@ -121,10 +121,13 @@ async function publishPatches(ctx: RuntimeContext, patches: Map<SelectedOwner, S
       const rev = capturedStream(view, owner).rev;
       expected[owner.stream] = rev === 0 ? 'none' : rev;
     }
+    // No idempotency id: the answer is `accepted` or `noop`, never a duplicate.
     const published = await ctx.store.publish({ changes, expected });
-    if (published.transition !== null) options.onPublished?.(published.transition);
     const result = receipt(ctx, view, staged);
-    if (published.transition !== null) result.state_updates.selectors = scopeSelectors(ctx, published.transition.changes);
+    if (published.status === 'accepted') {
+      options.onPublished?.(published.transition);
+      result.state_updates.selectors = scopeSelectors(ctx, published.transition.changes);
+    }
     return result;
   });
 }

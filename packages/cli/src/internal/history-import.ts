@@ -26,6 +26,13 @@ import type { Store, StreamId } from '@stateflow/store';
 import type { Progress } from './progress.js';
 
 const EQUAL_TO_PREVIOUS = 'equal to the previous document';
+/**
+ * A batch of the import (one `publishMany`, one storage write): at most this many transitions,
+ * and patches of at most this many bytes of JSON in all (a batch of one may be larger) — under a
+ * server's default 1 MiB body limit and its 1,000-input limit when the store is a served one.
+ */
+const BATCH_INPUTS = 500;
+const BATCH_BYTES = 512 * 1024;
 
 /** One document of a history, or the reason it cannot be one. */
 export interface HistoryEntry {
@@ -122,7 +129,7 @@ export async function importHistory(
   }
   let state = await store.state(stream);
   let previous = valueAt(state, keys);
-  const planned: { patch: JsonObject; meta: JsonObject }[] = [];
+  const planned: { patch: JsonObject; meta: JsonObject; bytes: number }[] = [];
   const skipped: SkippedEntry[] = [];
   for await (const entry of entries) {
     if (entry.doc === undefined) {
@@ -136,7 +143,7 @@ export async function importHistory(
     }
     const patch = placeAt(keys, isJsonObject(previous) ? diff(previous, entry.doc) : entry.doc);
     state = checked(state, patch, keys, entry);
-    planned.push({ patch, meta: entry.meta });
+    planned.push({ patch, meta: entry.meta, bytes: JSON.stringify(patch).length });
     previous = entry.doc;
   }
   if (planned.length === 0 && skipped.length > 0 && skipped.every((entry) => entry.reason !== EQUAL_TO_PREVIOUS)) {
@@ -150,10 +157,13 @@ export async function importHistory(
   }
   progress.phase(`${options.command}: publishing`, { total: planned.length });
   let rev = head.rev;
-  for (const [i, step] of planned.entries()) {
-    const result = await store.publish({ changes: { [stream]: step.patch }, expected: { [stream]: rev }, meta: step.meta });
-    rev = result.transition?.changes.find((change) => change.stream === stream)?.rev ?? rev;
-    progress.update(i + 1);
+  for (const batch of batches(planned)) {
+    // Each step changes the stream (its document differs from the one before), so each is
+    // one revision: the batch expects them one after another, all or nothing.
+    const inputs = batch.map((step, i) => ({ changes: { [stream]: step.patch }, expected: { [stream]: rev + i }, meta: step.meta }));
+    await store.publishMany(inputs);
+    rev += batch.length;
+    progress.update(rev - head.rev);
   }
   return {
     stream,
@@ -163,6 +173,22 @@ export async function importHistory(
     imported: planned.length,
     skipped,
   };
+}
+
+/** `steps` in batches of at most {@link BATCH_INPUTS} steps and {@link BATCH_BYTES} bytes (a larger step alone). */
+function* batches<T extends { bytes: number }>(steps: T[]): Iterable<T[]> {
+  let batch: T[] = [];
+  let bytes = 0;
+  for (const step of steps) {
+    if (batch.length > 0 && (batch.length === BATCH_INPUTS || bytes + step.bytes > BATCH_BYTES)) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(step);
+    bytes += step.bytes;
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /**

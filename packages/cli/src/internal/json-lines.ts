@@ -7,10 +7,11 @@ import { createInterface } from 'node:readline';
 import { StateflowError, isStateflowError } from '@stateflow/core/errors';
 import { withPath } from './failure.js';
 
-/** One parsed line: its 1-based line number and value. */
+/** One parsed line: its 1-based line number, value, and length in characters. */
 export interface JsonLine {
   line: number;
   value: unknown;
+  chars: number;
 }
 
 /**
@@ -39,7 +40,7 @@ export async function* readJsonLines(file: string, onBytes?: (bytesRead: number)
       );
     }
     onBytes?.(input.bytesRead);
-    yield { line, value };
+    yield { line, value, chars: text.length };
   }
 }
 

@@ -7,9 +7,10 @@
  */
 import { stat } from 'node:fs/promises';
 import { StateflowError, isJsonObject, isStateflowError } from '@stateflow/core';
-import type { Transition } from '@stateflow/store';
+import type { Store, Transition } from '@stateflow/store';
 import type { GlobalOptions } from '../global-options.js';
 import { atLine, readJsonLines } from './json-lines.js';
+import type { JsonLine } from './json-lines.js';
 import { count } from './output.js';
 import type { Progress } from './progress.js';
 import { withNewStore } from './store-access.js';
@@ -38,21 +39,11 @@ export async function replayExport(file: string, options: GlobalOptions, progres
     progress.phase('replay: appending', { unit: 'bytes', total: size });
     let transitions = 0;
     let hash = '0'.repeat(64);
-    for await (const { line, value } of readJsonLines(file, (bytes) => progress.update(bytes))) {
-      const transition = asTransition(value, file, line);
-      try {
-        await store.append(transition);
-        const stored = await store.transition(transition.seq);
-        if (stored.hash !== transition.hash) {
-          throw new StateflowError('STORE_CORRUPT', `rebuilt hash ${stored.hash} differs from exported hash ${transition.hash}.`, {
-            detail: `seq ${transition.seq}`,
-          });
-        }
-      } catch (err) {
-        throw atLine(asVerificationFailure(err), file, line);
-      }
-      hash = transition.hash;
-      transitions++;
+    for await (const batch of batches(readJsonLines(file, (bytes) => progress.update(bytes)))) {
+      const lines = batch.map(({ line, value }) => ({ line, transition: asTransition(value, file, line) }));
+      await appendBatch(store, lines, file);
+      hash = (lines.at(-1) as { transition: Transition }).transition.hash;
+      transitions += lines.length;
     }
     progress.phase('replay: auditing');
     const audit = await store.audit({ onProgress: (done, total) => progress.update(done, total) });
@@ -66,6 +57,54 @@ export async function replayExport(file: string, options: GlobalOptions, progres
     }
     return { dir: options.storeLabel, transitions, lastSeq: store.lastSeq(), hash, problems: 0 };
   });
+}
+
+/** A batch of replay (one `appendMany`, one storage write): at most this many transitions, of at most this many characters of export in all. */
+const BATCH_TRANSITIONS = 500;
+const BATCH_CHARS = 4 * 1024 * 1024;
+
+/** The lines of an export in batches of at most {@link BATCH_TRANSITIONS} and {@link BATCH_CHARS} (a longer line alone). */
+async function* batches(lines: AsyncIterable<JsonLine>): AsyncIterable<JsonLine[]> {
+  let batch: JsonLine[] = [];
+  let chars = 0;
+  for await (const line of lines) {
+    if (batch.length > 0 && (batch.length === BATCH_TRANSITIONS || chars + line.chars > BATCH_CHARS)) {
+      yield batch;
+      batch = [];
+      chars = 0;
+    }
+    batch.push(line);
+    chars += line.chars;
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/**
+ * Append one batch verbatim, then check every stored hash against the export. When the batch is
+ * refused (it wrote nothing), its transitions are appended one at a time, which names the line at
+ * fault (the store is new, and thrown away whole when the replay fails).
+ * @throws the failure, with the file and line it came from
+ */
+async function appendBatch(store: Store, lines: { line: number; transition: Transition }[], file: string): Promise<void> {
+  try {
+    await store.appendMany(lines.map(({ transition }) => transition));
+  } catch {
+    for (const { line, transition } of lines) {
+      try {
+        await store.append(transition);
+      } catch (err) {
+        throw atLine(asVerificationFailure(err), file, line);
+      }
+    }
+  }
+  const first = (lines[0] as { transition: Transition }).transition.seq;
+  let i = 0;
+  for await (const stored of store.transitions({ from: first, to: first + lines.length - 1 })) {
+    const { line, transition } = lines[i++] as { line: number; transition: Transition };
+    if (stored.hash !== transition.hash) {
+      throw atLine(new StateflowError('STORE_CORRUPT', `rebuilt hash ${stored.hash} differs from exported hash ${transition.hash}.`, { detail: `seq ${transition.seq}` }), file, line);
+    }
+  }
 }
 
 /**

@@ -50,6 +50,9 @@ export async function withStore<T>(location: string, access: StoreAccess, work: 
   const { store, server } = isPostgresUrl(location)
     ? { store: await openPostgres(location, access), server: null }
     : ((await openServed(location)) ?? (await openLocal(location, access)));
+  // What the open repaired (buffered transitions a power loss took) is said once, on stderr,
+  // whatever the command.
+  for (const notice of store.notices) process.stderr.write(`stateflow: warning: ${notice.message} [${notice.code}]\n`);
   try {
     return await work(store, server);
   } finally {

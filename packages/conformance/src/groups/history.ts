@@ -105,5 +105,26 @@ export function historyGroup(init: StoreInitializer, api: TestApi, options: Conf
         assert.equal(copy.lastSeq(), 1);
       });
     });
+
+    test('appendMany copies exported transitions in one batch, each checked against the ones before it; all or nothing', async ({ store }) => {
+      const { patches } = counterSeries(6);
+      await publishSeries(store, 'global', patches);
+      await accept(store, { 'session:s': { x: 1 } }, { id: 'once' });
+      const exported = await collect(store.transitions());
+      await withStore(init, undefined, async ({ store: copy }) => {
+        const tampered: Transition = { ...exported[4]!, meta: { altered: true } };
+        const err = await rejectsWithCode(copy.appendMany([...exported.slice(0, 4), tampered, ...exported.slice(5)]), ['STORE_CORRUPT', 'INPUT_INVALID'], 'tampered fifth');
+        assert.match(err.message, /^Transition 5 of 7: /);
+        assert.equal(copy.lastSeq(), 0);
+        await rejectsWithCode(copy.appendMany([exported[0]!, exported[0]!]), ['CONFLICT', 'STORE_CORRUPT', 'INPUT_INVALID'], 'seq 1 twice');
+        await rejectsWithCode(copy.appendMany([]), 'INPUT_INVALID', 'empty');
+        assert.equal(copy.lastSeq(), 0);
+        await copy.appendMany(exported.slice(0, 3));
+        await copy.appendMany(exported.slice(3));
+        assertJsonEqual((await collect(copy.transitions())) as never, exported as never, 'transitions');
+        assertJsonEqual(await copy.stateAt('global', 5), await store.stateAt('global', 5), 'stateAt');
+        assertJsonEqual((await copy.audit()).problems as never, [], 'audit problems');
+      });
+    });
   });
 }

@@ -240,6 +240,65 @@ export function publishGroup(init: StoreInitializer, api: TestApi, options: Conf
       assert.equal(Object.keys(s0).length, 7);
     });
 
+    test('publishMany: each input is its own transition, checked against the ones before it, results in order', async ({ store }) => {
+      await accept(store, { global: { n: 0 } }, { id: 'before' });
+      const results = await store.publishMany([
+        { changes: { global: { n: 1 } }, expected: { global: 1 } },
+        { changes: { global: { n: 2 } }, expected: { global: 2 }, id: 'batch-1' },
+        { changes: { global: { n: 2 } } },
+        { changes: { global: { n: 9 } }, id: 'before' },
+        { changes: { global: { n: 9 } }, id: 'batch-1' },
+        { changes: { 'session:s': { m: 1 } }, meta: { i: 6 } },
+      ]);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['accepted', 'accepted', 'noop', 'duplicate', 'duplicate', 'accepted'],
+      );
+      assert.deepEqual(
+        results.map((r) => r.transition?.seq ?? null),
+        [2, 3, null, 1, 3, 4],
+      );
+      const [first, second] = results.map((r) => (r.status === 'accepted' ? r.transition : null));
+      assert.equal(second?.prevHash, first?.hash);
+      assert.equal(store.lastSeq(), 4);
+      assertJsonEqual(await store.state('global'), { n: 2 }, 'global');
+      assertJsonEqual((await store.transition(4)).meta as JsonObject, { i: 6 }, 'meta');
+      assertJsonEqual(await store.stateAt('global', 2), { n: 1 }, 'global@2');
+    });
+
+    test('publishMany is all or nothing: a failing input publishes none, and says which input failed', async ({ store }) => {
+      await accept(store, { global: { n: 0 } });
+      const err = await rejectsWithCode(
+        store.publishMany([{ changes: { global: { n: 1 } } }, { changes: { 'session:s': { m: 1 } }, id: 'x' }, { changes: { global: { n: 2 } }, expected: { global: 1 } }]),
+        'CONFLICT',
+      );
+      assertJsonEqual(err.details, { stream: 'global', expected: 1, actual: 2 }, 'details');
+      assert.match(err.message, /^Input 3 of 3: /);
+      assert.equal(store.lastSeq(), 1);
+      assertJsonEqual(await store.state('global'), { n: 0 }, 'global');
+      assert.equal((await store.head('session:s')).rev, 0);
+      // The id of the refused batch was not recorded.
+      assert.equal((await store.publish({ changes: { 'session:s': { m: 2 } }, id: 'x' })).status, 'accepted');
+      await rejectsWithCode(store.publishMany([]), 'INPUT_INVALID', 'empty batch');
+      await rejectsWithCode(store.publishMany([{ changes: {} }]), ['INPUT_INVALID', 'PATCH_INVALID'], 'bad input');
+      assert.equal(store.lastSeq(), 2);
+    });
+
+    test('a refused publishMany does not disturb publishes committed beside it', async ({ store }) => {
+      const [single, batch, other] = await Promise.allSettled([
+        store.publish({ changes: { global: { a: 1 } } }),
+        store.publishMany([{ changes: { 'session:s': { b: 1 } } }, { changes: { global: { a: 2 } }, expected: { 'session:s': 7 } }]),
+        store.publish({ changes: { 'session:t': { c: 1 } } }),
+      ]);
+      assert.equal(single.status === 'fulfilled' && single.value.status, 'accepted');
+      assert.equal(other.status === 'fulfilled' && other.value.status, 'accepted');
+      assert.equal(batch.status, 'rejected');
+      await rejectsWithCode(Promise.reject(batch.status === 'rejected' ? batch.reason : null), 'CONFLICT');
+      assert.equal(store.lastSeq(), 2);
+      assert.equal((await store.head('session:s')).rev, 0);
+      assertJsonEqual(await store.state('session:t'), { c: 1 }, 'session:t');
+    });
+
     test('a named lock serialises its holders in arrival order; withLockIfFree declines while it is held', async ({ store }) => {
       await assertLockExcludes(store, store);
     });

@@ -125,6 +125,16 @@ export function storePaths({ ref, json, errors, bodyErrors }: OpenApiHelpers): R
       500,
       503,
     ),
+    '/v1/store/publish-many': post(
+      'publishMany',
+      `Publish up to 1,000 inputs all or nothing (store \`publishMany\`): each its own transition, one atomic write; \`results\` in input order. The first input that fails fails the request and nothing is published.${VISIBILITY}`,
+      { type: 'object', properties: { inputs: { type: 'array', minItems: 1, maxItems: 1000, items: ref('PublishInput') } }, required: ['inputs'] },
+      ok('One result per input', { type: 'object', properties: { results: { type: 'array', items: ref('PublishResult') } }, required: ['results'] }),
+      404,
+      409,
+      500,
+      503,
+    ),
     '/v1/store/fork': post('fork', `Set stream \`to\` to \`from\`'s state at \`at\` (default its head) in one transition.${VISIBILITY}`, ref('ForkInput'), ok('The result', ref('PublishResult')), 404, 409, 410),
     '/v1/store/revert': post('revert', `A new transition restoring the stream's state at \`rev\`; history is never rewritten.${VISIBILITY}`, ref('RevertInput'), ok('The result', ref('PublishResult')), 404, 410),
     '/v1/store/compact': post(
@@ -139,6 +149,12 @@ export function storePaths({ ref, json, errors, bodyErrors }: OpenApiHelpers): R
       "Append an exported transition verbatim (store `append`: same seq, time, id, meta and hash, each checked), as `stateflow replay` does. For the store's owner only (403 FORBIDDEN for an API-key user).",
       { type: 'object', properties: { transition: ref('Transition') }, required: ['transition'] },
       ok('Appended', { type: 'object', properties: { seq: { type: 'integer' } } }),
+    ),
+    '/v1/store/append-many': post(
+      'appendMany',
+      "Append up to 1,000 exported transitions verbatim, all or nothing (store `appendMany`: each checked as `append` checks it, against the ones before it; one atomic write). For the store's owner only (403 FORBIDDEN for an API-key user).",
+      { type: 'object', properties: { transitions: { type: 'array', minItems: 1, maxItems: 1000, items: ref('Transition') } }, required: ['transitions'] },
+      ok('Appended; `seq` is the last seq', { type: 'object', properties: { seq: { type: 'integer' } } }),
     ),
     '/v1/store/audit': post(
       'audit',

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StateflowError, elidePath, isStateflowError } from '@stateflow/core';
 import { newServerToken, readDiscovery, removeDiscovery, writeDiscovery } from '@stateflow/client';
-import { openStore } from '@stateflow/store';
+import { hasRoomToReopen, openStore } from '@stateflow/store';
 import type { Store } from '@stateflow/store';
 import { SessionManager } from '@stateflow/slates';
 import { loadApiKeys, authenticate, LOCAL_USER } from './api-keys.js';
@@ -188,8 +188,9 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
     const dir = options.dir;
     if (dir === undefined) throw new StateflowError('USAGE', 'startServer needs a store directory (dir) or a store', {});
     // A server must not stay broken after a failed write: it reopens its store by itself.
-    store = reopeningStore(await openLocked(dir), () => openStore(dir));
+    store = reopeningStore(await openLocked(dir), () => openStore(dir), { canReopen: () => hasRoomToReopen(dir) });
   }
+  for (const notice of store.notices) warn(`stateflow: warning: ${notice.message} [${notice.code}]`);
   const sessions = new SessionManager({
     store,
     clock: options.clock,

@@ -96,6 +96,17 @@ export const publishBodySchema = {
   additionalProperties: false,
 } as const;
 
+/** Most inputs one `publish-many` (or transitions one `append-many`) request may carry: its cost stays bounded, like the body size. */
+export const PUBLISH_MANY_LIMIT = 1_000;
+
+/** `{ inputs }`: the store's `publishMany` input, at most {@link PUBLISH_MANY_LIMIT} of them. */
+export const publishManyBodySchema = {
+  type: 'object',
+  properties: { inputs: { type: 'array', minItems: 1, maxItems: PUBLISH_MANY_LIMIT, items: publishBodySchema } },
+  required: ['inputs'],
+  additionalProperties: false,
+} as const;
+
 /** `{ from, to, at?, expected?, id? }`. */
 export const forkBodySchema = {
   type: 'object',
@@ -125,6 +136,14 @@ export const appendBodySchema = {
   type: 'object',
   properties: { transition: { type: 'object' } },
   required: ['transition'],
+  additionalProperties: false,
+} as const;
+
+/** `{ transitions }`: the store's `appendMany` input, at most {@link PUBLISH_MANY_LIMIT} of them. */
+export const appendManyBodySchema = {
+  type: 'object',
+  properties: { transitions: { type: 'array', minItems: 1, maxItems: PUBLISH_MANY_LIMIT, items: { type: 'object' } } },
+  required: ['transitions'],
   additionalProperties: false,
 } as const;
 
@@ -171,12 +190,26 @@ export const streamHeadSchema = {
   required: ['stream', 'rev', 'seq', 'origin'],
 } as const;
 
+/** Store `PrunedTransition`: what compaction keeps of a transition (a `duplicate` of a pruned one carries it). */
+export const prunedTransitionSchema = {
+  type: 'object',
+  properties: {
+    pruned: { const: true },
+    seq: { type: 'integer' },
+    id: { type: 'string' },
+    changes: { type: 'array', items: { type: 'object', properties: { stream: streamId, rev: revision }, required: ['stream', 'rev'] } },
+    prevHash: { type: 'string' },
+    hash: { type: 'string' },
+  },
+  required: ['pruned', 'seq', 'changes', 'prevHash', 'hash'],
+} as const;
+
 /** Store `PublishResult`. */
 export const publishResultSchema = {
   type: 'object',
   properties: {
     status: { enum: ['accepted', 'duplicate', 'noop'] },
-    transition: { anyOf: [transitionSchema, { type: 'null' }] },
+    transition: { anyOf: [transitionSchema, prunedTransitionSchema, { type: 'null' }] },
   },
   required: ['status', 'transition'],
 } as const;

@@ -19,7 +19,7 @@ import { decodeRaw, decodeValue } from './codec.js';
 import { GENESIS_HASH, stateHash, transitionHash } from './hash.js';
 import { checkRevisionIndex, checkSeqIndex, patchDigest, StreamChanges } from './audit-indexes.js';
 import { Family, checkpointKey, describeKey, familyRange, gapRanges, parseKey } from './keys.js';
-import { FORMAT, SEAL_BYTES, checkpointBody, decodeCheckpoint, decodeCount, decodeHead, decodeJournalMark, decodeLog, decodeRevision, decodeTip, sealHolds } from './records.js';
+import { FORMAT, SEAL_BYTES, checkpointBody, decodeCheckpoint, decodeCount, decodeHead, decodeLog, decodeRevision, decodeTip, decodeWalMark, sealHolds } from './records.js';
 import type { HeadRecord, LogRecord, RevisionRecord, TipRecord } from './records.js';
 import type { StorageReader } from '../storage.js';
 import { stateProblem } from './validate.js';
@@ -151,6 +151,7 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
       report(AuditCode.CHAIN_BROKEN, key, `prevHash ${record.prevHash.slice(0, 12)}… does not match the previous transition's hash ${prevHash.slice(0, 12)}…`, stream);
     }
     prevHash = record.hash;
+    if (record.id !== undefined) ids.set(record.id, record.seq);
     if (record.pruned) {
       for (const c of record.changes) {
         loggedChanges(c.stream).push(record.seq, c.rev, { pruned: true, digest: 0 });
@@ -162,7 +163,6 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
     if (transitionHash(record.prevHash, record) !== record.hash) {
       report(AuditCode.HASH_MISMATCH, key, 'the stored hash differs from sha256(prevHash ‖ canonical(body))', stream);
     }
-    if (record.id !== undefined) ids.set(record.id, record.seq);
     for (const c of record.changes) {
       const indexed = c.rev > originOf(c.stream);
       loggedChanges(c.stream).push(record.seq, c.rev, { pruned: false, digest: indexed ? patchDigest(c.patch) : 0 });
@@ -300,9 +300,9 @@ async function checkMetaRecords(storage: StorageReader): Promise<{ formatProblem
       } catch (err) {
         others.push({ key: describeKey(key), detail: messageOf(err) });
       }
-    } else if (k.family === 'meta' && k.name === 'journal') {
+    } else if (k.family === 'meta' && k.name === 'wal') {
       try {
-        decodeJournalMark(key, value);
+        decodeWalMark(key, value);
       } catch (err) {
         others.push({ key: describeKey(key), detail: messageOf(err) });
       }

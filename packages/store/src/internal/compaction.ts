@@ -2,11 +2,11 @@
  * Compaction and retention (README "Compaction", "Retention policy"): this module owns moving a
  * stream's origin forward in one batch — a checkpoint at the new origin, older checkpoints and
  * revision-index entries deleted, transitions no retained revision needs replaced by pruned
- * stubs that keep the chain link — both on request (`Store.compact`) and as the retention
+ * stubs that keep the chain link and the idempotency id — both on request (`Store.compact`) and as the retention
  * policy applied after each accepted transition, and dropping what memory held below the origin.
  */
 import type { StreamId, Transition } from '../types.js';
-import { Family, checkpointKey, headKey, idKey, logKey, parseKey, streamRange } from './keys.js';
+import { Family, checkpointKey, headKey, logKey, parseKey, streamRange } from './keys.js';
 import { currentOf } from './current-state.js';
 import { logRecord, seqOfRev } from './log-reads.js';
 import { stateAtUnlocked } from './state-at.js';
@@ -89,8 +89,9 @@ async function compactInSession(ctx: StoreContext, stream: StreamId, origin: num
     const record = await logRecord(ctx, seq, stream);
     if (record.pruned || !record.changes.every((c) => c.rev <= origins(c.stream))) continue;
     const stub: PrunedRecord = { pruned: true, seq, changes: record.changes.map((c) => ({ stream: c.stream, rev: c.rev })), prevHash: record.prevHash, hash: record.hash };
+    // The id stays, in the stub and its I record: a retry is still a duplicate.
+    if (record.id !== undefined) stub.id = record.id;
     ops.push({ type: 'put', key: logKey(seq), value: encodeRecord(stub) });
-    if (record.id !== undefined) ops.push({ type: 'del', key: idKey(record.id) });
   }
   const head: HeadRecord = { rev: h.rev, seq: h.seq, origin };
   ops.push({ type: 'put', key: headKey(stream), value: encodeRecord(head) });

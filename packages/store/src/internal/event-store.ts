@@ -15,6 +15,7 @@ import type {
   PublishResult,
   StoreOptions,
   StoreView,
+  StoreNotice,
   StreamHead,
   StreamId,
   Transition,
@@ -31,13 +32,13 @@ import { currentOf } from './current-state.js';
 import { logRecord, prunedError, revAtSeq, transitionsIn } from './log-reads.js';
 import { patchAt } from './replay.js';
 import { stateAt } from './state-at.js';
-import { appendTransition } from './import-transition.js';
+import { appendTransitions } from './import-transition.js';
 import { formatKey } from './keys.js';
 import { enqueue } from './publication.js';
 import { FORMAT, corrupt, encodeRecord } from './records.js';
 import { MIGRATES_FROM, migrateToCurrent } from './format-migration.js';
 import { resolveSettings } from './settings.js';
-import type { Storage } from '../storage.js';
+import type { Storage, StorageRepair } from '../storage.js';
 import { NamedLocks, type LockAttempt } from '../named-locks.js';
 import { storeNotFound } from './store-not-found.js';
 import { EMPTY, checkOpen, headOf, loadContext } from './store-context.js';
@@ -116,12 +117,14 @@ async function checkFormat(storage: Storage, open: { create: boolean }): Promise
 
 class EventStore implements Store {
   readonly location: string | null;
+  readonly notices: readonly StoreNotice[];
   readonly #ctx: StoreContext;
   readonly #locks: NamedLocks;
 
   constructor(ctx: StoreContext) {
     this.#ctx = ctx;
     this.location = ctx.storage.location;
+    this.notices = Object.freeze((ctx.storage.repairs ?? []).map((repair) => lostNotice(repair, ctx.lastSeq)));
     this.#locks = new NamedLocks(ctx.storage.lock?.bind(ctx.storage));
   }
 
@@ -236,9 +239,20 @@ class EventStore implements Store {
   async publish(input: PublishInput): Promise<PublishResult> {
     checkOpen(this.#ctx);
     const checked = checkedInput('publish input', () => checkPublishInput(input));
-    const result = await enqueue(this.#ctx, checked);
-    if (result.status === 'accepted') await applyRetention(this.#ctx, result.transition);
-    return result;
+    const [result] = await enqueue(this.#ctx, [checked]);
+    if (result?.status === 'accepted') await applyRetention(this.#ctx, result.transition);
+    return result as PublishResult;
+  }
+
+  async publishMany(inputs: PublishInput[]): Promise<PublishResult[]> {
+    checkOpen(this.#ctx);
+    if (!Array.isArray(inputs) || inputs.length === 0) {
+      throw new StateflowError('INPUT_INVALID', `publishMany needs a non-empty array of publish inputs, got ${describeInput(inputs)}`, { field: 'inputs' });
+    }
+    const checked = inputs.map((input, i) => checkedInput(`publish input ${i + 1} of ${inputs.length}`, () => checkPublishInput(input)));
+    const results = await enqueue(this.#ctx, checked);
+    for (const result of results) if (result.status === 'accepted') await applyRetention(this.#ctx, result.transition);
+    return results;
   }
 
   async fork(from: StreamId, to: StreamId, options: ForkOptions = {}): Promise<PublishResult> {
@@ -267,7 +281,15 @@ class EventStore implements Store {
 
   async append(transition: Transition): Promise<void> {
     checkOpen(this.#ctx);
-    await appendTransition(this.#ctx, transition);
+    await appendTransitions(this.#ctx, [transition]);
+  }
+
+  async appendMany(transitions: Transition[]): Promise<void> {
+    checkOpen(this.#ctx);
+    if (!Array.isArray(transitions) || transitions.length === 0) {
+      throw new StateflowError('INPUT_INVALID', `appendMany needs a non-empty array of exported transitions, got ${describeInput(transitions)}`, { field: 'transitions' });
+    }
+    await appendTransitions(this.#ctx, transitions);
   }
 
   async compact(stream: StreamId, options: { keepRevisions: number }): Promise<{ origin: number; deleted: number }> {
@@ -330,6 +352,20 @@ class EventStore implements Store {
       throw new StateflowError('TRANSITION_NOT_FOUND', `There is no transition ${seq} (the last is ${this.#ctx.lastSeq})`, { seq, lastSeq: this.#ctx.lastSeq });
     }
   }
+}
+
+/** The notice of a dropped unsynced tail: the store opened at `lastSeq`, so buffered transitions from the next seq on are lost. */
+function lostNotice(repair: StorageRepair, lastSeq: number): StoreNotice {
+  const fromSeq = lastSeq + 1;
+  const through = repair.lostThrough !== null && repair.lostThrough >= fromSeq ? repair.lostThrough : null;
+  const range = through === null ? `from seq ${fromSeq} on` : `${fromSeq}…${through} (as far as the dropped records show)`;
+  return {
+    code: 'BUFFERED_TRANSITIONS_LOST',
+    message:
+      `The store was not closed before an OS crash or power loss, and its write-ahead log was damaged from byte ${repair.offset} of ${repair.file} (${repair.reason}) with no synced record after it: ` +
+      `transitions ${range} that were acknowledged with buffered durability are lost (every synced one is kept). The ${repair.bytes} dropped bytes are kept in ${repair.keptIn.join(', ')}.`,
+    details: { fromSeq, throughSeq: through, file: repair.file, offset: repair.offset, keptIn: [...repair.keptIn] },
+  };
 }
 
 /** @throws INPUT_INVALID unless `name` is a non-empty string */

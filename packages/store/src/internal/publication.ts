@@ -6,7 +6,7 @@
  * chain), and writing a group's transitions with their index, head, checkpoint and id records in
  * one atomic batch, after which memory is updated and watchers are notified.
  */
-import { StateflowError, applyPatch, netPatch } from '@stateflow/core';
+import { StateflowError, applyPatch, isStateflowError, netPatch, withMessagePrefix } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { ExpectedRevision, PublishInput, PublishResult, StreamChange, StreamId, Transition } from '../types.js';
 import { NO_DEBT, afterCheckpoint, checkpointDue, withPatch } from './checkpoint-policy.js';
@@ -53,12 +53,13 @@ export interface Group {
 }
 
 /**
- * Queue a checked publish for the next group commit; resolves once the batch holding it was
- * written (or rejects with its own error, or the batch's write error).
+ * Queue checked inputs — one publish, or an all-or-nothing batch of them — for the next group
+ * commit; resolves once the batch holding them was written (or rejects with the first input's
+ * own error, or the batch's write error).
  */
-export function enqueue(ctx: StoreContext, input: PublishInput): Promise<PublishResult> {
-  return new Promise<PublishResult>((resolve, reject) => {
-    ctx.queue.push({ input, resolve, reject });
+export function enqueue(ctx: StoreContext, inputs: PublishInput[]): Promise<PublishResult[]> {
+  return new Promise<PublishResult[]>((resolve, reject) => {
+    ctx.queue.push({ inputs, resolve, reject });
     // The first publish of a group schedules it; later ones join until it starts.
     if (ctx.queue.length === 1) void ctx.lock.write(() => commitQueued(ctx));
   });
@@ -78,21 +79,34 @@ export async function commit(ctx: StoreContext, input: PublishInput, session: Se
 /**
  * Group commit: take every queued publish, stage each in order against memory as the earlier
  * ones will leave it (each accepted or rejected on its own, exactly as if they ran one after
- * another), write all accepted ones in one batch, then settle them. Runs as one write task.
+ * another; a batch is accepted or rejected whole), write all accepted ones in one batch, then
+ * settle them. Runs as one write task.
  */
 async function commitQueued(ctx: StoreContext): Promise<void> {
   const queued = ctx.queue;
   ctx.queue = [];
-  const settled: { item: Queued; result: PublishResult }[] = [];
+  const settled: { item: Queued; results: PublishResult[] }[] = [];
   try {
     await withWriteSession(ctx, async (session) => {
-      const group = newGroup(ctx);
+      let group = newGroup(ctx);
       for (const item of queued) {
+        // A batch stages into a copy of the group, kept only when every input of it stages.
+        const target = item.inputs.length === 1 ? group : copyGroup(group);
+        const results: PublishResult[] = [];
         try {
-          settled.push({ item, result: await stage(ctx, item.input, group) });
+          for (const [i, input] of item.inputs.entries()) {
+            try {
+              results.push(await stage(ctx, input, target));
+            } catch (err) {
+              throw item.inputs.length > 1 && isStateflowError(err) ? withMessagePrefix(err, `Input ${i + 1} of ${item.inputs.length}: `) : err;
+            }
+          }
         } catch (err) {
           item.reject(err);
+          continue;
         }
+        group = target;
+        settled.push({ item, results });
       }
       await writeGroup(ctx, group, session);
     });
@@ -102,7 +116,7 @@ async function commitQueued(ctx: StoreContext): Promise<void> {
     for (const item of queued) item.reject(err);
     return;
   }
-  for (const { item, result } of settled) item.resolve(result);
+  for (const { item, results } of settled) item.resolve(results);
 }
 
 /** An empty group starting at the store's chain tip. */
@@ -110,8 +124,22 @@ export function newGroup(ctx: StoreContext): Group {
   return { staged: [], ops: [], heads: new Map(), states: new Map(), debts: new Map(), ids: new Map(), lastSeq: ctx.lastSeq, lastHash: ctx.lastHash };
 }
 
+/** A copy of `group` to stage into without changing it. */
+function copyGroup(group: Group): Group {
+  return {
+    staged: [...group.staged],
+    ops: [...group.ops],
+    heads: new Map(group.heads),
+    states: new Map(group.states),
+    debts: new Map(group.debts),
+    ids: new Map(group.ids),
+    lastSeq: group.lastSeq,
+    lastHash: group.lastHash,
+  };
+}
+
 /** A stream's head as the group will leave it. */
-function groupHead(ctx: StoreContext, group: Group, stream: StreamId): HeadRecord {
+export function groupHead(ctx: StoreContext, group: Group, stream: StreamId): HeadRecord {
   return group.heads.get(stream) ?? headOf(ctx, stream);
 }
 
@@ -173,11 +201,9 @@ async function stage(ctx: StoreContext, input: PublishInput, group: Group): Prom
     const sibling = group.ids.get(input.id);
     if (sibling !== undefined) return { status: 'duplicate', transition: sibling };
     const bytes = await ctx.storage.get(idKey(input.id));
-    if (bytes !== undefined) {
-      const seq = decodeCount(idKey(input.id), bytes);
-      const original = await logRecord(ctx, seq);
-      if (!original.pruned) return { status: 'duplicate', transition: original };
-    }
+    // Compaction keeps a pruned transition's id in its stub: a retry is a duplicate for as long
+    // as the store keeps the stub (always).
+    if (bytes !== undefined) return { status: 'duplicate', transition: await logRecord(ctx, decodeCount(idKey(input.id), bytes)) };
   }
   const streams = Object.keys(input.changes);
   const basis = new Map<StreamId, JsonObject>();

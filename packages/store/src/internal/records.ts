@@ -6,7 +6,7 @@
 import { hash } from 'node:crypto';
 import { StateflowError, isJsonObject } from '@stateflow/core';
 import type { JsonObject, JsonValue } from '@stateflow/core';
-import type { Transition } from '../types.js';
+import type { PrunedTransition, Transition } from '../types.js';
 import { asciiJson, decodeFields, decodeRaw, decodeValue, encodeValue, parseAsciiJson, toFrozenJson } from './codec.js';
 import { transitionHash } from './hash.js';
 import { describeKey } from './keys.js';
@@ -41,17 +41,27 @@ export function decodeTip(key: Uint8Array, bytes: Uint8Array): TipRecord {
 }
 
 /**
- * `M/journal` `{ frame }` (LevelDB stores): the number of the last journal frame LevelDB holds,
- * written in the same batch as that frame's operations (`leveldb/journal.ts`).
+ * `M/wal` `{ boot, synced }` (LevelDB stores): put by the LevelDB adapter in every batch it
+ * writes, so that LevelDB's write-ahead log says of each of its records whether it was synced
+ * and on which boot of the machine it was written (`leveldb/crash-policy.ts`). Only the last
+ * one matters once the log is flushed into tables.
  */
-export function decodeJournalMark(key: Uint8Array, bytes: Uint8Array): number {
-  const v = decode(key, bytes);
-  if (!isJsonObject(v) || !isCount(v.frame)) throw corrupt(key, 'journal mark has the wrong shape');
-  return v.frame;
+export interface WalMark {
+  /** The writing process's boot id (`/proc/sys/kernel/random/boot_id` on Linux). */
+  boot: string;
+  /** The batch was written with `sync: true`: acknowledged only once on stable storage. */
+  synced: boolean;
 }
 
-/** Encode `M/journal`. */
-export const encodeJournalMark = (frame: number): Uint8Array => encodeValue({ frame });
+/** Decode `M/wal`. */
+export function decodeWalMark(key: Uint8Array, bytes: Uint8Array): WalMark {
+  const v = decode(key, bytes);
+  if (!isJsonObject(v) || typeof v.boot !== 'string' || typeof v.synced !== 'boolean') throw corrupt(key, 'write-ahead-log mark has the wrong shape');
+  return { boot: v.boot, synced: v.synced };
+}
+
+/** Encode `M/wal`. */
+export const encodeWalMark = (mark: WalMark): Uint8Array => encodeValue({ boot: mark.boot, synced: mark.synced });
 
 /** `H/<stream>`: a stream's head. */
 export interface HeadRecord {
@@ -139,16 +149,11 @@ export function storedSeq(key: Uint8Array, bytes: Uint8Array): number | undefine
 }
 
 /**
- * `L/<seq>` after compaction pruned the transition: the body is gone, the chain link stays so the
- * chain can still be verified across the gap.
+ * `L/<seq>` after compaction pruned the transition (the public {@link PrunedTransition}): the
+ * body is gone; the chain link stays so the chain can still be verified across the gap, and the
+ * idempotency id so a retry is still a duplicate.
  */
-export interface PrunedRecord {
-  pruned: true;
-  seq: number;
-  changes: { stream: string; rev: number }[];
-  prevHash: string;
-  hash: string;
-}
+export type PrunedRecord = PrunedTransition;
 
 /** A log record: a full transition or a pruned stub. */
 export type LogRecord = ({ pruned?: undefined } & Transition) | PrunedRecord;
@@ -257,7 +262,10 @@ export function decodeLog(key: Uint8Array, bytes: Uint8Array, seq: number, optio
       if (!isJsonObject(c) || typeof c.stream !== 'string' || !isCount(c.rev)) throw corrupt(key, 'pruned log record has the wrong shape', stream);
       return { stream: c.stream, rev: c.rev };
     });
-    return { pruned: true, seq, changes, prevHash: v.prevHash, hash: v.hash };
+    if (v.id !== undefined && typeof v.id !== 'string') throw corrupt(key, 'pruned log record has the wrong shape', stream);
+    const stub: PrunedRecord = { pruned: true, seq, changes, prevHash: v.prevHash, hash: v.hash };
+    if (v.id !== undefined) stub.id = v.id;
+    return stub;
   }
   if (typeof v.time !== 'string' || (v.id !== undefined && typeof v.id !== 'string') || (v.meta !== undefined && !isJsonObject(v.meta))) {
     throw corrupt(key, 'transition has the wrong shape', stream);

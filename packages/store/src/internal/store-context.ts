@@ -23,10 +23,10 @@ import { WatchHub } from './watch-hub.js';
 export const EMPTY: JsonObject = Object.freeze({}) as JsonObject;
 const ZERO_HEAD: HeadRecord = Object.freeze({ rev: 0, seq: 0, origin: 0 });
 
-/** A publish waiting for the next group commit. */
+/** A publish — or an all-or-nothing batch of them (`publishMany`) — waiting for the next group commit. */
 export interface Queued {
-  input: PublishInput;
-  resolve: (result: PublishResult) => void;
+  inputs: PublishInput[];
+  resolve: (results: PublishResult[]) => void;
   reject: (err: unknown) => void;
 }
 

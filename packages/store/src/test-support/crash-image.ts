@@ -6,7 +6,7 @@
 import { cp, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Store } from '../types.js';
+import type { Durability, Store } from '../types.js';
 import { openStore } from '../open-store.js';
 
 /** A crash image and the name of its write-ahead log. */
@@ -17,13 +17,15 @@ export interface CrashImage {
 }
 
 /**
- * Open a store in a new temp directory, run `work` with fsync durability, copy the directory
- * while the store is open (without LOCK), then close the store.
+ * Open a store in a new temp directory, run `work` (with fsync durability unless `options` say
+ * otherwise), copy the directory while the store is open (without LOCK), then close the store.
+ * The image was written on this boot of the machine; to open it "after a reboot", open it with
+ * `STATEFLOW_BOOT_ID` set to another id ({@link afterReboot}).
  */
-export async function crashImage(work: (store: Store) => Promise<void>): Promise<CrashImage> {
+export async function crashImage(work: (store: Store) => Promise<void>, options: { durability?: Durability } = {}): Promise<CrashImage> {
   const live = await mkdtemp(path.join(tmpdir(), 'stateflow-live-'));
   const dir = await mkdtemp(path.join(tmpdir(), 'stateflow-image-'));
-  const store = await openStore(live, { durability: 'fsync' });
+  const store = await openStore(live, { durability: options.durability ?? 'fsync' });
   try {
     await work(store);
     await cp(live, dir, { recursive: true, filter: (file) => path.basename(file) !== 'LOCK' });
@@ -59,4 +61,16 @@ export function recordAt(log: Uint8Array, at: number): number {
     pos += 7 + length;
   }
   throw new Error(`byte ${at} is beyond the log`);
+}
+
+/** Run `open` as a process of another boot of the machine would (a simulated reboot: `STATEFLOW_BOOT_ID`). */
+export async function afterReboot<T>(open: () => Promise<T>): Promise<T> {
+  const before = process.env.STATEFLOW_BOOT_ID;
+  process.env.STATEFLOW_BOOT_ID = 'a-later-boot-of-the-machine';
+  try {
+    return await open();
+  } finally {
+    if (before === undefined) delete process.env.STATEFLOW_BOOT_ID;
+    else process.env.STATEFLOW_BOOT_ID = before;
+  }
 }

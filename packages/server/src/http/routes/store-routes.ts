@@ -13,6 +13,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../server-context.js';
 import {
   appendBodySchema,
+  appendManyBodySchema,
   atSeqBodySchema,
   auditBodySchema,
   compactBodySchema,
@@ -20,6 +21,7 @@ import {
   forkBodySchema,
   patchQuerySchema,
   publishBodySchema,
+  publishManyBodySchema,
   revertBodySchema,
   seqParamsSchema,
   stateQuerySchema,
@@ -145,6 +147,12 @@ export function registerStoreRoutes(app: FastifyInstance, context: ServerContext
       return context.store.publish(request.body);
     });
 
+    scope.post<{ Body: { inputs: PublishInput[] } }>('/v1/store/publish-many', { schema: { body: publishManyBodySchema } }, async (request) => {
+      const { inputs } = request.body;
+      await visible(request, ...new Set(inputs.flatMap((input) => [...Object.keys(input.changes), ...Object.keys(input.expected ?? {})])));
+      return { results: await context.store.publishMany(inputs) };
+    });
+
     scope.post<{ Body: { from: string; to: string; at?: number; expected?: ExpectedRevision; id?: string } }>(
       '/v1/store/fork',
       { schema: { body: forkBodySchema } },
@@ -169,6 +177,12 @@ export function registerStoreRoutes(app: FastifyInstance, context: ServerContext
       ownerOnly(request, 'Appending exported transitions rebuilds the whole log');
       await context.store.append(request.body.transition);
       return { seq: request.body.transition.seq };
+    });
+
+    scope.post<{ Body: { transitions: Transition[] } }>('/v1/store/append-many', { schema: { body: appendManyBodySchema } }, async (request) => {
+      ownerOnly(request, 'Appending exported transitions rebuilds the whole log');
+      await context.store.appendMany(request.body.transitions);
+      return { seq: context.store.lastSeq() };
     });
 
     scope.post<{ Body: JsonObject }>('/v1/store/audit', { schema: { body: auditBodySchema } }, async (request) => {

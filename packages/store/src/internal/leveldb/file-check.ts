@@ -9,32 +9,27 @@
  * was.
  *
  * What is checked, in order: the lock (a directory another process holds is changing under the
- * reader: `STORE_LOCKED`), `CURRENT` (a missing one beside LevelDB files would make LevelDB
- * create a new, empty database over them), the MANIFEST it names (every record's checksum, every
- * VersionEdit), every live table (present, with the size the MANIFEST recorded), and every log
- * recovery will replay (present when the MANIFEST names it; every record's checksum; only the
- * newest non-empty log may end in a torn record).
+ * reader: `STORE_LOCKED`, also when its `LOCK` file was deleted while a process still has the
+ * store's files open), `CURRENT` (a missing one beside LevelDB files would make LevelDB create a
+ * new, empty database over them), the MANIFEST it names (every record's checksum, every
+ * VersionEdit; LevelDB syncs it, so only a torn tail is tolerated), every live table (present,
+ * with the size the MANIFEST recorded), and every log recovery will replay (present when the
+ * MANIFEST names it; read record by record). What damage to a log the store may still open with
+ * is the crash policy's to decide (`crash-policy.ts`): this check only reads.
  *
- * Why a torn tail is the only damage allowed: a clean close flushes LevelDB's memtable into a
- * table (see `level-storage.ts`), so a cleanly closed store has an empty log. Bytes in a log at
- * open come from a session that did not close — a crash, whose only damage is a last record cut
- * short — or from damage to the files.
+ * A clean close flushes LevelDB's memtable into a table (see `level-storage.ts`), so a cleanly
+ * closed store has an empty log: bytes in a log at open come from a session that did not close
+ * (a crash) or from damage to the files.
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { StateflowError } from '@stateflow/core';
+import type { ReplayedLog } from './crash-policy.js';
 import { scanLog } from './log-format.js';
-import type { LogScan } from './log-format.js';
-import { lockHolder } from './lock-holder.js';
+import { lockHolder, openFileHolder } from './lock-holder.js';
 import { foldManifest } from './manifest.js';
 import type { ManifestVersion } from './manifest.js';
 
-/** A write-ahead log that LevelDB's recovery will replay. */
-export interface ReplayedLog {
-  name: string;
-  bytes: number;
-  scan: LogScan;
-}
 
 /**
  * One damaged place in a LevelDB directory. `kind`: `missing` (a log or table the MANIFEST names
@@ -50,8 +45,8 @@ export interface FileDamage {
 }
 
 /**
- * What the check found: nothing (no LevelDB database yet), or the logs recovery will replay and
- * (with `tolerateDamage`) the damage found.
+ * What the check found: nothing (no LevelDB database yet), or the logs recovery will replay (with
+ * their scans, damaged or not) and (with `tolerateDamage`) the damage found in the other files.
  */
 export type LevelDbFiles = { exists: false } | { exists: true; logs: ReplayedLog[]; damage: FileDamage[] };
 
@@ -74,8 +69,9 @@ export function fileCorrupt(dir: string, file: string, offset: number, detail: s
  * Check the LevelDB files in `dir` before LevelDB opens them (see the module comment).
  * @param options.tolerateDamage report damage instead of throwing (`stateflow recover`, which
  *   needs to know what a damaged store held); the lock is still checked.
- * @throws STORE_LOCKED `{ dir, pid }` when a process holds the directory (this one included);
- *   STORE_CORRUPT `{ file, offset, detail }` for damage other than a crash's torn tail;
+ * @throws STORE_LOCKED `{ dir, pid }` when a process holds the directory (this one included), or
+ *   has its files open while its LOCK file is missing; STORE_CORRUPT `{ file, offset, detail }`
+ *   for damage to CURRENT, the MANIFEST or the tables, or a missing log;
  *   STORE_IO when the files cannot be read.
  */
 export async function checkLevelDbFiles(dir: string, options: { tolerateDamage?: boolean } = {}): Promise<LevelDbFiles> {
@@ -95,6 +91,16 @@ export async function checkLevelDbFiles(dir: string, options: { tolerateDamage?:
     throw new StateflowError('STORE_LOCKED', message, { dir, pid: holder });
   }
   const present = new Set(names);
+  if (!present.has('LOCK') && present.has('CURRENT')) {
+    const pid = await openFileHolder(dir);
+    if (pid !== null) {
+      throw new StateflowError(
+        'STORE_LOCKED',
+        `Store directory ${dir} has no LOCK file, yet process ${pid} has its files open: someone deleted LOCK while that process held the store (LevelDB never deletes it). Stop process ${pid} before opening the store; never delete LOCK by hand`,
+        { dir, pid },
+      );
+    }
+  }
   const damage: FileDamage[] = [];
   const corrupt = (kind: FileDamage['kind'], file: string, offset: number, detail: string): void => {
     if (options.tolerateDamage !== true) throw fileCorrupt(dir, file, offset, detail);
@@ -118,7 +124,7 @@ export async function checkLevelDbFiles(dir: string, options: { tolerateDamage?:
     return unreadable();
   }
   const manifestScan = scanLog(await read(dir, manifestName));
-  if (manifestScan.damage !== null && !manifestScan.damage.tail) corrupt('damaged', manifestName, manifestScan.damage.offset, manifestScan.damage.reason);
+  if (manifestScan.damage !== null && manifestScan.damage.verifiedAfter !== null) corrupt('damaged', manifestName, manifestScan.damage.offset, manifestScan.damage.reason);
   let version: ManifestVersion;
   try {
     version = foldManifest(manifestScan.records.map((r) => r.data));
@@ -151,16 +157,8 @@ export async function checkLevelDbFiles(dir: string, options: { tolerateDamage?:
   const logs: ReplayedLog[] = [];
   for (const name of replayed) {
     const bytes = await read(dir, name);
-    logs.push({ name, bytes: bytes.length, scan: scanLog(bytes, { salvage: options.tolerateDamage === true }) });
+    logs.push({ name, bytes: bytes.length, scan: scanLog(bytes) });
   }
-  logs.forEach((log, i) => {
-    const damage = log.scan.damage;
-    if (damage === null) return;
-    const newest = logs.slice(i + 1).every((later) => later.bytes === 0);
-    if (!damage.tail || !newest) {
-      corrupt('damaged', log.name, damage.offset, `write-ahead log damaged (${damage.reason}) with data after it; LevelDB's recovery would silently drop the damaged records and the rest of their block, with the transitions in them`);
-    }
-  });
   return { exists: true, logs, damage };
 }
 

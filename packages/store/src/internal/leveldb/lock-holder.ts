@@ -5,7 +5,7 @@
  * store's files, because the files of a store another process has open are changing under the
  * reader (a log being appended, tables being replaced) and must not be judged as damage.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -37,6 +37,37 @@ export async function lockHolder(dir: string): Promise<number | null | undefined
     if (fields[1] !== 'POSIX' || fields[5] !== id) continue;
     const pid = Number(fields[4]);
     if (Number.isSafeInteger(pid)) return pid;
+  }
+  return null;
+}
+
+/**
+ * A process other than this one with a file of `dir` open, or `null` when none is found (or this
+ * platform cannot tell: no `/proc`, or processes of other users whose descriptors cannot be
+ * read). Asked only when `dir`'s `LOCK` file is missing beside LevelDB's files: LevelDB never
+ * deletes it, so someone did — perhaps while a process still holds the store through the deleted
+ * file, and a second opener would create a new `LOCK` and write the same files at once.
+ * Cost: one `readlink` per open descriptor of every process (only on this rare path).
+ */
+export async function openFileHolder(dir: string): Promise<number | null> {
+  const prefix = `${await realpath(dir).catch(() => path.resolve(dir))}${path.sep}`;
+  let pids: string[];
+  try {
+    pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid);
+  } catch {
+    return null;
+  }
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = await readdir(`/proc/${pid}/fd`);
+    } catch {
+      continue; // gone, or another user's
+    }
+    for (const fd of fds) {
+      const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
+      if (target.startsWith(prefix)) return Number(pid);
+    }
   }
   return null;
 }

@@ -3,8 +3,8 @@
  * LevelDB writes its write-ahead log (`NNNNNN.log`) and its MANIFEST in this format, and its own
  * recovery, on open, silently drops what it cannot read — a damaged record and, with it, every
  * later record of the same block, or of the whole log after a bad length. Stateflow therefore
- * reads these files before LevelDB ever opens them, and refuses to open a store whose log is
- * damaged anywhere but in its torn tail.
+ * reads these files before LevelDB ever opens them; what a damaged log may still be opened with
+ * is decided by the crash policy (`crash-policy.ts`) from what this scan finds.
  *
  * The format (leveldb `doc/log_format.md`): the file is a sequence of 32 KiB blocks; a block holds
  * physical records `checksum u32le | length u16le | type u8 | payload`, where `checksum` is the
@@ -48,141 +48,153 @@ export interface LogDamage {
   /** What is wrong there, in LevelDB's words where it has them. */
   reason: string;
   /**
-   * True when the damage has the shape a crash in the middle of the last write leaves: from the
-   * damaged record to the end of the file there is nothing but that record cut short, zeros
-   * (a file extended but not written), or one record cut short by the end of the file; or the
-   * log ends in a logical record missing its last fragments. False otherwise — damage with
-   * data after it, which LevelDB's recovery would skip over, losing what the damaged part held.
+   * The file ends inside the record (its header, its payload, or its later fragments are
+   * missing): the shape of a write cut short by a crash, when nothing verifies after it. Any
+   * other damage (a checksum mismatch over a complete record, a bad length, zeros, stray bytes)
+   * is not what a process crash leaves.
    */
-  tail: boolean;
+  cutByEnd: boolean;
+  /**
+   * Byte offset of the first physical record after the damage whose checksum holds, or `null`
+   * when none does. A crash tears only what is being appended, so a record that verifies after
+   * the damage proves the damage is not a crash's. Found by trying every byte offset, not only
+   * block starts, so a damaged length cannot hide the records after it.
+   */
+  verifiedAfter: number | null;
 }
 
 /** What a scan of one log-format file found. */
 export interface LogScan {
   /** Every complete logical record before the first damage, in file order. */
   records: LogRecord[];
-  /** Bytes up to the end of the last complete logical record. */
+  /** Bytes up to the end of the last complete logical record before the first damage. */
   intactBytes: number;
   /** The first damage, or `null` when every byte of the file reads as complete records. */
   damage: LogDamage | null;
+  /**
+   * The complete logical records after the first damage, each found by resuming at the next
+   * physical record that verifies (fragments whose start was lost are skipped): the evidence of
+   * what the damaged part of the log was followed by. Empty without damage.
+   */
+  later: LogRecord[];
 }
 
-/** Options of {@link scanLog}. */
-export interface ScanOptions {
-  /**
-   * Keep reading after the first damage, the way LevelDB's recovery does (resynchronising at the
-   * next record or block, dropping orphan fragments), and return the records found after it too.
-   * For saying what a damaged log held; never for deciding whether a store may open.
-   */
-  salvage?: boolean;
+/** Where reading stopped at damage, and the offset from which a record that verifies is evidence against a torn tail. */
+interface Stop {
+  offset: number;
+  reason: string;
+  cutByEnd: boolean;
+  searchFrom: number;
 }
 
 /**
  * Read every logical record of a log-format file and locate its first damage.
  *
- * Cost: one pass over `bytes` with a CRC32C per record (and, after damage, one pass over the rest
- * to tell a torn tail from damage followed by data).
+ * Cost: one pass over `bytes` with a CRC32C per record; after damage, one more pass over the
+ * rest trying each byte offset whose type byte and length could start a record.
  */
-export function scanLog(bytes: Uint8Array, options: ScanOptions = {}): LogScan {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+export function scanLog(bytes: Uint8Array): LogScan {
   const records: LogRecord[] = [];
-  let damage: LogDamage | null = null;
-  let intactBytes = 0;
+  const first = readRecords(bytes, 0, records, { afterDamage: false });
+  if (first.stop === null) return { records, intactBytes: bytes.length, damage: null, later: [] };
+  const damage: LogDamage = { offset: first.stop.offset, reason: first.stop.reason, cutByEnd: first.stop.cutByEnd, verifiedAfter: null };
+  const later: LogRecord[] = [];
+  let from = first.stop.searchFrom;
+  for (;;) {
+    const next = nextVerified(bytes, from);
+    if (next === null) break;
+    damage.verifiedAfter ??= next;
+    const { stop } = readRecords(bytes, next, later, { afterDamage: true });
+    if (stop === null) break;
+    from = Math.max(stop.searchFrom, next + 1);
+  }
+  return { records, intactBytes: first.intactEnd, damage, later };
+}
+
+/**
+ * Read logical records from `start` into `out` until the first damage or the end of the file.
+ * `afterDamage`: reading resumed at a record that verifies after damage, where fragments whose
+ * start is gone are skipped rather than reported.
+ * @returns where reading stopped at damage (`null` at a clean end of file), and the end of the
+ *   last complete record read
+ */
+function readRecords(bytes: Uint8Array, start: number, out: LogRecord[], options: { afterDamage: boolean }): { stop: Stop | null; intactEnd: number } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let fragments: Uint8Array[] | null = null;
   let fragmentStart = 0;
-  let pos = 0;
-  /** Record damage at `offset`; returns whether to go on reading at `resumeAt`. */
-  /** Record damage at `offset` (a tail if only a torn write's leftovers follow `rest`); go on at `resumeAt`? */
-  const damaged = (offset: number, reason: string, resumeAt: number, rest = resumeAt): boolean => {
-    damage ??= { offset, reason, tail: tornFrom(bytes, view, rest) };
-    fragments = null;
-    pos = resumeAt;
-    return options.salvage === true;
-  };
-  const complete = (offset: number, data: Uint8Array, end: number): void => {
-    records.push({ offset, data });
-    if (damage === null) intactBytes = end;
-  };
-  scan: while (pos < bytes.length) {
+  let intactEnd = start;
+  let pos = start;
+  const stopped = (offset: number, reason: string, searchFrom: number, cutByEnd = false) => ({ stop: { offset, reason, cutByEnd, searchFrom }, intactEnd });
+  while (pos < bytes.length) {
     const blockLeft = BLOCK_SIZE - (pos % BLOCK_SIZE);
     if (blockLeft < HEADER_SIZE) {
       const end = Math.min(pos + blockLeft, bytes.length);
       const nonZero = bytes.subarray(pos, end).findIndex((b) => b !== 0);
-      if (nonZero >= 0 && !damaged(pos + nonZero, 'non-zero bytes in a block trailer', end)) break;
+      if (nonZero >= 0) return stopped(pos + nonZero, 'non-zero bytes in a block trailer', end);
       pos = end;
       continue;
     }
-    if (bytes.length - pos < HEADER_SIZE) {
-      damaged(pos, 'truncated record header at end of file', bytes.length, pos);
-      break;
-    }
-    const stored = view.getUint32(pos, true);
+    if (bytes.length - pos < HEADER_SIZE) return stopped(pos, 'truncated record header at end of file', bytes.length, true);
     const length = view.getUint16(pos + 4, true);
     const type = bytes[pos + 6] as number;
-    const nextBlock = pos + blockLeft;
     const end = pos + HEADER_SIZE + length;
-    if (type === RecordType.Zero && length === 0) {
-      if (damaged(pos, 'zero-filled record', nextBlock, pos)) continue;
-      break;
-    }
-    if (HEADER_SIZE + length > blockLeft) {
-      if (damaged(pos, 'bad record length', nextBlock, pos + HEADER_SIZE)) continue;
-      break;
-    }
-    if (end > bytes.length) {
-      damaged(pos, 'truncated record at end of file', bytes.length, pos);
-      break;
-    }
+    if (type === RecordType.Zero && length === 0) return stopped(pos, 'zero-filled record', pos + 1);
+    if (HEADER_SIZE + length > blockLeft) return stopped(pos, 'bad record length', pos + 1);
+    if (end > bytes.length) return stopped(pos, 'truncated record at end of file', pos + 1, true);
     const payload = bytes.subarray(pos + HEADER_SIZE, end);
-    if (maskedCrc(type, payload) !== stored) {
-      if (damaged(pos, 'checksum mismatch', end)) continue;
-      break;
-    }
+    if (maskedCrc(type, payload) !== view.getUint32(pos, true)) return stopped(pos, 'checksum mismatch', pos + 1);
     switch (type) {
       case RecordType.Full:
       case RecordType.First:
-        if (fragments !== null && !damaged(fragmentStart, 'partial record without end', pos)) break scan;
-        if (type === RecordType.Full) complete(pos, payload, end);
-        else {
+        // A record that verifies while a fragmented one is open: the open one lost its end.
+        if (fragments !== null) return stopped(fragmentStart, 'partial record without end', pos);
+        if (type === RecordType.First) {
           fragments = [payload];
           fragmentStart = pos;
+        } else {
+          out.push({ offset: pos, data: payload });
+          intactEnd = end;
         }
         break;
       case RecordType.Middle:
-      case RecordType.Last: {
-        const started: Uint8Array[] | null = fragments;
-        if (started === null) {
-          if (damaged(pos, 'missing start of fragmented record', end)) continue;
-          break scan;
+      case RecordType.Last:
+        if (fragments === null) {
+          if (!options.afterDamage) return stopped(pos, 'missing start of fragmented record', pos);
+          break; // the rest of a record whose start was lost
         }
-        started.push(payload);
+        fragments.push(payload);
         if (type === RecordType.Last) {
-          complete(fragmentStart, Buffer.concat(started), end);
+          out.push({ offset: fragmentStart, data: Buffer.concat(fragments) });
+          intactEnd = end;
           fragments = null;
         }
         break;
-      }
       default:
-        if (damaged(pos, `unknown record type ${type}`, end)) continue;
-        break scan;
+        return stopped(pos, `unknown record type ${type}`, end);
     }
     pos = end;
   }
-  if (fragments !== null) damage ??= { offset: fragmentStart, reason: 'partial record without end at end of file', tail: true };
-  return { records, intactBytes, damage };
+  if (fragments !== null) return stopped(fragmentStart, 'partial record without end at end of file', bytes.length, true);
+  return { stop: null, intactEnd };
 }
 
 /**
- * Whether the bytes from `from` to the end of the file are what a write cut short by a crash
- * leaves: nothing, one physical record (or header) cut short by the end of the file, or zeros.
+ * The first byte offset at or after `from` where a physical record verifies: a type byte of a
+ * record kind, a length that fits the block and the file, and a matching checksum.
  */
-function tornFrom(bytes: Uint8Array, view: DataView, from: number): boolean {
-  if (from >= bytes.length || bytes.length - from < HEADER_SIZE) return true;
-  const blockLeft = BLOCK_SIZE - (from % BLOCK_SIZE);
-  if (blockLeft >= HEADER_SIZE) {
-    const length = view.getUint16(from + 4, true);
-    if (HEADER_SIZE + length <= blockLeft && from + HEADER_SIZE + length > bytes.length) return true;
+export function nextVerified(bytes: Uint8Array, from: number): number | null {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let pos = from; pos + HEADER_SIZE <= bytes.length; pos++) {
+    const blockLeft = BLOCK_SIZE - (pos % BLOCK_SIZE);
+    if (blockLeft < HEADER_SIZE) {
+      pos += blockLeft - 1;
+      continue;
+    }
+    const type = bytes[pos + 6] as number;
+    if (type < RecordType.Full || type > RecordType.Last) continue;
+    const length = view.getUint16(pos + 4, true);
+    if (HEADER_SIZE + length > blockLeft || pos + HEADER_SIZE + length > bytes.length) continue;
+    if (maskedCrc(type, bytes.subarray(pos + HEADER_SIZE, pos + HEADER_SIZE + length)) === view.getUint32(pos, true)) return pos;
   }
-  for (let i = from; i < bytes.length; i++) if (bytes[i] !== 0) return false;
-  return true;
+  return null;
 }

@@ -2,15 +2,24 @@
  * LevelDB's WriteBatch encoding (leveldb `db/write_batch.cc`): each logical record of the
  * write-ahead log is one batch — `sequence u64le | count u32le` then `count` operations, a put
  * (`0x01`, length-prefixed key, length-prefixed value) or a delete (`0x00`, length-prefixed key).
- * Stateflow decodes batches only to say what a damaged log held (which transitions), never to
- * apply them.
+ * Stateflow decodes batches only to read what a log holds (which transitions, whether synced:
+ * `crash-policy.ts`), never to apply them.
  */
 
-/** The keys a batch puts (values are not needed to name what a log held). */
-export function batchPutKeys(record: Uint8Array): Uint8Array[] {
+/** One put of a batch. */
+export interface BatchPut {
+  key: Uint8Array;
+  value: Uint8Array;
+}
+
+/**
+ * The puts of one batch, in order.
+ * @throws Error when the record is not a well-formed batch
+ */
+export function batchPuts(record: Uint8Array): BatchPut[] {
   if (record.length < 12) throw new Error('write batch shorter than its 12-byte header');
   const count = new DataView(record.buffer, record.byteOffset, record.byteLength).getUint32(8, true);
-  const keys: Uint8Array[] = [];
+  const puts: BatchPut[] = [];
   let pos = 12;
   const slice = (): Uint8Array => {
     let length = 0;
@@ -28,10 +37,10 @@ export function batchPutKeys(record: Uint8Array): Uint8Array[] {
   for (let i = 0; i < count; i++) {
     const tag = record[pos++];
     if (tag === 0x01) {
-      keys.push(slice());
-      slice();
+      const key = slice();
+      puts.push({ key, value: slice() });
     } else if (tag === 0x00) slice();
     else throw new Error(`unknown write batch tag ${String(tag)}`);
   }
-  return keys;
+  return puts;
 }
