@@ -77,6 +77,9 @@ describe('checkpointChanges', () => {
     const appended = changes.channel_values['messages'] as { appended: { type: string; content: string }[] };
     expect(appended.appended.map((m) => [m.type, m.content])).toEqual([['ai', 'you said hi']]);
     expect(changes.pending_writes?.removed.length).toBeGreaterThan(0);
+    // Back to the earlier checkpoint (a fork from it): the list lost the message at its end.
+    const back = checkpointChanges(after, before).channel_values['messages'] as { removed: { type: string }[] };
+    expect(back.removed.map((m) => m.type)).toEqual(['ai']);
 
     const first = checkpointChanges(null, await viewCheckpoint(await store.stateAt('langgraph:chat-1', input.rev)));
     expect(first.from_checkpoint_id).toBeNull();

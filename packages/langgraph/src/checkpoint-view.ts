@@ -59,9 +59,11 @@ export interface WritesChange<W> {
 /**
  * How one channel differs between two revisions: `appended` when the later value is a list
  * that starts with the whole earlier one (a message list that grew: the new items only);
- * otherwise `before` and `after`, either absent when the channel was absent.
+ * `removed` when the earlier list starts with the whole later one (a fork back to an earlier
+ * step: the items it no longer has); otherwise `before` and `after`, either absent when the
+ * channel was absent.
  */
-export type ChannelChange = { appended: ShownValue[] } | { before?: ShownValue; after?: ShownValue };
+export type ChannelChange = { appended: ShownValue[] } | { removed: ShownValue[] } | { before?: ShownValue; after?: ShownValue };
 
 /** What changed between two revisions of a checkpoint stream. */
 export interface CheckpointChanges {
@@ -160,10 +162,16 @@ function writesChange<W>(before: W[], after: W[]): WritesChange<W> | null {
 
 function channelChange(before: ShownValue | undefined, after: ShownValue | undefined): ChannelChange | null {
   if (isDeepStrictEqual(before, after)) return null;
-  if (Array.isArray(before) && Array.isArray(after) && after.length > before.length && before.every((item, i) => isDeepStrictEqual(item, after[i]))) {
-    return { appended: after.slice(before.length) };
+  if (Array.isArray(before) && Array.isArray(after)) {
+    if (startsWith(after, before)) return { appended: after.slice(before.length) };
+    if (startsWith(before, after)) return { removed: before.slice(after.length) };
   }
   return { ...(before === undefined ? {} : { before }), ...(after === undefined ? {} : { after }) };
+}
+
+/** Whether `list` begins with every item of `prefix`, in order. */
+function startsWith(list: ShownValue[], prefix: ShownValue[]): boolean {
+  return list.length > prefix.length && prefix.every((item, i) => isDeepStrictEqual(item, list[i]));
 }
 
 /**
