@@ -83,22 +83,27 @@ class PostgresStorage implements Storage {
     this.#channel = `stateflow:${target.schema}`;
   }
 
-  get(key: Uint8Array): Promise<Uint8Array | undefined> {
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    this.#checkOpen();
     return getOne(this.#pool, this.#kv, key, this.location);
   }
 
-  getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+  async getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    this.#checkOpen();
     return getMany(this.#pool, this.#kv, keys, this.location);
   }
 
-  iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
-    return iterate(this.#pool, this.#kv, options, this.location);
+  async *iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+    this.#checkOpen();
+    yield* iterate(this.#pool, this.#kv, options, this.location);
   }
 
   async snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T> {
     const client = await this.#connect();
     try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      // PostgreSQL takes a transaction's snapshot at its first statement, not at BEGIN: take it
+      // now, so a commit made before `read` first reads is not seen.
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT 1');
       const result = await read({
         get: (key) => getOne(client, this.#kv, key, this.location),
         getMany: (keys) => getMany(client, this.#kv, keys, this.location),
@@ -203,8 +208,13 @@ class PostgresStorage implements Storage {
     await this.#lockPool.end().catch(() => undefined);
   }
 
-  async #connect(pool: Pool = this.#pool): Promise<PoolClient> {
+  /** @throws STORE_CLOSED after {@link close} */
+  #checkOpen(): void {
     if (this.#closed) throw new StateflowError('STORE_CLOSED', 'The store is closed', {});
+  }
+
+  async #connect(pool: Pool = this.#pool): Promise<PoolClient> {
+    this.#checkOpen();
     let client: PoolClient;
     try {
       client = await pool.connect();
