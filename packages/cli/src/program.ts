@@ -32,6 +32,7 @@ const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Regist
   ['diff', async () => (await import('./commands/diff.js')).registerDiffCommand],
   ['revert', async () => (await import('./commands/revert.js')).registerRevertCommand],
   ['fork', async () => (await import('./commands/fork.js')).registerForkCommand],
+  ['merge', async () => (await import('./commands/merge.js')).registerMergeCommand],
   ['compact', async () => (await import('./commands/compact.js')).registerCompactCommand],
   ['audit', async () => (await import('./commands/audit.js')).registerAuditCommand],
   ['import', async () => (await import('./commands/import.js')).registerImportCommand],
@@ -53,7 +54,7 @@ const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Regist
  *
  * With `args`, a run's words, only the command they name is registered (its module, and each
  * module loads what its work needs — the store, the server, PostgreSQL, LangGraph — only when
- * it runs): a command starts without the code of the nineteen others. Words that name no
+ * it runs): a command starts without the code of the others. Words that name no
  * command (`--help`, `--version`, none, a mistyped one) register them all, for the help and
  * the "did you mean" suggestion; `--version` alone registers none. Without `args`, every command.
  */
