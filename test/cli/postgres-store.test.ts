@@ -92,10 +92,22 @@ describe.skipIf('unavailable' in server)('stateflow --store postgres://…', () 
       }
       expect(banner).toContain(`data: ${parseTarget(url).location}`);
       expect(banner.join('\n')).not.toContain('pw-must-not-show');
+      // No discovery file on PostgreSQL: the banner says the token is in it, and gives it.
+      const token = /#token=([A-Za-z0-9_-]+)$/.exec(banner.find((line) => line.startsWith('token: ')) ?? '')?.[1] ?? '';
+      expect(banner).toContainEqual(expect.stringMatching(new RegExp(`^token: accepted \\(${token}: a server on PostgreSQL writes no discovery file, so only this banner has it`)));
     } finally {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
     }
+  });
+
+  it('a database that does not exist is NOT_FOUND { url, database } with the createdb line, not "no store"', async () => {
+    const missing = new URL(url);
+    missing.pathname = '/sf_no_such_database';
+    const error = jsonError(await stateflow(['--store', missing.toString(), '--json', 'log']), 3);
+    expect(error.code).toBe('NOT_FOUND');
+    expect(error.details).toEqual({ url: parseTarget(missing.toString()).location, database: 'sf_no_such_database' });
+    expect(error.message).toContain('createdb ');
   });
 
   it('STATEFLOW_STORE names the store when no --store or --dir is given; --store with --dir is USAGE', async () => {

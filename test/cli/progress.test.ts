@@ -1,6 +1,8 @@
 /**
- * Progress bars: drawn on stderr when it is a terminal and the work is long (run under
- * `script`, which gives the child a pseudo-terminal), never when stderr is a pipe.
+ * Progress bars: drawn on stderr when it is a terminal and the work has run a while (run under
+ * `script`, which gives the child a pseudo-terminal; `STATEFLOW_PROGRESS_DELAY_MS=0` stands in
+ * for the one-second wait, which `src/internal/progress.test.ts` covers with fake timers), never
+ * when stderr is a pipe.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -23,7 +25,7 @@ afterAll(async () => {
 
 describe('progress bars', () => {
   it('are absent when stderr is not a terminal', async () => {
-    const result = await stateflow(['--dir', path.join(root, 'piped'), 'import', history, '--stream', 'global', '--at', 'lazy.h']);
+    const result = await stateflow(['--dir', path.join(root, 'piped'), 'import', history, '--stream', 'global', '--at', 'lazy.h'], { env: { STATEFLOW_PROGRESS_DELAY_MS: '0' } });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe('imported 250 revisions into global at lazy.h: rev 1..250\n');
@@ -38,9 +40,9 @@ describe('progress bars', () => {
     const command = [process.execPath, BIN, '--dir', path.join(root, 'tty'), 'import', history, '--stream', 'global', '--at', 'lazy.h']
       .map((word) => `'${word}'`)
       .join(' ');
-    const result = await runProcess('script', ['-qec', command, '/dev/null']);
+    const result = await runProcess('script', ['-qec', command, '/dev/null'], { env: { STATEFLOW_PROGRESS_DELAY_MS: '0' } });
     expect(result.code, result.stdout).toBe(0);
-    expect(result.stdout).toContain('import [');
+    expect(result.stdout).toContain('import: publishing [');
     expect(result.stdout).toContain('100% | 250/250');
     expect(result.stdout).toContain('imported 250 revisions into global at lazy.h: rev 1..250');
   });

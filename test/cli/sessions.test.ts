@@ -33,14 +33,16 @@ describe('README sessions API with curl', () => {
   it('creates a session, calls the ladder twice, time-travels its slates, and uses the state API', async () => {
     const curls = (await readmeBlock('sessions')).replaceAll('http://127.0.0.1:7411', url);
     const script = path.join(root, 'sessions.sh');
-    // Each response on its own line, so the test can check them one by one.
-    await writeFile(script, ['set -euo pipefail', ...curls.split('\n').map((line) => (line.startsWith('curl ') ? `${line}; echo` : line))].join('\n'));
+    // As printed: each curl ends its answer with a newline (-w '\n'), one answer per line.
+    await writeFile(script, ['set -euo pipefail', curls].join('\n'));
     const result = await runProcess('bash', [script], { cwd: REPO_ROOT });
     expect(result.code, result.stderr).toBe(0);
-    const [first, second, session, slates, patched, read] = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect((first as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toBe(
-      'We ship on Friday. {"exchange": "Q: When do we ship? A: Friday."}',
-    );
+    expect(curls.split('\n').filter((line) => line.startsWith('curl ')).every((line) => line.startsWith("curl -s -w '\\n' "))).toBe(true);
+    const answers = result.stdout.split('\n');
+    expect(answers.at(-1), 'the last answer ends its line').toBe('');
+    const [first, second, session, slates, patched, read] = answers.slice(0, -1).map((line) => JSON.parse(line) as Record<string, unknown>);
+    // The answer the user sees is the reply alone; the JSON note went to the slate.
+    expect((first as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toBe('We ship on Friday.');
     expect((second as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toContain('Friday');
     expect(session).toMatchObject({ ladder: '@demo/notes', name: 'release planning', status: 'active' });
     expect(slates).toMatchObject({
@@ -62,7 +64,7 @@ describe('README openai client block', () => {
       env: { STATEFLOW_URL: url },
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^We ship on Friday\. \{"exchange": "Q: When do we ship\? A: Friday\."\}\n\d+ tokens\n$/);
+    expect(result.stdout).toMatch(/^We ship on Friday\.\n\d+ tokens\n$/);
     const sessions = await fetch(`${url}/v1/demo/notes/sessions`).then((r) => r.json() as Promise<{ data: Array<{ name: string | null; rev: number }> }>);
     // The curl block's session (two calls) and the client's (one call).
     expect(sessions.data.map((s) => s.rev).sort()).toEqual([2, 3]);
@@ -83,6 +85,7 @@ describe('the main job (npm start runs stateflow serve)', () => {
       const result = await runProcess('bash', ['-c', tryLine.slice('try: '.length)]);
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual({ meta: { type: 'object', size: 0 }, keys: {} });
+      expect(result.stdout.endsWith('}\n'), 'the answer ends its line').toBe(true);
       // The history page's URL, with the token in its fragment, opens the page.
       const history = /browser: (http:\/\/127\.0\.0\.1:\d+\/ui\/)#token=[A-Za-z0-9_-]+$/.exec(lines[4] ?? '');
       expect(history, lines[4]).not.toBeNull();

@@ -1,14 +1,19 @@
 /**
- * The packages install outside the checkout: `npm pack` of every published package, then
- * `npm install` of all the tarballs into an empty project (third-party dependencies from the npm
- * cache that `npm ci` filled, `--prefer-offline`), where the README's library example runs as
- * its comments say, every package's entry point imports, and `npx stateflow --help` works.
+ * The packages install outside the checkout exactly as README.md "Outside the checkout" says:
+ * its `pack` block runs as printed, from the checkout root, with the test's own folders for
+ * `/tmp/stateflow-packs` (one that does not exist yet: the block must create it) and
+ * `/path/to/your/project` (third-party dependencies from the npm cache that `npm ci` filled, as
+ * `npm_config_prefer_offline` in the environment). Then, in that project, the README's library
+ * example runs as its comments say, every package's entry point imports, the installed
+ * `stateflow` reads the store the example wrote, and the "Use with LangGraph.js" install line
+ * and lines run a graph whose thread `stateflow show` decodes.
  */
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readmeBlock, removeDir, REPO_ROOT, tempDir } from '../cli/helpers.js';
+import { WORKFLOW_PRELUDE } from '../langgraph/workflow-prelude.js';
 
 /** The published packages (every workspace under packages/). */
 const PACKAGES = ['core', 'store', 'store-postgres', 'client', 'tools', 'slates', 'ui', 'server', 'cli', 'conformance', 'langgraph'];
@@ -38,25 +43,38 @@ async function run(command: string, args: string[], cwd: string, extra: Record<s
 let root: string;
 let project: string;
 let tarballs: string[];
+let packOutput: string;
 const timings: Record<string, number> = {};
+
+/** npm's settings for the README's commands: the cache `npm ci` filled, no audit or funding chatter. */
+const NPM_OFFLINE = { npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+
+/** A README block with the test's folders for the paths it names. */
+async function readmeCommands(name: string, paths: Record<string, string>): Promise<string> {
+  let block = await readmeBlock(name);
+  for (const [printed, actual] of Object.entries(paths)) {
+    expect(block, `the ${name} block names ${printed}`).toContain(printed);
+    block = block.replaceAll(printed, actual);
+  }
+  return ['set -euo pipefail', block].join('\n');
+}
 
 beforeAll(async () => {
   root = await tempDir('install');
-  const packed = path.join(root, 'tarballs');
-  await mkdir(packed);
-  let started = Date.now();
-  const pack = await run('npm', ['pack', '--silent', '--pack-destination', packed, ...PACKAGES.flatMap((p) => ['-w', `@stateflow/${p}`])], REPO_ROOT);
-  timings.pack = Date.now() - started;
-  expect(pack.code, pack.stderr).toBe(0);
-  tarballs = (await readdir(packed)).sort().map((file) => path.join(packed, file));
+  // Two levels that do not exist: the block must create the destination itself.
+  const packed = path.join(root, 'not-yet', 'stateflow-packs');
   project = path.join(root, 'project');
   await mkdir(project);
   await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'uses-stateflow', private: true, type: 'module' }));
-  started = Date.now();
-  const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs], project);
-  timings.install = Date.now() - started;
-  expect(install.code, install.stderr).toBe(0);
-  console.log(`pack ${timings.pack} ms, install ${timings.install} ms (${tarballs.length} tarballs)`);
+  const script = path.join(root, 'pack.sh');
+  await writeFile(script, await readmeCommands('pack', { '/tmp/stateflow-packs': packed, '/path/to/your/project': project }));
+  const started = Date.now();
+  const pack = await run('bash', [script], REPO_ROOT, NPM_OFFLINE);
+  timings.packAndInstall = Date.now() - started;
+  expect(pack.code, pack.stderr).toBe(0);
+  packOutput = pack.stdout;
+  tarballs = (await readdir(packed)).sort().map((file) => path.join(packed, file));
+  console.log(`README pack block (build, pack, install, npx stateflow --help): ${timings.packAndInstall} ms (${tarballs.length} tarballs)`);
 });
 
 afterAll(async () => {
@@ -97,12 +115,26 @@ describe('npm pack and install into an empty project', () => {
     }
   });
 
-  it('`npx stateflow --help` runs the installed bin, and it reads the store the example wrote', async () => {
-    const help = await run('npx', ['--no-install', 'stateflow', '--help'], project);
-    expect(help.code, help.stderr).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: stateflow \[options\] \[command\]/);
+  it('`npx stateflow --help` (the block\'s last command) runs the installed bin, and it reads the store the example wrote', async () => {
+    expect(packOutput).toMatch(/^Usage: stateflow \[options\] \[command\]/m);
     const log = await run('npx', ['--no-install', 'stateflow', '--dir', path.join(root, 'store'), '--json', 'log'], project);
     expect(log.code, log.stderr).toBe(0);
     expect(log.stdout.trim().split('\n')).toHaveLength(2);
+  });
+
+  it('runs the README\'s LangGraph install line and lines in the project; the installed stateflow decodes the thread', async () => {
+    const install = await run('bash', ['-c', await readmeCommands('langgraph-install', {})], project, NPM_OFFLINE);
+    expect(install.code, install.stderr).toBe(0);
+    const code = await readmeBlock('langgraph', 'js');
+    await writeFile(path.join(project, 'graph.mjs'), `${WORKFLOW_PRELUDE}\n${code}`);
+    const dir = path.join(root, 'langgraph-store');
+    const result = await run(process.execPath, ['graph.mjs'], project, { STATEFLOW_DIR: dir });
+    expect(result.code, result.stderr).toBe(0);
+    const log = await run('npx', ['--no-install', 'stateflow', '--dir', dir, '--json', 'log', '--stream', 'langgraph:chat-1'], project);
+    const last = JSON.parse(log.stdout.trim().split('\n').at(-1) ?? '{}') as { seq: number };
+    const shown = await run('npx', ['--no-install', 'stateflow', '--dir', dir, '--json', 'show', String(last.seq)], project);
+    expect(shown.code, shown.stderr).toBe(0);
+    const messages = (JSON.parse(shown.stdout) as { changes: { checkpoint: { channel_values: { messages: { appended: { type: string; content: string }[] } } } }[] }).changes[0]?.checkpoint.channel_values.messages;
+    expect(messages?.appended.map((m) => [m.type, m.content])).toEqual([['ai', 'you said hi']]);
   });
 });

@@ -7,13 +7,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readmeBlock, removeDir, runProcess, stateflow, tempDir } from '../cli/helpers.js';
-
-const PRELUDE = `
-import { MessagesAnnotation, StateGraph } from '@langchain/langgraph';
-const workflow = new StateGraph(MessagesAnnotation)
-  .addNode('reply', (state) => ({ messages: [{ role: 'ai', content: 'you said ' + state.messages.at(-1).content }] }))
-  .addEdge('__start__', 'reply');
-`;
+import { WORKFLOW_PRELUDE } from './workflow-prelude.js';
 
 let root: string;
 beforeAll(async () => {
@@ -29,7 +23,7 @@ describe('README "Use with LangGraph.js"', () => {
     expect(code, 'README.md has a langgraph block').toBeDefined();
     expect((code as string).trim().split('\n')).toHaveLength(5);
     const dir = path.join(root, 'store');
-    const result = await runProcess(process.execPath, ['--input-type=module', '-e', `${PRELUDE}\n${code as string}`], {
+    const result = await runProcess(process.execPath, ['--input-type=module', '-e', `${WORKFLOW_PRELUDE}\n${code as string}`], {
       env: { STATEFLOW_DIR: dir },
     });
     expect(result.code, result.stderr).toBe(0);
@@ -46,8 +40,19 @@ describe('README "Use with LangGraph.js"', () => {
       ['loop', 0],
       ['loop', 1],
     ]);
-    const head = await stateflow(['show', String(JSON.parse(log.stdout.trim().split('\n').at(-1) as string).seq), '--dir', dir, '--json']);
-    expect(JSON.stringify(JSON.parse(head.stdout).changes[0].patch)).toContain('you said hi');
+    const lastSeq = String(JSON.parse(log.stdout.trim().split('\n').at(-1) as string).seq);
+    // As the README says: show and diff decode the thread, --stored shows what the store keeps.
+    const head = JSON.parse((await stateflow(['show', lastSeq, '--dir', dir, '--json'])).stdout);
+    const appended = head.changes[0].checkpoint.channel_values.messages.appended as { type: string; content: string }[];
+    expect(appended.map((m) => [m.type, m.content])).toEqual([['ai', 'you said hi']]);
+    const stored = JSON.parse((await stateflow(['show', lastSeq, '--stored', '--dir', dir, '--json'])).stdout);
+    expect(JSON.stringify(stored.changes[0].patch)).toContain('"$len":2');
+    expect(JSON.stringify(stored.changes[0].patch)).toContain('you said hi');
+    const rev = String(head.changes[0].rev);
+    const whole = JSON.parse((await stateflow(['diff', 'langgraph:chat-1', '0', rev, '--dir', dir, '--json'])).stdout);
+    expect((whole.channel_values.messages.after as { type: string }[]).map((m) => m.type)).toEqual(['human', 'ai']);
+    expect(JSON.stringify(whole)).not.toMatch(/"\$len"|"\$null"|"lc":1/);
+    expect(JSON.stringify(JSON.parse((await stateflow(['diff', 'langgraph:chat-1', '0', rev, '--stored', '--dir', dir, '--json'])).stdout))).toContain('"$len"');
     const audit = await stateflow(['audit', '--dir', dir]);
     expect(audit.code, audit.stdout + audit.stderr).toBe(0);
   });

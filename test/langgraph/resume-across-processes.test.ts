@@ -126,19 +126,31 @@ describe('a LangGraph agent across processes on LevelDB', () => {
     ]);
     expect(transitions.every((t) => t.meta.langgraph.thread_id === THREAD)).toBe(true);
 
-    // The revision that put the "write" step's checkpoint appended one message and the draft.
+    // The revision that put the "write" step's checkpoint appended one message and the draft:
+    // decoded as LangGraph shows them, and as stored (a net patch of the mapped values).
     const writeStep = puts[3];
     const shown = await stateflow(['show', String(writeStep.seq), '--dir', dir, '--json']);
     expect(shown.code, shown.stderr).toBe(0);
-    const change = JSON.parse(shown.stdout).changes[0];
+    const decoded = JSON.parse(shown.stdout).changes[0].checkpoint.channel_values;
+    expect(decoded.messages.appended).toEqual([expect.objectContaining({ type: 'ai', content: 'draft ready' })]);
+    expect(decoded.draft.after).toEqual({ title: 'On event sourcing', body: 'First draft.', revision: 1 });
+    const stored = await stateflow(['show', String(writeStep.seq), '--stored', '--dir', dir, '--json']);
+    const change = JSON.parse(stored.stdout).changes[0];
     expect(change.patch.channels.messages.value).toMatchObject({ $len: 3, '2': { kwargs: { content: 'draft ready' } } });
     expect(change.patch.channels.draft.value).toEqual({ title: 'On event sourcing', body: 'First draft.', revision: 1 });
 
-    // The fork's update changed the draft's body and nothing of the message list.
+    // The fork's update changed the draft's body, and left the messages as they were before the review.
     const update = puts[6];
-    const diff = await stateflow(['diff', stream, String(update.changes[0].rev - 1), String(update.changes[0].rev), '--dir', dir, '--json']);
+    const revs = [String(update.changes[0].rev - 1), String(update.changes[0].rev)];
+    const diff = await stateflow(['diff', stream, ...revs, '--dir', dir, '--json']);
     expect(diff.code, diff.stderr).toBe(0);
-    expect(JSON.parse(diff.stdout).channels.draft).toEqual({ version: expect.anything(), value: { body: 'Shorter.' } });
+    const channels = JSON.parse(diff.stdout).channel_values;
+    expect(channels.draft.after).toMatchObject({ body: 'Shorter.' });
+    expect(channels.draft.before.body).not.toBe('Shorter.');
+    // The fork starts again from before the review: the two messages after it are gone.
+    expect(channels.messages.removed.map((m: { content: string }) => m.content)).toEqual(['yes', 'published: On event sourcing']);
+    const storedDiff = await stateflow(['diff', stream, ...revs, '--stored', '--dir', dir, '--json']);
+    expect(JSON.parse(storedDiff.stdout).channels.draft).toEqual({ version: expect.anything(), value: { body: 'Shorter.' } });
 
     const audit = await stateflow(['audit', '--dir', dir, '--json']);
     expect(audit.code, audit.stdout).toBe(0);

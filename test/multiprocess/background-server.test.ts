@@ -115,7 +115,8 @@ describe('background servers of stateflow mcp', () => {
     const server = await discovery(dir);
     const second = await stateflow(['--dir', dir, 'serve', '--port', '0']);
     expect(second.code).toBe(4);
-    expect(second.stderr).toContain(`the stateflow server pid ${server.pid} on ${server.url} holds it`);
+    expect(second.stderr).toContain(`is in use by the stateflow server pid ${server.pid} on ${server.url}`);
+    expect(second.stderr.split('stateflow stop').length, 'the holder and how to stop it, said once').toBe(2);
     expect(second.stderr).toContain('[STORE_LOCKED]');
     const stopped = await stateflow(['--dir', dir, '--json', 'stop']);
     expect(stopped.code, stopped.stderr).toBe(0);

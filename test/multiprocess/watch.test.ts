@@ -147,13 +147,13 @@ describe('GET /v1/watch', () => {
 });
 
 describe('stateflow watch and MCP resources/subscribe', () => {
-  it('stateflow watch --from 1 --stream S prints one JSON line per transition, in seq order', async () => {
+  it('stateflow watch --from 2 --stream S prints one JSON line per transition from seq 2 on (inclusive, as log --from), in seq order', async () => {
     root = await tempDir('watch-cli');
     const dir = path.join(root, 'store');
     const agent = await stdioAgent(dir, ['--cwd', '/p']);
     clients.push(agent);
     for (let i = 0; i < 3; i++) await agent.callTool({ name: 'patch_state', arguments: { patch: { lazy: { i } } } });
-    const child = spawn(process.execPath, [BIN, '--dir', dir, 'watch', '--from', '1', '--stream', 'cwd:/p']);
+    const child = spawn(process.execPath, [BIN, '--dir', dir, 'watch', '--from', '2', '--stream', 'cwd:/p']);
     let out = '';
     child.stdout.setEncoding('utf8');
     const lines = new Promise<string[]>((resolve) => {

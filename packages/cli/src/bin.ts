@@ -2,7 +2,13 @@
  * The `stateflow` process: runs the program on this process and exits with its code. The
  * executable npm links is `bin/stateflow.js`, which imports this module.
  */
-import { runCli } from './program.js';
+
+const args = process.argv.slice(2);
+// Every command but `stop` and `ladder validate` opens a store, whose modules take longest to
+// load: when a word names a command, start loading them now, while commander parses (a hint:
+// a wrong guess costs a little time, never a different result).
+if (args.some((arg) => !arg.startsWith('-'))) import('@stateflow/store').catch(() => undefined);
+const { runCli } = await import('./program.js');
 
 let finished = false;
 
@@ -20,5 +26,5 @@ process.on('exit', (code) => {
   process.stderr.write('stateflow: the command ended before its work completed (an operation never settled); please report this bug [INTERNAL]\n');
   process.exitCode = 1;
 });
-process.exitCode = await runCli(process.argv.slice(2));
+process.exitCode = await runCli(args);
 finished = true;

@@ -2,8 +2,8 @@
  * Exit codes of `stateflow`, derived from the one table of error facts in core (`ERROR_FACTS`;
  * CONVENTIONS.md "Errors": "The CLI maps codes to exit codes … in one table").
  */
-import { ERROR_FACTS, ExitCode } from '@stateflow/core';
-import type { ErrorCode } from '@stateflow/core';
+import { ERROR_FACTS, ExitCode } from '@stateflow/core/errors';
+import type { ErrorCode } from '@stateflow/core/errors';
 
 export { ExitCode };
 

@@ -4,8 +4,8 @@
  */
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { StateflowError } from '@stateflow/core';
-import { isPostgresUrl, parseTarget } from '@stateflow/store-postgres';
+import { StateflowError } from '@stateflow/core/errors';
+import { isPostgresUrl, parseTarget, storeLocationKind } from '@stateflow/store-postgres/location';
 import { nonEmpty } from './internal/arguments.js';
 import type { CliIo } from './cli-io.js';
 
@@ -24,7 +24,8 @@ export interface GlobalOptions {
   /**
    * Where the store is: a `postgres://` URL or an absolute LevelDB directory. `--store`, else
    * `--dir`, else `$STATEFLOW_STORE`, else `$STATEFLOW_DIR`, else `./.stateflow` (cli README
-   * "Global options"). A location that is not a PostgreSQL URL is a directory.
+   * "Global options"). A location that is not a URL is a directory; a URL of a scheme other than
+   * `postgres:`/`postgresql:` is refused.
    */
   store: string;
   /** The LevelDB directory of {@link GlobalOptions.store}; `null` when the store is PostgreSQL. */
@@ -68,7 +69,8 @@ function parseMode(value: string): 'active' | 'passive' {
 
 /**
  * Resolve the global options seen by `command` (its own and its ancestors').
- * @throws USAGE when both `--store` and `--dir` are given, or `--dir` is a URL
+ * @throws USAGE when both `--store` and `--dir` are given, `--dir` is a PostgreSQL URL, or the
+ *   location is a URL of another scheme (`mysql://…`, `{ at: 'mysql:', reason: 'url-scheme' }`)
  */
 export function globalOptions(command: Command, io: CliIo): GlobalOptions {
   const raw = command.optsWithGlobals<RawGlobals>();
@@ -80,7 +82,7 @@ export function globalOptions(command: Command, io: CliIo): GlobalOptions {
   }
   const env = (name: string): string | undefined => (io.env[name] === '' ? undefined : io.env[name]);
   const location = raw.store ?? raw.dir ?? env('STATEFLOW_STORE') ?? env('STATEFLOW_DIR') ?? '.stateflow';
-  const dir = isPostgresUrl(location) ? null : path.resolve(io.cwd, location);
+  const dir = storeLocationKind(location) === 'postgres' ? null : path.resolve(io.cwd, location);
   const selection: OwnerSelection = { mode: raw.mode ?? 'active' };
   if (raw.global === true) selection.global = true;
   if (raw.cwd !== undefined) selection.cwd = path.resolve(io.cwd, raw.cwd);

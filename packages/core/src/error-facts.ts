@@ -264,8 +264,8 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     exitCode: USAGE,
   },
   NOT_FOUND: {
-    meaning: 'A transport-level resource (store, route, ladder, model, file, stream, repository) does not exist.',
-    details: "`{ dir }`, `{ url }`, `{ file }`, `{ stream }`, `{ repo }`, `{ route }`, `{ ladder }` or `{ ladder, model }` (a model a ladder's base URL does not serve)",
+    meaning: 'A transport-level resource (store, database, route, ladder, model, file, stream, repository) does not exist.',
+    details: "`{ dir }`, `{ url }`, `{ url, database }` (a PostgreSQL database that does not exist), `{ file }`, `{ stream }`, `{ repo }`, `{ route }`, `{ ladder }` or `{ ladder, model }` (a model a ladder's base URL does not serve)",
     retryable: false,
     httpStatus: 404,
     exitCode: NOT_FOUND,

@@ -180,7 +180,7 @@ export interface ErrorDetailsByCode {
   MODEL_NOT_CONFIGURED: { missing: 'upstream' } | { missing: 'upstream-model'; model: string };
   MODEL_FAILED: { step: string } | { url: string; status: number } | { origin: string; calls: number };
   USAGE: { at?: string; stream?: string; mode?: string; reason?: string; dir?: string; model?: string; path?: string; errno?: string };
-  NOT_FOUND: { dir: string } | { url: string } | { file: string } | { stream: string } | { repo: string } | { route: string } | { ladder: string } | { ladder: string; model: string };
+  NOT_FOUND: { dir: string } | { url: string } | { url: string; database: string } | { file: string } | { stream: string } | { repo: string } | { route: string } | { ladder: string } | { ladder: string; model: string };
   UNAUTHORIZED: NoDetails;
   /**
    * A refused `Host`/`Origin` header; a `local/` ladder on a server with API keys; a route

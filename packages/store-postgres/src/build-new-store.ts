@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { StateflowError } from '@stateflow/core';
 import type { Store, StoreOptions } from '@stateflow/store';
-import { parseTarget, withClient, type PostgresTarget } from './connection.js';
+import { withClient } from './connection.js';
+import { parseTarget, type PostgresTarget } from './store-url.js';
 import { dropPostgresStore, openPostgresStore } from './open-postgres-store.js';
 import { lockStore } from './schema.js';
 

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
 import { freshPostgresUrl, testPostgres } from '@stateflow/test-kit';
-import { parseTarget } from './connection.js';
+import { parseTarget } from './store-url.js';
 import { dropPostgresStore, openPostgresStore } from './open-postgres-store.js';
 import { LOCK_CLASS, NAMED_LOCK_CLASS, SCHEMA_VERSION } from './schema.js';
 

@@ -3,6 +3,6 @@ export { buildNewPostgresStore } from './build-new-store.js';
 export type { PostgresStoreOptions } from './open-postgres-store.js';
 export { openPostgresStorage } from './postgres-storage.js';
 export type { PostgresStorageOptions } from './postgres-storage.js';
-export { isPostgresUrl, parseTarget, DEFAULT_SCHEMA } from './connection.js';
-export type { PostgresTarget } from './connection.js';
+export { isPostgresUrl, parseTarget, storeLocationKind, DEFAULT_SCHEMA, POSTGRES_SCHEMES } from './store-url.js';
+export type { PostgresTarget } from './store-url.js';
 export { SCHEMA_VERSION } from './schema.js';

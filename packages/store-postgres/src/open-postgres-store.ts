@@ -6,7 +6,8 @@
 import { StateflowError } from '@stateflow/core';
 import { openStore, openStoreOver } from '@stateflow/store';
 import type { Store, StoreOptions } from '@stateflow/store';
-import { isPostgresUrl, parseTarget, withClient } from './connection.js';
+import { withClient } from './connection.js';
+import { parseTarget, storeLocationKind } from './store-url.js';
 import { openPostgresStorage } from './postgres-storage.js';
 
 /** Options of {@link openPostgresStore}: the store's, and the pools' sizes. */
@@ -41,10 +42,11 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
  * Open the store at `location`: a PostgreSQL URL ({@link openPostgresStore}) or a LevelDB
  * directory (`openStore` of `@stateflow/store`). What the CLI's `--store` / `--dir` and
  * `stateflow serve` open.
- * @throws what the chosen opener throws
+ * @throws USAGE for a URL of another scheme (`mysql://…`: never taken as a directory); what the
+ *   chosen opener throws
  */
-export function openStoreAt(location: string, options?: StoreOptions): Promise<Store> {
-  return isPostgresUrl(location) ? openPostgresStore(location, options) : openStore(location, options);
+export async function openStoreAt(location: string, options?: StoreOptions): Promise<Store> {
+  return storeLocationKind(location) === 'postgres' ? openPostgresStore(location, options) : openStore(location, options);
 }
 
 /**

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemoryStorage } from '@stateflow/store';
 import type { IterateOptions, Storage, StorageReader } from '@stateflow/store';
 import { fcParams, freshPostgresUrl, testPostgres } from '@stateflow/test-kit';
-import { parseTarget } from './connection.js';
+import { parseTarget } from './store-url.js';
 import { dropPostgresStore } from './open-postgres-store.js';
 import { openPostgresStorage } from './postgres-storage.js';
 

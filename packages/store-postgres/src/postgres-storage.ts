@@ -16,7 +16,7 @@ import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import { StateflowError } from '@stateflow/core';
 import type { HeldLock, IterateOptions, Storage, StorageCapabilities, StorageOp, StorageReader, WriteSession } from '@stateflow/store';
-import type { PostgresTarget } from './connection.js';
+import type { PostgresTarget } from './store-url.js';
 import { translatePgError } from './pg-errors.js';
 import { LOCK_CLASS, NAMED_LOCK_CLASS, prepareSchema, table } from './schema.js';
 

@@ -17,7 +17,7 @@
  */
 import type { ClientBase, Pool, PoolClient } from 'pg';
 import { StateflowError } from '@stateflow/core';
-import type { PostgresTarget } from './connection.js';
+import type { PostgresTarget } from './store-url.js';
 import { translatePgError } from './pg-errors.js';
 
 /** The schema version this build writes and reads. */

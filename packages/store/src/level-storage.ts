@@ -21,7 +21,7 @@
 import { lstat, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import { MemoryLevel } from 'memory-level';
+import type { MemoryLevel } from 'memory-level';
 import { StateflowError } from '@stateflow/core';
 import { bootId } from './internal/leveldb/boot-id.js';
 import { crashVerdict } from './internal/leveldb/crash-policy.js';
@@ -340,7 +340,8 @@ async function io<T>(dir: string, fn: () => Promise<T>): Promise<T> {
 
 /** Open storage over a `memory-level` database (a fresh one unless `db` is given, e.g. to reopen it in tests). */
 export async function openMemoryStorage(db?: MemoryLevel<Uint8Array, Uint8Array>): Promise<Storage> {
-  const level = db ?? new MemoryLevel<Uint8Array, Uint8Array>(LEVEL_OPTIONS);
+  // Loaded here, not with the module: a process on a LevelDB directory (the CLI) never needs it.
+  const level = db ?? new (await import('memory-level')).MemoryLevel<Uint8Array, Uint8Array>(LEVEL_OPTIONS);
   const storage = new LevelStorage(level, null, { persistent: false, fsync: false, soleWriter: true, reopenAfterFailedWrite: false }, null);
   await storage.open();
   return storage;

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { AuditReport } from '@stateflow/store';
 import type { CommandContext } from '../command-context.js';
 import { count, emit } from '../internal/output.js';
-import { startProgress, type Progress } from '../internal/progress.js';
+import { withProgress } from '../internal/progress.js';
 import { withStore } from '../internal/store-access.js';
 import { ExitCode } from '../exit-codes.js';
 
@@ -17,19 +17,9 @@ export function registerAuditCommand(program: Command, ctx: CommandContext): voi
     .description('verify the whole store by replay; exit 0 when clean, 5 when problems are found')
     .action(async (_local: unknown, command: Command) => {
       const options = ctx.options(command);
-      let progress: Progress | undefined;
-      const report = await withStore(options.store, 'existing', async (store) => {
-        try {
-          return await store.audit({
-            onProgress: (done, total) => {
-              progress ??= startProgress(ctx.io, 'audit', total);
-              progress.update(done);
-            },
-          });
-        } finally {
-          progress?.stop();
-        }
-      });
+      const report = await withProgress(ctx.io, 'audit', (progress) =>
+        withStore(options.store, 'existing', (store) => store.audit({ onProgress: (done, total) => progress.update(done, total) })),
+      );
       emit(ctx.io, options, report, () => describeAudit(report));
       if (report.problems.length > 0) ctx.exitCode = ExitCode.CORRUPT;
     });

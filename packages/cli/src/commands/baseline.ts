@@ -5,7 +5,6 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
-import { withRuntime } from '../internal/runtime.js';
 
 /** Register `baseline`. */
 export function registerBaselineCommand(program: Command, ctx: CommandContext): void {
@@ -14,6 +13,7 @@ export function registerBaselineCommand(program: Command, ctx: CommandContext): 
     .description('print the baseline snapshot of the selected owners')
     .action(async (_options: unknown, command: Command) => {
       const options = ctx.options(command);
+      const { withRuntime } = await import('../internal/runtime.js');
       const snapshot = await withRuntime(options, 'existing', async (runtime) => runtime.baseline());
       emit(ctx.io, options, snapshot);
     });

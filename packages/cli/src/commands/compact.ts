@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { positiveInt } from '../internal/arguments.js';
 import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
+import { withProgress } from '../internal/progress.js';
 import { withStore } from '../internal/store-access.js';
 import { requireKnownStream } from '../internal/known-stream.js';
 
@@ -20,7 +21,8 @@ export function registerCompactCommand(program: Command, ctx: CommandContext): v
       const options = ctx.options(command);
       const result = await withStore(options.store, 'existing', async (store) => {
         await requireKnownStream(store, stream);
-        return store.compact(stream, { keepRevisions: local.keep });
+        // The store reports no progress of a compaction: the bar shows how long it has run.
+        return withProgress(ctx.io, 'compact', () => store.compact(stream, { keepRevisions: local.keep }));
       });
       emit(ctx.io, options, { stream, ...result }, () =>
         `compacted ${stream}: origin is now rev ${result.origin}, ${result.deleted} entries deleted`,

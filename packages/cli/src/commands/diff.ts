@@ -1,10 +1,12 @@
 /**
- * `stateflow diff <stream> <revA> <revB>`: the patch that turns revision A of a stream into
- * revision B (store `diff`).
+ * `stateflow diff <stream> <revA> <revB> [--stored]`: the patch that turns revision A of a
+ * stream into revision B (store `diff`). On a LangGraph checkpoint stream, what changed between
+ * the two checkpoints, decoded as LangGraph shows them; `--stored` gives the stored patch.
  */
 import type { Command } from 'commander';
 import { nonNegativeInt } from '../internal/arguments.js';
 import type { CommandContext } from '../command-context.js';
+import { isCheckpointStream } from '../internal/langgraph-view.js';
 import { emit } from '../internal/output.js';
 import { withStore } from '../internal/store-access.js';
 import { requireKnownStream } from '../internal/known-stream.js';
@@ -13,15 +15,18 @@ import { requireKnownStream } from '../internal/known-stream.js';
 export function registerDiffCommand(program: Command, ctx: CommandContext): void {
   program
     .command('diff')
-    .description('print the patch that turns <stream> at <revA> into <stream> at <revB>')
-    .argument('<stream>', 'stream id, e.g. global, cwd:/home/me/proj, session:s1')
+    .description('print the patch that turns <stream> at <revA> into <stream> at <revB>; LangGraph checkpoints decoded')
+    .argument('<stream>', 'stream id, e.g. global, cwd:/home/me/proj, session:s1, langgraph:chat-1')
     .argument('<revA>', 'from revision', nonNegativeInt)
     .argument('<revB>', 'to revision', nonNegativeInt)
-    .action(async (stream: string, revA: number, revB: number, _local: unknown, command: Command) => {
+    .option('--stored', 'on a langgraph: stream, print the stored patch (mapped values) instead of the decoded change')
+    .action(async (stream: string, revA: number, revB: number, local: { stored?: boolean }, command: Command) => {
       const options = ctx.options(command);
       const patch = await withStore(options.store, 'existing', async (store) => {
         await requireKnownStream(store, stream);
-        return store.diff(stream, revA, revB);
+        if (local.stored === true || !isCheckpointStream(stream)) return store.diff(stream, revA, revB);
+        const { decodedDiff } = await import('../internal/langgraph-view.js');
+        return decodedDiff(store, stream, revA, revB);
       });
       emit(ctx.io, options, patch);
     });

@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { CommandContext } from '../command-context.js';
+import { withProgress } from '../internal/progress.js';
 import { withStore } from '../internal/store-access.js';
 import { isUnknownStream, unknownStreamMessage } from '../internal/known-stream.js';
 import { writeLine } from '../internal/stream-output.js';
@@ -18,9 +19,13 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
     .action(async (local: { stream?: string }, command: Command) => {
       const options = ctx.options(command);
       await withStore(options.store, 'existing', async (store) => {
-        for await (const transition of store.transitions(local.stream === undefined ? {} : { stream: local.stream })) {
-          await writeLine(ctx.io.stdout, JSON.stringify(transition));
-        }
+        // Seqs rise to the last one, with or without --stream: the bar counts toward it.
+        await withProgress(ctx.io, 'export', async (progress) => {
+          for await (const transition of store.transitions(local.stream === undefined ? {} : { stream: local.stream })) {
+            await writeLine(ctx.io.stdout, JSON.stringify(transition));
+            progress.update(transition.seq);
+          }
+        }, { total: store.lastSeq() });
         if (local.stream !== undefined && (await isUnknownStream(store, local.stream))) {
           ctx.io.stderr.write(`stateflow: ${unknownStreamMessage(local.stream)}\n`);
         }

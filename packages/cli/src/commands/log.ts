@@ -27,7 +27,7 @@ export function registerLogCommand(program: Command, ctx: CommandContext): void 
     .command('log')
     .description('list transitions, oldest first (one table row per changed stream)')
     .option('--stream <stream>', 'only transitions that changed this stream, e.g. cwd:/home/me/proj')
-    .option('--from <seq>', 'first seq to list (inclusive)', nonNegativeInt)
+    .option('--from <seq>', 'first seq to list (inclusive, as in stateflow watch)', nonNegativeInt)
     .option('--to <seq>', 'last seq to list (inclusive)', nonNegativeInt)
     .option('--limit <n>', 'list at most n transitions', positiveInt)
     .action(async (local: LogOptions, command: Command) => {

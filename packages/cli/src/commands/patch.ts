@@ -6,9 +6,7 @@
 import type { Command } from 'commander';
 import type { Transition } from '@stateflow/store';
 import type { CommandContext } from '../command-context.js';
-import { readJsonArgument } from '../internal/json-input.js';
 import { emit } from '../internal/output.js';
-import { withRuntime } from '../internal/runtime.js';
 
 /** Register `patch`. */
 export function registerPatchCommand(program: Command, ctx: CommandContext): void {
@@ -18,6 +16,7 @@ export function registerPatchCommand(program: Command, ctx: CommandContext): voi
     .argument('<patch>', 'the patch as JSON, @file to read a file, or - to read stdin')
     .action(async (source: string, _options: unknown, command: Command) => {
       const options = ctx.options(command);
+      const [{ readJsonArgument }, { withRuntime }] = await Promise.all([import('../internal/json-input.js'), import('../internal/runtime.js')]);
       const patch = await readJsonArgument(source, ctx.io, 'patch');
       let transition: Transition | null = null;
       const receipt = await withRuntime(options, 'create', (runtime) =>

@@ -5,7 +5,6 @@
 import { Option, type Command } from 'commander';
 import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
-import { withRuntime } from '../internal/runtime.js';
 
 /** Register `read`. */
 export function registerReadCommand(program: Command, ctx: CommandContext): void {
@@ -17,6 +16,7 @@ export function registerReadCommand(program: Command, ctx: CommandContext): void
     .action(async (paths: string[], local: { projection: 'value' | 'keys' | 'patch' }, command: Command) => {
       const options = ctx.options(command);
       const input = paths.length === 1 ? { path: paths[0], projection: local.projection } : { paths, projection: local.projection };
+      const { withRuntime } = await import('../internal/runtime.js');
       const response = await withRuntime(options, 'existing', async (runtime) => runtime.readState(input));
       emit(ctx.io, options, response);
     });

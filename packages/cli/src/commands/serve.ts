@@ -9,7 +9,6 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { duration, formatDuration, nonNegativeInt, positiveInt, requestRate } from '../internal/arguments.js';
 import type { ServerHandle } from '@stateflow/server';
-import { openPostgresStore } from '@stateflow/store-postgres';
 import type { CommandContext } from '../command-context.js';
 
 interface ServeOptions {
@@ -73,7 +72,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
       const dir = options.dir;
       // A directory is opened by the server (which reopens it after a failed write and writes its
       // discovery file); a PostgreSQL store is opened here and shared with every other server on it.
-      const shared = dir === null ? await openPostgresStore(options.store) : undefined;
+      const shared = dir === null ? await (await import('@stateflow/store-postgres')).openPostgresStore(options.store) : undefined;
       if (dir !== null) await mkdir(dir, { recursive: true });
       const { startServer } = await import('@stateflow/server');
       let idle: (() => void) | undefined;
@@ -116,7 +115,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
           `data: ${options.storeLabel}`,
           `ladders: ${server.ladders.length === 0 ? 'none (pass --ladders DIR to serve some)' : server.ladders.join(', ')}`,
           `try: ${tryCommand(server, local.background === true ? null : ctx.io.cwd, dir)}`,
-          `token: ${server.requireToken ? 'required on every request' : 'accepted'}${dir === null ? '' : ' (stateflow-server.json in the store directory)'}; browser: ${server.url}/ui/#token=${server.token}`,
+          `token: ${server.requireToken ? 'required on every request' : 'accepted'} (${tokenWhere(server.token, dir)}); browser: ${server.url}/ui/#token=${server.token}`,
           `pid ${process.pid}${local.idleTimeout === undefined ? '' : `; stops by itself after ${local.idleTimeout} ms idle`}; ${dir === null ? `"kill ${process.pid}" stops it` : `"stateflow stop --dir ${dir}" stops it from anywhere`}`,
           `sessions: expire after ${formatDuration(local.sessionIdle)} idle; slates kept ${formatDuration(local.sessionRetention)} after close or expiry`,
           'stop with Ctrl-C',
@@ -127,6 +126,14 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
       await server.close();
       await shared?.close();
     });
+}
+
+/**
+ * Where a client finds the server's token: the discovery file of a store directory, or, on
+ * PostgreSQL, where several servers share one store and none owns a directory, only this banner.
+ */
+function tokenWhere(token: string, dir: string | null): string {
+  return dir === null ? `${token}: a server on PostgreSQL writes no discovery file, so only this banner has it; it is new at each start` : 'stateflow-server.json in the store directory';
 }
 
 /**
@@ -144,9 +151,9 @@ function tryCommand(server: Pick<ServerHandle, 'url' | 'requiresKey' | 'requireT
     // Without a directory there is no discovery file to read the token from: the banner prints it.
     const tokenValue = dir === null ? server.token : `$(node -p 'require(process.argv[1]).token' '${path.join(dir, 'stateflow-server.json')}')`;
     const token = requireToken ? ` -H "X-Stateflow-Token: ${tokenValue}"` : '';
-    return `curl -s ${url}/v1/state/read -H 'content-type: application/json'${token} -d '${body}'`;
+    return `curl -s -w '\\n' ${url}/v1/state/read -H 'content-type: application/json'${token} -d '${body}'`;
   }
   const ladder = ladders[0];
-  if (ladder === undefined) return `curl -s ${url}/openapi.json`;
-  return `curl -s -X POST ${url}/v1/${ladder.replace(/^@/, '')}/sessions -H 'Authorization: Bearer <your key>' -H 'content-type: application/json' -d '{}'`;
+  if (ladder === undefined) return `curl -s -w '\\n' ${url}/openapi.json`;
+  return `curl -s -w '\\n' -X POST ${url}/v1/${ladder.replace(/^@/, '')}/sessions -H 'Authorization: Bearer <your key>' -H 'content-type: application/json' -d '{}'`;
 }

@@ -1,9 +1,12 @@
 /**
- * `stateflow show <seq>`: one transition with its changes and hashes.
+ * `stateflow show <seq> [--stored]`: one transition with its changes and hashes. A change of a
+ * LangGraph checkpoint stream is shown decoded (the checkpoint and what it changed, as LangGraph
+ * shows them); `--stored` shows it as stored.
  */
 import type { Command } from 'commander';
 import { nonNegativeInt } from '../internal/arguments.js';
 import type { CommandContext } from '../command-context.js';
+import { isCheckpointStream } from '../internal/langgraph-view.js';
 import { emit } from '../internal/output.js';
 import { withStore } from '../internal/store-access.js';
 
@@ -11,11 +14,17 @@ import { withStore } from '../internal/store-access.js';
 export function registerShowCommand(program: Command, ctx: CommandContext): void {
   program
     .command('show')
-    .description('print one transition (seq, time, changes with net patches, hashes)')
+    .description('print one transition (seq, time, changes with net patches, hashes); LangGraph checkpoints decoded')
     .argument('<seq>', 'global sequence number of the transition', nonNegativeInt)
-    .action(async (seq: number, _local: unknown, command: Command) => {
+    .option('--stored', 'print changes of langgraph: streams as stored (mapped values, net patches) instead of decoded')
+    .action(async (seq: number, local: { stored?: boolean }, command: Command) => {
       const options = ctx.options(command);
-      const transition = await withStore(options.store, 'existing', async (store) => store.transition(seq));
-      emit(ctx.io, options, transition);
+      const shown = await withStore(options.store, 'existing', async (store) => {
+        const transition = await store.transition(seq);
+        if (local.stored === true || !transition.changes.some((change) => isCheckpointStream(change.stream))) return transition;
+        const { decodedTransition } = await import('../internal/langgraph-view.js');
+        return decodedTransition(store, transition);
+      });
+      emit(ctx.io, options, shown);
     });
 }

@@ -5,8 +5,7 @@
  * closed and the discovery file removed.
  */
 import type { Command } from 'commander';
-import { StateflowError } from '@stateflow/core';
-import { findServer, processAlive } from '@stateflow/client';
+import { StateflowError } from '@stateflow/core/errors';
 import type { CommandContext } from '../command-context.js';
 import { emit } from '../internal/output.js';
 import { levelDir } from '../global-options.js';
@@ -22,6 +21,7 @@ export function registerStopCommand(program: Command, ctx: CommandContext): void
     .action(async (_local: unknown, command: Command) => {
       const options = ctx.options(command);
       const dir = levelDir(options, 'stop', 'a server on PostgreSQL writes no discovery file; stop it with Ctrl-C or kill <pid> (its banner prints the pid).');
+      const { findServer, processAlive } = await import('@stateflow/client/discovery');
       const server = await findServer(dir);
       if (server === null) {
         emit(ctx.io, options, { stopped: false, dir }, () => `no stateflow server serves ${dir}`);

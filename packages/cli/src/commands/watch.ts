@@ -1,6 +1,7 @@
 /**
  * `stateflow watch [--from SEQ] [--stream ID]…`: one JSON line per transition as it is accepted
- * (server README "Watch"), from the store's server — started in the background when none runs,
+ * (server README "Watch"), after the retained ones from SEQ on (inclusive, as `stateflow log
+ * --from SEQ` lists them; the HTTP watch's own `from` means "after SEQ"), from the store's server — started in the background when none runs,
  * as `stateflow mcp` does, so the watcher never locks other processes out. Reconnects resume
  * after the last seq printed (`Last-Event-ID`): no line is missed or printed twice. When the
  * server is stopped on purpose (`stateflow stop`, SIGTERM) the watch ends (exit 0) instead of
@@ -8,7 +9,6 @@
  * A PostgreSQL store is watched directly (the store's LISTEN/NOTIFY watch).
  */
 import type { Command } from 'commander';
-import { watchTransitions } from '@stateflow/client';
 import { nonNegativeInt, nonEmpty } from '../internal/arguments.js';
 import { ensureServer } from '../internal/background-server.js';
 import type { CommandContext } from '../command-context.js';
@@ -25,7 +25,7 @@ export function registerWatchCommand(program: Command, ctx: CommandContext): voi
   program
     .command('watch')
     .description('print each transition as one JSON line as it is accepted (through the store\'s server; Ctrl-C to stop)')
-    .option('--from <seq>', 'first print the retained transitions after this seq (default: only new ones)', nonNegativeInt)
+    .option('--from <seq>', 'first print the retained transitions from this seq on (inclusive, as in stateflow log), then new ones (default: only new ones)', nonNegativeInt)
     .option('--stream <id>', 'only transitions that changed this stream (repeat for several)', collect, [])
     .action(async (local: WatchOptions, command: Command) => {
       const options = ctx.options(command);
@@ -34,7 +34,8 @@ export function registerWatchCommand(program: Command, ctx: CommandContext): voi
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
-        const from = local.from === undefined ? {} : { from: local.from };
+        // The store's and the server's `from` mean "after": the seq before the first one printed.
+        const from = local.from === undefined ? {} : { from: Math.max(0, local.from - 1) };
         const streams = local.stream.length === 0 ? {} : { streams: local.stream };
         const dir = options.dir;
         if (dir === null) {
@@ -46,6 +47,7 @@ export function registerWatchCommand(program: Command, ctx: CommandContext): voi
         }
         // Watching reads: like every reading command, it never creates a store at a mistyped --dir.
         await withStore(dir, 'existing', async () => undefined);
+        const { watchTransitions } = await import('@stateflow/client');
         const connect = async () => {
           const server = await ensureServer(dir, { env: ctx.io.env });
           return { url: server.url, token: server.token };

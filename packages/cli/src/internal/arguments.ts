@@ -1,8 +1,12 @@
 /**
  * Argument parsers shared by commands; failures surface as USAGE errors (exit 2).
  */
+import { createRequire } from 'node:module';
 import { InvalidArgumentError } from 'commander';
-import ms from 'ms';
+import type msFunction from 'ms';
+
+/** `ms` (CommonJS), loaded by the first duration parsed: only `serve` takes durations. */
+let ms: typeof msFunction | undefined;
 
 /**
  * Parse a non-negative decimal integer (a revision or a seq) no larger than 2^53 − 1, so the
@@ -39,7 +43,8 @@ export function duration(options: { allowZero: boolean; allowForever: boolean })
   const forms = `a duration such as 90s, 12h or 30d${options.allowZero ? ', 0' : ''}${options.allowForever ? ' or forever' : ''}`;
   return (value) => {
     if (options.allowForever && value === 'forever') return Infinity;
-    const parsed = /^\s*\d/.test(value) ? ms(value as ms.StringValue) : Number.NaN;
+    ms ??= createRequire(import.meta.url)('ms') as typeof msFunction;
+    const parsed = /^\s*\d/.test(value) ? ms(value as msFunction.StringValue) : Number.NaN;
     if (typeof parsed !== 'number' || !Number.isFinite(parsed) || parsed < 0 || (parsed === 0 && !options.allowZero)) {
       throw new InvalidArgumentError(`expected ${forms}.`);
     }

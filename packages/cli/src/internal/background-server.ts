@@ -14,9 +14,8 @@ import { spawn } from 'node:child_process';
 import { mkdir, open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { StateflowError } from '@stateflow/core';
-import { findServer } from '@stateflow/client';
-import type { ServerDiscovery } from '@stateflow/client';
+import { StateflowError } from '@stateflow/core/errors';
+import type { ServerDiscovery } from '@stateflow/client/discovery';
 import { lockedError } from './store-access.js';
 
 /** Default idle timeout of a background server, in ms (15 minutes). */
@@ -55,6 +54,7 @@ export interface EnsureServerOptions {
  *   the started server does not come up (its log's last lines are in the message).
  */
 export async function ensureServer(dir: string, options: EnsureServerOptions = {}): Promise<ServerDiscovery> {
+  const { findServer } = await import('@stateflow/client/discovery');
   // The loop below asks every 50 ms: say each finding once.
   const told = new Set<string>();
   const tell = options.onIgnored;

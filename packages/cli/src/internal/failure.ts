@@ -4,23 +4,24 @@
  * `--json`), and its code picks the exit code from the table in `exit-codes.ts`.
  */
 import { CommanderError } from 'commander';
-import { StateflowError, isStateflowError } from '@stateflow/core';
+import { StateflowError, isStateflowError } from '@stateflow/core/errors';
 import { exitCodeFor, type ExitCode } from '../exit-codes.js';
 import type { CliIo } from '../cli-io.js';
 
 /**
  * Translate anything thrown into a {@link StateflowError}: commander's errors (`CommanderError`,
- * by class; its `code` becomes `details.reason`) → USAGE; file system errors by their errno
+ * by class; its `code` becomes `details.reason`) → USAGE pointing to the help of `help` (the
+ * command line that failed to parse, e.g. `stateflow import`); file system errors by their errno
  * (ENOENT/ENOTDIR → NOT_FOUND; EISDIR, EACCES/EPERM → USAGE; other errno errors naming a path →
  * STORE_IO), each naming the path when it is known; anything else → INTERNAL.
  */
-function toStateflowError(err: unknown): StateflowError {
+function toStateflowError(err: unknown, help: string): StateflowError {
   if (isStateflowError(err)) return err;
   if (err instanceof CommanderError) {
     // Commander words its messages for its own output ("error: unknown option '--x'"); the
     // prefix is dropped so the line reads as ours. The one text edit of a foreign error here.
     const message = err.message.replace(/^error: /, '');
-    return new StateflowError('USAGE', `${message.replace(/\.?$/, '.')} Run "stateflow --help" for usage.`, {
+    return new StateflowError('USAGE', `${message.replace(/\.?$/, '.')} Run "${help} --help" for usage.`, {
       reason: err.code,
     });
   }
@@ -36,17 +37,18 @@ function toStateflowError(err: unknown): StateflowError {
  * called without a command (`stateflow`, `stateflow ladder`: commander printed its help,
  * `commander.help`) is a usage failure whose help is the whole answer; anything else is
  * reported: one line on stderr, or under `--json` one `{"error": {code, message, details}}`
- * line on stdout (beside where results go).
+ * line on stdout (beside where results go). `format.help` is the command whose parsing failed
+ * (default `stateflow`): a usage error points to its help.
  */
-export function failureExit(io: CliIo, format: { json: boolean }, err: unknown): ExitCode {
+export function failureExit(io: CliIo, format: { json: boolean; help?: string }, err: unknown): ExitCode {
   if (err instanceof CommanderError && err.exitCode === 0) return 0;
   if (err instanceof CommanderError && err.code === 'commander.help') return exitCodeFor('USAGE');
   return reportFailure(io, format, err);
 }
 
 /** Report a failure (see {@link failureExit}) and return the exit code its code maps to. */
-function reportFailure(io: CliIo, format: { json: boolean }, err: unknown): ExitCode {
-  const error = toStateflowError(err);
+function reportFailure(io: CliIo, format: { json: boolean; help?: string }, err: unknown): ExitCode {
+  const error = toStateflowError(err, format.help ?? 'stateflow');
   if (format.json) {
     io.stdout.write(`${JSON.stringify({ error: error.toJSON() })}\n`);
   } else {

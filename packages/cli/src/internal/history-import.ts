@@ -101,9 +101,10 @@ export function parsePlacement(text: string): string[] {
 /**
  * Import `entries` into `stream` at `keys` after checking all of them.
  *
- * @param entries - the history, oldest first.
- * @param options - `progress`: advanced once per entry while publishing; `append`: continue a
- *   stream that already has revisions (`--append`), default false.
+ * @param entries - the history, oldest first (a source that advances `progress` as it reads).
+ * @param options - `progress`: moved to the `<command>: publishing` part, advanced once per
+ *   transition published; `command`: `import` or `import-git`; `append`: continue a stream that
+ *   already has revisions (`--append`), default false.
  * @throws CONFLICT `{ stream, expected: 'none', actual }` when the stream already has revisions
  *   and `append` is false; CONFLICT when another writer changes the stream during the import.
  * @throws INPUT_INVALID (naming the entry) when a document cannot be stored exactly as it is;
@@ -115,7 +116,7 @@ export async function importHistory(
   stream: StreamId,
   keys: string[],
   entries: AsyncIterable<HistoryEntry>,
-  options: { progress: (total: number) => Progress; append?: boolean },
+  options: { progress: Progress; command: string; append?: boolean },
 ): Promise<ImportReport> {
   const { progress, append = false } = options;
   const head = await store.head(stream);
@@ -154,19 +155,15 @@ export async function importHistory(
       { field: 'history', reason: 'no document' },
     );
   }
-  const bar = progress(planned.length);
+  progress.phase(`${options.command}: publishing`, { total: planned.length });
   let rev = head.rev;
-  try {
-    for (const batch of batches(planned)) {
-      // Each step changes the stream (its document differs from the one before), so each is
-      // one revision: the batch expects them one after another, all or nothing.
-      const inputs = batch.map((step, i) => ({ changes: { [stream]: step.patch }, expected: { [stream]: rev + i }, meta: step.meta }));
-      await store.publishMany(inputs);
-      rev += batch.length;
-      bar.update(rev - head.rev);
-    }
-  } finally {
-    bar.stop();
+  for (const batch of batches(planned)) {
+    // Each step changes the stream (its document differs from the one before), so each is
+    // one revision: the batch expects them one after another, all or nothing.
+    const inputs = batch.map((step, i) => ({ changes: { [stream]: step.patch }, expected: { [stream]: rev + i }, meta: step.meta }));
+    await store.publishMany(inputs);
+    rev += batch.length;
+    progress.update(rev - head.rev);
   }
   return {
     stream,

@@ -3,7 +3,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { StateflowError } from '@stateflow/core';
+import { StateflowError } from '@stateflow/core/errors';
 import { withPath } from './failure.js';
 import { readAll, type CliIo } from '../cli-io.js';
 

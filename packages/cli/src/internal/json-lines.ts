@@ -2,9 +2,9 @@
  * Streaming JSON Lines files (histories, exports) line by line, so a 40 MB file never sits in
  * memory as one string.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, type ReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { StateflowError, isStateflowError } from '@stateflow/core';
+import { StateflowError, isStateflowError } from '@stateflow/core/errors';
 import { withPath } from './failure.js';
 
 /** One parsed line: its 1-based line number, value, and length in characters. */
@@ -17,12 +17,15 @@ export interface JsonLine {
 /**
  * Yield each non-blank line of `file` parsed as JSON.
  *
+ * @param onBytes called before each line is yielded with the bytes of the file read so far
+ *   (read ahead in chunks of 64 KiB), for progress by bytes
  * @throws INPUT_INVALID naming the file and line when a line is not JSON; NOT_FOUND when the
  *   file does not exist (translated at the CLI boundary).
  */
-export async function* readJsonLines(file: string): AsyncGenerator<JsonLine> {
+export async function* readJsonLines(file: string, onBytes?: (bytesRead: number) => void): AsyncGenerator<JsonLine> {
   let line = 0;
-  for await (const text of textLines(file)) {
+  const input = createReadStream(file, 'utf8');
+  for await (const text of textLines(file, input)) {
     line++;
     if (text.trim() === '') continue;
     let value: unknown;
@@ -36,21 +39,15 @@ export async function* readJsonLines(file: string): AsyncGenerator<JsonLine> {
         { cause: err },
       );
     }
+    onBytes?.(input.bytesRead);
     yield { line, value, chars: text.length };
   }
 }
 
-/** Count the non-blank lines of a JSON Lines file (for progress totals). */
-export async function countJsonLines(file: string): Promise<number> {
-  let count = 0;
-  for await (const text of textLines(file)) if (text.trim() !== '') count++;
-  return count;
-}
-
-/** The lines of `file`; a read failure (e.g. EISDIR) carries the file's path. */
-async function* textLines(file: string): AsyncGenerator<string> {
+/** The lines of `input`, a stream of `file`; a read failure (e.g. EISDIR) carries the file's path. */
+async function* textLines(file: string, input: ReadStream): AsyncGenerator<string> {
   try {
-    yield* createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+    yield* createInterface({ input, crlfDelay: Infinity });
   } catch (err) {
     throw withPath(err, file);
   }

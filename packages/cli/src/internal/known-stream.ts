@@ -2,7 +2,7 @@
  * Stream ids a person types: a stream with no revisions is almost always a mistyped id (`cwd`
  * for `cwd:/abs/dir`), so commands that need an existing stream say so and show the id forms.
  */
-import { StateflowError } from '@stateflow/core';
+import { StateflowError } from '@stateflow/core/errors';
 import type { Store, StreamId } from '@stateflow/store';
 
 /** The id forms and where to list them, appended to "unknown stream" messages. */

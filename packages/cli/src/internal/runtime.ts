@@ -1,14 +1,12 @@
 /**
- * The agent surface (`@stateflow/tools`) over the store of one CLI run. The package is loaded
- * when a command needs it, so store-only commands start without it.
+ * The agent surface (`@stateflow/tools`) over the store of one CLI run. The package (and the
+ * client's HTTP calls) is loaded when a command runs, so other commands start without it.
  *
  * Through a server, reads run here over the server's store API, but `patch_state` runs in the
  * server (`POST /v1/state/patch`): there it is queued with every other writer of the store (MCP
  * agents, the state API), so a CLI patch never loses a CAS race against busy agents. The answer
  * is the same receipt, and its `Stateflow-Transition` header names the transition published.
  */
-import { isJsonObject } from '@stateflow/core';
-import { TRANSITION_HEADER, callServer } from '@stateflow/client';
 import type { ServerEndpoint } from '@stateflow/client';
 import type { Store } from '@stateflow/store';
 import type { PatchCallOptions, PatchStateResult, Runtime } from '@stateflow/tools';
@@ -24,7 +22,7 @@ const UNCAPPED = { maxReadPaths: Number.MAX_SAFE_INTEGER, maxResponseBytes: Numb
  * `stateflow read` of many or large paths is not capped.
  */
 export async function withRuntime<T>(options: GlobalOptions, access: StoreAccess, work: (runtime: Runtime) => Promise<T>): Promise<T> {
-  const { createRuntime } = await import('@stateflow/tools');
+  const [{ createRuntime }, { isJsonObject }] = await Promise.all([import('@stateflow/tools'), import('@stateflow/core')]);
   return withStore(options.store, access, async (store, server) => {
     const runtime = createRuntime({ store, selection: options.selection, ...UNCAPPED });
     if (server === null) return work(runtime);
@@ -37,6 +35,7 @@ export async function withRuntime<T>(options: GlobalOptions, access: StoreAccess
 }
 
 async function patchThroughServer(server: ServerEndpoint, store: Store, body: object, call: PatchCallOptions = {}): Promise<PatchStateResult> {
+  const { TRANSITION_HEADER, callServer } = await import('@stateflow/client');
   const { body: receipt, headers } = await callServer<PatchStateResult>(server, 'v1/state/patch', { body });
   const seq = headers.get(TRANSITION_HEADER);
   if (seq !== null && call.onPublished !== undefined) call.onPublished(await store.transition(Number(seq)));

@@ -9,14 +9,17 @@
  * `stateflow mcp` — a command uses that server's store API instead (`openRemoteStore` of
  * `@stateflow/client`, found through the directory's discovery file), so every command runs
  * the same code and gives the same output either way.
+ *
+ * The store, client and PostgreSQL packages are loaded when a store is opened, not when this
+ * module is: a command that never opens one (`--help`, `--version`, a usage error) starts
+ * without them.
  */
 import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { StateflowError, isStateflowError } from '@stateflow/core';
-import { findServer, openRemoteStore, readDiscovery } from '@stateflow/client';
+import { StateflowError, isStateflowError } from '@stateflow/core/errors';
 import type { ServerEndpoint } from '@stateflow/client';
-import { openStore, type Store } from '@stateflow/store';
-import { buildNewPostgresStore, isPostgresUrl, openPostgresStore } from '@stateflow/store-postgres';
+import type { Store } from '@stateflow/store';
+import { isPostgresUrl } from '@stateflow/store-postgres/location';
 
 /** How long a command waits for the discovery file of a server that is taking the store, in ms. */
 const LOCKED_WAIT_MS = 3_000;
@@ -40,6 +43,10 @@ export type StoreAccess =
  *   PostgreSQL does not answer); STORE_UNAVAILABLE when the server stops answering during `work`.
  */
 export async function withStore<T>(location: string, access: StoreAccess, work: (store: Store, server: ServerEndpoint | null) => Promise<T>): Promise<T> {
+  if (!isPostgresUrl(location)) {
+    // Loaded either way (the remote store is a Store too): start while the server is looked for.
+    import('@stateflow/store').catch(() => undefined);
+  }
   const { store, server } = isPostgresUrl(location)
     ? { store: await openPostgres(location, access), server: null }
     : ((await openServed(location)) ?? (await openLocal(location, access)));
@@ -55,24 +62,29 @@ export async function withStore<T>(location: string, access: StoreAccess, work: 
 
 /** The PostgreSQL store at `url`; NOT_FOUND says how to create one. */
 async function openPostgres(url: string, access: StoreAccess): Promise<Store> {
+  const { openPostgresStore } = await import('@stateflow/store-postgres');
   try {
     return await openPostgresStore(url, { createIfMissing: access === 'create' });
   } catch (err) {
-    if (!isStateflowError(err, 'NOT_FOUND')) throw err;
+    // A missing database already says how to create it; a missing store (schema) is said here.
+    if (!isStateflowError(err, 'NOT_FOUND') || 'database' in err.details) throw err;
     throw new StateflowError('NOT_FOUND', `${err.message}: pass --store (or set STATEFLOW_STORE) to an existing store, or create one with "stateflow patch" or "stateflow import".`, err.details, { cause: err });
   }
 }
 
 /** The store of the live server serving `dir` and that server, or `null` when none does. */
 async function openServed(dir: string): Promise<{ store: Store; server: ServerEndpoint } | null> {
+  const { findServer } = await import('@stateflow/client/discovery');
   const served = await findServer(dir);
   if (served === null) return null;
+  const { openRemoteStore } = await import('@stateflow/client');
   const server = { url: served.url, token: served.token };
   return { store: await openRemoteStore(server), server };
 }
 
 /** The store opened by this process, or — when a server took it meanwhile — that server's. */
 async function openLocal(dir: string, access: StoreAccess): Promise<{ store: Store; server: ServerEndpoint | null }> {
+  const { openStore } = await import('@stateflow/store');
   try {
     if (access === 'create') {
       await mkdir(dir, { recursive: true });
@@ -107,6 +119,7 @@ async function whenServed(dir: string, locked: StateflowError): Promise<{ store:
 
 /** STORE_LOCKED naming the holder: a server (pid, address, how to stop it), or another process. */
 export async function lockedError(dir: string, cause: unknown): Promise<StateflowError<'STORE_LOCKED'>> {
+  const { readDiscovery } = await import('@stateflow/client/discovery');
   const holder = await readDiscovery(dir);
   const who =
     holder === null
@@ -120,6 +133,7 @@ export async function lockedError(dir: string, cause: unknown): Promise<Stateflo
  * @throws STORE_LOCKED naming the server (pid, address) and `stateflow stop`.
  */
 export async function requireNoServer(dir: string, command: string): Promise<void> {
+  const { findServer } = await import('@stateflow/client/discovery');
   const served = await findServer(dir);
   if (served === null) return;
   throw new StateflowError(
@@ -140,7 +154,11 @@ export async function requireNoServer(dir: string, command: string): Promise<voi
  *   directory; whatever `work` or opening throws.
  */
 export async function withNewStore<T>(location: string, work: (store: Store) => Promise<T>): Promise<T> {
-  if (isPostgresUrl(location)) return buildNewPostgresStore(location, work);
+  if (isPostgresUrl(location)) {
+    const { buildNewPostgresStore } = await import('@stateflow/store-postgres');
+    return buildNewPostgresStore(location, work);
+  }
+  const { openStore } = await import('@stateflow/store');
   const dir = location;
   await requireNoServer(dir, 'replay');
   const entries = await listDir(dir);

@@ -41,6 +41,7 @@ import { registerServerRoute } from './routes/server-route.js';
 import { registerMcpRoute } from './routes/mcp-route.js';
 import { registerHistoryRoutes } from './routes/history-routes.js';
 import { registerUiPage } from './ui-page.js';
+import { findPortHolder } from './port-holder.js';
 import type { ServerContext } from './server-context.js';
 import { reopeningStore } from '../reopening-store.js';
 
@@ -212,7 +213,8 @@ export interface ServerHandle {
 /**
  * Start the HTTP server.
  * @throws USAGE on bad options (no `dir`/`store`, bad keys, a non-loopback host without keys,
- *   an unreadable scripted model file); the store's errors when `dir` cannot be opened
+ *   an unreadable scripted model file), and `{ at: 'host:port', reason: 'port-in-use' }` for a
+ *   port another process listens on (the message names it when `/proc` tells); the store's errors when `dir` cannot be opened
  *   (STORE_LOCKED names the server holding it when its discovery file does).
  */
 export async function startServer(options: ServerOptions): Promise<ServerHandle> {
@@ -289,7 +291,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   } catch (cause) {
     await app.close();
     if (ownsStore) await store.close();
-    throw new StateflowError('USAGE', `Cannot listen on ${host}:${options.port ?? DEFAULT_PORT}`, {}, { cause });
+    throw await listenError(host, options.port ?? DEFAULT_PORT, cause);
   }
   const baseUrl = url;
   context.baseUrl = baseUrl;
@@ -370,13 +372,41 @@ async function openLocked(dir: string): Promise<Store> {
     if (!isStateflowError(err, 'STORE_LOCKED')) throw err;
     const holder = await readDiscovery(dir);
     if (holder === null) throw err;
+    // The store's own message guesses at who the holder is; the discovery file knows.
     throw new StateflowError(
       'STORE_LOCKED',
-      `${err.message}: the stateflow server pid ${holder.pid} on ${holder.url} holds it. Use it (the CLI and stateflow mcp go through it), or stop it with "stateflow stop --dir ${dir}".`,
-      { dir },
+      `Store directory ${dir} is in use by the stateflow server pid ${holder.pid} on ${holder.url}: use it (the CLI and stateflow mcp go through it), or stop it with "stateflow stop --dir ${dir}".`,
+      { dir, pid: holder.pid },
       { cause: err },
     );
   }
+}
+
+/**
+ * USAGE for a port the server cannot listen on, saying why: for a port in use (`EADDRINUSE`),
+ * which process holds it when `/proc` tells, and how to pick another; otherwise the system's
+ * reason (`EACCES` for a privileged port, `EADDRNOTAVAIL` for an address of another machine).
+ */
+async function listenError(host: string, port: number, cause: unknown): Promise<StateflowError<'USAGE'>> {
+  const at = `${host}:${port}`;
+  const errno = (cause as NodeJS.ErrnoException | null)?.code;
+  if (errno !== 'EADDRINUSE') {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    return new StateflowError('USAGE', `Cannot listen on ${at} (${why}): pick another host or port.`, { at, ...(typeof errno === 'string' ? { errno } : {}) }, { cause });
+  }
+  const holder = await findPortHolder(port);
+  const by =
+    holder === null
+      ? ''
+      : holder.pid === undefined
+        ? ` by a process of another user (uid ${holder.uid})`
+        : ` by pid ${holder.pid}${holder.command === undefined ? '' : ` (${holder.command})`}`;
+  return new StateflowError(
+    'USAGE',
+    `Cannot listen on ${at}: the port is in use${by}. Pick another port with --port N, or --port 0 for a free one (the banner prints the port chosen).`,
+    { at, reason: 'port-in-use' },
+    { cause },
+  );
 }
 
 /**

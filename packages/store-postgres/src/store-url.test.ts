@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { errorOf } from '@stateflow/test-kit';
-import { parseTarget } from './connection.js';
+import { parseTarget, storeLocationKind } from './store-url.js';
 
 describe('parseTarget', () => {
   it('keeps the password for the connection and out of the location (user info and query)', () => {
@@ -26,5 +26,20 @@ describe('parseTarget', () => {
     const err = errorOf(() => parseTarget('postgres://db/test?schema=a&schema=b'));
     expect(err.code).toBe('USAGE');
     expect(err.message).toContain('schema= once');
+  });
+});
+
+describe('storeLocationKind', () => {
+  it('tells a PostgreSQL URL (either scheme, any case) from a directory', () => {
+    expect(['postgres://db/x', 'postgresql://u@db:5432/x?schema=s', 'POSTGRES://db/x'].map(storeLocationKind)).toEqual(['postgres', 'postgres', 'postgres']);
+    expect(['.stateflow', '/abs/dir', 'rel/dir:with-colon', 'C:\\stores\\one', 'name:tag'].map(storeLocationKind)).toEqual(Array(5).fill('directory'));
+  });
+
+  it('refuses a URL of another scheme with USAGE naming the schemes supported, instead of making a directory of it', () => {
+    for (const [url, scheme] of [['mysql://root@db/app', 'mysql:'], ['file:///tmp/store', 'file:'], ['Redis://cache:6379', 'redis:']] as const) {
+      const err = errorOf(() => storeLocationKind(url));
+      expect(err.code).toBe('USAGE');
+      expect(err.details).toEqual({ at: scheme, reason: 'url-scheme' });
+    }
   });
 });
