@@ -170,8 +170,8 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
   },
   STORE_UNAVAILABLE: {
     meaning:
-      "The store cannot be reached: its server (a `stateflow serve` or a PostgreSQL database) refused the connection, stopped mid-request or did not answer in time. `outcome: 'not-sent'`: nothing changed; `'unknown'`: a write may or may not have been applied, so retry it with its idempotency id, or read before retrying.",
-    details: "`{ url?, dir?, outcome }` (`outcome`: `'not-sent'` or `'unknown'`)",
+      "The store cannot be reached: its server (a `stateflow serve` or a PostgreSQL database) refused the connection, stopped mid-request or did not answer in time (a PostgreSQL writer that waited longer than its lock timeout for the store's lock: `holderPid` is the backend that held it, where PostgreSQL reports one). `outcome: 'not-sent'`: nothing changed; `'unknown'`: a write may or may not have been applied, so retry it with its idempotency id, or read before retrying.",
+    details: "`{ url?, dir?, outcome, holderPid? }` (`outcome`: `'not-sent'` or `'unknown'`)",
     retryable: true,
     httpStatus: 503,
     exitCode: FAILURE,

@@ -148,7 +148,7 @@ export interface ErrorDetailsByCode {
   STORE_CLOSED: NoDetails;
   STORE_IO: { location: string | null; code: string | null; reason?: 'no-write-access' };
   /** `outcome`: `'not-sent'` — nothing reached a server; `'unknown'` — a write may have been applied. */
-  STORE_UNAVAILABLE: { url?: string; dir?: string; outcome: 'not-sent' | 'unknown' };
+  STORE_UNAVAILABLE: { url?: string; dir?: string; outcome: 'not-sent' | 'unknown'; holderPid?: number };
   REOPEN_REQUIRED: { location: string | null; failure: ErrorCode };
   CONFIG_INVALID: { problems: string[] };
   SOURCE_UNRESOLVED: { who: string };

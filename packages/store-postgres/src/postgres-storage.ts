@@ -16,12 +16,11 @@ import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import { StateflowError } from '@stateflow/core';
 import type { HeldLock, IterateOptions, Storage, StorageCapabilities, StorageOp, StorageReader, WriteSession } from '@stateflow/store';
-import type { PostgresTarget } from './connection.js';
-import { translatePgError } from './pg-errors.js';
-import { LOCK_CLASS, NAMED_LOCK_CLASS, prepareSchema, table } from './schema.js';
-
-/** Clients that already have an 'error' listener. */
-const watched = new WeakSet<PoolClient>();
+import { casCommitSql, sessionCommitSql } from './commit-statements.js';
+import { watchErrors, type PostgresTarget } from './connection.js';
+import { LOCK_NOT_AVAILABLE, translatePgError } from './pg-errors.js';
+import { LOCK_CLASS, NAMED_LOCK_CLASS, prepareSchema, table, translateLockWait } from './schema.js';
+import { resolveTimeouts, sessionConfig, type PostgresTimeouts } from './session-settings.js';
 
 /** Rows fetched per page of an iteration. */
 const PAGE = 512;
@@ -33,8 +32,8 @@ interface Queryable {
   query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
 }
 
-/** Options of {@link openPostgresStorage}. */
-export interface PostgresStorageOptions {
+/** Options of {@link openPostgresStorage}: the pools' sizes and the bounds of every wait ({@link PostgresTimeouts}). */
+export interface PostgresStorageOptions extends PostgresTimeouts {
   /** Create the store's schema when it has none (default `true`). */
   createIfMissing?: boolean;
   /** Most connections the pool opens (default 10). */
@@ -48,18 +47,19 @@ export interface PostgresStorageOptions {
  * @throws NOT_FOUND, STORE_VERSION, STORE_UNAVAILABLE, STORE_IO (see `prepareSchema`)
  */
 export async function openPostgresStorage(target: PostgresTarget, options: PostgresStorageOptions = {}): Promise<Storage> {
-  const pool = new pg.Pool({ connectionString: target.connectionString, max: options.maxConnections ?? 10 });
+  const timeouts = resolveTimeouts(options);
+  const pool = new pg.Pool({ ...sessionConfig(target, timeouts, 'store'), max: options.maxConnections ?? 10 });
   // An idle client whose server goes away emits 'error' on the pool: the next query reconnects.
   pool.on('error', () => undefined);
   try {
-    await prepareSchema(pool, target, { create: options.createIfMissing ?? true });
+    await prepareSchema(pool, target, { create: options.createIfMissing ?? true, lockTimeoutMs: timeouts.lockTimeoutMs });
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw err;
   }
-  const lockPool = new pg.Pool({ connectionString: target.connectionString, max: options.maxLocks ?? 100, idleTimeoutMillis: 10_000 });
+  const lockPool = new pg.Pool({ ...sessionConfig(target, timeouts, 'named-lock'), max: options.maxLocks ?? 100, idleTimeoutMillis: 10_000 });
   lockPool.on('error', () => undefined);
-  return new PostgresStorage(pool, lockPool, target);
+  return new PostgresStorage(pool, lockPool, target, timeouts);
 }
 
 class PostgresStorage implements Storage {
@@ -68,18 +68,23 @@ class PostgresStorage implements Storage {
   readonly #pool: Pool;
   readonly #lockPool: Pool;
   readonly #target: PostgresTarget;
+  readonly #timeouts: Required<PostgresTimeouts>;
   readonly #kv: string;
+  /** `SELECT pg_advisory_xact_lock(…)` of the store's lock (the schema is a checked identifier, so it can be literal). */
+  readonly #lockSql: string;
   readonly #channel: string;
   readonly #listeners = new Set<() => void>();
   #listener: pg.Client | null = null;
   #closed = false;
 
-  constructor(pool: Pool, lockPool: Pool, target: PostgresTarget) {
+  constructor(pool: Pool, lockPool: Pool, target: PostgresTarget, timeouts: Required<PostgresTimeouts>) {
     this.#pool = pool;
     this.#lockPool = lockPool;
     this.#target = target;
+    this.#timeouts = timeouts;
     this.location = target.location;
     this.#kv = table(target, 'sf_kv');
+    this.#lockSql = `SELECT pg_advisory_xact_lock(${LOCK_CLASS}, hashtext('${target.schema}'))`;
     this.#channel = `stateflow:${target.schema}`;
   }
 
@@ -117,12 +122,12 @@ class PostgresStorage implements Storage {
   async beginWrite(): Promise<WriteSession> {
     const client = await this.#connect();
     try {
-      // One round trip: the schema is a checked identifier, so the statements can be literal.
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${LOCK_CLASS}, hashtext('${this.#target.schema}'))`);
+      // One round trip.
+      await client.query(`BEGIN; ${this.#lockSql}`);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       client.release(true);
-      throw translatePgError(err, this.location);
+      throw await translateLockWait(err, this.#pool, this.#target, this.#timeouts.lockTimeoutMs);
     }
     let open = true;
     // `broken`: the connection may be in an unknown state, so pg destroys it instead of pooling it.
@@ -133,17 +138,15 @@ class PostgresStorage implements Storage {
     return {
       commit: async (ops, options) => {
         if (!open) throw new StateflowError('STORE_CLOSED', 'This write session has ended', {});
-        let sent = false;
         try {
-          if (!options.sync) await client.query('SET LOCAL synchronous_commit = off');
-          await writeOps(client, this.#kv, ops, this.#channel);
-          sent = true;
-          await client.query('COMMIT');
+          // The writes and the COMMIT in one round trip.
+          await client.query(sessionCommitSql(this.#kv, ops, this.#channel, options));
           end({ broken: false });
         } catch (err) {
           await client.query('ROLLBACK').catch(() => undefined);
           end({ broken: true });
-          throw translatePgError(err, this.location, sent ? 'unknown' : 'not-sent');
+          // The COMMIT went out with the writes: a lost connection may have come after it.
+          throw translatePgError(err, this.location, 'unknown');
         }
       },
       abort: async () => {
@@ -152,6 +155,23 @@ class PostgresStorage implements Storage {
         end({ broken: false });
       },
     };
+  }
+
+  async commitIf(expect: { key: Uint8Array; value: Uint8Array | undefined }, ops: StorageOp[], options: { sync: boolean }): Promise<boolean> {
+    const client = await this.#connect();
+    let broken = true;
+    try {
+      const results = await client.query(casCommitSql(this.#kv, this.#lockSql, expect, ops, this.#channel, options));
+      const last = (Array.isArray(results) ? results.at(-1) : results) as pg.QueryResult<{ committed: boolean }> | undefined;
+      broken = false;
+      return last?.rows[0]?.committed === true;
+    } catch (err) {
+      // The lock is the first statement: a wait for it that timed out applied nothing.
+      if ((err as { code?: unknown } | null)?.code === LOCK_NOT_AVAILABLE) throw await translateLockWait(err, this.#pool, this.#target, this.#timeouts.lockTimeoutMs);
+      throw translatePgError(err, this.location, 'unknown');
+    } finally {
+      client.release(broken);
+    }
   }
 
   async lock(name: string, options: { wait: boolean }): Promise<HeldLock | null> {
@@ -211,13 +231,8 @@ class PostgresStorage implements Storage {
     } catch (err) {
       throw translatePgError(err, this.location);
     }
-    // A checked-out client whose connection is lost emits 'error' on itself (the pool listens
-    // only to idle ones); the query in flight fails with it, which is what reports it.
-    if (!watched.has(client)) {
-      watched.add(client);
-      client.on('error', () => undefined);
-    }
-    return client;
+    // The pool listens for 'error' only on idle clients.
+    return watchErrors(client);
   }
 
   /**
@@ -226,7 +241,7 @@ class PostgresStorage implements Storage {
    */
   async #listen(): Promise<void> {
     for (let delay = 100; !this.#closed && this.#listeners.size > 0; delay = Math.min(delay * 2, 5_000)) {
-      const client = new pg.Client({ connectionString: this.#target.connectionString });
+      const client = new pg.Client(sessionConfig(this.#target, this.#timeouts, 'store'));
       this.#listener = client;
       const lost = new Promise<void>((resolve) => {
         client.on('error', () => resolve());
@@ -306,30 +321,4 @@ async function* iterate(db: Queryable, kv: string, options: IterateOptions, loca
     if (reverse) upper = { key: last.k, inclusive: false };
     else lower = { key: last.k, inclusive: false };
   }
-}
-
-/**
- * The batch in one statement: its deletions and its puts (an upsert), a later op on a key
- * winning, and the notification of the store's channel (delivered only once the transaction
- * commits).
- */
-async function writeOps(client: PoolClient, kv: string, ops: StorageOp[], channel: string): Promise<void> {
-  const last = new Map<string, StorageOp>();
-  for (const op of ops) last.set(Buffer.from(op.key).toString('hex'), op);
-  const putKeys: Buffer[] = [];
-  const putValues: Buffer[] = [];
-  const delKeys: Buffer[] = [];
-  for (const op of last.values()) {
-    if (op.type === 'put') {
-      putKeys.push(Buffer.from(op.key));
-      putValues.push(Buffer.from(op.value));
-    } else delKeys.push(Buffer.from(op.key));
-  }
-  // Each key is in one list only, so the two parts of the statement never touch the same row.
-  await client.query(
-    `WITH deleted AS (DELETE FROM ${kv} WHERE k = ANY($1::bytea[])),
-          written AS (INSERT INTO ${kv} (k, v) SELECT * FROM unnest($2::bytea[], $3::bytea[]) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v)
-     SELECT pg_notify($4, '')`,
-    [delKeys, putKeys, putValues, channel],
-  );
 }

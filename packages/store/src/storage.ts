@@ -132,6 +132,17 @@ export interface Storage extends StorageReader {
   /** Begin the one write session (waits for the current one to end, in this or any process). */
   beginWrite(): Promise<WriteSession>;
   /**
+   * A whole write session in one call, for a writer that staged `ops` against memory it believes
+   * current (optional; a backend shared by many writers implements it to save the session's
+   * round trips): atomically, as the one writer of that moment, apply `ops` only when the value
+   * at `expect.key` is exactly `expect.value` (`undefined`: the key has no value), else write
+   * nothing. The store passes its tip record, which every write changes, so `true` means no
+   * other writer committed since the store last read it — the compare-and-set of its checks.
+   * @returns whether `ops` were applied
+   * @throws as {@link WriteSession.commit} (a lost acknowledgement leaves the outcome unknown)
+   */
+  commitIf?(expect: { key: Uint8Array; value: Uint8Array | undefined }, ops: StorageOp[], options: { sync: boolean }): Promise<boolean>;
+  /**
    * Call `listener` soon after any process commits (a shared backend's notifications); returns
    * the function that stops it. Absent when only this process writes (`soleWriter`).
    */
