@@ -18,7 +18,7 @@ import { StateflowError } from '@stateflow/core';
 import type { HeldLock, IterateOptions, Storage, StorageCapabilities, StorageOp, StorageReader, WriteSession } from '@stateflow/store';
 import { casCommitSql, sessionCommitSql } from './commit-statements.js';
 import { watchErrors, type PostgresTarget } from './connection.js';
-import { LOCK_NOT_AVAILABLE, translatePgError } from './pg-errors.js';
+import { LOCK_NOT_AVAILABLE, isConnectionLoss, translatePgError } from './pg-errors.js';
 import { LOCK_CLASS, NAMED_LOCK_CLASS, prepareSchema, table, translateLockWait } from './schema.js';
 import { resolveTimeouts, sessionConfig, type PostgresTimeouts } from './session-settings.js';
 
@@ -88,22 +88,26 @@ class PostgresStorage implements Storage {
     this.#channel = `stateflow:${target.schema}`;
   }
 
+  /** Reads on the pool: a read whose pooled connection turns out to be gone is retried on another. */
+  readonly #reads: Queryable = {
+    query: (text, values) => retried(() => this.#pool.query(text, values)),
+  };
+
   get(key: Uint8Array): Promise<Uint8Array | undefined> {
-    return getOne(this.#pool, this.#kv, key, this.location);
+    return getOne(this.#reads, this.#kv, key, this.location);
   }
 
   getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
-    return getMany(this.#pool, this.#kv, keys, this.location);
+    return getMany(this.#reads, this.#kv, keys, this.location);
   }
 
   iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
-    return iterate(this.#pool, this.#kv, options, this.location);
+    return iterate(this.#reads, this.#kv, options, this.location);
   }
 
   async snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T> {
-    const client = await this.#connect();
+    const { client } = await this.#start(this.#pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const result = await read({
         get: (key) => getOne(client, this.#kv, key, this.location),
         getMany: (keys) => getMany(client, this.#kv, keys, this.location),
@@ -120,13 +124,11 @@ class PostgresStorage implements Storage {
   }
 
   async beginWrite(): Promise<WriteSession> {
-    const client = await this.#connect();
+    let client: PoolClient;
     try {
       // One round trip.
-      await client.query(`BEGIN; ${this.#lockSql}`);
+      ({ client } = await this.#start(this.#pool, `BEGIN; ${this.#lockSql}`));
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      client.release(true);
       throw await translateLockWait(err, this.#pool, this.#target, this.#timeouts.lockTimeoutMs);
     }
     let open = true;
@@ -175,21 +177,16 @@ class PostgresStorage implements Storage {
   }
 
   async lock(name: string, options: { wait: boolean }): Promise<HeldLock | null> {
-    const client = await this.#connect(this.#lockPool);
     // The store's schema and the name, hashed: distinct names that collide only serialise more.
     const key = [NAMED_LOCK_CLASS, `${this.#target.schema}/${name}`];
-    try {
-      const taken = await client.query<{ taken: boolean }>(
-        options.wait ? 'SELECT pg_advisory_lock($1, hashtext($2)), true AS taken' : 'SELECT pg_try_advisory_lock($1, hashtext($2)) AS taken',
-        key,
-      );
-      if (taken.rows[0]?.taken !== true) {
-        client.release();
-        return null;
-      }
-    } catch (err) {
-      client.release(true);
-      throw translatePgError(err, this.location);
+    const { client, result } = await this.#start<{ taken: boolean }>(
+      this.#lockPool,
+      options.wait ? 'SELECT pg_advisory_lock($1, hashtext($2)), true AS taken' : 'SELECT pg_try_advisory_lock($1, hashtext($2)) AS taken',
+      key,
+    );
+    if (result.rows[0]?.taken !== true) {
+      client.release();
+      return null;
     }
     let held = true;
     return {
@@ -221,6 +218,27 @@ class PostgresStorage implements Storage {
     this.#listener = null;
     await this.#pool.end().catch(() => undefined);
     await this.#lockPool.end().catch(() => undefined);
+  }
+
+  /**
+   * A client of `pool` that ran `text` — a statement that changes nothing it does not hold
+   * itself (a `BEGIN`, a lock) — retried on a new connection when the one it got turns out to
+   * be gone (a pooled connection the server ended while it was idle).
+   * @throws what `translatePgError` makes of the last failure
+   */
+  async #start<R extends pg.QueryResultRow>(pool: Pool, text: string, values?: unknown[]): Promise<{ client: PoolClient; result: pg.QueryResult<R> }> {
+    return retried(async () => {
+      const client = await this.#connect(pool);
+      try {
+        return { client, result: await client.query<R>(text, values) };
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release(true);
+        throw err;
+      }
+    }).catch((err: unknown) => {
+      throw (err as { code?: unknown } | null)?.code === LOCK_NOT_AVAILABLE ? err : translatePgError(err, this.location);
+    });
   }
 
   async #connect(pool: Pool = this.#pool): Promise<PoolClient> {
@@ -264,6 +282,20 @@ class PostgresStorage implements Storage {
       await new Promise((resolve) => setTimeout(resolve, delay).unref());
     }
     this.#listener = null;
+  }
+}
+
+/** Tries of an operation whose connection is lost before it did anything. */
+const CONNECTION_TRIES = 3;
+
+/** `fn`, tried again (up to {@link CONNECTION_TRIES} in all) while it fails with a lost connection; for work that is safe to repeat. */
+async function retried<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= CONNECTION_TRIES || !isConnectionLoss(err)) throw err;
+    }
   }
 }
 
