@@ -6,3 +6,5 @@ export type { PostgresStorageOptions } from './postgres-storage.js';
 export { isPostgresUrl, parseTarget, DEFAULT_SCHEMA } from './connection.js';
 export type { PostgresTarget } from './connection.js';
 export { SCHEMA_VERSION } from './schema.js';
+export { DEFAULT_TIMEOUTS } from './session-settings.js';
+export type { PostgresTimeouts } from './session-settings.js';
