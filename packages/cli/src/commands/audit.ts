@@ -18,7 +18,7 @@ export function registerAuditCommand(program: Command, ctx: CommandContext): voi
     .action(async (_local: unknown, command: Command) => {
       const options = ctx.options(command);
       let progress: Progress | undefined;
-      const report = await withStore(options.store, 'existing', async (store) => {
+      const report = await withStore(options, 'existing', async (store) => {
         try {
           return await store.audit({
             onProgress: (done, total) => {

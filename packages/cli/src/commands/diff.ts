@@ -19,7 +19,7 @@ export function registerDiffCommand(program: Command, ctx: CommandContext): void
     .argument('<revB>', 'to revision', nonNegativeInt)
     .action(async (stream: string, revA: number, revB: number, _local: unknown, command: Command) => {
       const options = ctx.options(command);
-      const patch = await withStore(options.store, 'existing', async (store) => {
+      const patch = await withStore(options, 'existing', async (store) => {
         await requireKnownStream(store, stream);
         return store.diff(stream, revA, revB);
       });

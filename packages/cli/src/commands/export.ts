@@ -17,7 +17,7 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
     .option('--stream <stream>', 'only transitions that changed this stream (for reading; replay needs a full export)')
     .action(async (local: { stream?: string }, command: Command) => {
       const options = ctx.options(command);
-      await withStore(options.store, 'existing', async (store) => {
+      await withStore(options, 'existing', async (store) => {
         for await (const transition of store.transitions(local.stream === undefined ? {} : { stream: local.stream })) {
           await writeLine(ctx.io.stdout, JSON.stringify(transition));
         }

@@ -37,7 +37,7 @@ export function registerImportGitCommand(program: Command, ctx: CommandContext):
       await checkImportTarget(local.stream, keys);
       const repoDir = path.resolve(ctx.io.cwd, repo);
       const commits = await fileCommits(repoDir, file);
-      const report = await withStore(options.store, 'create', async (store) =>
+      const report = await withStore(options, 'create', async (store) =>
         importHistory(store, local.stream, keys, versions(repoDir, file, commits), {
           progress: (total) => startProgress(ctx.io, 'import-git', total),
           append: local.append === true,

@@ -28,7 +28,7 @@ export function registerImportCommand(program: Command, ctx: CommandContext): vo
       const keys = parsePlacement(local.at);
       await checkImportTarget(local.stream, keys);
       const file = path.resolve(ctx.io.cwd, history);
-      const report = await withStore(options.store, 'create', async (store) =>
+      const report = await withStore(options, 'create', async (store) =>
         importHistory(store, local.stream, keys, historyEntries(file), {
           progress: (total) => startProgress(ctx.io, 'import', total),
           append: local.append === true,

@@ -15,7 +15,7 @@ export function registerShowCommand(program: Command, ctx: CommandContext): void
     .argument('<seq>', 'global sequence number of the transition', nonNegativeInt)
     .action(async (seq: number, _local: unknown, command: Command) => {
       const options = ctx.options(command);
-      const transition = await withStore(options.store, 'existing', async (store) => store.transition(seq));
+      const transition = await withStore(options, 'existing', async (store) => store.transition(seq));
       emit(ctx.io, options, transition);
     });
 }

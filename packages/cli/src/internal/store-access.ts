@@ -21,6 +21,12 @@ import { buildNewPostgresStore, isPostgresUrl, openPostgresStore } from '@statef
 /** How long a command waits for the discovery file of a server that is taking the store, in ms. */
 const LOCKED_WAIT_MS = 3_000;
 
+/** Where a command's store is: a `postgres://` URL or a directory, and the URLs of a PostgreSQL store's read replicas (`--read-replica`). */
+export interface StoreLocation {
+  store: string;
+  readReplicas?: readonly string[];
+}
+
 /** How a command uses the store directory. */
 export type StoreAccess =
   /** A Stateflow store must exist already (reads, audit, export); nothing is created. */
@@ -29,8 +35,9 @@ export type StoreAccess =
   | 'create';
 
 /**
- * Open the store at `location` (a `postgres://` URL, or a directory — through the server that
- * holds it, if one does), run `work`, and close the store (also when `work` throws).
+ * Open the store at `where` (a `postgres://` URL — with its read replicas —, or a directory —
+ * through the server that holds it, if one does), run `work`, and close the store (also when
+ * `work` throws).
  *
  * @throws NOT_FOUND when `access` is `'existing'` and there is no Stateflow store there (the
  *   store's `createIfMissing: false`: no LevelDB `CURRENT` file or no format record, or a schema
@@ -39,9 +46,10 @@ export type StoreAccess =
  *   it; whatever opening throws (STORE_VERSION, STORE_CORRUPT, STORE_IO; STORE_UNAVAILABLE when
  *   PostgreSQL does not answer); STORE_UNAVAILABLE when the server stops answering during `work`.
  */
-export async function withStore<T>(location: string, access: StoreAccess, work: (store: Store, server: ServerEndpoint | null) => Promise<T>): Promise<T> {
+export async function withStore<T>(where: string | StoreLocation, access: StoreAccess, work: (store: Store, server: ServerEndpoint | null) => Promise<T>): Promise<T> {
+  const { store: location, readReplicas = [] } = typeof where === 'string' ? { store: where } : where;
   const { store, server } = isPostgresUrl(location)
-    ? { store: await openPostgres(location, access), server: null }
+    ? { store: await openPostgres(location, access, readReplicas), server: null }
     : ((await openServed(location)) ?? (await openLocal(location, access)));
   // What the open repaired (buffered transitions a power loss took) is said once, on stderr,
   // whatever the command.
@@ -53,10 +61,10 @@ export async function withStore<T>(location: string, access: StoreAccess, work: 
   }
 }
 
-/** The PostgreSQL store at `url`; NOT_FOUND says how to create one. */
-async function openPostgres(url: string, access: StoreAccess): Promise<Store> {
+/** The PostgreSQL store at `url` (with its read replicas); NOT_FOUND says how to create one. */
+async function openPostgres(url: string, access: StoreAccess, readReplicas: readonly string[]): Promise<Store> {
   try {
-    return await openPostgresStore(url, { createIfMissing: access === 'create' });
+    return await openPostgresStore(url, { createIfMissing: access === 'create', readReplicas: [...readReplicas] });
   } catch (err) {
     if (!isStateflowError(err, 'NOT_FOUND')) throw err;
     throw new StateflowError('NOT_FOUND', `${err.message}: pass --store (or set STATEFLOW_STORE) to an existing store, or create one with "stateflow patch" or "stateflow import".`, err.details, { cause: err });
