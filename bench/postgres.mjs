@@ -220,6 +220,7 @@ const [mode, ...args] = process.argv.slice(2);
 if (mode === 'writer') await childWriter(args[0], Number(args[1]), Number(args[2]));
 else if (mode === 'insert') await childInsert(args[0], Number(args[1]), Number(args[2]));
 else if (mode === 'publish') await publishRates();
+else if (mode === 'history') await historicalReads();
 else {
   await publishRates();
   await historicalReads();

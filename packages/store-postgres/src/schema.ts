@@ -38,6 +38,10 @@ function migrations(target: PostgresTarget): string[][] {
   return [
     [
       `CREATE TABLE ${table(target, 'sf_kv')} (k bytea PRIMARY KEY, v bytea NOT NULL)`,
+      // Compressed in the row, not moved out to TOAST: a checkpoint or a large patch costs one
+      // heap tuple instead of a pointer plus chunk rows with their own index (4 % fewer bytes
+      // per revision on the eslint history, bench/RESULTS.md "PostgreSQL").
+      `ALTER TABLE ${table(target, 'sf_kv')} ALTER COLUMN v SET STORAGE MAIN`,
       `CREATE TABLE ${table(target, 'sf_schema')} (version integer NOT NULL)`,
       `INSERT INTO ${table(target, 'sf_schema')} (version) VALUES (0)`,
     ],

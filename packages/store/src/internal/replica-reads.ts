@@ -9,9 +9,11 @@
  * on the storage.
  *
  * When memory already knows what a read needs (a revision at or below the head it knows, a seq
- * at or below its last one), the answer is fixed whatever other processes commit later, so a
- * covering replica serves it without asking the storage anything; otherwise the store first
- * catches up with the storage, as every read on shared storage does.
+ * at or below its last one), the answer is fixed whatever other processes commit later, so it
+ * is read — from a covering replica, else from the storage — without first reading the
+ * storage's tip; otherwise the store first catches up with the storage, as every other read on
+ * shared storage does. (Compaction by another process is the one change to history: a read it
+ * removed the records of fails, and runs again after a catch-up, which then refuses it.)
  */
 import { isStateflowError } from '@stateflow/core';
 import type { StorageReader, StorageReplica } from '../storage.js';
@@ -74,67 +76,72 @@ async function coveringReplica(ctx: StoreContext, seq: number): Promise<StorageR
 }
 
 /**
- * Where a historical read runs, after the catch-up it needs: a covering replica (no catch-up
- * when `need` is known from memory), else the storage caught up.
- * @param need the seq the read reads up to as memory knows it, or `null` when memory cannot tell
+ * Run `read` on a replica that covers `seq`, else on the storage; a replica that fails during
+ * it is skipped and `read` runs on the storage.
  */
-async function chooseReader(ctx: StoreContext, need: () => number | null): Promise<{ reader: StorageReader; replica: StorageReplica | null }> {
-  const shared = !ctx.storage.capabilities.soleWriter;
-  let caughtUp = !shared;
-  if ((ctx.storage.replicas?.length ?? 0) > 0) {
-    let seq = need();
-    if (seq === null && !caughtUp) {
-      await catchUp(ctx);
-      caughtUp = true;
-      seq = need();
+async function onCovering<T>(ctx: StoreContext, seq: number | null, read: (reader: StorageReader) => Promise<T>): Promise<T> {
+  const replica = seq === null || (ctx.storage.replicas?.length ?? 0) === 0 ? null : await coveringReplica(ctx, seq);
+  if (replica !== null) {
+    try {
+      return await read(replica);
+    } catch (err) {
+      if (!replicaFailure(err)) throw err;
+      skip(replica);
     }
-    const replica = seq === null ? null : await coveringReplica(ctx, seq);
-    if (replica !== null) return { reader: replica, replica };
   }
-  if (!caughtUp) await catchUp(ctx);
-  return { reader: ctx.storage, replica: null };
-}
-
-/**
- * Run the historical read `read` on a covering replica, else on the storage (see the module
- * header); a replica that fails during it is skipped and `read` runs again on the storage,
- * caught up. `read` must be safe to run twice (it only reads).
- * @param need the seq `read` reads up to as memory knows it (called before and after a
- *   catch-up), or `null` when memory cannot tell
- */
-export async function readHistory<T>(ctx: StoreContext, need: () => number | null, read: (reader: StorageReader) => Promise<T>): Promise<T> {
-  const chosen = await chooseReader(ctx, need);
-  if (chosen.replica === null) return read(chosen.reader);
-  try {
-    return await read(chosen.reader);
-  } catch (err) {
-    if (!replicaFailure(err)) throw err;
-    skip(chosen.replica);
-  }
-  await catchUp(ctx);
   return read(ctx.storage);
 }
 
 /**
+ * Run the historical read `read` (see the module header): when memory knows what it needs, on
+ * a covering replica or the storage without a catch-up — and should that fail with a storage
+ * error (another process compacted what memory still counts as retained), once more after
+ * one —; otherwise after a catch-up. `read` must be safe to run twice (it only reads).
+ * @param need the seq `read` reads up to as memory knows it (called before and after a
+ *   catch-up), or `null` when memory cannot tell
+ */
+export async function readHistory<T>(ctx: StoreContext, need: () => number | null, read: (reader: StorageReader) => Promise<T>): Promise<T> {
+  const shared = !ctx.storage.capabilities.soleWriter;
+  const known = need();
+  if (known !== null || !shared) {
+    try {
+      return await onCovering(ctx, known, read);
+    } catch (err) {
+      if (!shared || !replicaFailure(err)) throw err;
+    }
+  }
+  await catchUp(ctx);
+  return onCovering(ctx, need(), read);
+}
+
+/**
  * {@link readHistory} for a read that yields as it goes (a range of the log): when a replica
- * fails part-way, the storage yields the rest, from the first seq not yet yielded.
+ * fails part-way, the storage yields the rest, from the first seq not yet yielded. Without a
+ * catch-up only where memory knows the whole range and a replica covers it.
  * @param read yields items in rising `seq` order, from the given first seq on
  */
 export async function* readHistoryStream<T extends { seq: number }>(ctx: StoreContext, from: number, need: () => number | null, read: (reader: StorageReader, from: number) => AsyncIterable<T>): AsyncGenerator<T> {
-  const chosen = await chooseReader(ctx, need);
+  const shared = !ctx.storage.capabilities.soleWriter;
+  let seq = need();
+  let replica = seq === null || (ctx.storage.replicas?.length ?? 0) === 0 ? null : await coveringReplica(ctx, seq);
+  if (replica === null && shared) {
+    await catchUp(ctx);
+    seq = need();
+    replica = seq === null || (ctx.storage.replicas?.length ?? 0) === 0 ? null : await coveringReplica(ctx, seq);
+  }
   let next = from;
-  if (chosen.replica !== null) {
+  if (replica !== null) {
     try {
-      for await (const item of read(chosen.reader, next)) {
+      for await (const item of read(replica, next)) {
         next = item.seq + 1;
         yield item;
       }
       return;
     } catch (err) {
       if (!replicaFailure(err)) throw err;
-      skip(chosen.replica);
+      skip(replica);
     }
-    await catchUp(ctx);
+    if (shared) await catchUp(ctx);
   }
   yield* read(ctx.storage, next);
 }
