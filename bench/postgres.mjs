@@ -18,6 +18,7 @@ import pg from 'pg';
 import { diff } from '@stateflow/core';
 import { openStore } from '@stateflow/store';
 import { dropPostgresStore, openPostgresStore } from '@stateflow/store-postgres';
+import { startPostgresPair } from '@stateflow/test-kit';
 import { BENCH_DIR, REPEATS, dirBytes, median, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -216,12 +217,89 @@ async function historicalReads() {
   );
 }
 
+/**
+ * Read replicas (store-postgres README "Read replicas"), on a primary + hot standby made for
+ * the run (`startPostgresPair`): cold `stateAt` and a 20-transition `transitions` range through
+ * a store on the primary alone and through a store with the standby as its read replica, once
+ * the standby has replayed everything; queries counted per server by wrapping `pg`'s
+ * `Client.prototype.query` (counting only).
+ */
+async function replicaReads() {
+  const pair = await startPostgresPair();
+  if ('unavailable' in pair) return null;
+  const sent = new Map();
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function counted(...a) {
+    sent.set(this.port, (sent.get(this.port) ?? 0) + 1);
+    return query.apply(this, a);
+  };
+  try {
+    const url = `${pair.primaryUrl}?schema=sf_bench_replica`;
+    const writer = await openPostgresStore(url, { durability: 'buffered' });
+    const revs = scaled(2_000, 100);
+    for (let i = 0; i < revs; i += 500) await writer.publishMany(Array.from({ length: Math.min(500, revs - i) }, (_, j) => ({ changes: { 'session:r': patchFor(i + j, 0) } })));
+    await writer.close();
+    const admin = new pg.Client({ connectionString: pair.primaryUrl });
+    const standby = new pg.Client({ connectionString: pair.standbyUrl });
+    await admin.connect();
+    await standby.connect();
+    const lsn = (await admin.query('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn;
+    while (!(await standby.query('SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS done', [lsn])).rows[0].done) await new Promise((r) => setTimeout(r, 20));
+    await admin.end();
+    await standby.end();
+    const random = rng(11);
+    const reads = Array.from({ length: scaled(200, 20) }, () => 1 + Math.floor(random() * (revs - 1)));
+    const measure = async (store) => {
+      const port = (u) => Number(new URL(u).port);
+      const before = [sent.get(port(pair.primaryUrl)) ?? 0, sent.get(port(pair.standbyUrl)) ?? 0];
+      const states = await time(async () => {
+        for (const r of reads) await store.stateAt('session:r', r);
+      });
+      const ranges = await time(async () => {
+        for (const r of reads) for await (const t of store.transitions({ from: Math.max(1, r - 19), to: r })) void t;
+      });
+      const after = [sent.get(port(pair.primaryUrl)) ?? 0, sent.get(port(pair.standbyUrl)) ?? 0];
+      return { stateAt: states.ms / reads.length, range: ranges.ms / reads.length, primary: (after[0] - before[0]) / (2 * reads.length), standby: (after[1] - before[1]) / (2 * reads.length) };
+    };
+    const runs = [];
+    for (let i = 0; i < REPEATS; i++) {
+      const alone = await openPostgresStore(url, { cacheSize: 0 });
+      const withReplica = await openPostgresStore(url, { cacheSize: 0, readReplicas: [pair.standbyUrl] });
+      await alone.stateAt('session:r', 1);
+      await withReplica.stateAt('session:r', 1);
+      runs.push({ alone: await measure(alone), replica: await measure(withReplica) });
+      await alone.close();
+      await withReplica.close();
+    }
+    const med = (f) => median(runs.map(f));
+    const rows = [
+      ['primary only', med((r) => r.alone.stateAt), med((r) => r.alone.range), med((r) => r.alone.primary), med((r) => r.alone.standby), 1],
+      ['read replica (caught up)', med((r) => r.replica.stateAt), med((r) => r.replica.range), med((r) => r.replica.primary), med((r) => r.replica.standby), med((r) => r.replica.stateAt / r.alone.stateAt)],
+    ];
+    await report(
+      'PostgreSQL: historical reads from a read replica',
+      ['store', 'stateAt ms', 'transitions (20) ms', 'queries to the primary per read', 'queries to the replica per read', 'ratio stateAt vs primary only'],
+      rows,
+      [
+        `${revs} revisions of one stream; ${reads.length} random revisions read with the history cache off, each as stateAt and as a 20-transition range; ${REPEATS} rounds, medians.`,
+        'Primary and standby: clusters made for the run on this machine (initdb, pg_basebackup -R, fsync off), loopback; the replica read pays its own round trips only, the primary is not asked.',
+      ],
+    );
+    return rows;
+  } finally {
+    pg.Client.prototype.query = query;
+    await pair.stop();
+  }
+}
+
 const [mode, ...args] = process.argv.slice(2);
 if (mode === 'writer') await childWriter(args[0], Number(args[1]), Number(args[2]));
 else if (mode === 'insert') await childInsert(args[0], Number(args[1]), Number(args[2]));
 else if (mode === 'publish') await publishRates();
 else if (mode === 'history') await historicalReads();
+else if (mode === 'replica') await replicaReads();
 else {
   await publishRates();
   await historicalReads();
+  await replicaReads();
 }

@@ -115,31 +115,30 @@ export async function readHistory<T>(ctx: StoreContext, need: () => number | nul
 }
 
 /**
- * {@link readHistory} for a read that yields as it goes (a range of the log): when a replica
- * fails part-way, the storage yields the rest, from the first seq not yet yielded. Without a
- * catch-up only where memory knows the whole range and a replica covers it.
+ * {@link readHistory} for a read that yields as it goes (a range of the log): should the first
+ * reader fail part-way, the storage — caught up — yields the rest, from the first seq not yet
+ * yielded.
  * @param read yields items in rising `seq` order, from the given first seq on
  */
 export async function* readHistoryStream<T extends { seq: number }>(ctx: StoreContext, from: number, need: () => number | null, read: (reader: StorageReader, from: number) => AsyncIterable<T>): AsyncGenerator<T> {
   const shared = !ctx.storage.capabilities.soleWriter;
   let seq = need();
-  let replica = seq === null || (ctx.storage.replicas?.length ?? 0) === 0 ? null : await coveringReplica(ctx, seq);
-  if (replica === null && shared) {
+  if (seq === null && shared) {
     await catchUp(ctx);
     seq = need();
-    replica = seq === null || (ctx.storage.replicas?.length ?? 0) === 0 ? null : await coveringReplica(ctx, seq);
   }
+  const replica = seq === null || (ctx.storage.replicas?.length ?? 0) === 0 ? null : await coveringReplica(ctx, seq);
   let next = from;
-  if (replica !== null) {
+  if (replica !== null || shared) {
     try {
-      for await (const item of read(replica, next)) {
+      for await (const item of read(replica ?? ctx.storage, next)) {
         next = item.seq + 1;
         yield item;
       }
       return;
     } catch (err) {
       if (!replicaFailure(err)) throw err;
-      skip(replica);
+      if (replica !== null) skip(replica);
     }
     if (shared) await catchUp(ctx);
   }
