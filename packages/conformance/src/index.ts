@@ -1,4 +1,6 @@
 export { runConformance, conformanceGroups } from './run-conformance.js';
+export { runStorageConformance } from './storage/storage-suite.js';
+export type { StorageInitializer } from './storage/storage-suite.js';
 export { publishGroup } from './groups/publish.js';
 export { readGroup } from './groups/read.js';
 export { historyGroup } from './groups/history.js';

@@ -125,7 +125,9 @@ export class PoolReader implements StorageReplica {
   }
 
   async snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T> {
-    const { client } = await this.start(this.#pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    // PostgreSQL takes a transaction's snapshot at its first statement, not at BEGIN: take it
+    // now, so a commit made before `read` first reads is not seen.
+    const { client } = await this.start(this.#pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT 1');
     try {
       const result = await read({
         get: (key) => getOne(client, this.#kv, key, this.location),

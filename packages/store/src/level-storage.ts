@@ -10,9 +10,9 @@
  *   log and rewrites the directory, so it runs only on a directory whose log is intact, ends in a
  *   crash's torn tail, or — after an OS crash — had its unsynced tail dropped
  *   (`leveldb/tail-repair.ts`, the one repair made in place).
- * - **Every batch carries the mark `M/wal { boot, synced }`**, so that the log says of each of
- *   its records whether it was synced and on which boot it was written: what the crash policy
- *   reads.
+ * - **Every batch carries the mark `{ boot, synced }`** (`leveldb/wal-mark.ts`), under a key of
+ *   the adapter's own that iteration never returns, so that the log says of each of its records
+ *   whether it was synced and on which boot it was written: what the crash policy reads.
  * - **Close flushes the memtable** into a table before LevelDB closes (LevelDB's CompactRange
  *   flushes the memtable first; over an empty key range it compacts nothing else), so a cleanly
  *   closed store has an empty write-ahead log and any damage to a log found at open is either a
@@ -27,8 +27,7 @@ import { bootId } from './internal/leveldb/boot-id.js';
 import { crashVerdict } from './internal/leveldb/crash-policy.js';
 import { checkLevelDbFiles, fileCorrupt } from './internal/leveldb/file-check.js';
 import { dropUnsyncedTail } from './internal/leveldb/tail-repair.js';
-import { walMarkKey } from './internal/keys.js';
-import { encodeWalMark } from './internal/records.js';
+import { WAL_MARK_KEY, encodeWalMark } from './internal/leveldb/wal-mark.js';
 import { translateStorageError } from './internal/level-errors.js';
 import { storeNotFound } from './internal/store-not-found.js';
 import type { IterateOptions, Storage, StorageCapabilities, StorageOp, StorageReader, StorageRepair, WriteSession } from './storage.js';
@@ -70,7 +69,6 @@ const LEVEL_OPTIONS = { keyEncoding: 'view', valueEncoding: 'view' } as const;
  */
 const ITERATE_ENTRIES = 1024;
 const ITERATE_BYTES = 1024 * 1024;
-const WAL_MARK_KEY = walMarkKey();
 /** A key range that holds no Stateflow key (every key starts with an ASCII family letter). */
 const NO_KEYS = Buffer.from([0xff, 0xff]);
 /**
@@ -83,7 +81,7 @@ const LEFTOVER_JOURNAL = 'stateflow-journal';
 interface DiskExtras {
   /** Flush the memtable into a table (see the module comment). */
   flush: () => Promise<void>;
-  /** The `M/wal` value of an unsynced and of a synced batch (this process's boot id). */
+  /** The mark's value for an unsynced and for a synced batch (this process's boot id). */
   marks: { unsynced: Uint8Array; synced: Uint8Array };
   repairs: StorageRepair[];
 }
@@ -173,7 +171,7 @@ class LevelStorage implements Storage {
   }
 
   /**
-   * One atomic LevelDB write batch, with the `M/wal` mark on disk, built as a chained batch:
+   * One atomic LevelDB write batch, with the write-ahead-log mark on disk, built as a chained batch:
    * abstract-level's array form copies the options into every operation (`{ ...options, ...op }`),
    * which with any options object (even `{ sync: false }`) took longer than LevelDB's write of the
    * batch itself. The chained form hands `sync` to the write alone; the batch is just as atomic.
@@ -219,7 +217,7 @@ class LevelStorage implements Storage {
       for (;;) {
         const batch = await this.#guard(() => it.nextv(ITERATE_ENTRIES));
         if (batch.length === 0) return;
-        yield* batch;
+        for (const entry of batch) if (this.#disk === null || entry[0][0] !== 0xff || !WAL_MARK_KEY.equals(entry[0])) yield entry;
       }
     } finally {
       await it.close().catch(() => undefined);

@@ -19,7 +19,7 @@ import { decodeRaw, decodeValue } from './codec.js';
 import { GENESIS_HASH, stateHash, transitionHash } from './hash.js';
 import { checkRevisionIndex, checkSeqIndex, patchDigest, StreamChanges } from './audit-indexes.js';
 import { Family, checkpointKey, describeKey, familyRange, gapRanges, parseKey } from './keys.js';
-import { FORMAT, SEAL_BYTES, checkpointBody, decodeCheckpoint, decodeCount, decodeHead, decodeLog, decodeRevision, decodeTip, decodeWalMark, sealHolds } from './records.js';
+import { FORMAT, SEAL_BYTES, checkpointBody, decodeCheckpoint, decodeCount, decodeHead, decodeLog, decodeRevision, decodeTip, sealHolds } from './records.js';
 import type { HeadRecord, LogRecord, RevisionRecord, TipRecord } from './records.js';
 import type { StorageReader } from '../storage.js';
 import { stateProblem } from './validate.js';
@@ -32,226 +32,282 @@ interface Replay {
   ok: boolean;
 }
 
+/** A verified checkpoint: its state's digest ({@link stateDigest}) and its seq. */
+interface CheckpointSeen {
+  digest: string;
+  seq: number;
+}
+
+/** Report a problem with a record: its code, key, what is wrong, and the stream it belongs to. */
+type Report = (code: AuditCode, key: Uint8Array | string, detail: string, stream?: string) => void;
+
+/**
+ * What the passes of one audit share: the problems found, and what the earlier passes read
+ * (heads, checkpoints, each stream's replay and its changes in log order, ids) for the later
+ * ones to check against.
+ */
+class AuditRun {
+  readonly problems: AuditProblem[] = [];
+  readonly heads = new Map<string, HeadRecord>();
+  readonly checkpoints = new Map<string, Map<number, CheckpointSeen>>();
+  readonly replays = new Map<string, Replay>();
+  /** Every stream's changes in log order, for the index checks. */
+  readonly logged = new Map<string, StreamChanges>();
+  /** Streams with an unpruned change above their origin, each with the seq that produced its head revision (if any). */
+  readonly headSeqs = new Map<string, number | undefined>();
+  /** Idempotency id → the seq of the transition (or stub) carrying it. */
+  readonly ids = new Map<string, number>();
+  checkpointCount = 0;
+  transitions = 0;
+  /** The seq the log's next record should have. */
+  expectedSeq = 1;
+
+  constructor(readonly storage: StorageReader) {}
+
+  readonly report: Report = (code, key, detail, stream) => {
+    const problem: AuditProblem = { code, key: typeof key === 'string' ? key : describeKey(key), detail };
+    if (stream !== undefined) problem.stream = stream;
+    this.problems.push(problem);
+  };
+
+  originOf(stream: string): number {
+    return this.heads.get(stream)?.origin ?? 0;
+  }
+
+  replayOf(stream: string): Replay {
+    let r = this.replays.get(stream);
+    if (r === undefined) {
+      r = { rev: 0, state: {}, ok: true };
+      this.replays.set(stream, r);
+    }
+    return r;
+  }
+
+  loggedChanges(stream: string): StreamChanges {
+    let changes = this.logged.get(stream);
+    if (changes === undefined) {
+      changes = new StreamChanges();
+      this.logged.set(stream, changes);
+    }
+    return changes;
+  }
+}
+
 /**
  * Audit everything in `storage`. `onProgress(done, total)` counts log records (total = the
  * highest stored seq).
  */
 export async function runAudit(storage: StorageReader, onProgress?: (done: number, total: number) => void): Promise<AuditReport> {
-  const problems: AuditProblem[] = [];
-  const report = (code: AuditCode, key: Uint8Array | string, detail: string, stream?: string): void => {
-    const problem: AuditProblem = { code, key: typeof key === 'string' ? key : describeKey(key), detail };
-    if (stream !== undefined) problem.stream = stream;
-    problems.push(problem);
-  };
-
+  const run = new AuditRun(storage);
   // Meta records: the format record, and the tip record that every commit writes.
   const meta = await checkMetaRecords(storage);
-  if (meta.formatProblem !== null) report(AuditCode.RECORD_INVALID, 'M/format', meta.formatProblem);
-  for (const problem of meta.others) report(AuditCode.RECORD_INVALID, problem.key, problem.detail);
+  if (meta.formatProblem !== null) run.report(AuditCode.RECORD_INVALID, 'M/format', meta.formatProblem);
+  for (const problem of meta.others) run.report(AuditCode.RECORD_INVALID, problem.key, problem.detail);
+  await readHeads(run);
+  await readCheckpoints(run);
+  await replayLog(run, onProgress);
+  // The tip record against the log (stores written before 0.2 have none).
+  if (meta.tip !== null && meta.tip.seq !== run.expectedSeq - 1) {
+    run.report(AuditCode.TIP_MISMATCH, 'M/tip', `the tip record says the last seq is ${meta.tip.seq}, the log ends at ${run.expectedSeq - 1}`);
+  }
+  checkHeads(run);
+  await checkIndexes(run);
+  await checkIds(run);
+  // Anything else: keys between and around the families (each family's pass reported its own
+  // malformed keys), so the families are not read twice.
+  for (const range of gapRanges()) {
+    for await (const [key] of storage.iterate(range)) run.report(AuditCode.UNKNOWN_RECORD, key, 'key outside every known family');
+  }
+  const streams = [...run.heads.values()].filter((h) => h.rev > 0).length;
+  return { transitions: run.transitions, streams, checkpoints: run.checkpointCount, problems: run.problems };
+}
 
-  // Heads.
-  const heads = new Map<string, HeadRecord>();
-  for await (const [key, value] of storage.iterate(familyRange(Family.head))) {
+async function readHeads(run: AuditRun): Promise<void> {
+  for await (const [key, value] of run.storage.iterate(familyRange(Family.head))) {
     const k = parseKey(key);
     if (k.family !== 'head') {
-      report(AuditCode.UNKNOWN_RECORD, key, 'malformed head key');
+      run.report(AuditCode.UNKNOWN_RECORD, key, 'malformed head key');
       continue;
     }
     try {
-      heads.set(k.stream, decodeHead(key, value, k.stream));
+      run.heads.set(k.stream, decodeHead(key, value, k.stream));
     } catch (err) {
-      report(codeOf(value), key, messageOf(err), k.stream);
+      run.report(codeOf(value), key, messageOf(err), k.stream);
     }
   }
+}
 
-  // Checkpoints: verify each one, keep the hashes and the origin states.
-  // Each checkpoint's state is kept as a digest of its JSON text (much cheaper than RFC 8785):
-  // replay builds states with the same key order, so equal states serialise equally; a digest
-  // mismatch is confirmed with canonical hashes before it is reported.
-  const checkpoints = new Map<string, Map<number, { digest: string; seq: number }>>();
-  const replays = new Map<string, Replay>();
-  let checkpointCount = 0;
-  for await (const [key, value] of storage.iterate(familyRange(Family.checkpoint))) {
+/**
+ * Verify each checkpoint, keeping its state as a digest of its JSON text (much cheaper than RFC
+ * 8785: replay builds states with the same key order, so equal states serialise equally; a
+ * digest mismatch is confirmed with canonical hashes before it is reported) and the origin
+ * checkpoints' states, where each stream's replay starts.
+ */
+async function readCheckpoints(run: AuditRun): Promise<void> {
+  for await (const [key, value] of run.storage.iterate(familyRange(Family.checkpoint))) {
     const k = parseKey(key);
     if (k.family !== 'checkpoint') {
-      report(AuditCode.UNKNOWN_RECORD, key, 'malformed checkpoint key');
+      run.report(AuditCode.UNKNOWN_RECORD, key, 'malformed checkpoint key');
       continue;
     }
-    checkpointCount++;
+    run.checkpointCount++;
     try {
       const cp = decodeCheckpoint(key, value, k.stream, k.n);
-      const perStream = checkpoints.get(k.stream) ?? new Map<number, { digest: string; seq: number }>();
+      const perStream = run.checkpoints.get(k.stream) ?? new Map<number, CheckpointSeen>();
       perStream.set(k.n, { digest: stateDigest(cp.state), seq: cp.seq });
-      checkpoints.set(k.stream, perStream);
-      const origin = heads.get(k.stream)?.origin;
-      if (origin !== undefined && origin > 0 && k.n === origin) replays.set(k.stream, { rev: origin, state: cp.state, ok: true });
-      if (origin !== undefined && k.n < origin) report(AuditCode.RECORD_INVALID, key, `checkpoint below the origin ${origin} should have been deleted by compaction`, k.stream);
+      run.checkpoints.set(k.stream, perStream);
+      const origin = run.heads.get(k.stream)?.origin;
+      if (origin !== undefined && origin > 0 && k.n === origin) run.replays.set(k.stream, { rev: origin, state: cp.state, ok: true });
+      if (origin !== undefined && k.n < origin) run.report(AuditCode.RECORD_INVALID, key, `checkpoint below the origin ${origin} should have been deleted by compaction`, k.stream);
     } catch (err) {
-      report(checkpointCode(key, value, k.stream), key, messageOf(err), k.stream);
+      run.report(checkpointCode(key, value, k.stream), key, messageOf(err), k.stream);
     }
   }
-  for (const [stream, head] of heads) {
-    if (head.origin > 0 && !replays.has(stream)) {
-      report(AuditCode.CHECKPOINT_MISSING, `C/${stream}/${head.origin}`, `no valid checkpoint at the origin ${head.origin}`, stream);
-      replays.set(stream, { rev: head.origin, state: {}, ok: false });
+  for (const [stream, head] of run.heads) {
+    if (head.origin > 0 && !run.replays.has(stream)) {
+      run.report(AuditCode.CHECKPOINT_MISSING, `C/${stream}/${head.origin}`, `no valid checkpoint at the origin ${head.origin}`, stream);
+      run.replays.set(stream, { rev: head.origin, state: {}, ok: false });
     }
   }
-  const replayOf = (stream: string): Replay => {
-    let r = replays.get(stream);
-    if (r === undefined) {
-      r = { rev: 0, state: {}, ok: true };
-      replays.set(stream, r);
-    }
-    return r;
-  };
-  const originOf = (stream: string): number => heads.get(stream)?.origin ?? 0;
+}
 
-  // The log, in seq order: chain, hashes, replay.
+/** The log, in seq order: seq gaps, the chain link by link, each transition's hash, and the replay of every stream. */
+async function replayLog(run: AuditRun, onProgress?: (done: number, total: number) => void): Promise<void> {
   let total = 0;
-  for await (const [key] of storage.iterate({ ...familyRange(Family.log), reverse: true, limit: 1 })) {
+  for await (const [key] of run.storage.iterate({ ...familyRange(Family.log), reverse: true, limit: 1 })) {
     const k = parseKey(key);
     if (k.family === 'log') total = k.seq;
   }
-  /** Every stream's changes in log order, for the index checks. */
-  const logged = new Map<string, StreamChanges>();
-  const loggedChanges = (stream: string): StreamChanges => {
-    let changes = logged.get(stream);
-    if (changes === undefined) {
-      changes = new StreamChanges();
-      logged.set(stream, changes);
-    }
-    return changes;
-  };
-  /** Streams with an unpruned change above their origin, each with the seq that produced its head revision (if any). */
-  const headSeqs = new Map<string, number | undefined>();
-  const ids = new Map<string, number>();
   let prevHash = GENESIS_HASH;
-  let expectedSeq = 1;
-  let transitions = 0;
   let done = 0;
-  for await (const [key, value] of storage.iterate(familyRange(Family.log))) {
+  for await (const [key, value] of run.storage.iterate(familyRange(Family.log))) {
     const k = parseKey(key);
     if (k.family !== 'log') {
-      report(AuditCode.UNKNOWN_RECORD, key, 'key in the log family with a malformed seq');
+      run.report(AuditCode.UNKNOWN_RECORD, key, 'key in the log family with a malformed seq');
       continue;
     }
-    if (k.seq !== expectedSeq) report(AuditCode.SEQ_GAP, key, `transitions ${expectedSeq}..${k.seq - 1} are missing`);
-    expectedSeq = k.seq + 1;
+    if (k.seq !== run.expectedSeq) run.report(AuditCode.SEQ_GAP, key, `transitions ${run.expectedSeq}..${k.seq - 1} are missing`);
+    run.expectedSeq = k.seq + 1;
     onProgress?.(++done, total);
     let record: LogRecord;
     try {
       record = decodeLog(key, value, k.seq, { verifyHash: false });
     } catch (err) {
-      report(codeOf(value), key, messageOf(err));
+      run.report(codeOf(value), key, messageOf(err));
       prevHash = '';
       continue;
     }
     const stream = record.changes[0]?.stream;
     if (prevHash !== '' && record.prevHash !== prevHash) {
-      report(AuditCode.CHAIN_BROKEN, key, `prevHash ${record.prevHash.slice(0, 12)}… does not match the previous transition's hash ${prevHash.slice(0, 12)}…`, stream);
+      run.report(AuditCode.CHAIN_BROKEN, key, `prevHash ${record.prevHash.slice(0, 12)}… does not match the previous transition's hash ${prevHash.slice(0, 12)}…`, stream);
     }
     prevHash = record.hash;
-    if (record.id !== undefined) ids.set(record.id, record.seq);
+    if (record.id !== undefined) run.ids.set(record.id, record.seq);
     if (record.pruned) {
       for (const c of record.changes) {
-        loggedChanges(c.stream).push(record.seq, c.rev, { pruned: true, digest: 0 });
-        if (c.rev > originOf(c.stream)) report(AuditCode.HISTORY_MISSING, key, `revision ${c.rev} is retained (origin ${originOf(c.stream)}) but its transition was pruned`, c.stream);
+        run.loggedChanges(c.stream).push(record.seq, c.rev, { pruned: true, digest: 0 });
+        if (c.rev > run.originOf(c.stream)) run.report(AuditCode.HISTORY_MISSING, key, `revision ${c.rev} is retained (origin ${run.originOf(c.stream)}) but its transition was pruned`, c.stream);
       }
       continue;
     }
-    transitions++;
+    run.transitions++;
     if (transitionHash(record.prevHash, record) !== record.hash) {
-      report(AuditCode.HASH_MISMATCH, key, 'the stored hash differs from sha256(prevHash ‖ canonical(body))', stream);
+      run.report(AuditCode.HASH_MISMATCH, key, 'the stored hash differs from sha256(prevHash ‖ canonical(body))', stream);
     }
-    for (const c of record.changes) {
-      const indexed = c.rev > originOf(c.stream);
-      loggedChanges(c.stream).push(record.seq, c.rev, { pruned: false, digest: indexed ? patchDigest(c.patch) : 0 });
-      if (!indexed) continue;
-      headSeqs.set(c.stream, c.rev === heads.get(c.stream)?.rev ? record.seq : headSeqs.get(c.stream));
-      const r = replayOf(c.stream);
-      if (!r.ok) continue;
-      if (c.rev !== r.rev + 1) {
-        report(AuditCode.REVISION_GAP, key, `stream revision ${c.rev} follows revision ${r.rev}`, c.stream);
-        r.ok = false;
-        continue;
-      }
-      try {
-        r.state = applyPatch(r.state, c.patch);
-      } catch (err) {
-        report(AuditCode.PATCH_FAILED, key, `the patch of revision ${c.rev} does not apply: ${messageOf(err)}`, c.stream);
-        r.ok = false;
-        continue;
-      }
-      r.rev = c.rev;
-      const invalid = stateProblem(c.stream, r.state);
-      if (invalid !== null) {
-        report(AuditCode.STATE_INVALID, key, `revision ${c.rev}: ${invalid}`, c.stream);
-        r.ok = false;
-        continue;
-      }
-      const cp = checkpoints.get(c.stream)?.get(c.rev);
-      if (cp !== undefined && (cp.seq !== record.seq || (cp.digest !== stateDigest(r.state) && !(await sameState(storage, c.stream, c.rev, r.state))))) {
-        report(AuditCode.CHECKPOINT_MISMATCH, `C/${c.stream}/${c.rev}`, 'the checkpoint differs from the replayed state at its revision', c.stream);
+    for (const change of record.changes) {
+      const suspect = replayChange(run, key, record.seq, change);
+      // A checkpoint whose digest differs: confirmed with canonical hashes before it is reported.
+      if (suspect !== null && !(await sameState(run.storage, change.stream, change.rev, suspect))) {
+        run.report(AuditCode.CHECKPOINT_MISMATCH, `C/${change.stream}/${change.rev}`, 'the checkpoint differs from the replayed state at its revision', change.stream);
       }
     }
   }
+}
 
-  // The tip record against the log (stores written before 0.2 have none).
-  if (meta.tip !== null && meta.tip.seq !== expectedSeq - 1) {
-    report(AuditCode.TIP_MISMATCH, 'M/tip', `the tip record says the last seq is ${meta.tip.seq}, the log ends at ${expectedSeq - 1}`);
+/**
+ * Index one change of the transition at `seq` and, above its stream's origin, replay it and
+ * check the checkpoint at its revision (synchronously: the audit's hot loop).
+ * @returns the replayed state when a checkpoint at this revision has another digest (to be
+ *   confirmed by the caller), else `null`
+ */
+function replayChange(run: AuditRun, key: Uint8Array, seq: number, c: { stream: string; rev: number; patch: JsonObject }): JsonObject | null {
+  const indexed = c.rev > run.originOf(c.stream);
+  run.loggedChanges(c.stream).push(seq, c.rev, { pruned: false, digest: indexed ? patchDigest(c.patch) : 0 });
+  if (!indexed) return null;
+  run.headSeqs.set(c.stream, c.rev === run.heads.get(c.stream)?.rev ? seq : run.headSeqs.get(c.stream));
+  const r = run.replayOf(c.stream);
+  if (!r.ok) return null;
+  const fail = (code: AuditCode, detail: string): null => {
+    run.report(code, key, detail, c.stream);
+    r.ok = false;
+    return null;
+  };
+  if (c.rev !== r.rev + 1) return fail(AuditCode.REVISION_GAP, `stream revision ${c.rev} follows revision ${r.rev}`);
+  try {
+    r.state = applyPatch(r.state, c.patch);
+  } catch (err) {
+    return fail(AuditCode.PATCH_FAILED, `the patch of revision ${c.rev} does not apply: ${messageOf(err)}`);
   }
+  r.rev = c.rev;
+  const invalid = stateProblem(c.stream, r.state);
+  if (invalid !== null) return fail(AuditCode.STATE_INVALID, `revision ${c.rev}: ${invalid}`);
+  const cp = run.checkpoints.get(c.stream)?.get(c.rev);
+  if (cp === undefined) return null;
+  if (cp.seq !== seq) {
+    run.report(AuditCode.CHECKPOINT_MISMATCH, `C/${c.stream}/${c.rev}`, 'the checkpoint differs from the replayed state at its revision', c.stream);
+    return null;
+  }
+  return cp.digest === stateDigest(r.state) ? null : r.state;
+}
 
-  // Heads against the replay.
-  for (const [stream, head] of heads) {
-    const r = replays.get(stream) ?? { rev: 0, state: {}, ok: true };
+/** Heads against the replay: each head's revision and seq, no checkpoint beyond it, no stream with transitions but no head. */
+function checkHeads(run: AuditRun): void {
+  for (const [stream, head] of run.heads) {
+    const r = run.replays.get(stream) ?? { rev: 0, state: {}, ok: true };
     if (!r.ok) continue;
-    const seq = head.rev === head.origin ? undefined : headSeqs.get(stream);
+    const seq = head.rev === head.origin ? undefined : run.headSeqs.get(stream);
     if (r.rev !== head.rev || (seq !== undefined && seq !== head.seq)) {
-      report(AuditCode.HEAD_MISMATCH, `H/${stream}`, `head says revision ${head.rev} at seq ${head.seq}; the log replays to revision ${r.rev}`, stream);
+      run.report(AuditCode.HEAD_MISMATCH, `H/${stream}`, `head says revision ${head.rev} at seq ${head.seq}; the log replays to revision ${r.rev}`, stream);
     }
-    for (const rev of checkpoints.get(stream)?.keys() ?? []) {
-      if (rev > head.rev) report(AuditCode.CHECKPOINT_MISMATCH, `C/${stream}/${rev}`, `checkpoint beyond the head revision ${head.rev}`, stream);
+    for (const rev of run.checkpoints.get(stream)?.keys() ?? []) {
+      if (rev > head.rev) run.report(AuditCode.CHECKPOINT_MISMATCH, `C/${stream}/${rev}`, `checkpoint beyond the head revision ${head.rev}`, stream);
     }
   }
-  for (const stream of headSeqs.keys()) {
-    if (!heads.has(stream)) report(AuditCode.HEAD_MISMATCH, `H/${stream}`, 'stream has transitions but no head', stream);
+  for (const stream of run.headSeqs.keys()) {
+    if (!run.heads.has(stream)) run.report(AuditCode.HEAD_MISMATCH, `H/${stream}`, 'stream has transitions but no head', stream);
   }
+}
 
-  // Revision index, then seq index: merge-joins in key order.
-  const decode = (key: Uint8Array, value: Uint8Array, stream: string): number | undefined => decodeIndex(key, value, stream, report);
+/** The revision index, then the seq index: merge-joins in key order against the logged changes. */
+async function checkIndexes(run: AuditRun): Promise<void> {
+  const decode = (key: Uint8Array, value: Uint8Array, stream: string): number | undefined => decodeIndex(key, value, stream, run.report);
   const decodeRev = (key: Uint8Array, value: Uint8Array, stream: string, rev: number): RevisionRecord | undefined => {
     try {
       return decodeRevision(key, value, stream, rev);
     } catch (err) {
-      report(sealedCode(key, value), key, messageOf(err), stream);
+      run.report(sealedCode(key, value), key, messageOf(err), stream);
       return undefined;
     }
   };
-  const hasCheckpoint = (stream: string, rev: number): boolean => checkpoints.get(stream)?.has(rev) === true;
-  await checkRevisionIndex(storage, logged, { originOf, hasCheckpoint }, decodeRev, report);
-  await checkSeqIndex(storage, logged, decode, report);
+  const hasCheckpoint = (stream: string, rev: number): boolean => run.checkpoints.get(stream)?.has(rev) === true;
+  await checkRevisionIndex(run.storage, run.logged, { originOf: (stream) => run.originOf(stream), hasCheckpoint }, decodeRev, run.report);
+  await checkSeqIndex(run.storage, run.logged, decode, run.report);
+}
 
-  // Idempotency records.
-  for await (const [key, value] of storage.iterate(familyRange(Family.id))) {
+/** Every idempotency record points at the transition (or stub) carrying its id, and every id has one. */
+async function checkIds(run: AuditRun): Promise<void> {
+  const ids = new Map(run.ids);
+  for await (const [key, value] of run.storage.iterate(familyRange(Family.id))) {
     const k = parseKey(key);
     if (k.family !== 'id') {
-      report(AuditCode.UNKNOWN_RECORD, key, 'malformed idempotency key');
+      run.report(AuditCode.UNKNOWN_RECORD, key, 'malformed idempotency key');
       continue;
     }
-    const seq = decodeIndex(key, value, undefined, report);
-    if (seq !== undefined && ids.get(k.id) !== seq) report(AuditCode.ID_MISMATCH, key, `points at seq ${seq}, which does not carry this id`);
+    const seq = decodeIndex(key, value, undefined, run.report);
+    if (seq !== undefined && ids.get(k.id) !== seq) run.report(AuditCode.ID_MISMATCH, key, `points at seq ${seq}, which does not carry this id`);
     ids.delete(k.id);
   }
-  for (const [id, seq] of ids) report(AuditCode.ID_MISMATCH, `I/${id}`, `transition ${seq} carries this id but the idempotency record is missing`);
-
-  // Anything else: keys between and around the families (each family's pass reported its own
-  // malformed keys), so the families are not read twice.
-  for (const range of gapRanges()) {
-    for await (const [key] of storage.iterate(range)) report(AuditCode.UNKNOWN_RECORD, key, 'key outside every known family');
-  }
-
-  const streams = [...heads.values()].filter((h) => h.rev > 0).length;
-  return { transitions, streams, checkpoints: checkpointCount, problems };
+  for (const [id, seq] of ids) run.report(AuditCode.ID_MISMATCH, `I/${id}`, `transition ${seq} carries this id but the idempotency record is missing`);
 }
 
 /** sha256 of a state's JSON text (see the checkpoint pass of {@link runAudit}). */
@@ -266,12 +322,7 @@ async function sameState(storage: StorageReader, stream: string, rev: number, st
   return bytes !== undefined && stateHash(decodeCheckpoint(key, bytes, stream, rev).state) === stateHash(state);
 }
 
-function decodeIndex(
-  key: Uint8Array,
-  value: Uint8Array,
-  stream: string | undefined,
-  report: (code: AuditCode, key: Uint8Array, detail: string, stream?: string) => void,
-): number | undefined {
+function decodeIndex(key: Uint8Array, value: Uint8Array, stream: string | undefined, report: Report): number | undefined {
   try {
     return decodeCount(key, value, stream);
   } catch (err) {
@@ -297,12 +348,6 @@ async function checkMetaRecords(storage: StorageReader): Promise<{ formatProblem
     } else if (k.family === 'meta' && k.name === 'tip') {
       try {
         tip = decodeTip(key, value);
-      } catch (err) {
-        others.push({ key: describeKey(key), detail: messageOf(err) });
-      }
-    } else if (k.family === 'meta' && k.name === 'wal') {
-      try {
-        decodeWalMark(key, value);
       } catch (err) {
         others.push({ key: describeKey(key), detail: messageOf(err) });
       }

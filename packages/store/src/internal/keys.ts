@@ -7,7 +7,7 @@
 
 /** Key families. */
 export const Family = {
-  /** `M` + name → meta record (`format`: the format version; `tip`: the log's tip; `wal`: LevelDB's write-ahead-log mark). */
+  /** `M` + name → meta record (`format`: the format version; `tip`: the log's tip). */
   meta: 0x4d,
   /** `L` + seq → transition (or pruned stub). */
   log: 0x4c,
@@ -25,7 +25,6 @@ export const Family = {
 
 const FORMAT_NAME = 'format';
 const TIP_NAME = 'tip';
-const WAL_MARK_NAME = 'wal';
 
 /** Write `n` as 8 bytes big-endian (top two bytes zero) at `offset`. */
 function writeNum(b: Buffer, offset: number, n: number): void {
@@ -67,8 +66,6 @@ const fam = (f: number): Buffer => Buffer.from([f]);
 export const formatKey = (): Buffer => familyText(Family.meta, FORMAT_NAME);
 /** Key of the log's tip record (`M/tip`: last seq and generation, written by every commit). */
 export const tipKey = (): Buffer => familyText(Family.meta, TIP_NAME);
-/** Key of the write-ahead-log mark (`M/wal`: in every LevelDB batch, whether it was synced and on which boot; LevelDB stores only). */
-export const walMarkKey = (): Buffer => familyText(Family.meta, WAL_MARK_NAME);
 /** Key of the transition with global `seq`. */
 export const logKey = (seq: number): Buffer => familyNum(Family.log, seq);
 /** Key of `stream`'s revision-index entry for `rev`. */

@@ -40,29 +40,6 @@ export function decodeTip(key: Uint8Array, bytes: Uint8Array): TipRecord {
   return { seq: v.seq, generation: v.generation };
 }
 
-/**
- * `M/wal` `{ boot, synced }` (LevelDB stores): put by the LevelDB adapter in every batch it
- * writes, so that LevelDB's write-ahead log says of each of its records whether it was synced
- * and on which boot of the machine it was written (`leveldb/crash-policy.ts`). Only the last
- * one matters once the log is flushed into tables.
- */
-export interface WalMark {
-  /** The writing process's boot id (`/proc/sys/kernel/random/boot_id` on Linux). */
-  boot: string;
-  /** The batch was written with `sync: true`: acknowledged only once on stable storage. */
-  synced: boolean;
-}
-
-/** Decode `M/wal`. */
-export function decodeWalMark(key: Uint8Array, bytes: Uint8Array): WalMark {
-  const v = decode(key, bytes);
-  if (!isJsonObject(v) || typeof v.boot !== 'string' || typeof v.synced !== 'boolean') throw corrupt(key, 'write-ahead-log mark has the wrong shape');
-  return { boot: v.boot, synced: v.synced };
-}
-
-/** Encode `M/wal`. */
-export const encodeWalMark = (mark: WalMark): Uint8Array => encodeValue({ boot: mark.boot, synced: mark.synced });
-
 /** `H/<stream>`: a stream's head. */
 export interface HeadRecord {
   rev: number;

@@ -16,11 +16,11 @@
  *   synced data (a later fsync made everything before it durable): `STORE_CORRUPT`.
  *
  * LevelDB's log does not say which records were synced or when they were written; the LevelDB
- * adapter makes it say so with the mark `M/wal { boot, synced }` it puts in every batch.
+ * adapter makes it say so with the mark `{ boot, synced }` it puts in every batch (`wal-mark.ts`).
  */
-import { Family, parseKey, walMarkKey } from '../keys.js';
-import { decodeWalMark } from '../records.js';
-import type { WalMark } from '../records.js';
+import { Family, parseKey } from '../keys.js';
+import { WAL_MARK_KEY, decodeWalMark } from './wal-mark.js';
+import type { WalMark } from './wal-mark.js';
 import type { LogRecord, LogScan } from './log-format.js';
 import { batchPuts } from './write-batch.js';
 
@@ -107,8 +107,6 @@ export function crashVerdict(logs: ReplayedLog[], bootNow: string): CrashVerdict
   };
 }
 
-const WAL_MARK_KEY = walMarkKey();
-
 /** The mark and transition seqs of one record (nothing, for a record that is not a well-formed batch). */
 function factsOf(record: LogRecord): RecordFacts {
   const facts: RecordFacts = { mark: null, seqs: [] };
@@ -123,11 +121,7 @@ function factsOf(record: LogRecord): RecordFacts {
       const parsed = parseKey(key);
       if (parsed.family === 'log') facts.seqs.push(parsed.seq);
     } else if (WAL_MARK_KEY.equals(key)) {
-      try {
-        facts.mark = decodeWalMark(key, value);
-      } catch {
-        // a mark that does not decode says nothing
-      }
+      facts.mark = decodeWalMark(value); // a mark that does not decode says nothing
     }
   }
   return facts;

@@ -1,0 +1,35 @@
+/**
+ * The write-ahead-log mark (README "Durability contract"): the LevelDB adapter puts it in every
+ * batch it writes, so that each record of LevelDB's log says whether it was synced and on which
+ * boot of the machine it was written — what the crash policy (`crash-policy.ts`) reads before
+ * LevelDB opens the log. It lives under a key of the adapter's own, outside the store's key
+ * space (every store key starts with an ASCII family letter; this one with 0xff), and iteration
+ * never returns it: the storage holds exactly what its callers committed. Only the last mark
+ * is kept once the log is flushed into a table.
+ */
+import { isJsonObject } from '@stateflow/core';
+import { decodeValue, encodeValue } from '../codec.js';
+
+/** The mark's key: 0xff then `stateflow-wal-mark`. */
+export const WAL_MARK_KEY: Buffer = Buffer.concat([Buffer.from([0xff]), Buffer.from('stateflow-wal-mark', 'latin1')]);
+
+/** What a batch says of itself. */
+export interface WalMark {
+  /** The writing process's boot id (`boot-id.ts`). */
+  boot: string;
+  /** The batch was written with `sync: true`: acknowledged only once on stable storage. */
+  synced: boolean;
+}
+
+/** Encode a mark (MessagePack `{ boot, synced }`). */
+export const encodeWalMark = (mark: WalMark): Uint8Array => encodeValue({ boot: mark.boot, synced: mark.synced });
+
+/** Decode a mark; `null` when the bytes are not one. */
+export function decodeWalMark(bytes: Uint8Array): WalMark | null {
+  try {
+    const v = decodeValue(bytes);
+    return isJsonObject(v) && typeof v.boot === 'string' && typeof v.synced === 'boolean' ? { boot: v.boot, synced: v.synced } : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,34 @@
+import { describe, it } from 'vitest';
+import { dropPostgresStore, openPostgresStorage, parseTarget } from '@stateflow/store-postgres';
+import { runStorageConformance } from '@stateflow/conformance';
+import { freshPostgresUrl, testPostgres } from '@stateflow/test-kit';
+
+const server = await testPostgres();
+const urls = new WeakMap<object, string>();
+if ('unavailable' in server) {
+  describe('storage seam on postgres', () => it.skip(`(skipped: ${server.unavailable})`, () => undefined));
+} else {
+  runStorageConformance(
+    {
+      name: 'postgres',
+      async create() {
+        const url = freshPostgresUrl('seam');
+        const storage = await openPostgresStorage(parseTarget(url));
+        urls.set(storage, url);
+        return storage;
+      },
+      async reopen(storage) {
+        const url = urls.get(storage) as string;
+        await storage.close();
+        const next = await openPostgresStorage(parseTarget(url));
+        urls.set(next, url);
+        return next;
+      },
+      async destroy(storage) {
+        await storage.close();
+        await dropPostgresStore(urls.get(storage) as string);
+      },
+    },
+    { describe, it },
+  );
+}
