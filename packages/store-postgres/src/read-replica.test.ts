@@ -69,6 +69,7 @@ describe.skipIf('unavailable' in pair)('PostgreSQL: read replicas', () => {
     } as typeof query;
     primary = new pg.Client({ connectionString: primaryUrl });
     standby = new pg.Client({ connectionString: standbyUrl });
+    for (const client of [primary, standby]) client.on('error', () => undefined);
     await primary.connect();
     await standby.connect();
     writer = await openPostgresStore(url, { checkpointInterval: 4 });
@@ -149,6 +150,7 @@ describe.skipIf('unavailable' in pair)('PostgreSQL: read replicas', () => {
 
     await startStandby();
     standby = new pg.Client({ connectionString: standbyUrl });
+    standby.on('error', () => undefined);
     await standby.connect();
     await caughtUp();
     // Passed over for a while after its failure, then used again.
