@@ -12,6 +12,8 @@ describe('exit code table', () => {
     expect(exitCodeFor('HISTORY_NOT_RETAINED')).toBe(3);
     expect(exitCodeFor('CONFLICT')).toBe(4);
     expect(exitCodeFor('STORE_LOCKED')).toBe(4);
+    expect(exitCodeFor('MERGE_CONFLICT')).toBe(4);
+    expect(exitCodeFor('MERGE_UNRELATED')).toBe(2);
     expect(exitCodeFor('STORE_CORRUPT')).toBe(5);
     expect(exitCodeFor('INTERNAL')).toBe(1);
   });

@@ -14,6 +14,7 @@ import { registerImportCommand } from './commands/import.js';
 import { registerLadderCommand } from './commands/ladder.js';
 import { registerLogCommand } from './commands/log.js';
 import { registerMcpCommand } from './commands/mcp.js';
+import { registerMergeCommand } from './commands/merge.js';
 import { registerPatchCommand } from './commands/patch.js';
 import { registerReadCommand } from './commands/read.js';
 import { registerRecoverCommand } from './commands/recover.js';
@@ -60,6 +61,7 @@ export function buildProgram(ctx: CommandContext): Command {
     registerDiffCommand,
     registerRevertCommand,
     registerForkCommand,
+    registerMergeCommand,
     registerCompactCommand,
     registerAuditCommand,
     registerImportCommand,

@@ -11,6 +11,8 @@ import type { JsonObject } from '@stateflow/core';
 import type {
   AuditReport,
   ForkOptions,
+  MergeInput,
+  MergeResult,
   PublishInput,
   PublishResult,
   Store,
@@ -172,6 +174,11 @@ class RemoteStore implements Store {
 
   revert(stream: StreamId, toRev: number): Promise<PublishResult> {
     return this.#call('v1/store/revert', { body: { stream, rev: toRev } });
+  }
+
+  /** `POST /v1/store/merge`; a `MERGE_CONFLICT` arrives as the server's typed error, its conflicts in `details`. */
+  async merge(input: MergeInput): Promise<MergeResult> {
+    return frozen(await this.#call<MergeResult>('v1/store/merge', { body: input }));
   }
 
   /** One request, at most 1,000 transitions (the server answers `INPUT_INVALID` beyond). */

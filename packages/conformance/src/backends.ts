@@ -114,6 +114,7 @@ const GROUP_NAMES: Record<ConformanceGroup, true> = {
   effectiveAt: true,
   compaction: true,
   forkRevert: true,
+  merge: true,
   audit: true,
   watch: true,
   persistence: true,

@@ -8,6 +8,7 @@ export { patchAtGroup } from './groups/patch-at.js';
 export { effectiveAtGroup } from './groups/effective-at.js';
 export { compactionGroup } from './groups/compaction.js';
 export { forkRevertGroup } from './groups/fork-revert.js';
+export { mergeGroup } from './groups/merge.js';
 export { auditGroup } from './groups/audit.js';
 export { watchGroup } from './groups/watch.js';
 export { persistenceGroup } from './groups/persistence.js';

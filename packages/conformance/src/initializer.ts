@@ -16,6 +16,7 @@ export type ConformanceGroup =
   | 'effectiveAt'
   | 'compaction'
   | 'forkRevert'
+  | 'merge'
   | 'audit'
   | 'watch'
   | 'persistence'

@@ -6,6 +6,7 @@ import { auditGroup } from './groups/audit.js';
 import { compactionGroup } from './groups/compaction.js';
 import { effectiveAtGroup } from './groups/effective-at.js';
 import { forkRevertGroup } from './groups/fork-revert.js';
+import { mergeGroup } from './groups/merge.js';
 import { historyGroup } from './groups/history.js';
 import { modelBasedGroup } from './groups/model-based.js';
 import { patchAtGroup } from './groups/patch-at.js';
@@ -27,6 +28,7 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, GroupFunction>
   effectiveAt: effectiveAtGroup,
   compaction: compactionGroup,
   forkRevert: forkRevertGroup,
+  merge: mergeGroup,
   audit: auditGroup,
   watch: watchGroup,
   persistence: persistenceGroup,

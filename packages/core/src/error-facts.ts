@@ -176,6 +176,22 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     httpStatus: 503,
     exitCode: FAILURE,
   },
+  MERGE_CONFLICT: {
+    meaning:
+      'A merge found paths both streams changed differently since their merge base and was not told how to settle every one (`resolve`, `prefer`): nothing was published. Resolve each listed path (ours, theirs or a value) and merge again, guarded by the same head.',
+    details: '`{ from, into, fromRev, intoRev, base: { stream, rev }, conflicts }` (`conflicts`: every `{ path, base, ours, theirs, resolution? }`, `null` = absent)',
+    retryable: false,
+    httpStatus: 409,
+    exitCode: CONFLICT,
+  },
+  MERGE_UNRELATED: {
+    meaning:
+      'Two streams were asked to merge but share no origin: no fork or merge record leads from one to a revision of the other or of a common ancestor. Fork one from the other first, or publish the change by hand.',
+    details: '`{ from, into }`',
+    retryable: false,
+    httpStatus: 422,
+    exitCode: USAGE,
+  },
   CONFIG_INVALID: {
     meaning: 'A ladder configuration fails validation at load time (schema, unknown keyword or format, bad reference).',
     details: '`{ problems }` (one line per problem)',

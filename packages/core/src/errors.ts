@@ -8,6 +8,8 @@
  * `err.details`. The facts of each code — meaning, retryable, HTTP status, exit code — are one
  * table, {@link ERROR_FACTS} (`error-facts.ts`), from which every transport derives its own.
  */
+import type { MergeConflict } from './merge-conflict.js';
+
 /** Stable error codes. The value equals the key; `errors.md` documents each one. */
 export const ErrorCode = {
   // --- paths and reads (core) ---
@@ -34,6 +36,8 @@ export const ErrorCode = {
   STORE_IO: 'STORE_IO',
   REOPEN_REQUIRED: 'REOPEN_REQUIRED',
   STORE_UNAVAILABLE: 'STORE_UNAVAILABLE',
+  MERGE_CONFLICT: 'MERGE_CONFLICT',
+  MERGE_UNRELATED: 'MERGE_UNRELATED',
   // --- ladders, slates and sessions ---
   CONFIG_INVALID: 'CONFIG_INVALID',
   SOURCE_UNRESOLVED: 'SOURCE_UNRESOLVED',
@@ -150,6 +154,12 @@ export interface ErrorDetailsByCode {
   /** `outcome`: `'not-sent'` — nothing reached a server; `'unknown'` — a write may have been applied. */
   STORE_UNAVAILABLE: { url?: string; dir?: string; outcome: 'not-sent' | 'unknown'; holderPid?: number };
   REOPEN_REQUIRED: { location: string | null; failure: ErrorCode };
+  /**
+   * A merge of `from`@`fromRev` into `into`@`intoRev` from `base` left conflicts open: every
+   * conflict is listed, the settled ones with their `resolution`; nothing was published.
+   */
+  MERGE_CONFLICT: { from: string; into: string; fromRev: number; intoRev: number; base: { stream: string; rev: number }; conflicts: MergeConflict[] };
+  MERGE_UNRELATED: { from: string; into: string };
   CONFIG_INVALID: { problems: string[] };
   SOURCE_UNRESOLVED: { who: string };
   BUDGET_EXCEEDED: { folder: string; budget: number; tokens: number };

@@ -21,6 +21,8 @@ import type {
   BackendLock,
   LockAttempt,
   ForkOptions,
+  MergeInput,
+  MergeResult,
   PublishInput,
   PublishResult,
   Store,
@@ -143,6 +145,10 @@ class ReopeningStore implements Store {
 
   revert(stream: StreamId, toRev: number): Promise<PublishResult> {
     return this.#write((s) => s.revert(stream, toRev));
+  }
+
+  merge(input: MergeInput): Promise<MergeResult> {
+    return this.#write((s) => s.merge(input));
   }
 
   append(transition: Transition): Promise<void> {

@@ -4,7 +4,7 @@
  * This file is the contract that `tools`, `slates`, `server`, `cli`, `conformance` and `bench`
  * code against. Implementation lives beside it.
  */
-import type { JsonObject, JsonValue } from '@stateflow/core';
+import type { JsonObject, JsonValue, MergeConflict, MergeResolution } from '@stateflow/core';
 import type { AuditCode } from './audit-code.js';
 
 /**
@@ -173,6 +173,63 @@ export interface ForkOptions {
   id?: string;
 }
 
+/** A revision of a stream: where two streams' histories meet (README "Merge"). */
+export interface MergeBase {
+  stream: StreamId;
+  rev: number;
+}
+
+/** Input of {@link Store.merge}. */
+export interface MergeInput {
+  /** The stream whose changes are brought in ("theirs"). */
+  from: StreamId;
+  /** The stream that receives them ("ours"): the one stream the merge's transition changes. */
+  into: StreamId;
+  /** Revision of `from` to merge (default: its head), so a preview and its publish merge the same thing. */
+  fromRev?: number;
+  /** Expected revision of `into` (default `'any'`): the head a preview showed. */
+  expected?: ExpectedRevision;
+  /** How to settle conflicts, per conflict path (RFC 6901): `'ours'`, `'theirs'` or `{ value }` (`{ value: null }` deletes). */
+  resolve?: Record<string, MergeResolution>;
+  /** The side taken at every conflict `resolve` does not name. Default: none (open conflicts refuse the merge). */
+  prefer?: 'ours' | 'theirs';
+  /** Compute and answer the merge (`status: 'preview'`), open conflicts included, without publishing. Default `false`. */
+  dryRun?: boolean;
+  /** Idempotency id of the merge's transition. */
+  id?: string;
+  /** Metadata stored with the transition beside `merge` (which it may not hold, nor `fork`). */
+  meta?: JsonObject;
+}
+
+/** What a merge computed: its two sides, their base, the patch of `into` and the conflicts. */
+export interface MergePlan {
+  from: StreamId;
+  /** The revision of `from` merged. */
+  fromRev: number;
+  into: StreamId;
+  /** The revision of `into` the merge read (the transition's basis). */
+  intoRev: number;
+  /** The merge base: the nearest revision both `from`@`fromRev` and `into`@`intoRev` descend from. */
+  base: MergeBase;
+  /**
+   * The net patch on `into`: what the transition publishes (accepted), would publish (preview; with
+   * open conflicts, only the changes that do not meet one), or `{}` (noop).
+   */
+  patch: JsonObject;
+  /** Every conflict (core `MergeConflict`, `null` = absent), the settled ones with their `resolution`. */
+  conflicts: MergeConflict[];
+}
+
+/**
+ * Result of {@link Store.merge}: `accepted` (one transition on `into`), `noop` (`into` already
+ * holds everything; nothing recorded), `preview` (a dry run; nothing recorded) — each with the
+ * {@link MergePlan} — or `duplicate`: an id already accepted, with that transition (or its pruned stub).
+ */
+export type MergeResult =
+  | (MergePlan & { status: 'accepted'; transition: Transition })
+  | (MergePlan & { status: 'noop' | 'preview'; transition: null })
+  | { status: 'duplicate'; transition: Transition | PrunedTransition };
+
 /** Options for a catch-up subscription. */
 export interface WatchOptions {
   /** Yield transitions with seq > from. Default: current last seq (live only). */
@@ -294,6 +351,25 @@ export interface Store {
    */
   fork(from: StreamId, to: StreamId, options?: ForkOptions): Promise<PublishResult>;
   /**
+   * Three-way merge of `from` into `into` (README "Merge"): the changes `from` made since the
+   * merge base that `into` did not make too are applied to `into` (core `threeWayMerge`, `ours` =
+   * `into`), as one transition on `into` with meta `{ ...meta, merge: { from, fromRev, base: {
+   * stream, rev } } }`, guarded by `expected`, read and committed alone under the write lock.
+   * The merge base is the nearest revision both descend from through the `fork` and `merge`
+   * records of their histories (the latest when there are several); the merge's own record
+   * makes the next merge start from there. Check order: idempotency id (→ `duplicate`),
+   * `expected`, the merge base, the merge, the resulting state.
+   * @throws `MERGE_CONFLICT` `{ from, into, fromRev, intoRev, base, conflicts }` when conflicts
+   *   are left open (not with `dryRun`); nothing is published. `MERGE_UNRELATED` `{ from, into }`
+   *   when no fork or merge record connects them. `HISTORY_NOT_RETAINED` `{ stream, rev, origin }`
+   *   when the base lies before its stream's retained origin, or compaction removed the records
+   *   that could lead to it. `CONFLICT` for `expected`; `REVISION_NOT_FOUND` for `fromRev`;
+   *   `INPUT_INVALID` for a malformed input (from = into, `resolve`/`prefer` as core refuses them,
+   *   a `meta` holding `merge` or `fork`); `PATCH_INVALID` `reason: 'invalid-state'` when a
+   *   resolution leaves an invalid state.
+   */
+  merge(input: MergeInput): Promise<MergeResult>;
+  /**
    * Publish a new transition whose net patch restores `stream`'s state at `toRev` (the core
    * `diff` from the current state), with meta `{ revert: { stream, rev } }`; `noop` when the
    * state already equals it. History is never rewritten.
@@ -350,4 +426,4 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export type { JsonObject, JsonValue };
+export type { JsonObject, JsonValue, MergeConflict, MergeResolution };

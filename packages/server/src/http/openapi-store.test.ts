@@ -37,6 +37,7 @@ const DOCUMENTED: Record<string, 'get' | 'post'> = {
   '/v1/store/publish': 'post',
   '/v1/store/publish-many': 'post',
   '/v1/store/fork': 'post',
+  '/v1/store/merge': 'post',
   '/v1/store/revert': 'post',
   '/v1/store/compact': 'post',
   '/v1/store/append': 'post',

@@ -136,6 +136,18 @@ export function storePaths({ ref, json, errors, bodyErrors }: OpenApiHelpers): R
       503,
     ),
     '/v1/store/fork': post('fork', `Set stream \`to\` to \`from\`'s state at \`at\` (default its head) in one transition.${VISIBILITY}`, ref('ForkInput'), ok('The result', ref('PublishResult')), 404, 409, 410),
+    '/v1/store/merge': post(
+      'merge',
+      'Three-way merge of stream `from` into stream `into` from their merge base (store `merge`): one transition on `into` with meta `merge`. ' +
+        'Conflicts left open answer 409 MERGE_CONFLICT with every conflict in `error.details.conflicts`, and nothing is published; `dryRun` answers the plan (status preview) instead. ' +
+        `Streams with no common origin answer 422 MERGE_UNRELATED; a base compacted away 410.${VISIBILITY}`,
+      ref('MergeInput'),
+      ok('accepted, noop, preview or duplicate', ref('MergeResult')),
+      404,
+      409,
+      410,
+      422,
+    ),
     '/v1/store/revert': post('revert', `A new transition restoring the stream's state at \`rev\`; history is never rewritten.${VISIBILITY}`, ref('RevertInput'), ok('The result', ref('PublishResult')), 404, 410),
     '/v1/store/compact': post(
       'compact',

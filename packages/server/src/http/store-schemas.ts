@@ -115,6 +115,45 @@ export const forkBodySchema = {
   additionalProperties: false,
 } as const;
 
+/** A conflict's resolution (core `MergeResolution`). */
+const mergeResolution = {
+  anyOf: [
+    { enum: ['ours', 'theirs'] },
+    { type: 'object', properties: { value: { description: 'any JSON value; null deletes the path' } }, required: ['value'], additionalProperties: false },
+  ],
+} as const;
+
+/** The store's `MergeInput`. */
+export const mergeBodySchema = {
+  type: 'object',
+  properties: {
+    from: streamId,
+    into: streamId,
+    fromRev: { ...revision, description: "Revision of from to merge (default: its head)" },
+    expected: { ...expectedRevision, description: 'Expected head revision of into' },
+    resolve: { type: 'object', additionalProperties: mergeResolution, description: 'Resolution per conflict path (RFC 6901 pointer)' },
+    prefer: { enum: ['ours', 'theirs'], description: 'The side taken at every conflict resolve does not name' },
+    dryRun: { type: 'boolean', description: 'Answer the merge (status preview) without publishing' },
+    id: { type: 'string', description: 'Idempotency id' },
+    meta: { type: 'object', description: 'Metadata beside the merge record (may not hold merge or fork)' },
+  },
+  required: ['from', 'into'],
+  additionalProperties: false,
+} as const;
+
+/** A merge conflict (core `MergeConflict`): `null` where the path is absent on that side. */
+const mergeConflictSchema = {
+  type: 'object',
+  properties: {
+    path: { type: 'string', description: 'RFC 6901 pointer into the state' },
+    base: { description: 'The base value (null: absent)' },
+    ours: { description: "into's value (null: deleted or absent)" },
+    theirs: { description: "from's value (null: deleted or absent)" },
+    resolution: mergeResolution,
+  },
+  required: ['path', 'base', 'ours', 'theirs'],
+} as const;
+
 /** `{ stream, rev }`. */
 export const revertBodySchema = {
   type: 'object',
@@ -210,6 +249,23 @@ export const publishResultSchema = {
   properties: {
     status: { enum: ['accepted', 'duplicate', 'noop'] },
     transition: { anyOf: [transitionSchema, prunedTransitionSchema, { type: 'null' }] },
+  },
+  required: ['status', 'transition'],
+} as const;
+
+/** Store `MergeResult`: the plan (absent for a duplicate) and the transition. */
+export const mergeResultSchema = {
+  type: 'object',
+  properties: {
+    status: { enum: ['accepted', 'noop', 'preview', 'duplicate'] },
+    transition: { anyOf: [transitionSchema, prunedTransitionSchema, { type: 'null' }] },
+    from: streamId,
+    fromRev: revision,
+    into: streamId,
+    intoRev: revision,
+    base: { type: 'object', properties: { stream: streamId, rev: revision }, required: ['stream', 'rev'] },
+    patch: { type: 'object', description: 'The net patch on into (published, or that would be)' },
+    conflicts: { type: 'array', items: mergeConflictSchema },
   },
   required: ['status', 'transition'],
 } as const;

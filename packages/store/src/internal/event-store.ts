@@ -3,7 +3,7 @@
  * store over storage (the format record, then the {@link StoreContext}) and the `Store` class,
  * whose public methods check their arguments, take the right lock where the work is its own, and
  * delegate: publication (`publication.ts`), history reads (`history.ts`), fork and revert
- * (`fork-revert.ts`), verbatim import (`import-transition.ts`), compaction and retention
+ * (`fork-revert.ts`), merge (`merge.ts`), verbatim import (`import-transition.ts`), compaction and retention
  * (`compaction.ts`), audit (`audit.ts`) and watch (`watch.ts`). Those modules share the store's
  * state through the context, never through this class.
  */
@@ -21,6 +21,8 @@ import type {
   Transition,
   WatchOptions,
   ForkOptions,
+  MergeInput,
+  MergeResult,
   Store,
 } from '../types.js';
 import { runAudit } from './audit.js';
@@ -28,6 +30,8 @@ import { catchUp } from './catch-up.js';
 import { decodeValue } from './codec.js';
 import { applyRetention, compactStream } from './compaction.js';
 import { forkStream, revertStream } from './fork-revert.js';
+import { mergeStreams } from './merge.js';
+import { checkMergeInput } from './merge-input.js';
 import { currentOf } from './current-state.js';
 import { logRecord, prunedError, revAtSeq, transitionsIn } from './log-reads.js';
 import { patchAt } from './replay.js';
@@ -273,6 +277,13 @@ class EventStore implements Store {
     checkExpected('expected', expected);
     if (id !== undefined) checkId(id, 'id');
     const result = await forkStream(this.#ctx, from, to, at, expected, id);
+    if (result.status === 'accepted') await applyRetention(this.#ctx, result.transition);
+    return result;
+  }
+
+  async merge(input: MergeInput): Promise<MergeResult> {
+    checkOpen(this.#ctx);
+    const result = await mergeStreams(this.#ctx, checkedInput('merge input', () => checkMergeInput(input)));
     if (result.status === 'accepted') await applyRetention(this.#ctx, result.transition);
     return result;
   }

@@ -17,7 +17,7 @@ import { checkpointKey, headKey, idKey, logKey, revKey, seqKey } from './keys.js
 import { currentOf } from './current-state.js';
 import { logRecord } from './log-reads.js';
 import { decodeCount, encodeCheckpoint, encodeRecord, encodeSealed } from './records.js';
-import type { HeadRecord } from './records.js';
+import type { HeadRecord, PrunedRecord } from './records.js';
 import type { StorageOp } from '../storage.js';
 import { headOf } from './store-context.js';
 import { withGroupCommit } from './write-session.js';
@@ -211,12 +211,8 @@ function encoded(encode: () => void): void {
  */
 async function stage(ctx: StoreContext, input: PublishInput, group: Group): Promise<PublishResult> {
   if (input.id !== undefined) {
-    const sibling = group.ids.get(input.id);
-    if (sibling !== undefined) return { status: 'duplicate', transition: sibling };
-    const bytes = await ctx.storage.get(idKey(input.id));
-    // Compaction keeps a pruned transition's id in its stub: a retry is a duplicate for as long
-    // as the store keeps the stub (always).
-    if (bytes !== undefined) return { status: 'duplicate', transition: await logRecord(ctx, decodeCount(idKey(input.id), bytes)) };
+    const accepted = group.ids.get(input.id) ?? (await storedWithId(ctx, input.id));
+    if (accepted !== undefined) return { status: 'duplicate', transition: accepted };
   }
   const streams = Object.keys(input.changes);
   const basis = new Map<StreamId, JsonObject>();
@@ -249,6 +245,17 @@ async function stage(ctx: StoreContext, input: PublishInput, group: Group): Prom
   const transition: Transition = Object.freeze({ ...body, prevHash: group.lastHash, hash: transitionHash(group.lastHash, body) });
   addToGroup(ctx, group, { transition, states, sync: (input.durability ?? ctx.settings.durability) === 'fsync' });
   return { status: 'accepted', transition };
+}
+
+/**
+ * The stored transition accepted with idempotency id `id` — or its pruned stub: compaction keeps
+ * a pruned transition's id, so a retry is a duplicate for as long as the store keeps the stub
+ * (always) — or `undefined` when no transition has that id.
+ * @throws STORE_CORRUPT when the id record or its transition does not verify
+ */
+export async function storedWithId(ctx: StoreContext, id: string): Promise<Transition | PrunedRecord | undefined> {
+  const bytes = await ctx.storage.get(idKey(id));
+  return bytes === undefined ? undefined : logRecord(ctx, decodeCount(idKey(id), bytes));
 }
 
 /** @throws CONFLICT when a stream's head (as `headOf` gives it) is not the expected revision. */

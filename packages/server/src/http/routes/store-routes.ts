@@ -8,7 +8,7 @@
  */
 import { StateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
-import type { ExpectedRevision, ForkOptions, PublishInput, Transition } from '@stateflow/store';
+import type { ExpectedRevision, ForkOptions, MergeInput, PublishInput, Transition } from '@stateflow/store';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../server-context.js';
 import {
@@ -19,6 +19,7 @@ import {
   compactBodySchema,
   diffQuerySchema,
   forkBodySchema,
+  mergeBodySchema,
   patchQuerySchema,
   publishBodySchema,
   publishManyBodySchema,
@@ -162,6 +163,11 @@ export function registerStoreRoutes(app: FastifyInstance, context: ServerContext
         return context.store.fork(from, to, options as ForkOptions);
       },
     );
+
+    scope.post<{ Body: MergeInput }>('/v1/store/merge', { schema: { body: mergeBodySchema } }, async (request) => {
+      await visible(request, request.body.from, request.body.into);
+      return context.store.merge(request.body);
+    });
 
     scope.post<{ Body: { stream: string; rev: number } }>('/v1/store/revert', { schema: { body: revertBodySchema } }, async (request) => {
       await visible(request, request.body.stream);
