@@ -4,9 +4,9 @@
  * their defaults (K = 64, buffered durability, a 256-entry history cache, no retention, the
  * system clock), and the checked clock that every transition time is read from.
  */
-import { StateflowError } from '@stateflow/core';
+import { StateflowError, describeInput } from '@stateflow/core';
 import type { Durability, StoreOptions } from '../types.js';
-import { checkCount, checkOptions, checkedInput, describeInput } from './validate.js';
+import { checkCount, checkOptions, checkedInput } from './validate.js';
 
 /** Resolved options with defaults applied. */
 export interface Settings {
