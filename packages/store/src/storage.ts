@@ -1,9 +1,10 @@
 /**
  * The storage seam (CONVENTIONS.md "Backend seam"; README "Storage seam"): the store validates,
  * enforces expected revisions, encodes, and then calls this small interface. It is public so
- * that a backend can live in its own package (`@stateflow/store-postgres`) and be tested by the
- * same conformance suite. Adapters: `openDiskStorage` / `openMemoryStorage` (LevelDB and
- * memory-level, `level-storage.ts`), `openPostgresStorage` (`@stateflow/store-postgres`).
+ * that a backend lives in its own package and is tested by the same suites. Adapters:
+ * `openMemoryStorage` (memory-level, here, over the Level adapter `level-storage.ts`),
+ * `openDiskStorage` (LevelDB, `@stateflow/store-leveldb`, over the same Level adapter),
+ * `openPostgresStorage` (`@stateflow/store-postgres`).
  *
  * The contract every adapter keeps:
  * - **Bytes.** Keys and values are byte strings. Iteration is in unsigned bytewise key order

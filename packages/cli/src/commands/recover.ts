@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import type { Command } from 'commander';
-import type { RecoveryReport } from '@stateflow/store';
+import type { RecoveryReport } from '@stateflow/store-leveldb';
 import type { CommandContext } from '../command-context.js';
 import { count, emit } from '../internal/output.js';
 import { ExitCode } from '../exit-codes.js';
@@ -26,7 +26,7 @@ export function registerRecoverCommand(program: Command, ctx: CommandContext): v
       // A copy taken while a server writes would not be the store as it stands.
       const dir = levelDir(options, 'recover', 'repair a PostgreSQL store with the database tools (backups, point-in-time recovery).');
       await requireNoServer(dir, 'recover');
-      const { recoverStore } = await import('@stateflow/store');
+      const { recoverStore } = await import('@stateflow/store-leveldb');
       // The store reports no progress of a recovery: the bar shows how long it has run.
       const report = await withProgress(ctx.io, 'recover', () => recoverStore(dir, path.resolve(ctx.io.cwd, local.into)));
       emit(ctx.io, options, report, () => describeRecovery(report));

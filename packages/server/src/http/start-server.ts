@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StateflowError, elidePath, isStateflowError } from '@stateflow/core';
 import { newServerToken, readDiscovery, removeDiscovery, writeDiscovery } from '@stateflow/client';
-import { hasRoomToReopen, openStore } from '@stateflow/store';
+import { hasRoomToReopen, openStore } from '@stateflow/store-leveldb';
 import type { Store } from '@stateflow/store';
 import { SessionManager } from '@stateflow/slates';
 import { loadApiKeys } from './api-keys.js';

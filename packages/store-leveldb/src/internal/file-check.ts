@@ -17,7 +17,7 @@
  * MANIFEST names it; read record by record). What damage to a log the store may still open with
  * is the crash policy's to decide (`crash-policy.ts`): this check only reads.
  *
- * A clean close flushes LevelDB's memtable into a table (see `level-storage.ts`), so a cleanly
+ * A clean close flushes LevelDB's memtable into a table (see `disk-storage.ts`), so a cleanly
  * closed store has an empty log: bytes in a log at open come from a session that did not close
  * (a crash) or from damage to the files.
  */

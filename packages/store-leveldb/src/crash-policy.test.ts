@@ -15,9 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import { openStore } from './open-store.js';
-import { byteDump, collect } from './test-support/backends.js';
+import { collect } from '@stateflow/test-kit';
+import { byteDump } from './test-support/files.js';
 import { afterReboot, copyImage, crashImage, recordAt, type CrashImage } from './test-support/crash-image.js';
-import type { Store, StoreNotice } from './types.js';
+import type { Store, StoreNotice } from '@stateflow/store';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 let image: CrashImage;

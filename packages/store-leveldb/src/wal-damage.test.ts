@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import { openStore } from './open-store.js';
-import { byteDump } from './test-support/backends.js';
+import { byteDump } from './test-support/files.js';
 import { afterReboot, copyImage, crashImage, recordAt, type CrashImage } from './test-support/crash-image.js';
 
 let image: CrashImage;
