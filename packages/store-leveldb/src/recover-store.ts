@@ -1,5 +1,5 @@
 /**
- * Recovery of a damaged store into a copy (README "Fail closed": the way out for an operator).
+ * Recovery of a damaged store into a copy (README "Recovering a damaged store": the way out for an operator).
  * A store whose files are damaged does not open (`STORE_CORRUPT` naming the file and offset), and
  * nothing is ever recovered over it. `recoverStore` copies it, lets LevelDB's recovery run on the
  * copy (it drops what it cannot read), keeps the longest prefix of the log whose hash chain

@@ -103,7 +103,7 @@ export interface HeldLock {
 }
 
 /**
- * A repair an open made in place (README "Durability contract": the one there is). After an OS
+ * A repair an open made in place (`@stateflow/store-leveldb` README "Durability contract": the one there is). After an OS
  * crash or power loss, the unsynced tail of LevelDB's write-ahead log from damage to its end
  * was dropped — with no synced record after it, that is buffered writes the power loss took —
  * and its bytes kept in `keptIn`. The store turns it into a {@link StoreNotice} naming the seq

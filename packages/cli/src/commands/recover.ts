@@ -1,8 +1,8 @@
 /**
- * `stateflow recover --into NEWDIR`: the operator's way out of a damaged store (store README
- * "Fail closed"). A damaged store does not open and is never recovered in place; this copies it
- * to NEWDIR, lets LevelDB's recovery run on the copy, keeps the intact prefix of the log, audits
- * the copy and names exactly which transitions were lost. The original is only read. Exit 0 when
+ * `stateflow recover --into NEWDIR`: the operator's way out of a damaged store (store-leveldb
+ * README "Recovering a damaged store"). A damaged store does not open and is never recovered in
+ * place; this copies it to NEWDIR, lets LevelDB's recovery run on the copy, keeps the intact
+ * prefix of the log, audits the copy and names exactly which transitions were lost. The original is only read. Exit 0 when
  * the copy audits clean (whether or not anything was lost: the report says), 5 when it does not.
  */
 import path from 'node:path';

@@ -1,6 +1,6 @@
 /**
- * The check of a LevelDB directory's files that runs before LevelDB opens it (README "Fail
- * closed": write-ahead log and file damage). LevelDB's open is never read-only: it rotates its
+ * The check of a LevelDB directory's files that runs before LevelDB opens it (README "The files
+ * are checked before LevelDB opens them"). LevelDB's open is never read-only: it rotates its
  * info log, replays the write-ahead log into a new table, writes a new MANIFEST and deletes the
  * old log, and its recovery silently drops records it cannot read (with them, every transition
  * after a damaged one). So Stateflow reads the files itself first and lets LevelDB open only a
