@@ -16,7 +16,7 @@ import { isStateflowError, type StateflowError } from '@stateflow/core';
 import type { PublishInput, Transition } from '@stateflow/store';
 import { freshPostgresUrl, seededRandom, testPostgres } from '@stateflow/test-kit';
 import { buildNewPostgresStore } from './build-new-store.js';
-import { parseTarget } from './connection.js';
+import { parseTarget } from './store-url.js';
 import { dropPostgresStore, openPostgresStore } from './open-postgres-store.js';
 import { LOCK_CLASS } from './schema.js';
 

@@ -29,6 +29,7 @@ const DOCUMENTED: Record<string, 'get' | 'post'> = {
   '/v1/store/head': 'get',
   '/v1/store/state': 'get',
   '/v1/store/patch': 'get',
+  '/v1/store/revision-seq': 'get',
   '/v1/store/diff': 'get',
   '/v1/store/view': 'post',
   '/v1/store/states-at': 'post',

@@ -79,6 +79,15 @@ export function storePaths({ ref, json, errors, bodyErrors }: OpenApiHelpers): R
       410,
     ),
     '/v1/store/patch': get('streamPatch', `The net patch that produced revision \`rev\` (≥ 1).${VISIBILITY}`, queryParams(patchQuerySchema), ok('The patch', patchResult), 400, 404, 410),
+    '/v1/store/revision-seq': get(
+      'revisionSeq',
+      `The global seq of the transition that produced revision \`rev\` (≥ 1) of a stream (store \`revisionSeq\`: one point read).${VISIBILITY}`,
+      queryParams(patchQuerySchema),
+      ok('The seq', { type: 'object', properties: { stream: { type: 'string' }, rev: { type: 'integer' }, seq: { type: 'integer' } }, required: ['stream', 'rev', 'seq'] }),
+      400,
+      404,
+      410,
+    ),
     '/v1/store/diff': get(
       'streamDiff',
       `The patch that turns revision \`from\` of a stream into revision \`to\`.${VISIBILITY}`,

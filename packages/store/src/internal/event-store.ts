@@ -34,7 +34,7 @@ import { mergeStreams } from './merge.js';
 import { checkMergeInput } from './merge-input.js';
 import { currentOf } from './current-state.js';
 import { logRecord, prunedError, revAtSeq, transitionsIn } from './log-reads.js';
-import { patchAt } from './replay.js';
+import { patchAt, revisionSeq } from './replay.js';
 import { stateAt } from './state-at.js';
 import { appendTransitions } from './import-transition.js';
 import { formatKey } from './keys.js';
@@ -190,6 +190,13 @@ class EventStore implements Store {
     checkStream(stream);
     checkCount(rev, 'rev');
     return readHistory(this.#ctx, () => this.#knownRev(stream, rev), (reader) => patchAt(this.#ctx, stream, rev, reader));
+  }
+
+  async revisionSeq(stream: StreamId, rev: number): Promise<number> {
+    checkOpen(this.#ctx);
+    checkStream(stream);
+    checkCount(rev, 'rev');
+    return readHistory(this.#ctx, () => this.#knownRev(stream, rev), (reader) => revisionSeq(this.#ctx, stream, rev, reader));
   }
 
   async statesAt(streams: StreamId[], seq: number): Promise<Record<StreamId, JsonObject>> {

@@ -59,6 +59,26 @@ export async function patchAt(ctx: StoreContext, stream: StreamId, rev: number, 
   });
 }
 
+/**
+ * The global seq of the transition that produced revision `rev` (≥ 1) of `stream`
+ * (`Store.revisionSeq` once its arguments are checked): the head's own seq, the origin
+ * checkpoint's (compaction deletes the revision-index entries up to the origin), or the sealed
+ * revision-index record's — one point read at most.
+ * @throws REVISION_NOT_FOUND for 0 or beyond the head, HISTORY_NOT_RETAINED below the origin, STORE_CORRUPT
+ */
+export async function revisionSeq(ctx: StoreContext, stream: StreamId, rev: number, reader: StorageReader = ctx.storage): Promise<number> {
+  if (rev === 0) throw new StateflowError('REVISION_NOT_FOUND', `Revision 0 of stream ${stream} is its empty start: no transition produced it`, { stream, rev, head: headOf(ctx, stream).rev });
+  return ctx.lock.read(async () => {
+    const h = retained(ctx, stream, rev);
+    if (rev === h.rev) return h.seq;
+    if (rev > h.origin) return (await revisionRecord(ctx, stream, rev, reader)).seq;
+    const key = checkpointKey(stream, rev);
+    const [bytes] = await readMany(reader, [key]);
+    if (bytes === undefined) throw corrupt(key, 'the origin checkpoint is missing', stream);
+    return decodeCheckpoint(key, bytes, stream, rev).seq;
+  });
+}
+
 /** The values at `keys`: synchronous point reads where the reader has them, else one `getMany`. */
 async function readMany(reader: StorageReader, keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
   if (reader.getSync === undefined) return keys.length === 0 ? [] : reader.getMany(keys);

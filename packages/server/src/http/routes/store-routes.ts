@@ -88,6 +88,12 @@ export function registerStoreRoutes(app: FastifyInstance, context: ServerContext
       return { stream, rev, patch: await context.store.patchAt(stream, rev) };
     });
 
+    scope.get<{ Querystring: { stream: string; rev: number } }>('/v1/store/revision-seq', { config: USER_ROUTE, schema: { querystring: patchQuerySchema } }, async (request) => {
+      const { stream, rev } = request.query;
+      await visible(request, stream);
+      return { stream, rev, seq: await context.store.revisionSeq(stream, rev) };
+    });
+
     scope.get<{ Querystring: { stream: string; from: number; to: number } }>('/v1/store/diff', { config: USER_ROUTE, schema: { querystring: diffQuerySchema } }, async (request) => {
       const { stream, from, to } = request.query;
       await visible(request, stream);
