@@ -4,6 +4,9 @@
 import { createHash } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { expect } from 'vitest';
+import { isStateflowError, type StateflowError } from '@stateflow/core';
+import type { Store } from '@stateflow/store';
 
 /** sha256 over every file of a directory (names and contents), except LevelDB's info logs. */
 export async function hashDir(dir: string): Promise<string> {
@@ -23,4 +26,22 @@ export async function byteDump(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const name of (await readdir(dir)).sort()) out[name] = createHash('sha256').update(await readFile(path.join(dir, name))).digest('hex');
   return out;
+}
+
+/**
+ * Run `open` on the store in `dir`, expecting `STORE_CORRUPT`; the directory must be byte for byte
+ * unchanged (a store that opens is closed, and the test fails).
+ */
+export async function refusedCorrupt(dir: string, open: () => Promise<Store>): Promise<StateflowError<'STORE_CORRUPT'>> {
+  const before = await byteDump(dir);
+  const err = await open().then(
+    async (store) => {
+      await store.close();
+      return null;
+    },
+    (e: unknown) => e,
+  );
+  expect(await byteDump(dir)).toEqual(before);
+  if (!isStateflowError(err, 'STORE_CORRUPT')) throw new Error(`expected STORE_CORRUPT, got ${String(err)}`);
+  return err;
 }
