@@ -56,6 +56,12 @@ export interface RecoveryReport {
 /**
  * Copy the damaged store at `dir` into the new directory `into`, recover the copy and report
  * what was lost. The original is only read.
+ * @example
+ * ```ts
+ * const report = await recoverStore('.stateflow', '.stateflow-recovered');
+ * if (report.lost.length > 0) console.warn(`lost transitions ${report.lost.map(([a, b]) => `${a}–${b}`).join(', ')}`);
+ * const store = await openStore(report.into); // audited: report.problems
+ * ```
  * @throws INPUT_INVALID when `into` exists and is not empty, or is inside `dir`; STORE_LOCKED
  *   when a process holds `dir` (stop it first: its files are changing); NOT_FOUND when `dir`
  *   holds no LevelDB database; STORE_IO when files cannot be read or written.
