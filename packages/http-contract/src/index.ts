@@ -53,6 +53,7 @@ export {
   PublishResult,
   StreamChange,
   StreamHead,
+  ShownTransition,
   Transition,
   MAX_STREAMS,
 } from './store-shapes.js';

@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import { enumOf } from './json-schemas.js';
 import { bodyErrors, errors } from './error-responses.js';
 import { VISIBILITY } from './store-read-routes.js';
-import { Transition, revision, streamId, streamList, tokenParameter } from './store-shapes.js';
+import { ShownTransition, revision, streamId, streamList, tokenParameter } from './store-shapes.js';
 
 /** The route of the server proof. */
 export const PROOF_URL = '/v1/server/proof';
@@ -85,7 +85,7 @@ export const watchRoute = {
     response: {
       200: {
         description: 'The event stream: `ready` {from, lastSeq}, then `transition` events (each data a transition as the caller may see it), and `stopping` when the server stops',
-        content: { 'text/event-stream': { schema: Transition } },
+        content: { 'text/event-stream': { schema: ShownTransition } },
       },
       ...errors(400, 401, 404),
     },

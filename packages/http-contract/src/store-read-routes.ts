@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import { errors, bodyErrors } from './error-responses.js';
 import { jsonObject } from './json-schemas.js';
-import { StreamHead, Transition, revision, streamId, streamList, tokenParameter } from './store-shapes.js';
+import { ShownTransition, StreamHead, revision, streamId, streamList, tokenParameter } from './store-shapes.js';
 
 /** Said of every store route that names streams. */
 export const VISIBILITY =
@@ -153,7 +153,7 @@ export const listTransitionsRoute = {
       { additionalProperties: false },
     ),
     response: {
-      200: Type.Object({ transitions: Type.Array(Transition), next: Type.Union([Type.Integer(), Type.Null()]), to: revision }, { description: 'A page' }),
+      200: Type.Object({ transitions: Type.Array(ShownTransition), next: Type.Union([Type.Integer(), Type.Null()]), to: revision }, { description: 'A page' }),
       ...errors(400, 401, 404),
     },
   },
@@ -166,7 +166,7 @@ export const getTransitionRoute = {
     operationId: 'getTransition',
     summary: "One transition by seq (404 TRANSITION_NOT_FOUND above the last seq, or when it changed none of the caller's streams; 410 when compaction pruned it)",
     params: Type.Object({ seq: revision }),
-    response: { 200: Type.Object(Transition.properties, { description: 'The transition' }), ...errors(400, 401, 404, 410) },
+    response: { 200: Type.Object(ShownTransition.properties, { description: 'The transition' }), ...errors(400, 401, 404, 410) },
   },
 } as const;
 

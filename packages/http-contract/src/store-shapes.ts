@@ -38,20 +38,29 @@ export const StreamChange = Type.Object({
 });
 export type StreamChange = Static<typeof StreamChange>;
 
-/**
- * A transition (store `Transition`). With API keys it shows only the caller's streams, and then
- * without its hashes when some changes were left out (the hashed body is not all shown).
- */
+/** A transition (store `Transition`): what the store recorded, hashes included. */
 export const Transition = Type.Object({
   seq: Type.Integer({ minimum: 1 }),
   time: Type.String({ format: 'date-time' }),
   id: Type.Optional(Type.String()),
   meta: Type.Optional(jsonObject()),
   changes: Type.Array(StreamChange),
+  prevHash: Type.String({ description: 'Hash of the previous transition, 64 hex (64 zeros for seq 1)' }),
+  hash: Type.String({ description: 'sha256(prevHash ‖ canonical(body)), 64 hex' }),
+});
+export type Transition = Static<typeof Transition>;
+
+/**
+ * A transition as a reader may see it (the log, one transition, the watch stream): with API keys
+ * only the caller's streams' changes, and then without the hashes when some were left out (they
+ * hash the whole body).
+ */
+export const ShownTransition = Type.Object({
+  ...Transition.properties,
   prevHash: Type.Optional(Type.String({ description: '64 hex; absent on a transition shown with only some of its changes' })),
   hash: Type.Optional(Type.String({ description: '64 hex; absent on a transition shown with only some of its changes' })),
 });
-export type Transition = Static<typeof Transition>;
+export type ShownTransition = Static<typeof ShownTransition>;
 
 /** A stream head (store `StreamHead`). */
 export const StreamHead = Type.Object({ stream: streamId, rev: revision, seq: revision, origin: revision });

@@ -14,14 +14,11 @@ export const PUBLISH_MANY_LIMIT = 1_000;
 
 const OWNER_ONLY = " For the store's owner only (403 FORBIDDEN for an API-key user).";
 
-/** A whole transition, hashes included, as `stateflow export` writes it. */
-const ExportedTransition = Type.Object({ ...Transition.properties, prevHash: Type.String(), hash: Type.String() });
-
 /**
  * An exported transition as `append` takes it: the store checks every member of it (seq, chain,
  * hash) and says what is wrong, so the schema asks only for an object.
  */
-const exportedTransition = Type.Unsafe<Static<typeof ExportedTransition>>({ type: 'object', description: 'An exported transition: seq, time, id, meta, changes, prevHash, hash' });
+const exportedTransition = Type.Unsafe<Static<typeof Transition>>({ type: 'object', description: 'An exported transition: seq, time, id, meta, changes, prevHash, hash' });
 
 export const publishRoute = {
   method: 'POST',

@@ -3,7 +3,6 @@
  * log. With API keys only the caller's own ladder sessions' streams are visible.
  */
 import { StateflowError } from '@stateflow/core';
-import type { Transition } from '@stateflow/store';
 import {
   DEFAULT_TRANSITION_PAGE,
   effectiveAtRoute,
@@ -17,11 +16,11 @@ import {
   streamPatchRoute,
   streamStateRoute,
 } from '@stateflow/http-contract';
+import type { ShownTransition } from '@stateflow/http-contract';
 import type { ContractApp } from '../contract-app.js';
 import type { ServerContext } from '../server-context.js';
-import { streamVisibility } from '../stream-visibility.js';
+import { assertStreamsVisible, streamVisibility } from '../stream-visibility.js';
 import { USER_ROUTE } from '../access-gate.js';
-import { assertVisible } from './store-routes.js';
 
 /** Register the store API's reads on `app`. */
 export function registerStoreReadRoutes(app: ContractApp, context: ServerContext): void {
@@ -43,7 +42,7 @@ export function registerStoreReadRoutes(app: ContractApp, context: ServerContext
     ...storeViewRoute,
     config: USER_ROUTE,
     handler: async (request) => {
-      await assertVisible(context, request, request.body.streams);
+      await assertStreamsVisible(context, request, request.body.streams);
       return store.view(request.body.streams);
     },
   });
@@ -53,7 +52,7 @@ export function registerStoreReadRoutes(app: ContractApp, context: ServerContext
     config: USER_ROUTE,
     handler: async (request) => {
       const { streams, seq } = request.body;
-      await assertVisible(context, request, streams);
+      await assertStreamsVisible(context, request, streams);
       return { seq, states: await store.statesAt(streams, seq) };
     },
   });
@@ -63,7 +62,7 @@ export function registerStoreReadRoutes(app: ContractApp, context: ServerContext
     config: USER_ROUTE,
     handler: async (request) => {
       const { streams, seq } = request.body;
-      await assertVisible(context, request, streams);
+      await assertStreamsVisible(context, request, streams);
       return { seq, state: await store.effectiveAt(streams, seq) };
     },
   });
@@ -78,7 +77,7 @@ function registerStateReads(app: ContractApp, context: ServerContext): void {
     ...streamHeadRoute,
     config: USER_ROUTE,
     handler: async (request) => {
-      await assertVisible(context, request, [request.query.stream]);
+      await assertStreamsVisible(context, request, [request.query.stream]);
       return store.head(request.query.stream);
     },
   });
@@ -88,7 +87,7 @@ function registerStateReads(app: ContractApp, context: ServerContext): void {
     config: USER_ROUTE,
     handler: async (request) => {
       const { stream, rev } = request.query;
-      await assertVisible(context, request, [stream]);
+      await assertStreamsVisible(context, request, [stream]);
       if (rev !== undefined) return { stream, rev, state: await store.stateAt(stream, rev) };
       const view = await store.view([stream]);
       const captured = view.streams[stream] ?? { rev: 0, state: {} };
@@ -101,7 +100,7 @@ function registerStateReads(app: ContractApp, context: ServerContext): void {
     config: USER_ROUTE,
     handler: async (request) => {
       const { stream, rev } = request.query;
-      await assertVisible(context, request, [stream]);
+      await assertStreamsVisible(context, request, [stream]);
       return { stream, rev, patch: await store.patchAt(stream, rev) };
     },
   });
@@ -111,7 +110,7 @@ function registerStateReads(app: ContractApp, context: ServerContext): void {
     config: USER_ROUTE,
     handler: async (request) => {
       const { stream, from, to } = request.query;
-      await assertVisible(context, request, [stream]);
+      await assertStreamsVisible(context, request, [stream]);
       return { stream, from, to, patch: await store.diff(stream, from, to) };
     },
   });
@@ -125,12 +124,12 @@ function registerLogReads(app: ContractApp, context: ServerContext): void {
     config: USER_ROUTE,
     handler: async (request) => {
       const { from, stream, limit = DEFAULT_TRANSITION_PAGE } = request.query;
-      if (stream !== undefined) await assertVisible(context, request, [stream]);
+      if (stream !== undefined) await assertStreamsVisible(context, request, [stream]);
       const access = streamVisibility(context, request);
       // The end is fixed by the first page (`to` in the answer), so later pages of one listing
       // never run past the seq at which it started.
       const to = request.query.to ?? store.lastSeq();
-      const transitions: Transition[] = [];
+      const transitions: ShownTransition[] = [];
       let scanned = 0;
       let next: number | null = null;
       // One page scans at most `limit` transitions, whatever the caller may see of them: a

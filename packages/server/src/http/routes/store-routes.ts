@@ -7,10 +7,8 @@
  * listings leave them out. The reads are `store-read-routes.ts`, the writes `store-write-routes.ts`.
  */
 import { LAST_SEQ_HEADER } from '@stateflow/http-contract';
-import type { FastifyRequest } from 'fastify';
 import type { ContractApp } from '../contract-app.js';
 import type { ServerContext } from '../server-context.js';
-import { streamNotServed, streamVisibility } from '../stream-visibility.js';
 import { registerStoreReadRoutes } from './store-read-routes.js';
 import { registerStoreWriteRoutes } from './store-write-routes.js';
 
@@ -24,13 +22,4 @@ export function registerStoreRoutes(app: ContractApp, context: ServerContext): v
     registerStoreReadRoutes(scope, context);
     registerStoreWriteRoutes(scope, context);
   });
-}
-
-/**
- * Check that the caller may see every one of `streams`.
- * @throws NOT_FOUND for the first it may not see (reported as a stream that is not served).
- */
-export async function assertVisible(context: ServerContext, request: FastifyRequest, streams: readonly string[]): Promise<void> {
-  const access = streamVisibility(context, request);
-  for (const stream of streams) if (!(await access.canSee(stream))) throw streamNotServed(stream);
 }

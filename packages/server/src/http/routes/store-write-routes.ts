@@ -18,9 +18,9 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { ContractApp } from '../contract-app.js';
 import type { ServerContext } from '../server-context.js';
+import { assertStreamsVisible } from '../stream-visibility.js';
 import { authorizeWrites } from '../stream-writes.js';
 import { OWNER_ROUTE, USER_ROUTE } from '../access-gate.js';
-import { assertVisible } from './store-routes.js';
 
 /** Register the store API's writes on `app`. */
 export function registerStoreWriteRoutes(app: ContractApp, context: ServerContext): void {
@@ -37,7 +37,7 @@ function registerPublishRoutes(app: ContractApp, context: ServerContext): void {
    * win on the same stream).
    */
   const authorized = async (request: FastifyRequest, input: PublishInput): Promise<PublishInput> => {
-    await assertVisible(context, request, Object.keys(input.expected ?? {}));
+    await assertStreamsVisible(context, request, Object.keys(input.expected ?? {}));
     const guards = await authorizeWrites(context, request, Object.keys(input.changes));
     return Object.keys(guards).length === 0 ? input : { ...input, expected: { ...guards, ...input.expected } };
   };
