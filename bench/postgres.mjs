@@ -7,21 +7,21 @@
  * Needs PostgreSQL at STATEFLOW_TEST_POSTGRES (default postgres://postgres@127.0.0.1:5432/test).
  *
  *   node bench/postgres.mjs            # BENCH_SCALE=0.1 for a quick run
+ *   node bench/postgres.mjs publish        # the publish rows only
  *   node bench/postgres.mjs writer URL N LANES   (the child of the 2-process rows)
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { diff } from '@stateflow/core';
 import { openStore } from '@stateflow/store';
 import { dropPostgresStore, openPostgresStore } from '@stateflow/store-postgres';
-import { BENCH_DIR, dirBytes, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
+import { startPostgresPair } from '@stateflow/test-kit';
+import { BENCH_DIR, REPEATS, dirBytes, median, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
-const run = promisify(execFile);
 const BASE = process.env.STATEFLOW_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/test';
 const HISTORIES = path.resolve(BENCH_DIR, '..', '..', 'shared', 'data', 'histories');
 const FILES = ['eslint-package-json.jsonl', 'matrix-react-sdk-en_EN-json.jsonl'];
@@ -32,24 +32,40 @@ const urlFor = (schema) => {
 };
 const patchFor = (i, lane) => ({ tactics: { [`k${i % 50}`]: { i, lane, text: 'x'.repeat(100) } } });
 
+/** Wait for the parent's `go` line on stdin (the children of a row start together, after their setup). */
+function waitForGo() {
+  process.stdout.write('ready\n');
+  return new Promise((resolve) => {
+    process.stdin.setEncoding('utf8').on('data', (d) => d.includes('go') && resolve());
+  });
+}
+
 /** Child: `lanes` concurrent publish loops of `n` publishes each on the PostgreSQL store at `url`. */
 async function childWriter(url, n, lanes) {
   const store = await openPostgresStore(url, { durability: 'fsync', maxConnections: lanes + 2 });
+  await store.head('global');
+  await waitForGo();
   await Promise.all(Array.from({ length: lanes }, async (_, lane) => {
     for (let i = 0; i < n; i++) await store.publish({ changes: { [`session:w${process.pid}-${lane}`]: patchFor(i, lane) } });
   }));
   await store.close();
+  process.exit(0);
 }
 
 /** Child: `lanes` concurrent raw INSERT loops of `n` single-row transactions each. */
 async function childInsert(schema, n, lanes) {
-  await Promise.all(Array.from({ length: lanes }, async (_, lane) => {
+  const clients = await Promise.all(Array.from({ length: lanes }, async () => {
     const client = new pg.Client({ connectionString: BASE });
     await client.connect();
+    return client;
+  }));
+  await waitForGo();
+  await Promise.all(clients.map(async (client, lane) => {
     const value = Buffer.from(JSON.stringify(patchFor(0, lane)));
     for (let i = 0; i < n; i++) await client.query(`INSERT INTO "${schema}".raw (k, v) VALUES ($1, $2)`, [Buffer.from(`${process.pid}/${lane}/${i}`), value]);
-    await client.end();
   }));
+  await Promise.all(clients.map((client) => client.end()));
+  process.exit(0);
 }
 
 async function admin(sql) {
@@ -62,25 +78,35 @@ async function admin(sql) {
   }
 }
 
-/** Operations per second of `children` processes running `args`, measured from start to the last exit. */
+/**
+ * Milliseconds `children` processes running `args` take, from the moment all of them are set up
+ * (connected, store open) to the last exit: process start-up is not part of the figure.
+ */
 async function processes(children, args) {
-  const { ms } = await time(() => Promise.all(Array.from({ length: children }, () => run(process.execPath, [SELF, ...args], { maxBuffer: 1 << 20 }))));
+  const spawned = Array.from({ length: children }, () => spawn(process.execPath, [SELF, ...args], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  const exited = spawned.map((child) => new Promise((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`bench child exited ${code}`))))));
+  await Promise.all(spawned.map((child) => new Promise((resolve) => child.stdout.setEncoding('utf8').on('data', (d) => d.includes('ready') && resolve()))));
+  const { ms } = await time(async () => {
+    for (const child of spawned) child.stdin.write('go\n');
+    await Promise.all(exited);
+  });
   return ms;
 }
 
-async function publishRates() {
-  const n = scaled(1_000, 20);
-  const rows = [];
-  // Single writer, one process.
+const rate = (ops, ms) => (ops / ms) * 1000;
+
+/** One round of every publish scenario on fresh schemas: rates per second. */
+async function publishRound(n, per) {
   const schema1 = `sf_bench_${process.pid}_1`;
   await dropPostgresStore(urlFor(schema1));
   const store = await openPostgresStore(urlFor(schema1), { durability: 'fsync' });
+  await store.head('global');
   const pgSingle = await time(async () => {
     for (let i = 0; i < n; i++) await store.publish({ changes: { 'session:w': patchFor(i, 0) } });
   });
   await store.close();
   await admin(`DROP SCHEMA IF EXISTS raw1 CASCADE; CREATE SCHEMA raw1; CREATE TABLE raw1.raw (k bytea PRIMARY KEY, v bytea NOT NULL)`);
-  const rawSingle = await time(() => childInsert('raw1', n, 1));
+  const rawSingle = await processes(1, ['insert', 'raw1', String(n), '1']);
   const dir = await tempDir('pg-level');
   const level = await openStore(dir, { durability: 'fsync' });
   const levelSingle = await time(async () => {
@@ -88,11 +114,7 @@ async function publishRates() {
   });
   await level.close();
   await removeDir(dir);
-  const rate = (ops, ms) => (ops / ms) * 1000;
-  rows.push(['single writer (fsync)', n, rate(n, pgSingle.ms), rate(n, rawSingle.ms), rate(n, pgSingle.ms) / rate(n, rawSingle.ms), rate(n, levelSingle.ms), rate(n, pgSingle.ms) / rate(n, levelSingle.ms)]);
 
-  // 8 concurrent writers across 2 processes (4 lanes each).
-  const per = Math.max(5, Math.round(n / 8));
   const schema8 = `sf_bench_${process.pid}_8`;
   await dropPostgresStore(urlFor(schema8));
   await (await openPostgresStore(urlFor(schema8))).close();
@@ -106,20 +128,37 @@ async function publishRates() {
   })));
   await level8.close();
   await removeDir(dir8);
-  const total = per * 8;
-  rows.push(['8 writers, 2 processes (fsync)', total, rate(total, pg8), rate(total, raw8), rate(total, pg8) / rate(total, raw8), rate(total, levelConcurrent.ms), rate(total, pg8) / rate(total, levelConcurrent.ms)]);
   for (const s of [schema1, schema8]) await dropPostgresStore(urlFor(s));
   await admin('DROP SCHEMA IF EXISTS raw1 CASCADE; DROP SCHEMA IF EXISTS raw8 CASCADE');
+  const total = per * 8;
+  return {
+    pgSingle: rate(n, pgSingle.ms), rawSingle: rate(n, rawSingle), levelSingle: rate(n, levelSingle.ms),
+    pg8: rate(total, pg8), raw8: rate(total, raw8), level8: rate(total, levelConcurrent.ms),
+  };
+}
+
+async function publishRates() {
+  const n = scaled(1_000, 20);
+  const per = Math.max(5, Math.round(n / 8));
+  const runs = [];
+  for (let i = 0; i < REPEATS; i++) runs.push(await publishRound(n, per));
+  const med = (f) => median(runs.map(f));
+  const rows = [
+    ['single writer (fsync)', n, med((r) => r.pgSingle), med((r) => r.rawSingle), med((r) => r.pgSingle / r.rawSingle), med((r) => r.levelSingle), med((r) => r.pgSingle / r.levelSingle), 1],
+    ['8 writers, 2 processes (fsync)', per * 8, med((r) => r.pg8), med((r) => r.raw8), med((r) => r.pg8 / r.raw8), med((r) => r.level8), med((r) => r.pg8 / r.level8), med((r) => r.pg8 / r.pgSingle)],
+  ];
   await report(
-    'PostgreSQL: publish rate vs a raw single-row INSERT loop and vs LevelDB',
-    ['scenario', 'publishes', 'PostgreSQL publish/s', 'raw INSERT/s', 'ratio publish/INSERT', 'LevelDB publish/s', 'ratio PostgreSQL/LevelDB'],
+    'PostgreSQL: publish rate vs a raw single-row INSERT loop, vs LevelDB and vs one writer',
+    ['scenario', 'publishes', 'PostgreSQL publish/s', 'raw INSERT/s', 'ratio publish/INSERT', 'LevelDB publish/s', 'ratio PostgreSQL/LevelDB', 'ratio vs one PostgreSQL writer'],
     rows,
     [
+      `Each scenario ran ${REPEATS} times (rounds alternate PostgreSQL, raw INSERT and LevelDB); every column is the median, every ratio the median of the per-round ratios.`,
       'raw INSERT: one row (key + the JSON of the same patch) per autocommitted transaction, from as many connections as writers: the physical limit of one durable commit per transition.',
+      'Processes (the 2-process rows, the raw INSERT loops) are timed from the moment every one of them is connected to the last exit: start-up is not counted.',
       'LevelDB: the same publishes on the embedded store (8 writers in one process, since one process holds a LevelDB directory).',
-      'PostgreSQL serialises every writer of one store on its advisory lock (gap-free seq, one hash chain), so 8 writers share one commit stream; the raw INSERTs do not.',
     ],
   );
+  return rows;
 }
 
 async function historicalReads() {
@@ -178,10 +217,89 @@ async function historicalReads() {
   );
 }
 
+/**
+ * Read replicas (store-postgres README "Read replicas"), on a primary + hot standby made for
+ * the run (`startPostgresPair`): cold `stateAt` and a 20-transition `transitions` range through
+ * a store on the primary alone and through a store with the standby as its read replica, once
+ * the standby has replayed everything; queries counted per server by wrapping `pg`'s
+ * `Client.prototype.query` (counting only).
+ */
+async function replicaReads() {
+  const pair = await startPostgresPair();
+  if ('unavailable' in pair) return null;
+  const sent = new Map();
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function counted(...a) {
+    sent.set(this.port, (sent.get(this.port) ?? 0) + 1);
+    return query.apply(this, a);
+  };
+  try {
+    const url = `${pair.primaryUrl}?schema=sf_bench_replica`;
+    const writer = await openPostgresStore(url, { durability: 'buffered' });
+    const revs = scaled(2_000, 100);
+    for (let i = 0; i < revs; i += 500) await writer.publishMany(Array.from({ length: Math.min(500, revs - i) }, (_, j) => ({ changes: { 'session:r': patchFor(i + j, 0) } })));
+    await writer.close();
+    const admin = new pg.Client({ connectionString: pair.primaryUrl });
+    const standby = new pg.Client({ connectionString: pair.standbyUrl });
+    await admin.connect();
+    await standby.connect();
+    const lsn = (await admin.query('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn;
+    while (!(await standby.query('SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS done', [lsn])).rows[0].done) await new Promise((r) => setTimeout(r, 20));
+    await admin.end();
+    await standby.end();
+    const random = rng(11);
+    const reads = Array.from({ length: scaled(200, 20) }, () => 1 + Math.floor(random() * (revs - 1)));
+    const measure = async (store) => {
+      const port = (u) => Number(new URL(u).port);
+      const before = [sent.get(port(pair.primaryUrl)) ?? 0, sent.get(port(pair.standbyUrl)) ?? 0];
+      const states = await time(async () => {
+        for (const r of reads) await store.stateAt('session:r', r);
+      });
+      const ranges = await time(async () => {
+        for (const r of reads) for await (const t of store.transitions({ from: Math.max(1, r - 19), to: r })) void t;
+      });
+      const after = [sent.get(port(pair.primaryUrl)) ?? 0, sent.get(port(pair.standbyUrl)) ?? 0];
+      return { stateAt: states.ms / reads.length, range: ranges.ms / reads.length, primary: (after[0] - before[0]) / (2 * reads.length), standby: (after[1] - before[1]) / (2 * reads.length) };
+    };
+    const runs = [];
+    for (let i = 0; i < REPEATS; i++) {
+      const alone = await openPostgresStore(url, { cacheSize: 0 });
+      const withReplica = await openPostgresStore(url, { cacheSize: 0, readReplicas: [pair.standbyUrl] });
+      await alone.stateAt('session:r', 1);
+      await withReplica.stateAt('session:r', 1);
+      runs.push({ alone: await measure(alone), replica: await measure(withReplica) });
+      await alone.close();
+      await withReplica.close();
+    }
+    const med = (f) => median(runs.map(f));
+    const rows = [
+      ['primary only', med((r) => r.alone.stateAt), med((r) => r.alone.range), med((r) => r.alone.primary), med((r) => r.alone.standby), 1],
+      ['read replica (caught up)', med((r) => r.replica.stateAt), med((r) => r.replica.range), med((r) => r.replica.primary), med((r) => r.replica.standby), med((r) => r.replica.stateAt / r.alone.stateAt)],
+    ];
+    await report(
+      'PostgreSQL: historical reads from a read replica',
+      ['store', 'stateAt ms', 'transitions (20) ms', 'queries to the primary per read', 'queries to the replica per read', 'ratio stateAt vs primary only'],
+      rows,
+      [
+        `${revs} revisions of one stream; ${reads.length} random revisions read with the history cache off, each as stateAt and as a 20-transition range; ${REPEATS} rounds, medians.`,
+        'Primary and standby: clusters made for the run on this machine (initdb, pg_basebackup -R, fsync off), loopback; the replica read pays its own round trips only, the primary is not asked.',
+      ],
+    );
+    return rows;
+  } finally {
+    pg.Client.prototype.query = query;
+    await pair.stop();
+  }
+}
+
 const [mode, ...args] = process.argv.slice(2);
 if (mode === 'writer') await childWriter(args[0], Number(args[1]), Number(args[2]));
 else if (mode === 'insert') await childInsert(args[0], Number(args[1]), Number(args[2]));
+else if (mode === 'publish') await publishRates();
+else if (mode === 'history') await historicalReads();
+else if (mode === 'replica') await replicaReads();
 else {
   await publishRates();
   await historicalReads();
+  await replicaReads();
 }

@@ -54,6 +54,7 @@ const ROUTES: Record<string, { access: Access; target?: string }> = {
   'GET /v1/store/head': { access: 'user' },
   'GET /v1/store/state': { access: 'user' },
   'GET /v1/store/patch': { access: 'user' },
+  'GET /v1/store/revision-seq': { access: 'user' },
   'GET /v1/store/diff': { access: 'user' },
   'POST /v1/store/view': { access: 'user' },
   'POST /v1/store/states-at': { access: 'user' },

@@ -36,10 +36,13 @@ export interface GlobalOptions {
   json: boolean;
   /** Owners from `--global --cwd --session --mode`; with none given, `--cwd` is the current directory. */
   selection: OwnerSelection;
+  /** `--read-replica` URLs (repeatable): hot standbys of a PostgreSQL store that serve its historical reads (store-postgres README "Read replicas"). */
+  readReplicas: string[];
 }
 
 interface RawGlobals {
   store?: string;
+  readReplica?: string[];
   dir?: string;
   json?: boolean;
   global?: boolean;
@@ -53,6 +56,7 @@ export function addGlobalOptions(program: Command): Command {
   return program
     .option('--store <location>', 'the store: a postgres:// URL or a LevelDB directory (default: $STATEFLOW_STORE, else --dir)', nonEmpty('a store URL or directory'))
     .option('--dir <dir>', 'LevelDB store directory (default: $STATEFLOW_DIR or ./.stateflow)', nonEmpty('a directory'))
+    .option('--read-replica <url>', 'a hot standby of the PostgreSQL store that serves its historical reads (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--global', 'select the global owner')
     .option('--cwd <dir>', 'select the cwd owner for this directory (default when no owner is given: the current directory)', nonEmpty('a directory'))
     .option('--session <id>', 'select the session owner with this id', nonEmpty('a session id'))
@@ -69,8 +73,9 @@ function parseMode(value: string): 'active' | 'passive' {
 
 /**
  * Resolve the global options seen by `command` (its own and its ancestors').
- * @throws USAGE when both `--store` and `--dir` are given, `--dir` is a PostgreSQL URL, or the
- *   location is a URL of another scheme (`mysql://…`, `{ at: 'mysql:', reason: 'url-scheme' }`)
+ * @throws USAGE when both `--store` and `--dir` are given, `--dir` is a PostgreSQL URL, the
+ *   location is a URL of another scheme (`mysql://…`, `{ at: 'mysql:', reason: 'url-scheme' }`),
+ *   or `--read-replica` is not a PostgreSQL URL or is given for a LevelDB store
  */
 export function globalOptions(command: Command, io: CliIo): GlobalOptions {
   const raw = command.optsWithGlobals<RawGlobals>();
@@ -90,7 +95,15 @@ export function globalOptions(command: Command, io: CliIo): GlobalOptions {
   if (selection.global === undefined && selection.cwd === undefined && selection.session === undefined) {
     selection.cwd = io.cwd;
   }
-  return { store: dir ?? location, dir, storeLabel: dir ?? parseTarget(location).location, json: raw.json === true, selection };
+  const readReplicas = raw.readReplica ?? [];
+  if (readReplicas.length > 0 && dir !== null) {
+    throw new StateflowError('USAGE', `--read-replica needs a PostgreSQL store (--store postgres://…); ${dir} is a LevelDB directory`, {});
+  }
+  for (const url of readReplicas) {
+    if (!isPostgresUrl(url)) throw new StateflowError('USAGE', `--read-replica takes a postgres:// URL, got ${JSON.stringify(url)}`, {});
+    parseTarget(url);
+  }
+  return { store: dir ?? location, dir, storeLabel: dir ?? parseTarget(location).location, json: raw.json === true, selection, readReplicas };
 }
 
 /**

@@ -120,6 +120,10 @@ class RemoteStore implements Store {
     return frozen((await this.#call('GET /v1/store/patch', { query: { stream, rev: number(rev) } })).patch);
   }
 
+  async revisionSeq(stream: StreamId, rev: number): Promise<number> {
+    return (await this.#call('GET /v1/store/revision-seq', { query: { stream, rev: number(rev) } })).seq;
+  }
+
   async statesAt(streams: StreamId[], seq: number): Promise<Record<StreamId, JsonObject>> {
     return frozen((await this.#call('POST /v1/store/states-at', { body: { streams, seq } })).states);
   }

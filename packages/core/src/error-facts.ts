@@ -170,8 +170,8 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
   },
   STORE_UNAVAILABLE: {
     meaning:
-      "The store cannot be reached: its server (a `stateflow serve` or a PostgreSQL database) refused the connection, stopped mid-request or did not answer in time, or (`reason: 'server-unverified'`) the process on a discovery file's address could not prove it holds the file's token and was sent nothing. `outcome: 'not-sent'`: nothing changed; `'unknown'`: a write may or may not have been applied, so retry it with its idempotency id, or read before retrying.",
-    details: "`{ url?, dir?, outcome, reason? }` (`outcome`: `'not-sent'` or `'unknown'`; `reason`: `'server-unverified'`)",
+      "The store cannot be reached: its server (a `stateflow serve` or a PostgreSQL database) refused the connection, stopped mid-request or did not answer in time (a PostgreSQL writer that waited longer than its lock timeout for the store's lock: `holderPid` is the backend that held it, where PostgreSQL reports one), or (`reason: 'server-unverified'`) the process on a discovery file's address could not prove it holds the file's token and was sent nothing. `outcome: 'not-sent'`: nothing changed; `'unknown'`: a write may or may not have been applied, so retry it with its idempotency id, or read before retrying.",
+    details: "`{ url?, dir?, outcome, reason?, holderPid? }` (`outcome`: `'not-sent'` or `'unknown'`; `reason`: `'server-unverified'`)",
     retryable: true,
     httpStatus: 503,
     exitCode: FAILURE,

@@ -155,9 +155,10 @@ export interface ErrorDetailsByCode {
   /**
    * `outcome`: `'not-sent'` — nothing reached a server; `'unknown'` — a write may have been
    * applied. `reason: 'server-unverified'` — the process at `url` could not prove it holds the
-   * discovery file's token, so it was sent neither the token nor the request.
+   * discovery file's token, so it was sent neither the token nor the request. `holderPid` — the
+   * PostgreSQL backend holding the store's lock past the writer's lock timeout.
    */
-  STORE_UNAVAILABLE: { url?: string; dir?: string; outcome: 'not-sent' | 'unknown'; reason?: 'server-unverified' };
+  STORE_UNAVAILABLE: { url?: string; dir?: string; outcome: 'not-sent' | 'unknown'; reason?: 'server-unverified'; holderPid?: number };
   REOPEN_REQUIRED: { location: string | null; failure: ErrorCode };
   /**
    * A merge of `from`@`fromRev` into `into`@`intoRev` from `base` left conflicts open: every

@@ -65,6 +65,7 @@ export {
   streamHeadRoute,
   streamStateRoute,
   streamPatchRoute,
+  revisionSeqRoute,
   streamDiffRoute,
   storeViewRoute,
   statesAtRoute,

@@ -77,6 +77,17 @@ export const streamPatchRoute = {
   },
 } as const;
 
+export const revisionSeqRoute = {
+  method: 'GET',
+  url: '/v1/store/revision-seq',
+  schema: {
+    operationId: 'revisionSeq',
+    summary: `The global seq of the transition that produced revision \`rev\` (≥ 1) of a stream (store \`revisionSeq\`: one point read).${VISIBILITY}`,
+    querystring: Type.Object({ token, stream: streamId, rev: revision }, { additionalProperties: false }),
+    response: { 200: Type.Object({ stream: streamId, rev: revision, seq: revision }, { description: 'The seq' }), ...errors(400, 401, 404, 410) },
+  },
+} as const;
+
 export const streamDiffRoute = {
   method: 'GET',
   url: '/v1/store/diff',
@@ -176,6 +187,7 @@ export const STORE_READ_ROUTES = [
   streamHeadRoute,
   streamStateRoute,
   streamPatchRoute,
+  revisionSeqRoute,
   streamDiffRoute,
   storeViewRoute,
   statesAtRoute,

@@ -103,6 +103,10 @@ class ReopeningStore implements Store {
     return this.#read((s) => s.patchAt(stream, rev));
   }
 
+  revisionSeq(stream: StreamId, rev: number): Promise<number> {
+    return this.#read((s) => s.revisionSeq(stream, rev));
+  }
+
   statesAt(streams: StreamId[], seq: number): Promise<Record<StreamId, JsonObject>> {
     return this.#read((s) => s.statesAt(streams, seq));
   }

@@ -31,7 +31,11 @@ describe.skipIf('unavailable' in server)('PostgreSQL: an audit while another ins
 
   it('lets the other instance publish while it runs, and is clean', async () => {
     const { report, committedDuringAudit, acknowledged } = await auditWhilePublishing(auditor, writer);
-    expect(report).toMatchObject({ problems: [], transitions: TRANSITIONS });
+    // A publish (one round trip) may commit before the audit's snapshot begins: the audit covers
+    // the log as of its snapshot, whatever came before it.
+    expect(report.problems).toEqual([]);
+    expect(report.transitions).toBeGreaterThanOrEqual(TRANSITIONS);
+    expect(report.transitions).toBeLessThanOrEqual(TRANSITIONS + 2);
     expect(committedDuringAudit).toBeGreaterThanOrEqual(3);
     expect(acknowledged).toEqual(Array.from({ length: acknowledged.length }, (_, i) => TRANSITIONS + 1 + i));
     expect(await writer.audit()).toMatchObject({ problems: [], transitions: TRANSITIONS + acknowledged.length });

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { StateflowError } from '@stateflow/core';
+import { StateflowError, isStateflowError } from '@stateflow/core';
 import type { Store, StoreOptions } from '@stateflow/store';
 import { withClient } from './connection.js';
 import { parseTarget, type PostgresTarget } from './store-url.js';
@@ -54,8 +54,23 @@ export async function buildNewPostgresStore<T>(url: string, build: (store: Store
     });
     return result;
   } catch (err) {
-    await dropPostgresStore(stagingUrl).catch(() => undefined);
+    await dropStaging(stagingUrl);
     throw err;
+  }
+}
+
+/** Tries of dropping a failed build's staging schema (the connection that failed may have taken the first down with it). */
+const DROP_TRIES = 3;
+
+/** Drop a failed build's staging schema, trying again on a lost connection; what still fails is left, to be dropped by hand. */
+async function dropStaging(url: string): Promise<void> {
+  for (let attempt = 1; attempt <= DROP_TRIES; attempt++) {
+    try {
+      await dropPostgresStore(url);
+      return;
+    } catch (err) {
+      if (!isStateflowError(err, 'STORE_UNAVAILABLE')) return;
+    }
   }
 }
 

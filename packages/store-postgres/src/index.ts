@@ -6,3 +6,5 @@ export type { PostgresStorageOptions } from './postgres-storage.js';
 export { isPostgresUrl, parseTarget, storeLocationKind, DEFAULT_SCHEMA, POSTGRES_SCHEMES } from './store-url.js';
 export type { PostgresTarget } from './store-url.js';
 export { SCHEMA_VERSION } from './schema.js';
+export { DEFAULT_TIMEOUTS } from './session-settings.js';
+export type { PostgresTimeouts } from './session-settings.js';

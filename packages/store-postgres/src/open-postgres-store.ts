@@ -7,15 +7,24 @@ import { StateflowError } from '@stateflow/core';
 import { openStore, openStoreOver } from '@stateflow/store';
 import type { Store, StoreOptions } from '@stateflow/store';
 import { withClient } from './connection.js';
-import { parseTarget, storeLocationKind } from './store-url.js';
+import { isPostgresUrl, parseTarget, storeLocationKind, type PostgresTarget } from './store-url.js';
 import { openPostgresStorage } from './postgres-storage.js';
+import type { PostgresTimeouts } from './session-settings.js';
 
-/** Options of {@link openPostgresStore}: the store's, and the pools' sizes. */
-export interface PostgresStoreOptions extends StoreOptions {
+/** Options of {@link openPostgresStore}: the store's, the pools' sizes, the bounds of every wait ({@link PostgresTimeouts}) and the read replicas. */
+export interface PostgresStoreOptions extends StoreOptions, PostgresTimeouts {
   /** Most connections the pool opens (default 10). */
   maxConnections?: number;
   /** Most named locks (`Store.withLock`) held at once, one connection each (default 100). */
   maxLocks?: number;
+  /**
+   * Read replicas (README "Read replicas"): `postgres://` URLs of hot standbys of the store's
+   * database, whose historical reads (`stateAt`, `patchAt`, `statesAt`, `transition`,
+   * `transitions`, `diff`, `audit`) the store may serve when a replica has replayed every commit
+   * the read needs; everything else, and every read a replica cannot cover, goes to `url`. A
+   * replica URL names the store's schema or none.
+   */
+  readReplicas?: string[];
 }
 
 /**
@@ -29,13 +38,35 @@ export interface PostgresStoreOptions extends StoreOptions {
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
   if (typeof url !== 'string') throw new StateflowError('INPUT_INVALID', 'openPostgresStore needs a postgres:// URL', { field: 'url' });
-  const { maxConnections, maxLocks, ...storeOptions } = options;
-  const storage = await openPostgresStorage(parseTarget(url), {
+  const { maxConnections, maxLocks, readReplicas, lockTimeoutMs, idleInTransactionTimeoutMs, statementTimeoutMs, ...storeOptions } = options;
+  const target = parseTarget(url);
+  const storage = await openPostgresStorage(target, {
     createIfMissing: options.createIfMissing ?? true,
     ...(maxConnections === undefined ? {} : { maxConnections }),
     ...(maxLocks === undefined ? {} : { maxLocks }),
+    ...(lockTimeoutMs === undefined ? {} : { lockTimeoutMs }),
+    ...(idleInTransactionTimeoutMs === undefined ? {} : { idleInTransactionTimeoutMs }),
+    ...(statementTimeoutMs === undefined ? {} : { statementTimeoutMs }),
+    replicas: replicaTargets(target, readReplicas ?? []),
   });
   return openStoreOver(storage, storeOptions);
+}
+
+/**
+ * The targets of the read replicas `urls` of the store at `primary`: the primary's schema.
+ * @throws USAGE for a URL that does not parse, is not an array of strings, or names another schema
+ */
+function replicaTargets(primary: PostgresTarget, urls: unknown): PostgresTarget[] {
+  if (!Array.isArray(urls) || urls.some((u) => typeof u !== 'string')) throw new StateflowError('INPUT_INVALID', 'readReplicas must be an array of postgres:// URLs', { field: 'readReplicas' });
+  return (urls as string[]).map((url) => {
+    const given = parseTarget(url);
+    // parseTarget accepted it, so it is a URL; without schema= it is the primary's.
+    const target = new URL(url).searchParams.has('schema') ? given : parseTarget(`${url}${url.includes('?') ? '&' : '?'}schema=${primary.schema}`);
+    if (target.schema !== primary.schema) {
+      throw new StateflowError('USAGE', `The read replica ${target.location} names schema "${target.schema}", the store is in "${primary.schema}": a replica is a copy of the same database, give its URL without schema=`, {});
+    }
+    return target;
+  });
 }
 
 /**

@@ -16,13 +16,23 @@ const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EH
 const INVALID_CATALOG_NAME = '3D000';
 
 /**
- * Whether `err` means the server or the connection is gone: a socket error, SQLSTATE class 08
- * (connection exception), 57P01–57P03 (admin shutdown, crash shutdown, cannot connect now), or
- * `pg`'s own "Connection terminated" (its errors carry no code for it).
+ * SQLSTATEs of a session PostgreSQL ended or a statement it gave up on: 57P01–57P03 (admin
+ * shutdown — `pg_terminate_backend` —, crash shutdown, cannot connect now), 57014 (a statement
+ * cancelled: `statement_timeout`), 25P03 (`idle_in_transaction_session_timeout`).
+ */
+const ENDED_CODES = new Set(['57P01', '57P02', '57P03', '57014', '25P03']);
+
+/** SQLSTATE of a lock wait that outlasted `lock_timeout`. */
+export const LOCK_NOT_AVAILABLE = '55P03';
+
+/**
+ * Whether `err` means the server or the connection is gone, or did not answer in time: a socket
+ * error, SQLSTATE class 08 (connection exception), one of {@link ENDED_CODES}, or `pg`'s own
+ * "Connection terminated" (its errors carry no code for it).
  */
 export function isConnectionLoss(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08') || ['57P01', '57P02', '57P03'].includes(code))) return true;
+  if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08') || ENDED_CODES.has(code))) return true;
   const message = err instanceof Error ? err.message : '';
   return /^Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
 }
@@ -66,4 +76,32 @@ function missingDatabase(location: string, cause: unknown): StateflowError<'NOT_
 /** A word as a POSIX shell reads it: plain when it is only safe characters, else single-quoted. */
 function shellWord(word: string): string {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The session that held the store's lock when a wait for it timed out (from `pg_locks` and `pg_stat_activity`). */
+export interface LockHolder {
+  pid: number;
+  /** `pg_stat_activity.state` (`'idle in transaction'` for a frozen holder), application name and client address, where PostgreSQL reports them. */
+  state: string | null;
+  application: string | null;
+  client: string | null;
+}
+
+/**
+ * `STORE_UNAVAILABLE { outcome: 'not-sent', holderPid }` for a write that waited `waitedMs` for
+ * the store's lock at `location` in vain (`holder`: who held it, `null` when it was gone by the
+ * time it was looked up).
+ */
+export function lockTimeoutError(location: string, waitedMs: number, holder: LockHolder | null, cause: unknown): StateflowError<'STORE_UNAVAILABLE'> {
+  const who =
+    holder === null
+      ? 'its holder had released it by the time it was looked up'
+      : `PostgreSQL backend pid ${holder.pid} holds it (${[holder.state, holder.application, holder.client].filter((x) => x !== null && x !== '').join(', ') || 'no activity reported'}); ` +
+        'a holder stalled inside its transaction is ended by idle_in_transaction_session_timeout, or end it with SELECT pg_terminate_backend(' + String(holder.pid) + ')';
+  return new StateflowError(
+    'STORE_UNAVAILABLE',
+    `The store at ${location} stayed locked by another writer for ${waitedMs} ms (lockTimeoutMs): ${who}; nothing was applied, retry later`,
+    { url: location, outcome: 'not-sent', ...(holder === null ? {} : { holderPid: holder.pid }) },
+    { cause },
+  );
 }

@@ -4,11 +4,13 @@
  * session is a transaction holding the store's advisory lock (`pg_advisory_xact_lock`), so one
  * writer at a time commits, across every process and machine, in seq order; the store catches
  * up from the log inside it, so heads, the chain tip and expected revisions are checked against
- * the database, never only against one process's memory. A commit writes the batch with two
- * statements (an upsert of the puts, a delete of the deletions), notifies the store's channel,
- * and commits: PostgreSQL rolls a failed transaction back whole, so a failed commit leaves
- * nothing and the next one may use a new connection. Snapshots are `REPEATABLE READ READ ONLY`
- * transactions; `onCommit` listens on the channel with a dedicated connection. Named locks
+ * the database, never only against one process's memory. A commit is one round trip
+ * (`commit-statements.ts`): the batch's writes, the notification of the store's channel and the
+ * `COMMIT`; `commitIf` is a whole write session in one round trip (lock, compare the tip, write,
+ * notify, commit). PostgreSQL rolls a failed transaction back whole, so a failed commit leaves
+ * nothing and the next one may use a new connection. Reads and `REPEATABLE READ READ ONLY`
+ * snapshots go through `pool-reader.ts`, as do the reads of each read replica (`replicas`: hot
+ * standbys, one pool each); `onCommit` listens on the channel with a dedicated connection. Named locks
  * (`lock`) are session-level advisory locks in their own key class, each held on a connection
  * of a second pool, so holders waiting for model calls never starve the store's reads and writes.
  */
@@ -16,31 +18,30 @@ import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import { StateflowError } from '@stateflow/core';
 import type { HeldLock, IterateOptions, Storage, StorageCapabilities, StorageOp, StorageReader, WriteSession } from '@stateflow/store';
+import { casCommitSql, sessionCommitSql } from './commit-statements.js';
 import type { PostgresTarget } from './store-url.js';
-import { translatePgError } from './pg-errors.js';
-import { LOCK_CLASS, NAMED_LOCK_CLASS, prepareSchema, table } from './schema.js';
-
-/** Clients that already have an 'error' listener. */
-const watched = new WeakSet<PoolClient>();
-
-/** Rows fetched per page of an iteration. */
-const PAGE = 512;
+import { LOCK_NOT_AVAILABLE, translatePgError } from './pg-errors.js';
+import { PoolReader } from './pool-reader.js';
+import { LOCK_CLASS, NAMED_LOCK_CLASS, prepareSchema, table, translateLockWait } from './schema.js';
+import { resolveTimeouts, sessionConfig, type PostgresTimeouts } from './session-settings.js';
 
 const CAPABILITIES: StorageCapabilities = Object.freeze({ persistent: true, fsync: true, soleWriter: false, reopenAfterFailedWrite: false });
 
-/** Something queries run on: the pool, or one client of it. */
-interface Queryable {
-  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
-}
-
-/** Options of {@link openPostgresStorage}. */
-export interface PostgresStorageOptions {
+/** Options of {@link openPostgresStorage}: the pools' sizes and the bounds of every wait ({@link PostgresTimeouts}). */
+export interface PostgresStorageOptions extends PostgresTimeouts {
   /** Create the store's schema when it has none (default `true`). */
   createIfMissing?: boolean;
   /** Most connections the pool opens (default 10). */
   maxConnections?: number;
   /** Most named locks (`Storage.lock`) held at once, one connection each (default 100). */
   maxLocks?: number;
+  /**
+   * Read replicas of the same database (hot standbys streaming from it; their targets name the
+   * same schema) that historical reads may be served from (`Storage.replicas`); each gets a
+   * pool of `maxConnections`. Nothing is checked at open: a replica that cannot be reached is
+   * passed over by the reads.
+   */
+  replicas?: PostgresTarget[];
 }
 
 /**
@@ -48,18 +49,24 @@ export interface PostgresStorageOptions {
  * @throws NOT_FOUND, STORE_VERSION, STORE_UNAVAILABLE, STORE_IO (see `prepareSchema`)
  */
 export async function openPostgresStorage(target: PostgresTarget, options: PostgresStorageOptions = {}): Promise<Storage> {
-  const pool = new pg.Pool({ connectionString: target.connectionString, max: options.maxConnections ?? 10 });
+  const timeouts = resolveTimeouts(options);
+  const pool = new pg.Pool({ ...sessionConfig(target, timeouts, 'store'), max: options.maxConnections ?? 10 });
   // An idle client whose server goes away emits 'error' on the pool: the next query reconnects.
   pool.on('error', () => undefined);
   try {
-    await prepareSchema(pool, target, { create: options.createIfMissing ?? true });
+    await prepareSchema(pool, target, { create: options.createIfMissing ?? true, lockTimeoutMs: timeouts.lockTimeoutMs });
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw err;
   }
-  const lockPool = new pg.Pool({ connectionString: target.connectionString, max: options.maxLocks ?? 100, idleTimeoutMillis: 10_000 });
+  const lockPool = new pg.Pool({ ...sessionConfig(target, timeouts, 'named-lock'), max: options.maxLocks ?? 100, idleTimeoutMillis: 10_000 });
   lockPool.on('error', () => undefined);
-  return new PostgresStorage(pool, lockPool, target);
+  const replicaPools = (options.replicas ?? []).map((replica) => {
+    const replicaPool = new pg.Pool({ ...sessionConfig(replica, timeouts, 'store'), max: options.maxConnections ?? 10 });
+    replicaPool.on('error', () => undefined);
+    return { target: replica, pool: replicaPool };
+  });
+  return new PostgresStorage(pool, lockPool, target, timeouts, replicaPools);
 }
 
 class PostgresStorage implements Storage {
@@ -68,66 +75,56 @@ class PostgresStorage implements Storage {
   readonly #pool: Pool;
   readonly #lockPool: Pool;
   readonly #target: PostgresTarget;
+  readonly #timeouts: Required<PostgresTimeouts>;
   readonly #kv: string;
+  /** `SELECT pg_advisory_xact_lock(…)` of the store's lock (the schema is a checked identifier, so it can be literal). */
+  readonly #lockSql: string;
   readonly #channel: string;
+  readonly #reader: PoolReader;
   readonly #listeners = new Set<() => void>();
   #listener: pg.Client | null = null;
   #closed = false;
 
-  constructor(pool: Pool, lockPool: Pool, target: PostgresTarget) {
+  readonly replicas: readonly PoolReader[];
+  readonly #replicaPools: Pool[];
+
+  constructor(pool: Pool, lockPool: Pool, target: PostgresTarget, timeouts: Required<PostgresTimeouts>, replicas: { target: PostgresTarget; pool: Pool }[]) {
     this.#pool = pool;
     this.#lockPool = lockPool;
     this.#target = target;
+    this.#timeouts = timeouts;
     this.location = target.location;
     this.#kv = table(target, 'sf_kv');
+    this.#lockSql = `SELECT pg_advisory_xact_lock(${LOCK_CLASS}, hashtext('${target.schema}'))`;
     this.#channel = `stateflow:${target.schema}`;
+    this.#reader = new PoolReader(pool, this.#kv, target.location, () => this.#closed);
+    this.replicas = replicas.map((replica) => new PoolReader(replica.pool, table(replica.target, 'sf_kv'), replica.target.location, () => this.#closed));
+    this.#replicaPools = replicas.map((replica) => replica.pool);
   }
 
-  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
-    this.#checkOpen();
-    return getOne(this.#pool, this.#kv, key, this.location);
+  get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    return this.#reader.get(key);
   }
 
-  async getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
-    this.#checkOpen();
-    return getMany(this.#pool, this.#kv, keys, this.location);
+  getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    return this.#reader.getMany(keys);
   }
 
-  async *iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
-    this.#checkOpen();
-    yield* iterate(this.#pool, this.#kv, options, this.location);
+  iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
+    return this.#reader.iterate(options);
   }
 
-  async snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T> {
-    const client = await this.#connect();
-    try {
-      // PostgreSQL takes a transaction's snapshot at its first statement, not at BEGIN: take it
-      // now, so a commit made before `read` first reads is not seen.
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT 1');
-      const result = await read({
-        get: (key) => getOne(client, this.#kv, key, this.location),
-        getMany: (keys) => getMany(client, this.#kv, keys, this.location),
-        iterate: (options) => iterate(client, this.#kv, options, this.location),
-      });
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw translatePgError(err, this.location);
-    } finally {
-      client.release();
-    }
+  snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T> {
+    return this.#reader.snapshot(read);
   }
 
   async beginWrite(): Promise<WriteSession> {
-    const client = await this.#connect();
+    let client: PoolClient;
     try {
-      // One round trip: the schema is a checked identifier, so the statements can be literal.
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${LOCK_CLASS}, hashtext('${this.#target.schema}'))`);
+      // One round trip.
+      ({ client } = await this.#reader.start(this.#pool, `BEGIN; ${this.#lockSql}`));
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      client.release(true);
-      throw translatePgError(err, this.location);
+      throw await translateLockWait(err, this.#pool, this.#target, this.#timeouts.lockTimeoutMs);
     }
     let open = true;
     // `broken`: the connection may be in an unknown state, so pg destroys it instead of pooling it.
@@ -138,17 +135,15 @@ class PostgresStorage implements Storage {
     return {
       commit: async (ops, options) => {
         if (!open) throw new StateflowError('STORE_CLOSED', 'This write session has ended', {});
-        let sent = false;
         try {
-          if (!options.sync) await client.query('SET LOCAL synchronous_commit = off');
-          await writeOps(client, this.#kv, ops, this.#channel);
-          sent = true;
-          await client.query('COMMIT');
+          // The writes and the COMMIT in one round trip.
+          await client.query(sessionCommitSql(this.#kv, ops, this.#channel, options));
           end({ broken: false });
         } catch (err) {
           await client.query('ROLLBACK').catch(() => undefined);
           end({ broken: true });
-          throw translatePgError(err, this.location, sent ? 'unknown' : 'not-sent');
+          // The COMMIT went out with the writes: a lost connection may have come after it.
+          throw translatePgError(err, this.location, 'unknown');
         }
       },
       abort: async () => {
@@ -159,22 +154,34 @@ class PostgresStorage implements Storage {
     };
   }
 
+  async commitIf(expect: { key: Uint8Array; value: Uint8Array | undefined }, ops: StorageOp[], options: { sync: boolean }): Promise<boolean> {
+    const client = await this.#reader.connect();
+    let broken = true;
+    try {
+      const results = await client.query(casCommitSql(this.#kv, this.#lockSql, expect, ops, this.#channel, options));
+      const last = (Array.isArray(results) ? results.at(-1) : results) as pg.QueryResult<{ committed: boolean }> | undefined;
+      broken = false;
+      return last?.rows[0]?.committed === true;
+    } catch (err) {
+      // The lock is the first statement: a wait for it that timed out applied nothing.
+      if ((err as { code?: unknown } | null)?.code === LOCK_NOT_AVAILABLE) throw await translateLockWait(err, this.#pool, this.#target, this.#timeouts.lockTimeoutMs);
+      throw translatePgError(err, this.location, 'unknown');
+    } finally {
+      client.release(broken);
+    }
+  }
+
   async lock(name: string, options: { wait: boolean }): Promise<HeldLock | null> {
-    const client = await this.#connect(this.#lockPool);
     // The store's schema and the name, hashed: distinct names that collide only serialise more.
     const key = [NAMED_LOCK_CLASS, `${this.#target.schema}/${name}`];
-    try {
-      const taken = await client.query<{ taken: boolean }>(
-        options.wait ? 'SELECT pg_advisory_lock($1, hashtext($2)), true AS taken' : 'SELECT pg_try_advisory_lock($1, hashtext($2)) AS taken',
-        key,
-      );
-      if (taken.rows[0]?.taken !== true) {
-        client.release();
-        return null;
-      }
-    } catch (err) {
-      client.release(true);
-      throw translatePgError(err, this.location);
+    const { client, result } = await this.#reader.start<{ taken: boolean }>(
+      this.#lockPool,
+      options.wait ? 'SELECT pg_advisory_lock($1, hashtext($2)), true AS taken' : 'SELECT pg_try_advisory_lock($1, hashtext($2)) AS taken',
+      key,
+    );
+    if (result.rows[0]?.taken !== true) {
+      client.release();
+      return null;
     }
     let held = true;
     return {
@@ -206,28 +213,7 @@ class PostgresStorage implements Storage {
     this.#listener = null;
     await this.#pool.end().catch(() => undefined);
     await this.#lockPool.end().catch(() => undefined);
-  }
-
-  /** @throws STORE_CLOSED after {@link close} */
-  #checkOpen(): void {
-    if (this.#closed) throw new StateflowError('STORE_CLOSED', 'The store is closed', {});
-  }
-
-  async #connect(pool: Pool = this.#pool): Promise<PoolClient> {
-    this.#checkOpen();
-    let client: PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (err) {
-      throw translatePgError(err, this.location);
-    }
-    // A checked-out client whose connection is lost emits 'error' on itself (the pool listens
-    // only to idle ones); the query in flight fails with it, which is what reports it.
-    if (!watched.has(client)) {
-      watched.add(client);
-      client.on('error', () => undefined);
-    }
-    return client;
+    for (const replicaPool of this.#replicaPools) await replicaPool.end().catch(() => undefined);
   }
 
   /**
@@ -236,7 +222,7 @@ class PostgresStorage implements Storage {
    */
   async #listen(): Promise<void> {
     for (let delay = 100; !this.#closed && this.#listeners.size > 0; delay = Math.min(delay * 2, 5_000)) {
-      const client = new pg.Client({ connectionString: this.#target.connectionString });
+      const client = new pg.Client(sessionConfig(this.#target, this.#timeouts, 'store'));
       this.#listener = client;
       const lost = new Promise<void>((resolve) => {
         client.on('error', () => resolve());
@@ -260,86 +246,4 @@ class PostgresStorage implements Storage {
     }
     this.#listener = null;
   }
-}
-
-async function getOne(db: Queryable, kv: string, key: Uint8Array, location: string): Promise<Uint8Array | undefined> {
-  try {
-    const result = await db.query<{ v: Buffer }>(`SELECT v FROM ${kv} WHERE k = $1`, [Buffer.from(key)]);
-    return result.rows[0]?.v;
-  } catch (err) {
-    throw translatePgError(err, location);
-  }
-}
-
-async function getMany(db: Queryable, kv: string, keys: Uint8Array[], location: string): Promise<(Uint8Array | undefined)[]> {
-  if (keys.length === 0) return [];
-  try {
-    const buffers = keys.map((key) => Buffer.from(key));
-    const result = await db.query<{ k: Buffer; v: Buffer }>(`SELECT k, v FROM ${kv} WHERE k = ANY($1::bytea[])`, [buffers]);
-    const found = new Map(result.rows.map((row) => [row.k.toString('hex'), row.v]));
-    return buffers.map((key) => found.get(key.toString('hex')));
-  } catch (err) {
-    throw translatePgError(err, location);
-  }
-}
-
-/** Keyset-paged range scan: each page continues strictly after (or before) the last key seen. */
-async function* iterate(db: Queryable, kv: string, options: IterateOptions, location: string): AsyncIterable<[Uint8Array, Uint8Array]> {
-  const reverse = options.reverse === true;
-  let left = options.limit ?? Infinity;
-  let lower: { key: Buffer; inclusive: boolean } | null = options.gte === undefined ? null : { key: Buffer.from(options.gte), inclusive: true };
-  let upper: { key: Buffer; inclusive: boolean } | null = options.lt === undefined ? null : { key: Buffer.from(options.lt), inclusive: false };
-  while (left > 0) {
-    const where: string[] = [];
-    const values: unknown[] = [];
-    if (lower !== null) {
-      values.push(lower.key);
-      where.push(`k ${lower.inclusive ? '>=' : '>'} $${values.length}`);
-    }
-    if (upper !== null) {
-      values.push(upper.key);
-      where.push(`k ${upper.inclusive ? '<=' : '<'} $${values.length}`);
-    }
-    const page = Math.min(PAGE, left);
-    values.push(page);
-    const sql = `SELECT k, v FROM ${kv}${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY k ${reverse ? 'DESC' : 'ASC'} LIMIT $${values.length}`;
-    let rows: { k: Buffer; v: Buffer }[];
-    try {
-      rows = (await db.query<{ k: Buffer; v: Buffer }>(sql, values)).rows;
-    } catch (err) {
-      throw translatePgError(err, location);
-    }
-    for (const row of rows) yield [row.k, row.v];
-    left -= rows.length;
-    const last = rows.at(-1);
-    if (rows.length < page || last === undefined) return;
-    if (reverse) upper = { key: last.k, inclusive: false };
-    else lower = { key: last.k, inclusive: false };
-  }
-}
-
-/**
- * The batch in one statement: its deletions and its puts (an upsert), a later op on a key
- * winning, and the notification of the store's channel (delivered only once the transaction
- * commits).
- */
-async function writeOps(client: PoolClient, kv: string, ops: StorageOp[], channel: string): Promise<void> {
-  const last = new Map<string, StorageOp>();
-  for (const op of ops) last.set(Buffer.from(op.key).toString('hex'), op);
-  const putKeys: Buffer[] = [];
-  const putValues: Buffer[] = [];
-  const delKeys: Buffer[] = [];
-  for (const op of last.values()) {
-    if (op.type === 'put') {
-      putKeys.push(Buffer.from(op.key));
-      putValues.push(Buffer.from(op.value));
-    } else delKeys.push(Buffer.from(op.key));
-  }
-  // Each key is in one list only, so the two parts of the statement never touch the same row.
-  await client.query(
-    `WITH deleted AS (DELETE FROM ${kv} WHERE k = ANY($1::bytea[])),
-          written AS (INSERT INTO ${kv} (k, v) SELECT * FROM unnest($2::bytea[], $3::bytea[]) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v)
-     SELECT pg_notify($4, '')`,
-    [delKeys, putKeys, putValues, channel],
-  );
 }

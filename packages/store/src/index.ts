@@ -1,6 +1,6 @@
 export { openStore, openMemoryStore, openStoreOver } from './open-store.js';
 export { openDiskStorage, openMemoryStorage } from './level-storage.js';
-export type { Storage, StorageReader, StorageCapabilities, StorageOp, StorageRepair, IterateOptions, WriteSession, HeldLock } from './storage.js';
+export type { Storage, StorageReader, StorageCapabilities, StorageOp, StorageRepair, StorageReplica, IterateOptions, WriteSession, HeldLock } from './storage.js';
 export { AuditCode } from './audit-code.js';
 export { recoverStore } from './recover-store.js';
 export { hasRoomToReopen } from './disk-room.js';

@@ -19,6 +19,11 @@
  *   `STORE_CLOSED`.
  * - **Capabilities are data** ({@link StorageCapabilities}): the store and the conformance suite
  *   read them, never the backend's name.
+ * - **Read replicas** ({@link Storage.replicas}, optional): read-only copies of the storage that
+ *   the backend keeps up to date itself (PostgreSQL's streaming replicas). A copy may lag: the
+ *   store serves a historical read from one only when the copy's tip record shows it holds every
+ *   commit the read needs (the seq it reads up to, at the store's generation), else from the
+ *   storage itself; a copy that fails is skipped for a while. A copy never takes a write.
  * - **Named locks** ({@link Storage.lock}, optional): mutual exclusion between the processes that
  *   share a storage, for work above the store that must not run twice at once (a ladder
  *   session's call across servers). A storage only this process writes has none: the store's
@@ -117,6 +122,18 @@ export interface StorageRepair {
   lostThrough: number | null;
 }
 
+/**
+ * A read-only copy of a storage ({@link Storage.replicas}): the same reads, and snapshots, of
+ * the storage as it was some commits ago.
+ * @throws from every read: STORE_UNAVAILABLE (the copy cannot be reached), STORE_IO
+ */
+export interface StorageReplica extends StorageReader {
+  /** Where the copy is (a database URL without credentials), for messages. */
+  readonly location: string;
+  /** As {@link Storage.snapshot}, on the copy. */
+  snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T>;
+}
+
 /** The storage interface every store backend implements. */
 export interface Storage extends StorageReader {
   /** Where the data is: a directory, a database URL without credentials, or `null` in memory. */
@@ -125,12 +142,28 @@ export interface Storage extends StorageReader {
   /** What opening this storage repaired in place (none on most opens; absent where a backend never repairs). */
   readonly repairs?: readonly StorageRepair[];
   /**
+   * Read-only copies that historical reads may be served from (see "Read replicas" above;
+   * absent or empty: none). They are closed with the storage.
+   */
+  readonly replicas?: readonly StorageReplica[];
+  /**
    * Run `read` against one consistent snapshot: it sees every commit made before the snapshot
    * and none after, however long it reads (an audit reads everything while writers go on).
    */
   snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T>;
   /** Begin the one write session (waits for the current one to end, in this or any process). */
   beginWrite(): Promise<WriteSession>;
+  /**
+   * A whole write session in one call, for a writer that staged `ops` against memory it believes
+   * current (optional; a backend shared by many writers implements it to save the session's
+   * round trips): atomically, as the one writer of that moment, apply `ops` only when the value
+   * at `expect.key` is exactly `expect.value` (`undefined`: the key has no value), else write
+   * nothing. The store passes its tip record, which every write changes, so `true` means no
+   * other writer committed since the store last read it — the compare-and-set of its checks.
+   * @returns whether `ops` were applied
+   * @throws as {@link WriteSession.commit} (a lost acknowledgement leaves the outcome unknown)
+   */
+  commitIf?(expect: { key: Uint8Array; value: Uint8Array | undefined }, ops: StorageOp[], options: { sync: boolean }): Promise<boolean>;
   /**
    * Call `listener` soon after any process commits (a shared backend's notifications); returns
    * the function that stops it. Absent when only this process writes (`soleWriter`).

@@ -277,6 +277,12 @@ export interface Store {
    */
   patchAt(stream: StreamId, rev: number): Promise<JsonObject>;
   /**
+   * The global seq of the transition that produced revision `rev` (≥ 1) of `stream`: one point
+   * read of the revision index (the history page moves its cursor to a revision with it).
+   * @throws `REVISION_NOT_FOUND` when rev is 0 or > head; `HISTORY_NOT_RETAINED` when rev < origin.
+   */
+  revisionSeq(stream: StreamId, rev: number): Promise<number>;
+  /**
    * State of each listed stream as of global transition `seq` (streams with no rev ≤ seq are
    * `{}`), through the per-stream seq index.
    * @throws `TRANSITION_NOT_FOUND` `{ seq, lastSeq }` when seq > lastSeq; `HISTORY_NOT_RETAINED`

@@ -2,6 +2,8 @@ export { inCi, unavailable } from './environment.js';
 export { mountTmpfs, tmpfsForTest } from './tmpfs.js';
 export type { Tmpfs } from './tmpfs.js';
 export { freshPostgresUrl, postgresUnavailable, testPostgres, testPostgresUrl } from './postgres.js';
+export { startPostgresPair } from './postgres-pair.js';
+export type { PostgresPair } from './postgres-pair.js';
 export { asStateflowError, errorOf, failureOf, isCaughtError, rejected, rejectionOf, thrown } from './errors.js';
 export type { CaughtError, Failure } from './errors.js';
 export { DEFAULT_FC_RUNS, fcParams, fcRuns, testSeed } from './fast-check.js';

@@ -18,7 +18,7 @@ export function registerAuditCommand(program: Command, ctx: CommandContext): voi
     .action(async (_local: unknown, command: Command) => {
       const options = ctx.options(command);
       const report = await withProgress(ctx.io, 'audit', (progress) =>
-        withStore(options.store, 'existing', (store) => store.audit({ onProgress: (done, total) => progress.update(done, total) })),
+        withStore(options, 'existing', (store) => store.audit({ onProgress: (done, total) => progress.update(done, total) })),
       );
       emit(ctx.io, options, report, () => describeAudit(report));
       if (report.problems.length > 0) ctx.exitCode = ExitCode.CORRUPT;

@@ -19,7 +19,7 @@ export function registerCompactCommand(program: Command, ctx: CommandContext): v
     .requiredOption('--keep <n>', 'number of newest revisions to keep', positiveInt)
     .action(async (stream: string, local: { keep: number }, command: Command) => {
       const options = ctx.options(command);
-      const result = await withStore(options.store, 'existing', async (store) => {
+      const result = await withStore(options, 'existing', async (store) => {
         await requireKnownStream(store, stream);
         // The store reports no progress of a compaction: the bar shows how long it has run.
         return withProgress(ctx.io, 'compact', () => store.compact(stream, { keepRevisions: local.keep }));

@@ -22,7 +22,7 @@ export function registerDiffCommand(program: Command, ctx: CommandContext): void
     .option('--stored', 'on a langgraph: stream, print the stored patch (mapped values) instead of the decoded change')
     .action(async (stream: string, revA: number, revB: number, local: { stored?: boolean }, command: Command) => {
       const options = ctx.options(command);
-      const patch = await withStore(options.store, 'existing', async (store) => {
+      const patch = await withStore(options, 'existing', async (store) => {
         await requireKnownStream(store, stream);
         if (local.stored === true || !isCheckpointStream(stream)) return store.diff(stream, revA, revB);
         const { decodedDiff } = await import('../internal/langgraph-view.js');

@@ -18,7 +18,7 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
     .option('--stream <stream>', 'only transitions that changed this stream (for reading; replay needs a full export)')
     .action(async (local: { stream?: string }, command: Command) => {
       const options = ctx.options(command);
-      await withStore(options.store, 'existing', async (store) => {
+      await withStore(options, 'existing', async (store) => {
         // Seqs rise to the last one, with or without --stream: the bar counts toward it.
         await withProgress(ctx.io, 'export', async (progress) => {
           for await (const transition of store.transitions(local.stream === undefined ? {} : { stream: local.stream })) {

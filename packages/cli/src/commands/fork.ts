@@ -19,7 +19,7 @@ export function registerForkCommand(program: Command, ctx: CommandContext): void
     .option('--at <rev>', 'revision of <from> to fork from (default: its head)', nonNegativeInt)
     .action(async (from: string, to: string, local: { at?: number }, command: Command) => {
       const options = ctx.options(command);
-      const result = await withStore(options.store, 'existing', async (store) => {
+      const result = await withStore(options, 'existing', async (store) => {
         await requireKnownStream(store, from);
         return store.fork(from, to, local.at === undefined ? {} : { at: local.at });
       });

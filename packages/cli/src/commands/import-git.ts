@@ -34,7 +34,7 @@ export function registerImportGitCommand(program: Command, ctx: CommandContext):
       const repoDir = path.resolve(ctx.io.cwd, repo);
       const report = await withProgress(ctx.io, 'import-git', async (progress) => {
         const commits = await fileCommits(repoDir, file);
-        return withStore(options.store, 'create', async (store) =>
+        return withStore(options, 'create', async (store) =>
           importHistory(store, local.stream, keys, gitHistory(repoDir, file, commits, progress), { progress, command: 'import-git', append: local.append === true }),
         );
       });

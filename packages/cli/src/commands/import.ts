@@ -31,7 +31,7 @@ export function registerImportCommand(program: Command, ctx: CommandContext): vo
       await checkImportTarget(local.stream, keys);
       const file = path.resolve(ctx.io.cwd, history);
       const report = await withProgress(ctx.io, 'import', (progress) =>
-        withStore(options.store, 'create', async (store) =>
+        withStore(options, 'create', async (store) =>
           importHistory(store, local.stream, keys, jsonLinesHistory(file, progress), { progress, command: 'import', append: local.append === true }),
         ),
       );

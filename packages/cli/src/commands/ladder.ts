@@ -44,7 +44,7 @@ export function registerLadderCommand(program: Command, ctx: CommandContext): vo
       const slates = await import('@stateflow/slates');
       const config = await slates.loadLadderFile(path.resolve(ctx.io.cwd, file));
       const model = await slates.modelFromSpec(local.model, { cwd: ctx.io.cwd, env: ctx.io.env });
-      const result = await withStore(options.store, 'create', async (store) =>
+      const result = await withStore(options, 'create', async (store) =>
         slates.runLadder({
           store,
           ladder: config,

@@ -32,7 +32,7 @@ export function registerLogCommand(program: Command, ctx: CommandContext): void 
     .option('--limit <n>', 'list at most n transitions', positiveInt)
     .action(async (local: LogOptions, command: Command) => {
       const options = ctx.options(command);
-      await withStore(options.store, 'existing', async (store) => {
+      await withStore(options, 'existing', async (store) => {
         const range: { from?: number; to?: number; stream?: string } = {};
         if (local.from !== undefined) range.from = local.from;
         if (local.to !== undefined) range.to = local.to;

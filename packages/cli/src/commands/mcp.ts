@@ -25,7 +25,7 @@ export function registerMcpCommand(program: Command, ctx: CommandContext): void 
       const dir = options.dir;
       if (dir === null) {
         // PostgreSQL: many processes share the store, so this one serves MCP on it itself.
-        await withStore(options.store, 'create', async (store) => {
+        await withStore(options, 'create', async (store) => {
           const running = await runMcpServer({ store, selection: options.selection });
           await untilStdinEnds(running.server);
           await running.close();

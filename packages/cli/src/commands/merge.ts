@@ -69,7 +69,7 @@ export function registerMergeCommand(program: Command, ctx: CommandContext): voi
       if (Object.keys(local.resolve).length > 0) input.resolve = local.resolve;
       let result;
       try {
-        result = await withStore(options.store, 'existing', async (store) => {
+        result = await withStore(options, 'existing', async (store) => {
           await requireKnownStream(store, from);
           await requireKnownStream(store, into);
           return store.merge(input);

@@ -19,7 +19,7 @@ export function registerRevertCommand(program: Command, ctx: CommandContext): vo
     .argument('<rev>', 'revision whose state to restore', nonNegativeInt)
     .action(async (stream: string, rev: number, _local: unknown, command: Command) => {
       const options = ctx.options(command);
-      const result = await withStore(options.store, 'existing', async (store) => {
+      const result = await withStore(options, 'existing', async (store) => {
         await requireKnownStream(store, stream);
         return store.revert(stream, rev);
       });

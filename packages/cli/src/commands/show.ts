@@ -19,7 +19,7 @@ export function registerShowCommand(program: Command, ctx: CommandContext): void
     .option('--stored', 'print changes of langgraph: streams as stored (mapped values, net patches) instead of decoded')
     .action(async (seq: number, local: { stored?: boolean }, command: Command) => {
       const options = ctx.options(command);
-      const shown = await withStore(options.store, 'existing', async (store) => {
+      const shown = await withStore(options, 'existing', async (store) => {
         const transition = await store.transition(seq);
         if (local.stored === true || !transition.changes.some((change) => isCheckpointStream(change.stream))) return transition;
         const { decodedTransition } = await import('../internal/langgraph-view.js');

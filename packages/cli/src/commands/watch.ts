@@ -40,7 +40,7 @@ export function registerWatchCommand(program: Command, ctx: CommandContext): voi
         const dir = options.dir;
         if (dir === null) {
           // PostgreSQL: many processes share the store, so this one watches it itself (LISTEN/NOTIFY).
-          await withStore(options.store, 'existing', async (store) => {
+          await withStore(options, 'existing', async (store) => {
             for await (const transition of store.watch({ signal: stop.signal, ...from, ...streams })) await writeLine(ctx.io.stdout, JSON.stringify(transition));
           });
           return;

@@ -24,6 +24,7 @@ import {
 } from '@stateflow/core';
 import type { Store, StreamId } from '@stateflow/store';
 import type { Progress } from './progress.js';
+import { inBatches } from './batches.js';
 
 const EQUAL_TO_PREVIOUS = 'equal to the previous document';
 /**
@@ -157,7 +158,7 @@ export async function importHistory(
   }
   progress.phase(`${options.command}: publishing`, { total: planned.length });
   let rev = head.rev;
-  for (const batch of batches(planned)) {
+  for await (const batch of inBatches(planned, { count: BATCH_INPUTS, size: BATCH_BYTES, sizeOf: (step) => step.bytes })) {
     // Each step changes the stream (its document differs from the one before), so each is
     // one revision: the batch expects them one after another, all or nothing.
     const inputs = batch.map((step, i) => ({ changes: { [stream]: step.patch }, expected: { [stream]: rev + i }, meta: step.meta }));
@@ -173,22 +174,6 @@ export async function importHistory(
     imported: planned.length,
     skipped,
   };
-}
-
-/** `steps` in batches of at most {@link BATCH_INPUTS} steps and {@link BATCH_BYTES} bytes (a larger step alone). */
-function* batches<T extends { bytes: number }>(steps: T[]): Iterable<T[]> {
-  let batch: T[] = [];
-  let bytes = 0;
-  for (const step of steps) {
-    if (batch.length > 0 && (batch.length === BATCH_INPUTS || bytes + step.bytes > BATCH_BYTES)) {
-      yield batch;
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(step);
-    bytes += step.bytes;
-  }
-  if (batch.length > 0) yield batch;
 }
 
 /**

@@ -10,7 +10,7 @@ import { StateflowError, isJsonObject, isStateflowError } from '@stateflow/core'
 import type { Store, Transition } from '@stateflow/store';
 import type { GlobalOptions } from '../global-options.js';
 import { atLine, readJsonLines } from './json-lines.js';
-import type { JsonLine } from './json-lines.js';
+import { inBatches } from './batches.js';
 import { count } from './output.js';
 import type { Progress } from './progress.js';
 import { withNewStore } from './store-access.js';
@@ -39,7 +39,7 @@ export async function replayExport(file: string, options: GlobalOptions, progres
     progress.phase('replay: appending', { unit: 'bytes', total: size });
     let transitions = 0;
     let hash = '0'.repeat(64);
-    for await (const batch of batches(readJsonLines(file, (bytes) => progress.update(bytes)))) {
+    for await (const batch of inBatches(readJsonLines(file, (bytes) => progress.update(bytes)), { count: BATCH_TRANSITIONS, size: BATCH_CHARS, sizeOf: (line) => line.chars })) {
       const lines = batch.map(({ line, value }) => ({ line, transition: asTransition(value, file, line) }));
       await appendBatch(store, lines, file);
       hash = (lines.at(-1) as { transition: Transition }).transition.hash;
@@ -62,22 +62,6 @@ export async function replayExport(file: string, options: GlobalOptions, progres
 /** A batch of replay (one `appendMany`, one storage write): at most this many transitions, of at most this many characters of export in all. */
 const BATCH_TRANSITIONS = 500;
 const BATCH_CHARS = 4 * 1024 * 1024;
-
-/** The lines of an export in batches of at most {@link BATCH_TRANSITIONS} and {@link BATCH_CHARS} (a longer line alone). */
-async function* batches(lines: AsyncIterable<JsonLine>): AsyncIterable<JsonLine[]> {
-  let batch: JsonLine[] = [];
-  let chars = 0;
-  for await (const line of lines) {
-    if (batch.length > 0 && (batch.length === BATCH_TRANSITIONS || chars + line.chars > BATCH_CHARS)) {
-      yield batch;
-      batch = [];
-      chars = 0;
-    }
-    batch.push(line);
-    chars += line.chars;
-  }
-  if (batch.length > 0) yield batch;
-}
 
 /**
  * Append one batch verbatim, then check every stored hash against the export. When the batch is

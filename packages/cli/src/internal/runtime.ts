@@ -23,7 +23,7 @@ const UNCAPPED = { maxReadPaths: Number.MAX_SAFE_INTEGER, maxResponseBytes: Numb
  */
 export async function withRuntime<T>(options: GlobalOptions, access: StoreAccess, work: (runtime: Runtime) => Promise<T>): Promise<T> {
   const [{ createRuntime }, { isJsonObject }] = await Promise.all([import('@stateflow/tools'), import('@stateflow/core')]);
-  return withStore(options.store, access, async (store, server) => {
+  return withStore(options, access, async (store, server) => {
     const runtime = createRuntime({ store, selection: options.selection, ...UNCAPPED });
     if (server === null) return work(runtime);
     return work({

@@ -24,6 +24,12 @@ import { isPostgresUrl } from '@stateflow/store-postgres/location';
 /** How long a command waits for the discovery file of a server that is taking the store, in ms. */
 const LOCKED_WAIT_MS = 3_000;
 
+/** Where a command's store is: a `postgres://` URL or a directory, and the URLs of a PostgreSQL store's read replicas (`--read-replica`). */
+export interface StoreLocation {
+  store: string;
+  readReplicas?: readonly string[];
+}
+
 /** How a command uses the store directory. */
 export type StoreAccess =
   /** A Stateflow store must exist already (reads, audit, export); nothing is created. */
@@ -32,8 +38,9 @@ export type StoreAccess =
   | 'create';
 
 /**
- * Open the store at `location` (a `postgres://` URL, or a directory — through the server that
- * holds it, if one does), run `work`, and close the store (also when `work` throws).
+ * Open the store at `where` (a `postgres://` URL — with its read replicas —, or a directory —
+ * through the server that holds it, if one does), run `work`, and close the store (also when
+ * `work` throws).
  *
  * @throws NOT_FOUND when `access` is `'existing'` and there is no Stateflow store there (the
  *   store's `createIfMissing: false`: no LevelDB `CURRENT` file or no format record, or a schema
@@ -42,13 +49,14 @@ export type StoreAccess =
  *   it; whatever opening throws (STORE_VERSION, STORE_CORRUPT, STORE_IO; STORE_UNAVAILABLE when
  *   PostgreSQL does not answer); STORE_UNAVAILABLE when the server stops answering during `work`.
  */
-export async function withStore<T>(location: string, access: StoreAccess, work: (store: Store, server: ServerEndpoint | null) => Promise<T>): Promise<T> {
+export async function withStore<T>(where: string | StoreLocation, access: StoreAccess, work: (store: Store, server: ServerEndpoint | null) => Promise<T>): Promise<T> {
+  const { store: location, readReplicas = [] } = typeof where === 'string' ? { store: where } : where;
   if (!isPostgresUrl(location)) {
     // Loaded either way (the remote store is a Store too): start while the server is looked for.
     import('@stateflow/store').catch(() => undefined);
   }
   const { store, server } = isPostgresUrl(location)
-    ? { store: await openPostgres(location, access), server: null }
+    ? { store: await openPostgres(location, access, readReplicas), server: null }
     : ((await openServed(location)) ?? (await openLocal(location, access)));
   // What the open repaired (buffered transitions a power loss took) is said once, on stderr,
   // whatever the command.
@@ -60,11 +68,11 @@ export async function withStore<T>(location: string, access: StoreAccess, work: 
   }
 }
 
-/** The PostgreSQL store at `url`; NOT_FOUND says how to create one. */
-async function openPostgres(url: string, access: StoreAccess): Promise<Store> {
+/** The PostgreSQL store at `url` (with its read replicas); NOT_FOUND says how to create one. */
+async function openPostgres(url: string, access: StoreAccess, readReplicas: readonly string[]): Promise<Store> {
   const { openPostgresStore } = await import('@stateflow/store-postgres');
   try {
-    return await openPostgresStore(url, { createIfMissing: access === 'create' });
+    return await openPostgresStore(url, { createIfMissing: access === 'create', readReplicas: [...readReplicas] });
   } catch (err) {
     // A missing database already says how to create it; a missing store (schema) is said here.
     if (!isStateflowError(err, 'NOT_FOUND') || 'database' in err.details) throw err;

@@ -2,9 +2,10 @@
  * The storage seam's own suite (`@stateflow/store` `storage.ts`; CONVENTIONS.md "Backend seam",
  * like `abstract-level`'s tests): every behaviour the store relies on from a storage — point and
  * batched reads, ordered half-open iteration, snapshots, write sessions (commit, abort, one at a
- * time, atomic), sync, named locks, close, typed errors, readers beside a writer — checked on any
- * implementation through its public interface. What applies is read from the capability manifest
- * (`capabilities`) and from which optional methods exist (`getSync`, `lock`, `onCommit`), never
+ * time, atomic), compare-and-set commits, sync, named locks, close, typed errors, readers beside
+ * a writer — checked on any implementation through its public interface. What applies is read
+ * from the capability manifest (`capabilities`) and from which optional methods exist (`getSync`,
+ * `commitIf`, `lock`, `onCommit`), never
  * from the backend's name.
  */
 import assert from 'node:assert/strict';
@@ -237,6 +238,28 @@ export function runStorageConformance(init: StorageInitializer, api: TestApi): v
       const next = await waiting;
       assert.ok(next !== null);
       await next?.release();
+    });
+
+    test('commitIf, where the storage has it, writes only when the value at the key is the one expected, as the one writer of its moment', async (storage) => {
+      if (storage.commitIf === undefined) return;
+      const commitIf = storage.commitIf.bind(storage);
+      const tip = bytes('tip');
+      assert.equal(await commitIf({ key: tip, value: undefined }, [put('tip', '1'), put('a', 'x')], { sync: false }), true, 'absent as expected');
+      assert.equal(await commitIf({ key: tip, value: undefined }, [put('tip', '2'), put('a', 'lost')], { sync: false }), false, 'present, expected absent');
+      assert.equal(await commitIf({ key: tip, value: bytes('0') }, [put('tip', '2'), put('a', 'lost')], { sync: false }), false, 'another value');
+      assert.equal(await commitIf({ key: tip, value: bytes('1') }, [put('tip', '2'), del('a'), put('b', 'y')], { sync: true }), true, 'the value expected');
+      assert.deepEqual((await storage.getMany([tip, bytes('a'), bytes('b')])).map(text), ['2', undefined, 'y']);
+      // Racing compare-and-sets on one value: exactly one wins.
+      const raced = await Promise.all(Array.from({ length: 8 }, (_, i) => commitIf({ key: tip, value: bytes('2') }, [put('tip', `r${i}`), put(`won${i}`, '1')], { sync: false })));
+      assert.equal(raced.filter(Boolean).length, 1);
+      assert.equal((await keysOf(storage.iterate({ gte: bytes('won'), lt: bytes('woo') }))).length, 1);
+      // It waits for an open write session, and sees its commit.
+      const current = await storage.get(tip);
+      const session = await storage.beginWrite();
+      const waiting = commitIf({ key: tip, value: current }, [put('tip', 'late'), put('c', 'late')], { sync: false });
+      await session.commit([put('tip', 'session')], { sync: false });
+      assert.equal(await waiting, false);
+      assert.deepEqual((await storage.getMany([tip, bytes('c')])).map(text), ['session', undefined]);
     });
 
     test('onCommit, where the storage has it (shared writers), tells of commits; a sole writer has none', async (storage) => {

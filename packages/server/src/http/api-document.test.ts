@@ -125,6 +125,7 @@ describe('answers match the response schemas of the document', () => {
     await check('get', '/v1/store/state?stream=cwd:/p', '/v1/store/state');
     await check('get', '/v1/store/state?stream=cwd:/p&rev=1', '/v1/store/state');
     await check('get', '/v1/store/patch?stream=cwd:/p&rev=2', '/v1/store/patch');
+    await check('get', '/v1/store/revision-seq?stream=cwd:/p&rev=2', '/v1/store/revision-seq');
     await check('get', '/v1/store/diff?stream=cwd:/p&from=0&to=2', '/v1/store/diff');
     await check('post', '/v1/store/view', '/v1/store/view', { streams: ['cwd:/p', 'global'] });
     await check('post', '/v1/store/states-at', '/v1/store/states-at', { streams: ['cwd:/p'], seq: 1 });

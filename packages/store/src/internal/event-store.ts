@@ -34,7 +34,7 @@ import { mergeStreams } from './merge.js';
 import { checkMergeInput } from './merge-input.js';
 import { currentOf } from './current-state.js';
 import { logRecord, prunedError, revAtSeq, transitionsIn } from './log-reads.js';
-import { patchAt } from './replay.js';
+import { patchAt, revisionSeq } from './replay.js';
 import { stateAt } from './state-at.js';
 import { appendTransitions } from './import-transition.js';
 import { formatKey } from './keys.js';
@@ -59,6 +59,10 @@ import {
   describeInput,
 } from './validate.js';
 import { watchTransitions } from './watch.js';
+import { readHistory, readHistoryStream, snapshotHistory } from './replica-reads.js';
+
+/** An iterable of nothing. */
+async function* empty(): AsyncGenerator<never> {}
 
 /**
  * Open a store over already-opened storage: check (or write) the format record — a version-1
@@ -177,28 +181,34 @@ class EventStore implements Store {
 
   async stateAt(stream: StreamId, rev: number): Promise<JsonObject> {
     checkOpen(this.#ctx);
-    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStream(stream);
     checkCount(rev, 'rev');
-    return stateAt(this.#ctx, stream, rev);
+    return readHistory(this.#ctx, () => this.#knownRev(stream, rev), (reader) => stateAt(this.#ctx, stream, rev, reader));
   }
 
   async patchAt(stream: StreamId, rev: number): Promise<JsonObject> {
     checkOpen(this.#ctx);
-    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStream(stream);
     checkCount(rev, 'rev');
-    return patchAt(this.#ctx, stream, rev);
+    return readHistory(this.#ctx, () => this.#knownRev(stream, rev), (reader) => patchAt(this.#ctx, stream, rev, reader));
+  }
+
+  async revisionSeq(stream: StreamId, rev: number): Promise<number> {
+    checkOpen(this.#ctx);
+    checkStream(stream);
+    checkCount(rev, 'rev');
+    return readHistory(this.#ctx, () => this.#knownRev(stream, rev), (reader) => revisionSeq(this.#ctx, stream, rev, reader));
   }
 
   async statesAt(streams: StreamId[], seq: number): Promise<Record<StreamId, JsonObject>> {
     checkOpen(this.#ctx);
-    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStreams(streams);
-    this.#checkSeq(seq);
+    checkCount(seq, 'seq');
+    // A seq beyond what memory knows: caught up first, it must exist.
+    await readHistory(this.#ctx, () => this.#knownSeq(seq), async () => this.#checkSeq(seq));
     const out: Record<StreamId, JsonObject> = {};
     for (const stream of streams) {
-      const rev = await this.#ctx.lock.read(() => revAtSeq(this.#ctx, stream, seq));
+      const rev = await readHistory(this.#ctx, () => seq, (reader) => this.#ctx.lock.read(() => revAtSeq(this.#ctx, stream, seq, reader)));
       Object.defineProperty(out, stream, { value: await this.stateAt(stream, rev), enumerable: true, writable: true, configurable: true });
     }
     return out;
@@ -211,26 +221,30 @@ class EventStore implements Store {
 
   async transition(seq: number): Promise<Transition> {
     checkOpen(this.#ctx);
-    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
-    this.#checkSeq(seq);
-    if (seq === 0) throw new StateflowError('TRANSITION_NOT_FOUND', 'There is no transition 0 (seqs start at 1)', { seq, lastSeq: this.#ctx.lastSeq });
-    const record = await logRecord(this.#ctx, seq);
+    checkCount(seq, 'seq');
+    const record = await readHistory(this.#ctx, () => this.#knownSeq(seq), (reader) => {
+      this.#checkSeq(seq);
+      if (seq === 0) throw new StateflowError('TRANSITION_NOT_FOUND', 'There is no transition 0 (seqs start at 1)', { seq, lastSeq: this.#ctx.lastSeq });
+      return logRecord(this.#ctx, seq, undefined, reader);
+    });
     if (record.pruned) throw prunedError(this.#ctx, record);
     return record;
   }
 
   async *transitions(range: { from?: number; to?: number; stream?: StreamId } = {}): AsyncIterable<Transition> {
     checkOpen(this.#ctx);
-    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkOptions(range, 'range');
     const from = range.from === undefined ? 1 : range.from;
     checkCount(from, 'from');
     if (range.to !== undefined) checkCount(range.to, 'to');
-    // Clamped: nothing exists beyond the last seq, and keys hold seqs below 2^48 only.
-    const to = Math.min(range.to === undefined ? this.#ctx.lastSeq : range.to, this.#ctx.lastSeq);
-    if (from > to) return;
     if (range.stream !== undefined) checkStream(range.stream);
-    yield* transitionsIn(this.#ctx, from, to, range.stream);
+    // An open range reads up to the storage's last seq, which memory cannot know.
+    const need = (): number | null => (range.to === undefined ? null : this.#knownSeq(range.to));
+    yield* readHistoryStream(this.#ctx, from, need, (reader, first) => {
+      // Clamped: nothing exists beyond the last seq, and keys hold seqs below 2^48 only.
+      const to = Math.min(range.to === undefined ? this.#ctx.lastSeq : range.to, this.#ctx.lastSeq);
+      return first > to ? empty() : transitionsIn(this.#ctx, first, to, range.stream, reader);
+    });
   }
 
   async diff(stream: StreamId, revA: number, revB: number): Promise<JsonObject> {
@@ -322,7 +336,7 @@ class EventStore implements Store {
       throw new StateflowError('INPUT_INVALID', 'options.onProgress must be a function', { field: 'onProgress' });
     }
     // One snapshot: writers go on meanwhile (their commits are not part of this audit).
-    return this.#ctx.storage.snapshot((reader) => runAudit(reader, onProgress));
+    return snapshotHistory(this.#ctx, (reader) => runAudit(reader, onProgress));
   }
 
   watch(options: WatchOptions = {}): AsyncIterable<Transition> {
@@ -354,6 +368,17 @@ class EventStore implements Store {
     // Let running writes finish before the storage goes away.
     await this.#ctx.lock.exclusive(async () => undefined);
     await this.#ctx.storage.close();
+  }
+
+  /** The stream's head seq when memory knows revision `rev` of it (a read replica may then serve it without a catch-up), else `null`. */
+  #knownRev(stream: StreamId, rev: number): number | null {
+    const h = this.#ctx.heads.get(stream);
+    return h !== undefined && rev <= h.rev ? h.seq : null;
+  }
+
+  /** `seq` when memory knows it (at or below its last seq), else `null`. */
+  #knownSeq(seq: number): number | null {
+    return seq <= this.#ctx.lastSeq ? seq : null;
   }
 
   /** @throws INPUT_INVALID for a bad seq, TRANSITION_NOT_FOUND beyond the last seq */

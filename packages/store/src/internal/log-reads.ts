@@ -11,12 +11,13 @@ import type { LogRecord, PrunedRecord } from './records.js';
 import { revisionRecord } from './replay.js';
 import { headOf } from './store-context.js';
 import type { StoreContext } from './store-context.js';
+import type { StorageReader } from '../storage.js';
 
 /** The stream's revision as of global `seq` (through the seq index). */
-export async function revAtSeq(ctx: StoreContext, stream: StreamId, seq: number): Promise<number> {
+export async function revAtSeq(ctx: StoreContext, stream: StreamId, seq: number, reader: StorageReader = ctx.storage): Promise<number> {
   const h = headOf(ctx, stream);
   if (seq >= h.seq) return h.rev;
-  for await (const [key, value] of ctx.storage.iterate({ ...streamRange(Family.seq, stream, 0, seq), reverse: true, limit: 1 })) {
+  for await (const [key, value] of reader.iterate({ ...streamRange(Family.seq, stream, 0, seq), reverse: true, limit: 1 })) {
     return decodeCount(key, value, stream);
   }
   return 0;
@@ -35,9 +36,9 @@ export async function seqOfRev(ctx: StoreContext, stream: StreamId, rev: number)
  * being read in a STORE_CORRUPT error.
  * @throws STORE_CORRUPT when the record is missing or damaged
  */
-export async function logRecord(ctx: StoreContext, seq: number, stream?: string): Promise<LogRecord> {
+export async function logRecord(ctx: StoreContext, seq: number, stream?: string, reader: StorageReader = ctx.storage): Promise<LogRecord> {
   const key = logKey(seq);
-  const bytes = await ctx.storage.get(key);
+  const bytes = await reader.get(key);
   if (bytes === undefined) throw corrupt(key, 'transition is missing', stream);
   return decodeLog(key, bytes, seq, { stream });
 }
@@ -59,12 +60,12 @@ export function prunedError(ctx: StoreContext, record: PrunedRecord): StateflowE
  * changing `stream`, in seq order; pruned stubs are skipped.
  * @throws STORE_CORRUPT at a missing or damaged log record in the range
  */
-export async function* transitionsIn(ctx: StoreContext, from: number, to: number, stream?: StreamId): AsyncGenerator<Transition> {
+export async function* transitionsIn(ctx: StoreContext, from: number, to: number, stream?: StreamId, reader: StorageReader = ctx.storage): AsyncGenerator<Transition> {
   if (stream === undefined) {
     // Every seq up to the last one keeps a log record (compaction leaves pruned stubs), so a
     // gap means a record was lost: fail closed instead of skipping it.
     let expected = Math.max(from, 1);
-    for await (const [key, value] of ctx.storage.iterate(logRange(expected, to))) {
+    for await (const [key, value] of reader.iterate(logRange(expected, to))) {
       const parsed = parseKey(key);
       if (parsed.family !== 'log') continue;
       if (parsed.seq !== expected) throw corrupt(logKey(expected), 'transition is missing from the log');
@@ -75,10 +76,10 @@ export async function* transitionsIn(ctx: StoreContext, from: number, to: number
     if (expected <= to) throw corrupt(logKey(expected), 'transition is missing from the log');
     return;
   }
-  for await (const [key] of ctx.storage.iterate(streamRange(Family.seq, stream, Math.max(from, 1), to))) {
+  for await (const [key] of reader.iterate(streamRange(Family.seq, stream, Math.max(from, 1), to))) {
     const parsed = parseKey(key);
     if (parsed.family !== 'seq') continue;
-    const record = await logRecord(ctx, parsed.n, stream);
+    const record = await logRecord(ctx, parsed.n, stream, reader);
     if (!record.pruned) yield record;
   }
 }

@@ -20,7 +20,7 @@ import { decodeCount, encodeCheckpoint, encodeRecord, encodeSealed } from './rec
 import type { HeadRecord, PrunedRecord } from './records.js';
 import type { StorageOp } from '../storage.js';
 import { headOf } from './store-context.js';
-import { withWriteSession } from './write-session.js';
+import { withGroupCommit } from './write-session.js';
 import type { SessionCommit } from './write-session.js';
 import type { Queued, StoreContext } from './store-context.js';
 import { checkedInput, stateProblem } from './validate.js';
@@ -77,18 +77,25 @@ export async function commit(ctx: StoreContext, input: PublishInput, session: Se
 }
 
 /**
- * Group commit: take every queued publish, stage each in order against memory as the earlier
- * ones will leave it (each accepted or rejected on its own, exactly as if they ran one after
- * another; a batch is accepted or rejected whole), write all accepted ones in one batch, then
- * settle them. Runs as one write task.
+ * Group commit: take every queued publish — also those that arrived while the group waited for
+ * the storage's write session, so one commit carries them all — stage each in order against
+ * memory as the earlier ones will leave it (each accepted or rejected on its own, exactly as if
+ * they ran one after another; a batch is accepted or rejected whole), write all accepted ones in
+ * one batch, then settle them. Runs as one write task; the group may be staged more than once
+ * ({@link withGroupCommit}), so members are settled only once it is written.
  */
 async function commitQueued(ctx: StoreContext): Promise<void> {
-  const queued = ctx.queue;
-  ctx.queue = [];
-  const settled: { item: Queued; results: PublishResult[] }[] = [];
+  // An earlier group's retry may have taken this group's publishes already.
+  if (ctx.queue.length === 0) return;
+  const queued: Queued[] = [];
+  let outcome: { settled: { item: Queued; results: PublishResult[] }[]; refused: { item: Queued; err: unknown }[] };
   try {
-    await withWriteSession(ctx, async (session) => {
+    outcome = await withGroupCommit(ctx, async (session) => {
+      queued.push(...ctx.queue);
+      ctx.queue = [];
       let group = newGroup(ctx);
+      const settled: { item: Queued; results: PublishResult[] }[] = [];
+      const refused: { item: Queued; err: unknown }[] = [];
       for (const item of queued) {
         // A batch stages into a copy of the group, kept only when every input of it stages.
         const target = item.inputs.length === 1 ? group : copyGroup(group);
@@ -102,21 +109,27 @@ async function commitQueued(ctx: StoreContext): Promise<void> {
             }
           }
         } catch (err) {
-          item.reject(err);
+          refused.push({ item, err });
           continue;
         }
         group = target;
         settled.push({ item, results });
       }
       await writeGroup(ctx, group, session);
+      return { settled, refused };
     });
   } catch (err) {
-    // The session could not begin or catch up, or the batch failed: every member that has
-    // not failed on its own fails with that error (a second reject of a settled one is a no-op).
+    // The session could not begin or catch up, or the batch failed: every member fails with
+    // that error (those still queued when nothing was staged yet too).
+    if (queued.length === 0) {
+      queued.push(...ctx.queue);
+      ctx.queue = [];
+    }
     for (const item of queued) item.reject(err);
     return;
   }
-  for (const { item, results } of settled) item.resolve(results);
+  for (const { item, err } of outcome.refused) item.reject(err);
+  for (const { item, results } of outcome.settled) item.resolve(results);
 }
 
 /** An empty group starting at the store's chain tip. */

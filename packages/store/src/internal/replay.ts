@@ -15,6 +15,7 @@ import { corrupt, decodeCheckpoint, decodeRevision } from './records.js';
 import type { HeadRecord, RevisionRecord } from './records.js';
 import { EMPTY, headOf } from './store-context.js';
 import type { StoreContext } from './store-context.js';
+import type { StorageReader } from '../storage.js';
 import { stateProblem } from './validate.js';
 
 /** A rebuilt state and the checkpoint debt at its revision. */
@@ -47,28 +48,47 @@ export function retained(ctx: StoreContext, stream: StreamId, rev: number): Head
  * arguments are checked), from its sealed revision-index record.
  * @throws REVISION_NOT_FOUND, HISTORY_NOT_RETAINED, STORE_CORRUPT
  */
-export async function patchAt(ctx: StoreContext, stream: StreamId, rev: number): Promise<JsonObject> {
+export async function patchAt(ctx: StoreContext, stream: StreamId, rev: number, reader: StorageReader = ctx.storage): Promise<JsonObject> {
   const h = headOf(ctx, stream);
   if (rev === 0 || rev > h.rev) {
     throw new StateflowError('REVISION_NOT_FOUND', `Stream ${stream} has no revision ${rev} with a patch (head is ${h.rev})`, { stream, rev, head: h.rev });
   }
   return ctx.lock.read(async () => {
     retained(ctx, stream, rev - 1);
-    return (await revisionRecord(ctx, stream, rev)).patch;
+    return (await revisionRecord(ctx, stream, rev, reader)).patch;
   });
 }
 
-/** The values at `keys`: synchronous point reads where the storage has them, else one `getMany`. */
-async function readMany(ctx: StoreContext, keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
-  const { storage } = ctx;
-  if (storage.getSync === undefined) return keys.length === 0 ? [] : storage.getMany(keys);
-  return keys.map((key) => (storage.getSync as (key: Uint8Array) => Uint8Array | undefined)(key));
+/**
+ * The global seq of the transition that produced revision `rev` (≥ 1) of `stream`
+ * (`Store.revisionSeq` once its arguments are checked): the head's own seq, the origin
+ * checkpoint's (compaction deletes the revision-index entries up to the origin), or the sealed
+ * revision-index record's — one point read at most.
+ * @throws REVISION_NOT_FOUND for 0 or beyond the head, HISTORY_NOT_RETAINED below the origin, STORE_CORRUPT
+ */
+export async function revisionSeq(ctx: StoreContext, stream: StreamId, rev: number, reader: StorageReader = ctx.storage): Promise<number> {
+  if (rev === 0) throw new StateflowError('REVISION_NOT_FOUND', `Revision 0 of stream ${stream} is its empty start: no transition produced it`, { stream, rev, head: headOf(ctx, stream).rev });
+  return ctx.lock.read(async () => {
+    const h = retained(ctx, stream, rev);
+    if (rev === h.rev) return h.seq;
+    if (rev > h.origin) return (await revisionRecord(ctx, stream, rev, reader)).seq;
+    const key = checkpointKey(stream, rev);
+    const [bytes] = await readMany(reader, [key]);
+    if (bytes === undefined) throw corrupt(key, 'the origin checkpoint is missing', stream);
+    return decodeCheckpoint(key, bytes, stream, rev).seq;
+  });
+}
+
+/** The values at `keys`: synchronous point reads where the reader has them, else one `getMany`. */
+async function readMany(reader: StorageReader, keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+  if (reader.getSync === undefined) return keys.length === 0 ? [] : reader.getMany(keys);
+  return keys.map((key) => (reader.getSync as (key: Uint8Array) => Uint8Array | undefined)(key));
 }
 
 /** The verified `R/<stream>/<rev>` record. @throws STORE_CORRUPT when it is missing or damaged */
-export async function revisionRecord(ctx: StoreContext, stream: StreamId, rev: number): Promise<RevisionRecord> {
+export async function revisionRecord(ctx: StoreContext, stream: StreamId, rev: number, reader: StorageReader = ctx.storage): Promise<RevisionRecord> {
   const key = revKey(stream, rev);
-  const [bytes] = await readMany(ctx, [key]);
+  const [bytes] = await readMany(reader, [key]);
   return verifiedRevision(key, bytes, stream, rev);
 }
 
@@ -82,17 +102,19 @@ function verifiedRevision(key: Uint8Array, bytes: Uint8Array | undefined, stream
  * the checkpoint it starts from (never below the origin); that checkpoint and the records after
  * it are point reads (synchronous on LevelDB), each verified by its seal, and their patches are
  * applied as one patch series. With `options.measure`, also the checkpoint debt at `rev`
- * (otherwise its `tailBytes` is 0). Fails closed with STORE_CORRUPT.
+ * (otherwise its `tailBytes` is 0). `options.reader`: where the records are read (default the
+ * storage; a read replica that covers `rev`). Fails closed with STORE_CORRUPT.
  */
-export async function replay(ctx: StoreContext, stream: StreamId, rev: number, h: HeadRecord, options: { measure?: boolean } = {}): Promise<Replay> {
+export async function replay(ctx: StoreContext, stream: StreamId, rev: number, h: HeadRecord, options: { measure?: boolean; reader?: StorageReader } = {}): Promise<Replay> {
   if (rev === 0) return { state: EMPTY, debt: NO_DEBT };
-  const last = rev === h.origin ? null : await revisionRecord(ctx, stream, rev);
+  const reader = options.reader ?? ctx.storage;
+  const last = rev === h.origin ? null : await revisionRecord(ctx, stream, rev, reader);
   const baseRev = last === null ? rev : Math.max(last.base, h.origin);
   const cacheKey = `${stream}\u0000${baseRev}`;
   const cached = baseRev === 0 ? EMPTY : ctx.history.get(cacheKey);
   const keys: Uint8Array[] = cached === undefined ? [checkpointKey(stream, baseRev)] : [];
   for (let r = baseRev + 1; r < rev; r++) keys.push(revKey(stream, r));
-  const values = await readMany(ctx, keys);
+  const values = await readMany(reader, keys);
   let base = cached;
   let checkpointBytes = 0;
   if (base === undefined) {
@@ -103,7 +125,7 @@ export async function replay(ctx: StoreContext, stream: StreamId, rev: number, h
     ctx.history.set(cacheKey, base);
     checkpointBytes = bytes.byteLength;
   } else if (options.measure === true && baseRev > 0) {
-    checkpointBytes = (await readMany(ctx, [checkpointKey(stream, baseRev)]))[0]?.byteLength ?? 0;
+    checkpointBytes = (await readMany(reader, [checkpointKey(stream, baseRev)]))[0]?.byteLength ?? 0;
   }
   const offset = cached === undefined ? 1 : 0;
   const tail: RevisionRecord[] = [];

@@ -9,19 +9,21 @@ import { currentOf } from './current-state.js';
 import type { HeadRecord } from './records.js';
 import { replay, retained } from './replay.js';
 import type { StoreContext } from './store-context.js';
+import type { StorageReader } from '../storage.js';
 
 /**
  * `stream` at a retained `rev` (`Store.stateAt` once its arguments are checked): the current
- * state at the head, else the history LRU, else a reconstruction under a read lock.
+ * state at the head, else the history LRU, else a reconstruction under a read lock from the
+ * records `reader` holds (the storage, or a read replica that covers `rev`).
  * @throws REVISION_NOT_FOUND, HISTORY_NOT_RETAINED, STORE_CORRUPT
  */
-export async function stateAt(ctx: StoreContext, stream: StreamId, rev: number): Promise<JsonObject> {
+export async function stateAt(ctx: StoreContext, stream: StreamId, rev: number, reader: StorageReader = ctx.storage): Promise<JsonObject> {
   const h = retained(ctx, stream, rev);
   if (rev === h.rev) return currentOf(ctx, stream);
   const key = `${stream}\u0000${rev}`;
   const cached = ctx.history.get(key);
   if (cached !== undefined) return cached;
-  const state = await ctx.lock.read(() => reconstruct(ctx, stream, rev, retained(ctx, stream, rev)));
+  const state = await ctx.lock.read(async () => (await replay(ctx, stream, rev, retained(ctx, stream, rev), { reader })).state);
   ctx.history.set(key, state);
   return state;
 }

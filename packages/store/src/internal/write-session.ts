@@ -37,10 +37,7 @@ export async function withWriteSession<T>(ctx: StoreContext, work: (commit: Sess
     try {
       await session.commit([...ops, tip], { sync: options.sync });
     } catch (err) {
-      if (ctx.storage.capabilities.reopenAfterFailedWrite) {
-        ctx.writeFailure ??= isStateflowError(err) ? err : new StateflowError('STORE_IO', `Storage write failed: ${String(err)}`, { location: ctx.storage.location, code: null }, { cause: err });
-      }
-      throw err;
+      throw latchFailure(ctx, err);
     }
     ctx.generation = generation;
   };
@@ -52,6 +49,71 @@ export async function withWriteSession<T>(ctx: StoreContext, work: (commit: Sess
   } finally {
     if (!ended) await session.abort();
   }
+}
+
+/** How many compare-and-set commits a group tries before it takes a write session. */
+const OPTIMISTIC_TRIES = 2;
+
+/** A compare-and-set commit found that another writer committed first: nothing was written. */
+class TipMoved extends Error {}
+
+/**
+ * Run `work` — a publish group — with the fewest round trips the storage allows. Where it has
+ * {@link Storage.commitIf} (a backend many processes write), `work` stages against memory as it
+ * is, and its commit is one compare-and-set against the tip record memory holds: it is applied
+ * only when no other process committed since this store last read the tip, so every check
+ * `work` made against memory held against the storage. When another writer was first, nothing
+ * was written: the store catches up and `work` runs again; after {@link OPTIMISTIC_TRIES} tries
+ * it runs in a write session ({@link withWriteSession}), which always gets through. When `work`
+ * commits nothing (every member refused, a duplicate, a no-op), its answers stand if the tip
+ * has not moved meanwhile (one point read), else it runs again. So `work` may run more than
+ * once: it must keep its effects until it returns.
+ * @throws what {@link withWriteSession} throws
+ */
+export async function withGroupCommit<T>(ctx: StoreContext, work: (commit: SessionCommit) => Promise<T>): Promise<T> {
+  const { storage } = ctx;
+  if (storage.commitIf === undefined || storage.capabilities.soleWriter) return withWriteSession(ctx, work);
+  for (let attempt = 0; attempt < OPTIMISTIC_TRIES; attempt++) {
+    checkWritable(ctx);
+    const seen = { seq: ctx.lastSeq, generation: ctx.generation };
+    let committed = false;
+    const commit: SessionCommit = async (ops, options) => {
+      const generation = ctx.generation + (options.rewrites === true ? 1 : 0);
+      const expect = { key: tipKey(), value: encodeValue(seen) };
+      const tip = { type: 'put' as const, key: tipKey(), value: encodeValue({ seq: nextSeq(ctx, ops), generation }) };
+      let applied: boolean | undefined;
+      try {
+        applied = await storage.commitIf?.(expect, [...ops, tip], { sync: options.sync });
+      } catch (err) {
+        throw latchFailure(ctx, err);
+      }
+      if (applied !== true) throw new TipMoved();
+      committed = true;
+      ctx.generation = generation;
+    };
+    try {
+      const result = await work(commit);
+      if (committed) return result;
+      await catchUp(ctx);
+      if (ctx.lastSeq === seen.seq && ctx.generation === seen.generation) return result;
+    } catch (err) {
+      if (!(err instanceof TipMoved)) throw err;
+      await catchUp(ctx);
+    }
+  }
+  return withWriteSession(ctx, work);
+}
+
+/**
+ * Latch a failed commit's error in {@link StoreContext.writeFailure} where the storage needs a
+ * reopen after one (`capabilities.reopenAfterFailedWrite`).
+ * @returns `err`, to rethrow
+ */
+function latchFailure(ctx: StoreContext, err: unknown): unknown {
+  if (ctx.storage.capabilities.reopenAfterFailedWrite) {
+    ctx.writeFailure ??= isStateflowError(err) ? err : new StateflowError('STORE_IO', `Storage write failed: ${String(err)}`, { location: ctx.storage.location, code: null }, { cause: err });
+  }
+  return err;
 }
 
 /** The last seq once `ops` are written: the highest log record they put, else the store's. */

@@ -9,6 +9,7 @@ import {
   getTransitionRoute,
   listStreamsRoute,
   listTransitionsRoute,
+  revisionSeqRoute,
   statesAtRoute,
   storeViewRoute,
   streamDiffRoute,
@@ -70,7 +71,7 @@ export function registerStoreReadRoutes(app: ContractApp, context: ServerContext
   registerLogReads(app, context);
 }
 
-/** One stream's head, state, patch and diff. */
+/** One stream's head, state, patch, revision seq and diff. */
 function registerStateReads(app: ContractApp, context: ServerContext): void {
   const { store } = context;
   app.route({
@@ -102,6 +103,16 @@ function registerStateReads(app: ContractApp, context: ServerContext): void {
       const { stream, rev } = request.query;
       await assertStreamsVisible(context, request, [stream]);
       return { stream, rev, patch: await store.patchAt(stream, rev) };
+    },
+  });
+
+  app.route({
+    ...revisionSeqRoute,
+    config: USER_ROUTE,
+    handler: async (request) => {
+      const { stream, rev } = request.query;
+      await assertStreamsVisible(context, request, [stream]);
+      return { stream, rev, seq: await store.revisionSeq(stream, rev) };
     },
   });
 
