@@ -3,8 +3,8 @@
  * measured in bench/RESULTS.md "CLI start-up", never asserted here): the BUILT bin runs under a
  * module hook that records every module it resolves, and the test checks which packages a
  * command loaded. `--version` loads no store code; `log` on a LevelDB store loads the store and
- * the client but not PostgreSQL's driver, the tools, the server, the ladder runtime, LangGraph or
- * the progress bar library.
+ * the client but not PostgreSQL's driver, the tools, the server, the ladder runtime, LangGraph,
+ * the progress bar library or the HTTP contract's schemas (TypeBox).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -53,8 +53,11 @@ async function packagesLoaded(args: string[]): Promise<Set<string>> {
   return names;
 }
 
-/** Packages no store command on LevelDB needs. */
-const NEVER_FOR_LOG = ['@stateflow/tools', '@stateflow/server', '@stateflow/slates', '@stateflow/langgraph', '@stateflow/store-postgres', 'pg', 'cli-progress', '@langchain/core'];
+/**
+ * Packages no store command on LevelDB needs. The client takes its types from the server's HTTP
+ * contract and loads none of its schemas, so TypeBox never loads.
+ */
+const NEVER_FOR_LOG = ['@stateflow/tools', '@stateflow/server', '@stateflow/slates', '@stateflow/langgraph', '@stateflow/store-postgres', 'pg', 'cli-progress', '@langchain/core', '@sinclair/typebox'];
 
 describe('start-up loads only what the command runs', () => {
   it('--version loads commander and the CLI, no store code', async () => {

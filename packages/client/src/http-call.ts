@@ -4,6 +4,7 @@
  * was on the server, and a failed connection into `STORE_UNAVAILABLE`.
  */
 import { ErrorCode, StateflowError, isJsonObject } from '@stateflow/core';
+import { LAST_SEQ_HEADER, TOKEN_HEADER } from '@stateflow/http-contract/headers';
 
 /** Where requests go and how they authenticate. */
 export interface ServerEndpoint {
@@ -14,15 +15,6 @@ export interface ServerEndpoint {
   /** An API key of a server with `--keys`, sent as `Authorization: Bearer <key>`. */
   apiKey?: string;
 }
-
-/** Header carrying the last accepted seq on every store answer. */
-export const LAST_SEQ_HEADER = 'stateflow-last-seq';
-
-/** Header of a `POST /v1/state/patch` answer naming the transition the call published. */
-export const TRANSITION_HEADER = 'stateflow-transition';
-
-/** Header carrying the server token. */
-export const TOKEN_HEADER = 'x-stateflow-token';
 
 /** Default time a request may take before it fails with `STORE_UNAVAILABLE`, in ms. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;

@@ -2,7 +2,9 @@ export { openRemoteStore } from './remote-store.js';
 export type { RemoteStoreOptions, ServerInfo } from './remote-store.js';
 export { watchTransitions } from './watch-client.js';
 export type { WatchClientOptions, WatchEvent } from './watch-client.js';
-export { callServer, authHeaders, endpointUrl, unreachable, serverError, LAST_SEQ_HEADER, TOKEN_HEADER, TRANSITION_HEADER, DEFAULT_REQUEST_TIMEOUT_MS } from './http-call.js';
+export { callServer, authHeaders, endpointUrl, unreachable, serverError, DEFAULT_REQUEST_TIMEOUT_MS } from './http-call.js';
+// The API's header names, from the contract (a module without schemas: nothing else of it loads).
+export { LAST_SEQ_HEADER, TOKEN_HEADER, TRANSITION_HEADER } from '@stateflow/http-contract/headers';
 export type { ServerEndpoint, CallOptions, CallResult } from './http-call.js';
 export {
   DISCOVERY_FILE,

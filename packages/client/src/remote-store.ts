@@ -25,8 +25,10 @@ import type {
 } from '@stateflow/store';
 import { NamedLocks } from '@stateflow/store';
 import type { LockAttempt } from '@stateflow/store';
-import { callServer } from './http-call.js';
-import type { CallOptions, ServerEndpoint } from './http-call.js';
+import type { HttpRoutes, RouteReply, ShownTransition } from '@stateflow/http-contract';
+import type { ServerEndpoint } from './http-call.js';
+import { callRoute } from './route-call.js';
+import type { RouteCallOptions, RouteName } from './route-call.js';
 import { watchTransitions } from './watch-client.js';
 
 /** Options of {@link openRemoteStore}. */
@@ -38,17 +40,12 @@ export interface RemoteStoreOptions extends ServerEndpoint {
   timeoutMs?: number;
 }
 
-/** What `GET /v1/server` answers. */
-export interface ServerInfo {
-  /** Server version. */
-  version: string;
-  /** Last accepted seq. */
-  lastSeq: number;
-  /** Store directory, for the store's owner (token or no API keys); else absent. */
-  dir?: string;
-  /** Server process id, for the store's owner; else absent. */
-  pid?: number;
-}
+/**
+ * What `GET /v1/server` answers: the server's `version` and last accepted seq (`lastSeq`); for
+ * the store's owner (token, or no API keys) also the store directory (`dir`) and the server's
+ * process id (`pid`).
+ */
+export type ServerInfo = RouteReply<HttpRoutes['GET /v1/server']>;
 
 /** Transitions per page of `GET /v1/store/transitions` asked by {@link Store.transitions}. */
 const PAGE = 1000;
@@ -90,7 +87,7 @@ class RemoteStore implements Store {
   }
 
   async info(): Promise<ServerInfo> {
-    const info = await this.#call<ServerInfo>('v1/server');
+    const info = await this.#call('GET /v1/server');
     this.#lastSeq = Math.max(this.#lastSeq, info.lastSeq);
     return info;
   }
@@ -100,52 +97,52 @@ class RemoteStore implements Store {
   }
 
   head(stream: StreamId): Promise<StreamHead> {
-    return this.#call('v1/store/head', { query: { stream } });
+    return this.#call('GET /v1/store/head', { query: { stream } });
   }
 
   async streams(): Promise<StreamHead[]> {
-    return (await this.#call<{ streams: StreamHead[] }>('v1/store/streams')).streams;
+    return (await this.#call('GET /v1/store/streams')).streams;
   }
 
   async state(stream: StreamId): Promise<JsonObject> {
-    return frozen((await this.#call<{ state: JsonObject }>('v1/store/state', { query: { stream } })).state);
+    return frozen((await this.#call('GET /v1/store/state', { query: { stream } })).state);
   }
 
   async view(streams: StreamId[]): Promise<StoreView> {
-    return frozen(await this.#call<StoreView>('v1/store/view', { body: { streams } }));
+    return frozen(await this.#call('POST /v1/store/view', { body: { streams } }));
   }
 
   async stateAt(stream: StreamId, rev: number): Promise<JsonObject> {
-    return frozen((await this.#call<{ state: JsonObject }>('v1/store/state', { query: { stream, rev: number(rev) } })).state);
+    return frozen((await this.#call('GET /v1/store/state', { query: { stream, rev: number(rev) } })).state);
   }
 
   async patchAt(stream: StreamId, rev: number): Promise<JsonObject> {
-    return frozen((await this.#call<{ patch: JsonObject }>('v1/store/patch', { query: { stream, rev: number(rev) } })).patch);
+    return frozen((await this.#call('GET /v1/store/patch', { query: { stream, rev: number(rev) } })).patch);
   }
 
   async revisionSeq(stream: StreamId, rev: number): Promise<number> {
-    return (await this.#call<{ seq: number }>('v1/store/revision-seq', { query: { stream, rev: number(rev) } })).seq;
+    return (await this.#call('GET /v1/store/revision-seq', { query: { stream, rev: number(rev) } })).seq;
   }
 
   async statesAt(streams: StreamId[], seq: number): Promise<Record<StreamId, JsonObject>> {
-    return frozen((await this.#call<{ states: Record<StreamId, JsonObject> }>('v1/store/states-at', { body: { streams, seq } })).states);
+    return frozen((await this.#call('POST /v1/store/states-at', { body: { streams, seq } })).states);
   }
 
   async effectiveAt(streams: StreamId[], seq: number): Promise<JsonObject> {
-    return frozen((await this.#call<{ state: JsonObject }>('v1/store/effective-at', { body: { streams, seq } })).state);
+    return frozen((await this.#call('POST /v1/store/effective-at', { body: { streams, seq } })).state);
   }
 
   publish(input: PublishInput): Promise<PublishResult> {
-    return this.#call('v1/store/publish', { body: input });
+    return this.#call('POST /v1/store/publish', { body: input });
   }
 
   /** One request, at most 1,000 inputs (the server answers `INPUT_INVALID` beyond). */
   async publishMany(inputs: PublishInput[]): Promise<PublishResult[]> {
-    return (await this.#call<{ results: PublishResult[] }>('v1/store/publish-many', { body: { inputs } })).results;
+    return (await this.#call('POST /v1/store/publish-many', { body: { inputs } })).results;
   }
 
-  transition(seq: number): Promise<Transition> {
-    return this.#call(`v1/store/transitions/${encodeURIComponent(number(seq))}`);
+  async transition(seq: number): Promise<Transition> {
+    return shownAsTransition(await this.#call('GET /v1/store/transitions/:seq', { params: { seq: number(seq) } }));
   }
 
   async *transitions(range: { from?: number; to?: number; stream?: StreamId } = {}): AsyncIterable<Transition> {
@@ -154,48 +151,46 @@ class RemoteStore implements Store {
     // fixes it for the pages after it.
     let to = range.to;
     for (;;) {
-      const page = await this.#call<{ transitions: Transition[]; next: number | null; to: number }>('v1/store/transitions', {
-        query: { from: optional(from), to: optional(to), stream: range.stream, limit: PAGE },
-      });
+      const page = await this.#call('GET /v1/store/transitions', { query: { from: optional(from), to: optional(to), stream: range.stream, limit: PAGE } });
       to ??= page.to;
-      yield* page.transitions;
+      yield* page.transitions.map(shownAsTransition);
       if (page.next === null) return;
       from = page.next;
     }
   }
 
   async diff(stream: StreamId, revA: number, revB: number): Promise<JsonObject> {
-    return frozen((await this.#call<{ patch: JsonObject }>('v1/store/diff', { query: { stream, from: number(revA), to: number(revB) } })).patch);
+    return frozen((await this.#call('GET /v1/store/diff', { query: { stream, from: number(revA), to: number(revB) } })).patch);
   }
 
   compact(stream: StreamId, options: { keepRevisions: number }): Promise<{ origin: number; deleted: number }> {
-    return this.#call('v1/store/compact', { body: { stream, keepRevisions: options?.keepRevisions } });
+    return this.#call('POST /v1/store/compact', { body: { stream, keepRevisions: options?.keepRevisions } });
   }
 
   fork(from: StreamId, to: StreamId, options: ForkOptions = {}): Promise<PublishResult> {
-    return this.#call('v1/store/fork', { body: { from, to, ...options } });
+    return this.#call('POST /v1/store/fork', { body: { from, to, ...options } });
   }
 
   revert(stream: StreamId, toRev: number): Promise<PublishResult> {
-    return this.#call('v1/store/revert', { body: { stream, rev: toRev } });
+    return this.#call('POST /v1/store/revert', { body: { stream, rev: toRev } });
   }
 
   /** `POST /v1/store/merge`; a `MERGE_CONFLICT` arrives as the server's typed error, its conflicts in `details`. */
   async merge(input: MergeInput): Promise<MergeResult> {
-    return frozen(await this.#call<MergeResult>('v1/store/merge', { body: input }));
+    return frozen(await this.#call('POST /v1/store/merge', { body: input }));
   }
 
   /** One request, at most 1,000 transitions (the server answers `INPUT_INVALID` beyond). */
   async appendMany(transitions: Transition[]): Promise<void> {
-    await this.#call('v1/store/append-many', { body: { transitions } });
+    await this.#call('POST /v1/store/append-many', { body: { transitions } });
   }
 
   async append(transition: Transition): Promise<void> {
-    await this.#call('v1/store/append', { body: { transition } });
+    await this.#call('POST /v1/store/append', { body: { transition } });
   }
 
   async audit(options: { onProgress?: (done: number, total: number) => void } = {}): Promise<AuditReport> {
-    const report = await this.#call<AuditReport>('v1/store/audit', { method: 'POST', body: {}, timeoutMs: null });
+    const report = await this.#call('POST /v1/store/audit', { body: {}, timeoutMs: null });
     options.onProgress?.(report.transitions, report.transitions);
     return report;
   }
@@ -219,7 +214,7 @@ class RemoteStore implements Store {
         ...(options.streams === undefined ? {} : { streams: options.streams }),
       })) {
         this.#lastSeq = Math.max(this.#lastSeq, event.seq);
-        yield event as Transition;
+        yield shownAsTransition(event);
       }
     } finally {
       options.signal?.removeEventListener('abort', stop);
@@ -246,15 +241,24 @@ class RemoteStore implements Store {
     if (this.#closed) throw new StateflowError('STORE_CLOSED', 'This remote store was closed; open it again with openRemoteStore.', {});
   }
 
-  async #call<T>(route: string, options: CallOptions = {}): Promise<T> {
+  async #call<R extends RouteName>(route: R, options: RouteCallOptions<R> = {}): Promise<RouteReply<HttpRoutes[R]>> {
     this.#open();
-    const { body, lastSeq } = await callServer<T>(this.#endpoint, route, {
+    const { body, lastSeq } = await callRoute(this.#endpoint, route, {
       ...options,
       ...(options.timeoutMs === undefined && this.#timeoutMs !== undefined ? { timeoutMs: this.#timeoutMs } : {}),
     });
     if (lastSeq !== null) this.#lastSeq = Math.max(this.#lastSeq, lastSeq);
     return body;
   }
+}
+
+/**
+ * A transition as the `Store` interface types it. The server leaves the hashes out of one
+ * transition only: with API keys, a transition it shows with some of its changes hidden (they hash
+ * the whole body, which the caller may not see). README "How it differs from a local store".
+ */
+function shownAsTransition(shown: ShownTransition): Transition {
+  return shown as Transition;
 }
 
 /** States and patches are deeply frozen values, as the local store's are. */

@@ -5,23 +5,17 @@
  * in seq order, with no gap and no duplicate, across reconnects and server restarts.
  */
 import { createParser } from 'eventsource-parser';
-import type { JsonObject } from '@stateflow/core';
-import type { StreamChange, StreamId } from '@stateflow/store';
+import type { ShownTransition } from '@stateflow/http-contract';
+import type { StreamId } from '@stateflow/store';
 import { authHeaders, endpointUrl, serverError, unreachable } from './http-call.js';
 import type { ServerEndpoint } from './http-call.js';
 
 /**
- * One event of the watch stream: a transition as the caller may see it. With API keys, `changes`
- * holds only the caller's own streams (a transition with none of them is not sent).
+ * One event of the watch stream: a transition as the caller may see it (the contract's
+ * `ShownTransition`). With API keys, `changes` holds only the caller's own streams (a transition
+ * with none of them is not sent), and the hashes are absent when some changes were left out.
  */
-export interface WatchEvent {
-  seq: number;
-  /** Acceptance time, ISO 8601 UTC. */
-  time: string;
-  id?: string;
-  meta?: JsonObject;
-  changes: StreamChange[];
-}
+export type WatchEvent = ShownTransition;
 
 /** Options of {@link watchTransitions}. */
 export interface WatchClientOptions {
@@ -63,80 +57,21 @@ export async function* watchTransitions(
   options: WatchClientOptions = {},
 ): AsyncGenerator<WatchEvent> {
   const resolve = typeof endpoint === 'function' ? endpoint : async () => endpoint;
-  let last: number | undefined = options.from;
+  // Where the next connection resumes: the last seq yielded (or the `ready` event's start).
+  const position: WatchPosition = { last: options.from, stopping: false };
   const retryMs = options.retryMs ?? 500;
-  const stallMs = options.stallMs ?? 45_000;
   const aborted = (): boolean => options.signal?.aborted === true;
   while (!aborted()) {
-    let target: ServerEndpoint | undefined;
     const abort = new AbortController();
     const stop = (): void => abort.abort();
     options.signal?.addEventListener('abort', stop, { once: true });
     try {
-      target = await resolve();
-      const headers: Record<string, string> = { accept: 'text/event-stream', ...authHeaders(target) };
-      if (last !== undefined) headers['last-event-id'] = String(last);
-      const query = { stream: options.streams };
-      let response: Response;
-      try {
-        response = await fetch(endpointUrl(target, 'v1/watch', query), { headers, signal: abort.signal });
-      } catch (err) {
-        throw unreachable(target, err);
-      }
-      if (!response.ok || response.body === null) {
-        const text = await response.text();
-        let body: unknown = null;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          // not a Stateflow error body
-        }
-        throw Object.assign(serverError(response.status, body, target, 'v1/watch'), { fatal: true });
-      }
-      const pending: WatchEvent[] = [];
-      let stopping = false;
-      const parser = createParser({
-        onEvent(event) {
-          // `ready` names where the stream starts, so a reconnect before the first transition
-          // resumes there instead of at the server's seq of the moment.
-          if (event.event === 'ready') last ??= (JSON.parse(event.data) as { from: number }).from;
-          if (event.event === 'transition') pending.push(JSON.parse(event.data) as WatchEvent);
-          if (event.event === 'stopping') stopping = true;
-        },
-      });
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let stall: NodeJS.Timeout | undefined;
-      const armStall = (): void => {
-        clearTimeout(stall);
-        stall = setTimeout(stop, stallMs);
-      };
-      try {
-        armStall();
-        for (;;) {
-          let chunk: Awaited<ReturnType<typeof reader.read>>;
-          try {
-            chunk = await reader.read();
-          } catch (err) {
-            if (aborted()) return;
-            throw unreachable(target, err);
-          }
-          if (chunk.done) break;
-          armStall();
-          parser.feed(chunk.value);
-          while (pending.length > 0) {
-            const event = pending.shift() as WatchEvent;
-            // A resumed stream starts after Last-Event-ID; never yield a seq twice.
-            if (last !== undefined && event.seq <= last) continue;
-            last = event.seq;
-            yield event;
-          }
-        }
-      } finally {
-        clearTimeout(stall);
-        await reader.cancel().catch(() => undefined);
-      }
-      if (aborted() || (stopping && options.onServerStop === 'end')) return;
-      throw unreachable(target, new Error(stopping ? 'the server stopped' : 'the watch stream ended'));
+      const target = await resolve();
+      const body = await openStream(target, position.last, options.streams, abort.signal);
+      position.stopping = false;
+      yield* streamEvents(body, position, { stallMs: options.stallMs ?? 45_000, stop, aborted, target });
+      if (aborted() || (position.stopping && options.onServerStop === 'end')) return;
+      throw unreachable(target, new Error(position.stopping ? 'the server stopped' : 'the watch stream ended'));
     } catch (err) {
       if (aborted()) return;
       if ((err as { fatal?: boolean }).fatal === true) throw err;
@@ -146,5 +81,96 @@ export async function* watchTransitions(
       options.signal?.removeEventListener('abort', stop);
       abort.abort();
     }
+  }
+}
+
+/** Where a watch stands between connections. */
+interface WatchPosition {
+  /** The last seq yielded, or where the stream said it starts; `undefined`: live from the server's last seq. */
+  last: number | undefined;
+  /** The server said it is stopping (its `stopping` event). */
+  stopping: boolean;
+}
+
+/**
+ * Connect to `GET /v1/watch`, resuming after `last` (`Last-Event-ID`): the event stream's body.
+ * @throws STORE_UNAVAILABLE when the server cannot be reached; the server's error for an error
+ *   answer, marked `fatal` (retrying the same request cannot succeed).
+ */
+async function openStream(target: ServerEndpoint, last: number | undefined, streams: StreamId[] | undefined, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  const headers: Record<string, string> = { accept: 'text/event-stream', ...authHeaders(target) };
+  if (last !== undefined) headers['last-event-id'] = String(last);
+  let response: Response;
+  try {
+    response = await fetch(endpointUrl(target, 'v1/watch', { stream: streams }), { headers, signal });
+  } catch (err) {
+    throw unreachable(target, err);
+  }
+  if (response.ok && response.body !== null) return response.body;
+  const text = await response.text();
+  let error: unknown = null;
+  try {
+    error = JSON.parse(text);
+  } catch {
+    // not a Stateflow error body
+  }
+  throw Object.assign(serverError(response.status, error, target, 'v1/watch'), { fatal: true });
+}
+
+/** How {@link streamEvents} reads one connection. */
+interface StreamReading {
+  /** A connection silent this long (not even a heartbeat) is treated as dropped, in ms. */
+  stallMs: number;
+  /** Drop the connection. */
+  stop: () => void;
+  /** Whether the caller ended the watch. */
+  aborted: () => boolean;
+  target: ServerEndpoint;
+}
+
+/**
+ * The transitions of one connection, each once and in seq order (a resumed stream starts after
+ * `Last-Event-ID`; nothing at or below `position.last` is yielded), until the stream ends.
+ * @throws STORE_UNAVAILABLE when the connection breaks.
+ */
+async function* streamEvents(body: ReadableStream<Uint8Array>, position: WatchPosition, reading: StreamReading): AsyncGenerator<WatchEvent> {
+  const pending: WatchEvent[] = [];
+  const parser = createParser({
+    onEvent(event) {
+      // `ready` names where the stream starts, so a reconnect before the first transition
+      // resumes there instead of at the server's seq of the moment.
+      if (event.event === 'ready') position.last ??= (JSON.parse(event.data) as { from: number }).from;
+      if (event.event === 'transition') pending.push(JSON.parse(event.data) as WatchEvent);
+      if (event.event === 'stopping') position.stopping = true;
+    },
+  });
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let stall: NodeJS.Timeout | undefined;
+  const armStall = (): void => {
+    clearTimeout(stall);
+    stall = setTimeout(reading.stop, reading.stallMs);
+  };
+  try {
+    armStall();
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (err) {
+        if (reading.aborted()) return;
+        throw unreachable(reading.target, err);
+      }
+      if (chunk.done) return;
+      armStall();
+      parser.feed(chunk.value);
+      for (let event = pending.shift(); event !== undefined; event = pending.shift()) {
+        if (position.last !== undefined && event.seq <= position.last) continue;
+        position.last = event.seq;
+        yield event;
+      }
+    }
+  } finally {
+    clearTimeout(stall);
+    await reader.cancel().catch(() => undefined);
   }
 }

@@ -1,8 +1,8 @@
 /**
  * `@stateflow/ui`: the history browser page, built by Vite into static files that
- * `stateflow serve` serves at `/ui/`. This entry point tells the server where they are and gives
- * the JSON shapes of the history endpoints the page reads (types only); the page itself
- * (`src/web/`) runs in the browser and reads the server's HTTP API.
+ * `stateflow serve` serves at `/ui/`. This entry point tells the server where they are; the page
+ * itself (`src/web/`) runs in the browser and reads the server's HTTP API, typed by the server's
+ * contract (`@stateflow/http-contract`, types only).
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -14,27 +14,3 @@ export const uiAssetsDir: string = fileURLToPath(new URL('./web/', import.meta.u
 export function uiBuilt(): boolean {
   return existsSync(`${uiAssetsDir}index.html`);
 }
-export type {
-  DiffEntry,
-  DiffResult,
-  EffectiveNode,
-  Histogram,
-  HistogramBucket,
-  NodeChild,
-  NodePage,
-  PathChange,
-  PathHistoryPage,
-  RevisionPage,
-  RevisionRow,
-  Scope,
-  ShownValue,
-  SlateFileView,
-  SlatesAtCall,
-  SlateView,
-  StreamKind,
-  StreamNode,
-  StreamPage,
-  StreamRow,
-  StructuralDiff,
-  ValueSummary,
-} from './history-api.js';

@@ -21,7 +21,8 @@
 import type { FastifyRequest, RouteOptions } from 'fastify';
 import { StateflowError, elidePath } from '@stateflow/core';
 import { LOCAL_USER, authenticateKey } from './api-keys.js';
-import { carriesToken, tokenRequired, TOKEN_HEADER } from './access-token.js';
+import { TOKEN_HEADER } from '@stateflow/http-contract/headers';
+import { carriesToken, tokenRequired } from './access-token.js';
 
 /** Who may call a route (see the module comment). */
 export type RouteAccess = 'public' | 'user' | 'owner';

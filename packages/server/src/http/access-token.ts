@@ -9,9 +9,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { StateflowError } from '@stateflow/core';
 
-/** Header carrying the token (local clients). */
-export const TOKEN_HEADER = 'x-stateflow-token';
-
 /** What a request may carry the token in. */
 export interface TokenCarrier {
   /** `X-Stateflow-Token`. */

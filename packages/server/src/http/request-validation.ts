@@ -1,5 +1,5 @@
 /**
- * Validation of HTTP requests against the route schemas (`schemas.ts`), with ajv@8 configured
+ * Validation of HTTP requests against the route schemas (`@stateflow/http-contract`), with ajv@8 configured
  * by part, and the one translation of ajv's errors into an `INPUT_INVALID` message.
  *
  * Bodies are JSON: they are validated exactly as sent — no type coercion (fastify's default
@@ -21,6 +21,19 @@ const textAjv = new Ajv({ coerceTypes: true, useDefaults: true, removeAdditional
  */
 export function compileValidator({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction {
   return (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
+}
+
+/** A request part fastify validates. */
+type HttpPart = 'body' | 'querystring' | 'params' | 'headers';
+
+/**
+ * The `validatorCompiler` of a route whose `parts` its schema documents but its handler checks,
+ * with codes and messages of its own (the state API's tool inputs, `/mcp`'s JSON-RPC body and
+ * owner selection): those parts pass as sent, the others are compiled as {@link compileValidator}
+ * compiles them.
+ */
+export function validateExcept(...parts: HttpPart[]): (route: { schema: object; httpPart?: string }) => ValidateFunction | (() => boolean) {
+  return (route) => (parts.some((part) => part === route.httpPart) ? () => true : compileValidator(route));
 }
 
 /**

@@ -7,6 +7,7 @@
  * exactly as another user's session does not exist in the sessions API.
  */
 import { StateflowError, isStateflowError } from '@stateflow/core';
+import type { ShownTransition } from '@stateflow/http-contract';
 import type { Transition } from '@stateflow/store';
 import { SESSION_ID_PATTERN, SESSION_META_PREFIX } from '@stateflow/slates';
 import type { ServerContext } from './server-context.js';
@@ -21,7 +22,7 @@ export interface StreamVisibility {
    * The transition as the caller may see it: only its visible changes, or `null` when it has
    * none. Hashes are kept only when nothing was removed (a filtered body would not verify).
    */
-  view(transition: Transition): Promise<Transition | null>;
+  view(transition: Transition): Promise<ShownTransition | null>;
 }
 
 /** The visibility of `caller.user` (`caller.admin`: the store's owner), e.g. of a request. */
@@ -58,7 +59,7 @@ export function streamVisibility(context: ServerContext, caller: { user: string;
       if (changes.length === 0) return null;
       if (changes.length === transition.changes.length) return transition;
       const { prevHash: _prev, hash: _hash, ...rest } = transition;
-      return { ...rest, changes } as Transition;
+      return { ...rest, changes };
     },
   };
 }
@@ -76,4 +77,13 @@ export function streamNotServed(stream: string): StateflowError<'NOT_FOUND'> {
   return new StateflowError('NOT_FOUND', `Stream ${stream} is not served to you: with API keys, the store API serves only the streams of your own ladder sessions.`, {
     stream,
   });
+}
+
+/**
+ * Check that `caller` may see every one of `streams`.
+ * @throws NOT_FOUND for the first it may not see (reported as a stream that is not served).
+ */
+export async function assertStreamsVisible(context: ServerContext, caller: { user: string; admin: boolean }, streams: readonly string[]): Promise<void> {
+  const access = streamVisibility(context, caller);
+  for (const stream of streams) if (!(await access.canSee(stream))) throw streamNotServed(stream);
 }

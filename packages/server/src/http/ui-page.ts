@@ -7,6 +7,7 @@
  * The files are the server's only `public` routes besides the server proof (`access-gate.ts`):
  * the browser loads them before the page can send a credential. `@fastify/static` sends them
  * (`send`: no path outside the assets directory, `..` refused), through routes declared here.
+ * They are not API: the OpenAPI document leaves them out (`hide`).
  */
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
@@ -19,11 +20,14 @@ export const UI_PREFIX = '/ui/';
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
+/** The page's routes: anyone's, and not in the OpenAPI document. */
+const PAGE_ROUTE = { config: PUBLIC_ROUTE, schema: { hide: true } } as const;
+
 /** Register `/ui/` (and the redirect from `/ui`). Without a built page, `/ui/` answers 404 saying how to build it. */
 export async function registerUiPage(app: FastifyInstance): Promise<void> {
-  app.get('/ui', { config: PUBLIC_ROUTE }, async (_request, reply) => reply.redirect(UI_PREFIX));
+  app.get('/ui', PAGE_ROUTE, async (_request, reply) => reply.redirect(UI_PREFIX));
   if (!uiBuilt()) {
-    app.get(`${UI_PREFIX}*`, { config: PUBLIC_ROUTE }, async (request) => {
+    app.get(`${UI_PREFIX}*`, PAGE_ROUTE, async (request) => {
       throw new StateflowError('NOT_FOUND', 'The history page is not built: run `npm run build` in the repository (it builds packages/ui)', {
         route: request.url.split('?')[0] ?? UI_PREFIX,
       });
@@ -46,7 +50,7 @@ export async function registerUiPage(app: FastifyInstance): Promise<void> {
   app.route<{ Params: { '*': string } }>({
     method: ['GET', 'HEAD'],
     url: `${UI_PREFIX}*`,
-    config: PUBLIC_ROUTE,
+    ...PAGE_ROUTE,
     handler: async (request, reply) => reply.sendFile(request.params['*'] === '' ? 'index.html' : request.params['*']),
   });
 }

@@ -1,13 +1,39 @@
 /**
- * Shapes the page reads: the history endpoints' contract (`../history-api.ts`, shared with the
- * server), the store's transition shapes (types only), and the page's own selection.
+ * Shapes the page reads: the answers of the server's routes as its HTTP contract declares them
+ * (`@stateflow/http-contract`; types only — the page loads none of its schemas), and the page's
+ * own selection.
  */
-import type { Transition } from '@stateflow/store';
+import type { ShownTransition as Transition } from '@stateflow/http-contract';
 
 export type { JsonObject, JsonValue } from '@stateflow/core';
-export type { PublishResult, StreamChange, Transition } from '@stateflow/store';
-// Every shape of the contract, as the server declares it (types only, nothing else lives there).
-export type * from '../history-api.js';
+export type {
+  DiffEntry,
+  DiffResult,
+  EffectiveNode,
+  Histogram,
+  HistogramBucket,
+  NodeChild,
+  NodePage,
+  PathChange,
+  PathHistoryPage,
+  PublishResult,
+  RevisionPage,
+  RevisionRow,
+  Scope,
+  ShownValue,
+  SlateFileView,
+  SlatesAtCall,
+  SlateView,
+  StreamChange,
+  StreamKind,
+  StreamNode,
+  StreamPage,
+  StreamRow,
+  StructuralDiff,
+  ValueSummary,
+} from '@stateflow/http-contract';
+/** A transition as the page reads it (the log, the watch stream): its hashes absent when some changes are hidden. */
+export type { Transition };
 
 /** A transition (`GET /v1/store/transitions/{seq}`) with its hash link checked by the page. */
 export interface InspectedTransition extends Omit<Transition, 'prevHash' | 'hash'> {

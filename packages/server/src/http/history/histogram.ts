@@ -1,6 +1,6 @@
 /**
  * The time cursor's histogram (ui README "Views", "Time cursor over the global seq"): transitions over wall
- * time in at most {@link HISTOGRAM_BUCKETS}.max equal-width buckets, each with the seq range it
+ * time in at most `HISTOGRAM_BUCKETS.max` (`@stateflow/http-contract`) equal-width buckets, each with the seq range it
  * covers so the page can map a cursor position to a seq. The log is ordered by seq, and times
  * rise with seq (acceptance order), so each bucket boundary is found by searching the log:
  * interpolation steps (times are close to linear in seq) alternating with bisection steps (so a
@@ -10,7 +10,7 @@
  */
 import { isStateflowError } from '@stateflow/core';
 import type { Store, StreamId } from '@stateflow/store';
-import type { Histogram, HistogramBucket } from '@stateflow/ui';
+import type { Histogram, HistogramBucket } from '@stateflow/http-contract';
 import { retainedRevisionAsOf } from './stream-position.js';
 
 /** Transition times kept per store between requests (seq → ms), at most; then the cache starts over. */
@@ -18,14 +18,12 @@ export const TIME_CACHE_ENTRIES = 200_000;
 
 const timeCaches = new WeakMap<Store, Map<number, number>>();
 
-/** Buckets by default, and at most. */
-export const HISTOGRAM_BUCKETS = { default: 60, max: 240 } as const;
 
 /**
  * The histogram of the whole log, or of the transitions changing `stream`. Over wall time
  * (`axis: 'time'`, equal time per bucket), or over the seq (`'seq'`, equal seq ranges: a burst,
  * such as an import, spreads over the whole width instead of filling one bar).
- * @param buckets 1 … {@link HISTOGRAM_BUCKETS}.max.
+ * @param buckets 1 … `HISTOGRAM_BUCKETS.max` (`@stateflow/http-contract`).
  */
 export async function histogram(store: Store, options: { buckets: number; stream?: StreamId; axis?: 'time' | 'seq' }): Promise<Histogram> {
   const axis = options.axis ?? 'time';

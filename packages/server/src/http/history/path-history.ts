@@ -8,12 +8,10 @@
 import { applyNarrowedPatch, isJsonObject, narrowPatch } from '@stateflow/core';
 import type { Store, StreamHead } from '@stateflow/store';
 import type { NodeStep } from './read-paths.js';
-import type { PathHistoryPage } from '@stateflow/ui';
+import type { PathHistoryPage } from '@stateflow/http-contract';
 import { shownValue, valueAt } from './state-node.js';
 import { revisionIn, seqOfRevision } from './stream-position.js';
 
-/** Entries per page by default and at most; revisions read per request by default and at most. */
-export const PATH_HISTORY_PAGE = { default: 100, max: 500, scan: 5000, maxScan: 20000 } as const;
 
 /**
  * The changes of the value at `steps` in revisions `after + 1 …` of a stream, oldest first.

@@ -5,10 +5,8 @@
  */
 import { formatPath, isPathKey } from '@stateflow/core';
 import type { PathStep, ScopeRoot } from '@stateflow/core';
-import type { StreamKind } from '@stateflow/ui';
-
-/** Stream kinds of the streams rail, in display order. */
-export const STREAM_KINDS: readonly StreamKind[] = ['global', 'cwd', 'session', 'slate', 'ladder-session', 'other'];
+import { STREAM_KINDS } from '@stateflow/http-contract';
+import type { StreamKind } from '@stateflow/http-contract';
 
 /** The kind of a stream id by its prefix (`cwd:/x` → `cwd`; unknown prefixes → `other`). */
 export function streamKind(stream: string): StreamKind {
@@ -42,7 +40,7 @@ export function pointerOf(steps: readonly NodeStep[]): string {
 }
 
 /** A shell-quoted argument. */
-function quote(text: string): string {
+export function shellQuote(text: string): string {
   return /^[A-Za-z0-9_./:@=-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
@@ -55,9 +53,24 @@ export function cliCommand(stream: string, rev: number, steps: readonly NodeStep
   const root = scopeRoot(stream);
   const path = root === null ? null : readStatePath(root, rev, steps);
   if (path !== null && root !== null) {
-    const owner = root === 'cwd' ? ` --cwd ${quote(stream.slice(4))}` : root === 'session' ? ` --session ${quote(stream.slice(8))}` : ' --global';
-    return `stateflow${owner} read ${quote(path)}`;
+    const owner = root === 'cwd' ? ` --cwd ${shellQuote(stream.slice(4))}` : root === 'session' ? ` --session ${shellQuote(stream.slice(8))}` : ' --global';
+    return `stateflow${owner} read ${shellQuote(path)}`;
   }
   const pointer = pointerOf(steps);
-  return `stateflow --json diff ${quote(stream)} 0 ${rev}${pointer === '' ? '' : `  # then look up ${pointer}`}`;
+  return `stateflow --json diff ${shellQuote(stream)} 0 ${rev}${pointer === '' ? '' : `  # then look up ${pointer}`}`;
+}
+
+/** The owners of an effective view, as query parameters name them. */
+export interface Owners {
+  /** `1` or `true` (the query's text; the schema admits nothing else). */
+  global?: '1' | 'true';
+  cwd?: string;
+  session?: string;
+}
+
+/** The `stateflow` flags selecting `owners` (`--global --cwd /x`). */
+export function ownerFlags(owners: Owners): string {
+  return [owners.global !== undefined ? '--global' : '', owners.cwd === undefined ? '' : `--cwd ${shellQuote(owners.cwd)}`, owners.session === undefined ? '' : `--session ${shellQuote(owners.session)}`]
+    .filter((f) => f !== '')
+    .join(' ');
 }

@@ -7,7 +7,7 @@
  */
 import { fileContents, folderIndex, loadTokenCounter } from '@stateflow/slates';
 import type { SlateStreamState } from '@stateflow/slates';
-import type { SlateFileView, SlateView } from '@stateflow/ui';
+import type { SlateFileView, SlateView } from '@stateflow/http-contract';
 import type { JsonObject } from '@stateflow/core';
 
 /** Longest file contents sent, in UTF-16 code units; longer ones are cut. */

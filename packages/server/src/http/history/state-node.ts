@@ -7,14 +7,12 @@
  */
 import { StateflowError, hasOwn, isJsonObject, jsonEqual, kindOf, narrowPatch, pointerSegments } from '@stateflow/core';
 import type { JsonObject, JsonValue } from '@stateflow/core';
-import type { NodeChild, NodePage, Scope, ShownValue, ValueSummary } from '@stateflow/ui';
+import type { NodeChild, NodePage, Scope, ShownValue, ValueSummary } from '@stateflow/http-contract';
 import type { NodeStep } from './read-paths.js';
 
 /** Longest string shown whole in a preview, in UTF-16 code units; longer ones are cut. */
 export const PREVIEW_CHARS = 200;
 
-/** Children per page by default, and at most. */
-export const NODE_PAGE = { default: 200, max: 2000 } as const;
 
 /** Largest value sent whole, in characters of JSON; larger ones are sent as a summary. */
 export const VALUE_CHARS = 4096;
@@ -95,7 +93,7 @@ export interface NodeDecoration {
 
 /**
  * One page of the level at `pointer` of `state`.
- * @param page `offset` (≥ 0) and `limit` (1 … {@link NODE_PAGE}.max) of children.
+ * @param page `offset` (≥ 0) and `limit` (1 … `NODE_PAGE.max`) of children.
  * @throws PATH_NOT_FOUND when the pointer leaves the state.
  */
 export function nodePage(state: JsonObject, pointer: string, page: { offset: number; limit: number }, decoration: NodeDecoration): NodePage {

@@ -5,12 +5,11 @@
  * filtered list so the rail can label its groups without loading them.
  */
 import type { Store, StreamHead } from '@stateflow/store';
-import type { StreamKind, StreamPage, StreamRow } from '@stateflow/ui';
-import { STREAM_KINDS, streamKind } from './read-paths.js';
+import type { StreamKind, StreamPage, StreamRow } from '@stateflow/http-contract';
+import { STREAM_KINDS } from '@stateflow/http-contract';
+import { streamKind } from './read-paths.js';
 import type { StreamVisibility } from '../stream-visibility.js';
 
-/** Streams per page by default, and at most. */
-export const STREAM_PAGE = { default: 200, max: 1000 } as const;
 
 /** Query of {@link streamPage}. */
 export interface StreamQuery {
@@ -19,7 +18,7 @@ export interface StreamQuery {
   kind?: StreamKind;
   /** Exclusive lower bound of the ids listed (the previous page's `next`). */
   after?: string;
-  /** Rows per page, 1 … {@link STREAM_PAGE}.max. */
+  /** Rows per page, 1 … `STREAM_PAGE.max`. */
   limit: number;
 }
 

@@ -8,11 +8,9 @@
  */
 import { hasOwn, isJsonObject, jsonEqual } from '@stateflow/core';
 import type { JsonValue } from '@stateflow/core';
-import type { DiffEntry, StructuralDiff } from '@stateflow/ui';
+import type { DiffEntry, StructuralDiff } from '@stateflow/http-contract';
 import { shownValue } from './state-node.js';
 
-/** Entries by default and at most. */
-export const DIFF_ENTRIES = { default: 2000, max: 10000 } as const;
 
 /** The structural diff from `before` to `after`, at most `limit` entries. */
 export function structuralDiff(before: JsonValue, after: JsonValue, limit: number): StructuralDiff {

@@ -15,35 +15,27 @@ import { StateflowError, elidePath } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
 import { LOCAL_SESSION, isLocalLadder, pausableModel, sessionSlateStream } from '@stateflow/slates';
 import type { PauseCheckpoint } from '@stateflow/slates';
-import type { FastifyInstance } from 'fastify';
+import { chatCompletionRoute } from '@stateflow/http-contract';
+import type { RouteBody } from '@stateflow/http-contract';
 import { runLadderCall } from '../ladder-runtime.js';
 import type { LadderCallResult } from '../ladder-runtime.js';
 import { chatCompletion, requireModel } from '../chat-completion.js';
 import { streamChatCompletion } from '../chat-stream.js';
 import { conversationInput } from '../conversation.js';
-import type { RequestMessage } from '../conversation.js';
-import { chatCompletionBodySchema, ladderParamsSchema } from '../schemas.js';
+import type { ContractApp } from '../contract-app.js';
 import type { ServerContext } from '../server-context.js';
 import { assertSessionOfLadder, servedLadder } from './ladder-target.js';
-import type { LadderParams } from './ladder-target.js';
 import { USER_ROUTE } from '../access-gate.js';
 
-/** The subset of an OpenAI chat completion request the server reads. */
-interface ChatBody {
-  model: string;
-  messages: RequestMessage[];
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean } | null;
-  tools?: unknown[] | null;
-  functions?: unknown[] | null;
-}
+/** An OpenAI chat completion request, as the contract validates it. */
+type ChatBody = RouteBody<typeof chatCompletionRoute>;
 
 /** Register the chat/completions route on `app`. */
-export function registerChatRoute(app: FastifyInstance, context: ServerContext): void {
-  app.post<{ Params: LadderParams; Body: ChatBody }>(
-    '/v1/:author/:ladder/chat/completions',
-    { config: USER_ROUTE, schema: { params: ladderParamsSchema, body: chatCompletionBodySchema } },
-    async (request, reply) => {
+export function registerChatRoute(app: ContractApp, context: ServerContext): void {
+  app.route({
+    ...chatCompletionRoute,
+    config: USER_ROUTE,
+    handler: async (request, reply) => {
       const entry = servedLadder(context, request.params);
       const body = request.body;
       refuseTools(body);
@@ -98,7 +90,7 @@ export function registerChatRoute(app: FastifyInstance, context: ServerContext):
       if (result.rev !== null) void reply.header('etag', `"${result.rev}"`);
       return chatCompletion(result, { ...completionCall, now: context.clock() });
     },
-  );
+  });
 }
 
 /**

@@ -15,9 +15,11 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { StateflowError, elidePath } from '@stateflow/core';
 import { selectedOwners } from '@stateflow/tools';
 import type { Selection } from '@stateflow/tools';
-import type { FastifyInstance } from 'fastify';
+import { mcpDeleteRoute, mcpGetRoute, mcpRoute } from '@stateflow/http-contract';
 import { createMcpServer } from '../../mcp/mcp-server.js';
+import type { ContractApp } from '../contract-app.js';
 import type { ServerContext } from '../server-context.js';
+import { validateExcept } from '../request-validation.js';
 import { authorizeSelection, sessionPrecondition } from '../selection-access.js';
 import { USER_ROUTE } from '../access-gate.js';
 
@@ -25,13 +27,15 @@ import { USER_ROUTE } from '../access-gate.js';
 const PARAMETERS = ['global', 'cwd', 'session', 'mode', 'token'];
 
 /** Register `/mcp` on `app`. */
-export function registerMcpRoute(app: FastifyInstance, context: ServerContext): void {
-  void app.register(async (scope) => {
+export function registerMcpRoute(app: ContractApp, context: ServerContext): void {
+  void app.register(async (scope: ContractApp) => {
     // The SDK parses the JSON-RPC body itself, so a malformed body is answered as JSON-RPC
     // (-32700 Parse error), not as a failed HTTP body.
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
-    scope.post<{ Body: string }>('/mcp', { config: USER_ROUTE }, async (request, reply) => {
+    // The selection in the URL is checked by selectionFromUrl, the body by the SDK: the schema
+    // documents both.
+    scope.route({ ...mcpRoute, config: USER_ROUTE, validatorCompiler: validateExcept('querystring', 'body'), handler: async (request, reply) => {
       const selection = selectionFromUrl(new URL(request.url, 'http://localhost').searchParams);
       const session = await authorizeSelection(context, request, selection);
       const server = createMcpServer({ store: context.store, selection, ...sessionPrecondition(context, request, session) });
@@ -45,18 +49,18 @@ export function registerMcpRoute(app: FastifyInstance, context: ServerContext): 
         const response = await transport.handleRequest(
           new Request(new URL(request.url, context.baseUrl ?? 'http://127.0.0.1'), { method: 'POST', headers, body: request.body }),
         );
-        void reply.status(response.status);
+        // The SDK answers the statuses the contract lists for /mcp (JSON-RPC over HTTP).
+        void reply.status(response.status as keyof typeof mcpRoute.schema.response);
         response.headers.forEach((value, name) => void reply.header(name, value));
         return reply.send(await response.text());
       } finally {
         await server.close();
       }
-    });
+    } });
 
-    for (const method of ['GET', 'DELETE'] as const) {
+    for (const route of [mcpGetRoute, mcpDeleteRoute]) {
       scope.route({
-        method,
-        url: '/mcp',
+        ...route,
         config: USER_ROUTE,
         handler: async (_request, reply) =>
           reply

@@ -5,41 +5,37 @@
  * default upstream model (see the chat route).
  */
 import { StateflowError } from '@stateflow/core';
-import type { FastifyInstance } from 'fastify';
+import { getModelRoute, listModelsRoute } from '@stateflow/http-contract';
+import type { ModelObject } from '@stateflow/http-contract';
+import type { ContractApp } from '../contract-app.js';
 import type { LadderEntry } from '../ladder-catalog.js';
-import { ladderParamsSchema } from '../schemas.js';
 import type { ServerContext } from '../server-context.js';
 import { servedLadder } from './ladder-target.js';
-import type { LadderParams } from './ladder-target.js';
 import { USER_ROUTE } from '../access-gate.js';
 
-/** An OpenAI `model` object. */
-interface ModelObject {
-  id: string;
-  object: 'model';
-  /** Unix seconds. */
-  created: number;
-  owned_by: string;
-}
-
 /** Register the models routes on `app`; `since` is when the server started serving its ladders. */
-export function registerModelsRoutes(app: FastifyInstance, context: ServerContext, since: Date): void {
+export function registerModelsRoutes(app: ContractApp, context: ServerContext, since: Date): void {
   const created = Math.floor(since.getTime() / 1000);
   const model = (entry: LadderEntry): ModelObject => ({ id: entry.id, object: 'model', created, owned_by: entry.id.slice(1).split('/')[0] ?? '' });
 
-  app.get<{ Params: LadderParams }>('/v1/:author/:ladder/models', { config: USER_ROUTE, schema: { params: ladderParamsSchema } }, async (request) => ({
-    object: 'list',
-    data: [model(servedLadder(context, request.params))],
-  }));
+  app.route({
+    ...listModelsRoute,
+    config: USER_ROUTE,
+    handler: async (request) => ({ object: 'list' as const, data: [model(servedLadder(context, request.params))] }),
+  });
 
-  app.get<{ Params: LadderParams & { model: string } }>('/v1/:author/:ladder/models/:model', { config: USER_ROUTE }, async (request) => {
-    const entry = servedLadder(context, request.params);
-    if (request.params.model !== entry.id) {
-      throw new StateflowError('NOT_FOUND', `No model "${request.params.model}" here: this base URL serves one model, ${entry.id}`, {
-        ladder: entry.id,
-        model: request.params.model,
-      });
-    }
-    return model(entry);
+  app.route({
+    ...getModelRoute,
+    config: USER_ROUTE,
+    handler: async (request) => {
+      const entry = servedLadder(context, request.params);
+      if (request.params.model !== entry.id) {
+        throw new StateflowError('NOT_FOUND', `No model "${request.params.model}" here: this base URL serves one model, ${entry.id}`, {
+          ladder: entry.id,
+          model: request.params.model,
+        });
+      }
+      return model(entry);
+    },
   });
 }

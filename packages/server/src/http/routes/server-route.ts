@@ -6,24 +6,26 @@
  * sends the token (server README "The server token").
  */
 import { createRequire } from 'node:module';
-import type { FastifyInstance } from 'fastify';
 import { serverProof } from '@stateflow/client';
+import { serverInfoRoute, serverProofRoute } from '@stateflow/http-contract';
+import type { ContractApp } from '../contract-app.js';
 import type { ServerContext } from '../server-context.js';
-import { proofQuerySchema } from '../store-schemas.js';
 import { PUBLIC_ROUTE, USER_ROUTE } from '../access-gate.js';
 
 const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
 
 /** Register `GET /v1/server` and `GET /v1/server/proof` on `app`. */
-export function registerServerRoute(app: FastifyInstance, context: ServerContext): void {
-  app.get('/v1/server', { config: USER_ROUTE }, async (request) => ({
-    version,
-    lastSeq: context.store.lastSeq(),
-    // Where the data lives and which process holds it are the store owner's business.
-    ...(request.admin ? { pid: process.pid, ...(context.dir === null ? {} : { dir: context.dir }) } : {}),
-  }));
+export function registerServerRoute(app: ContractApp, context: ServerContext): void {
+  app.route({
+    ...serverInfoRoute,
+    config: USER_ROUTE,
+    handler: async (request) => ({
+      version,
+      lastSeq: context.store.lastSeq(),
+      // Where the data lives and which process holds it are the store owner's business.
+      ...(request.admin ? { pid: process.pid, ...(context.dir === null ? {} : { dir: context.dir }) } : {}),
+    }),
+  });
 
-  app.get<{ Querystring: { nonce: string } }>('/v1/server/proof', { config: PUBLIC_ROUTE, schema: { querystring: proofQuerySchema } }, async (request) => ({
-    proof: serverProof(context.token, request.query.nonce),
-  }));
+  app.route({ ...serverProofRoute, config: PUBLIC_ROUTE, handler: async (request) => ({ proof: serverProof(context.token, request.query.nonce) }) });
 }

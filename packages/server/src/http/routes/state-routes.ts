@@ -7,32 +7,45 @@
  */
 import { StateflowError, isJsonObject } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
-import { createRuntime } from '@stateflow/tools';
+import { createRuntime, patchStateInputSchema, readStateInputSchema } from '@stateflow/tools';
 import type { Selection } from '@stateflow/tools';
-import type { FastifyInstance } from 'fastify';
+import { TRANSITION_HEADER, stateRoutes } from '@stateflow/http-contract';
+import type { ContractApp } from '../contract-app.js';
 import type { ServerContext } from '../server-context.js';
+import { validateExcept } from '../request-validation.js';
 import { authorizeSelection, sessionPrecondition } from '../selection-access.js';
 import { USER_ROUTE } from '../access-gate.js';
 
-/** Header of a state API patch answer: the seq of the transition the call published (absent: no change). */
-export const TRANSITION_HEADER = 'stateflow-transition';
-
 /** Register the state API routes on `app`. */
-export function registerStateRoutes(app: FastifyInstance, context: ServerContext): void {
-  app.post<{ Body: unknown }>('/v1/state/read', { config: USER_ROUTE }, async (request) => {
-    const { selection, input } = split(request.body);
-    await authorizeSelection(context, request, selection);
-    return createRuntime({ store: context.store, selection }).readState(input);
+export function registerStateRoutes(app: ContractApp, context: ServerContext): void {
+  const [readRoute, patchRoute] = stateRoutes({ readState: readStateInputSchema, patchState: patchStateInputSchema });
+  // The tools check their input themselves, with their own codes (PATH_SYNTAX, PATCH_INVALID, …).
+  const validatorCompiler = validateExcept('body');
+
+  app.route({
+    ...readRoute,
+    config: USER_ROUTE,
+    validatorCompiler,
+    handler: async (request) => {
+      const { selection, input } = split(request.body);
+      await authorizeSelection(context, request, selection);
+      return createRuntime({ store: context.store, selection }).readState(input);
+    },
   });
 
-  app.post<{ Body: unknown }>('/v1/state/patch', { config: USER_ROUTE }, async (request, reply) => {
-    const { selection, input } = split(request.body);
-    const session = await authorizeSelection(context, request, selection);
-    // patch_state queues itself per store (@stateflow/tools): concurrent patches never conflict.
-    // The body is exactly the tool's receipt; the transition it published rides in a header.
-    return createRuntime({ store: context.store, selection, ...sessionPrecondition(context, request, session) }).patchState(input, {
-      onPublished: (transition) => void reply.header(TRANSITION_HEADER, String(transition.seq)),
-    });
+  app.route({
+    ...patchRoute,
+    config: USER_ROUTE,
+    validatorCompiler,
+    handler: async (request, reply) => {
+      const { selection, input } = split(request.body);
+      const session = await authorizeSelection(context, request, selection);
+      // patch_state queues itself per store (@stateflow/tools): concurrent patches never conflict.
+      // The body is exactly the tool's receipt; the transition it published rides in a header.
+      return createRuntime({ store: context.store, selection, ...sessionPrecondition(context, request, session) }).patchState(input, {
+        onPublished: (transition) => void reply.header(TRANSITION_HEADER, String(transition.seq)),
+      });
+    },
   });
 }
 

@@ -21,9 +21,9 @@ import { once } from 'node:events';
 import { StateflowError, isStateflowError } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
 import { createSession } from 'better-sse';
-import type { FastifyInstance } from 'fastify';
+import { watchRoute } from '@stateflow/http-contract';
+import type { ContractApp } from '../contract-app.js';
 import type { ServerContext } from '../server-context.js';
-import { watchQuerySchema } from '../store-schemas.js';
 import { streamVisibility } from '../stream-visibility.js';
 import { USER_ROUTE } from '../access-gate.js';
 
@@ -33,14 +33,9 @@ export const STALLED_CLIENT_MS = 30_000;
 /** Default interval of the heartbeat comment, in ms. */
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 
-interface WatchQuery {
-  from?: number;
-  stream?: string | string[];
-}
-
 /** Register `GET /v1/watch` on `app`. */
-export function registerWatchRoute(app: FastifyInstance, context: ServerContext): void {
-  app.get<{ Querystring: WatchQuery }>('/v1/watch', { config: USER_ROUTE, schema: { querystring: watchQuerySchema } }, async (request, reply) => {
+export function registerWatchRoute(app: ContractApp, context: ServerContext): void {
+  app.route({ ...watchRoute, config: USER_ROUTE, handler: async (request, reply) => {
     const store = context.store;
     const from = await withinLog(store, resumePoint(request.headers['last-event-id'], request.query.from, store.lastSeq()));
     const streams = request.query.stream === undefined ? undefined : [request.query.stream].flat();
@@ -80,7 +75,7 @@ export function registerWatchRoute(app: FastifyInstance, context: ServerContext)
       if (context.shutdown.aborted && session?.isConnected === true) session.push({ reason: 'the server is stopping' }, 'stopping');
       reply.raw.end();
     }
-  });
+  } });
 }
 
 /** Wait until the socket drains; `false` when it stays full for {@link STALLED_CLIENT_MS} or the stream stops. */

@@ -1,0 +1,133 @@
+/**
+ * `@stateflow/http-contract`: the HTTP API of `stateflow serve` as data — every route's method,
+ * path and fastify schema (TypeBox), from which the server validates requests and generates its
+ * OpenAPI document, and from which `@stateflow/client` and the history page take their request
+ * and response types (types only: a client loads none of this at run time).
+ */
+// --- what a route contract is, and the types taken from one ---
+export type {
+  ResponseContract,
+  RouteBody,
+  RouteContract,
+  RouteKey,
+  RouteParams,
+  RouteQuery,
+  RouteReply,
+  RouteSchema,
+  RoutesByKey,
+} from './route-contract.js';
+export { ERROR_TEXT, errorBody } from './error-responses.js';
+export type { ErrorBody, ErrorStatus } from './error-responses.js';
+export { LAST_SEQ_HEADER, TOKEN_HEADER, TRANSITION_HEADER } from './headers.js';
+// --- every route, and the document's own members ---
+export { HTTP_ROUTES } from './routes.js';
+export type { HttpRoute, HttpRoutes } from './routes.js';
+export { API_INFO, SECURITY, SECURITY_SCHEMES } from './api-document.js';
+// --- ladder sessions, chat/completions, models ---
+export {
+  SESSION_ROUTES,
+  SESSION_STATUSES,
+  DEFAULT_SLATE_HISTORY_PAGE,
+  Session,
+  createSessionRoute,
+  listSessionsRoute,
+  getSessionRoute,
+  closeSessionRoute,
+  pauseSessionRoute,
+  resumeSessionRoute,
+  readSlatesRoute,
+  readSlateHistoryRoute,
+} from './session-routes.js';
+export { CHAT_ROUTES, ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ModelObject, chatCompletionRoute, listModelsRoute, getModelRoute } from './chat-routes.js';
+// --- the state API ---
+export { stateRoutes, Selection } from './state-routes.js';
+export type { ToolInputSchema } from './state-routes.js';
+// --- the store API ---
+export {
+  AuditReport,
+  MergeConflict,
+  MergeInput,
+  MergeResult,
+  PrunedTransition,
+  PublishInput,
+  PublishResult,
+  StreamChange,
+  StreamHead,
+  ShownTransition,
+  Transition,
+  MAX_STREAMS,
+} from './store-shapes.js';
+export {
+  STORE_READ_ROUTES,
+  MAX_TRANSITION_PAGE,
+  DEFAULT_TRANSITION_PAGE,
+  listStreamsRoute,
+  streamHeadRoute,
+  streamStateRoute,
+  streamPatchRoute,
+  revisionSeqRoute,
+  streamDiffRoute,
+  storeViewRoute,
+  statesAtRoute,
+  effectiveAtRoute,
+  listTransitionsRoute,
+  getTransitionRoute,
+} from './store-read-routes.js';
+export {
+  STORE_WRITE_ROUTES,
+  PUBLISH_MANY_LIMIT,
+  publishRoute,
+  publishManyRoute,
+  forkRoute,
+  mergeRoute,
+  revertRoute,
+  compactRoute,
+  appendRoute,
+  appendManyRoute,
+  auditRoute,
+} from './store-write-routes.js';
+// --- the server, watch, MCP, this document ---
+export { SERVER_ROUTES, PROOF_URL, serverInfoRoute, serverProofRoute, openApiRoute, watchRoute, mcpRoute, mcpGetRoute, mcpDeleteRoute } from './server-routes.js';
+// --- the history endpoints behind the page ---
+export {
+  HISTORY_ROUTES,
+  STREAM_PAGE,
+  HISTOGRAM_BUCKETS,
+  NODE_PAGE,
+  REVISION_PAGE,
+  PATH_HISTORY_PAGE,
+  DIFF_ENTRIES,
+  historyStreamsRoute,
+  historyHistogramRoute,
+  historyNodeRoute,
+  historyEffectiveNodeRoute,
+  historyRevisionsRoute,
+  historyPathHistoryRoute,
+  historyDiffRoute,
+  historySlatesRoute,
+} from './history-routes.js';
+export {
+  STREAM_KINDS,
+  StreamKind,
+  Scope,
+  StreamRow,
+  StreamPage,
+  HistogramBucket,
+  Histogram,
+  ValueSummary,
+  ShownValue,
+  NodeChild,
+  NodePage,
+  StreamNode,
+  EffectiveNode,
+  RevisionRow,
+  RevisionPage,
+  PathChange,
+  PathHistoryPage,
+  DiffEntry,
+  StructuralDiff,
+  DiffResult,
+  SlateFileView,
+  SlateView,
+  SlatesAtCall,
+} from './history-shapes.js';
