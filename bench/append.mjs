@@ -5,7 +5,8 @@
  * writes.
  */
 import { ClassicLevel } from 'classic-level';
-import { openMemoryStorage, openStore, openStoreOver } from '@stateflow/store';
+import { openMemoryStorage, openStoreOver } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { REPEATS, median, removeDir, report, scaled, tempDir, time } from './lib.mjs';
 
 const CONCURRENCY = 8;

@@ -4,7 +4,7 @@
  * sourcing over the same store's log).
  */
 import { applyPatch } from '@stateflow/core';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { REPEATS, median, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
 
 const STREAM = 'session:history';

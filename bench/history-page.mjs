@@ -15,7 +15,7 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { chromium } from 'playwright-core';
 import { BENCH_DIR, SCALE, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
 

@@ -15,7 +15,7 @@ import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { Annotation, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { StateflowSaver } from '@stateflow/langgraph';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { dropPostgresStore, openPostgresStore } from '@stateflow/store-postgres';
 import { freshPostgresUrl, postgresUnavailable, testPostgresUrl } from '@stateflow/test-kit';
 import { dirBytes, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';

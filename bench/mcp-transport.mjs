@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { createRuntime } from '@stateflow/tools';
 import { BENCH_DIR, removeDir, report, scaled, tempDir } from './lib.mjs';
 

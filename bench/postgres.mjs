@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { diff } from '@stateflow/core';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { dropPostgresStore, openPostgresStore } from '@stateflow/store-postgres';
 import { startPostgresPair } from '@stateflow/test-kit';
 import { BENCH_DIR, REPEATS, dirBytes, median, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';

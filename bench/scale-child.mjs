@@ -9,7 +9,7 @@
  * Prints one JSON line with the measurements (ms, peak RSS in MiB).
  */
 import { ClassicLevel } from 'classic-level';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { peakRssMiB, time } from './lib.mjs';
 
 export const patchFor = (i) => ({ n: i, note: `v${i % 1000}` });

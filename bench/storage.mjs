@@ -12,7 +12,7 @@ import { ClassicLevel } from 'classic-level';
 import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { diff, jsonEqual } from '@stateflow/core';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { generateHistory } from './histories.mjs';
 import { BENCH_DIR, REPEATS, dirBytes, median, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
 

@@ -299,7 +299,7 @@ describe('stateflow on one store', () => {
 /** Start a child process that opens the store at `storeDir` and keeps it open until killed. */
 async function holdStore(storeDir: string): Promise<ChildProcess> {
   await mkdir(storeDir, { recursive: true });
-  const script = `const { openStore } = await import('@stateflow/store'); await openStore(${JSON.stringify(storeDir)}); console.log('open'); setInterval(() => {}, 1000);`;
+  const script = `const { openStore } = await import('@stateflow/store-leveldb'); await openStore(${JSON.stringify(storeDir)}); console.log('open'); setInterval(() => {}, 1000);`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: path.join(REPO_ROOT, 'test'), stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout?.once('data', () => resolve());

@@ -31,7 +31,7 @@ async function bytes(dir: string): Promise<Record<string, string>> {
  */
 async function writeAndKill(dir: string, options: { durability?: 'fsync' | 'buffered'; boot?: string } = {}): Promise<void> {
   const script = `
-    import { openStore } from '@stateflow/store';
+    import { openStore } from '@stateflow/store-leveldb';
     const store = await openStore(${JSON.stringify(dir)}, { durability: '${options.durability ?? 'fsync'}' });
     for (let i = 1; i <= 40; i++) await store.publish({ changes: { global: { ['k' + i]: 'v'.repeat(400), n: i } } });
     process.stdout.write('done\\n');

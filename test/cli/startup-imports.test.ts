@@ -63,12 +63,12 @@ describe('start-up loads only what the command runs', () => {
   it('--version loads commander and the CLI, no store code', async () => {
     const loaded = await packagesLoaded(['--version']);
     expect(loaded).toContain('commander');
-    for (const name of ['@stateflow/store', '@stateflow/client', 'classic-level', 'msgpackr', ...NEVER_FOR_LOG]) expect(loaded, name).not.toContain(name);
+    for (const name of ['@stateflow/store', '@stateflow/store-leveldb', '@stateflow/client', 'classic-level', 'msgpackr', ...NEVER_FOR_LOG]) expect(loaded, name).not.toContain(name);
   });
 
   it('log on a LevelDB store loads the store and the client, not PostgreSQL, tools, server, ladders, LangGraph or progress bars', async () => {
     const loaded = await packagesLoaded(['--dir', store, 'log']);
-    for (const name of ['@stateflow/store', '@stateflow/client', 'classic-level']) expect(loaded, name).toContain(name);
+    for (const name of ['@stateflow/store', '@stateflow/store-leveldb', '@stateflow/client', 'classic-level']) expect(loaded, name).toContain(name);
     for (const name of NEVER_FOR_LOG) expect(loaded, name).not.toContain(name);
   });
 

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { openDiskStorage } from '@stateflow/store';
+import { openDiskStorage } from '@stateflow/store-leveldb';
 import { runStorageConformance } from '@stateflow/conformance';
 import { removeDir, tempDir } from '@stateflow/test-kit';
 

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { isStateflowError } from '@stateflow/core';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 
 const STREAMS = ['global', 'cwd:/w', 'session:a', 'session:b'];
 

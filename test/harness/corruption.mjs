@@ -20,7 +20,7 @@ import { cp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { envInt, hashFiles, isMain, printReport, removeDir, rng, tempDir } from './lib.mjs';
 
 const STREAMS = ['global', 'cwd:/w', 'session:a', 'session:b'];

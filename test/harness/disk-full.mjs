@@ -9,7 +9,7 @@
  *
  *   node test/harness/disk-full.mjs        # HARNESS_TRIALS=12 HARNESS_SEED=…
  */
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { reopeningStore } from '@stateflow/server';
 import { mountTmpfs } from '@stateflow/test-kit';
 import { envInt, isMain, printReport, rng } from './lib.mjs';

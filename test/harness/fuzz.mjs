@@ -9,7 +9,8 @@
  */
 import fc from 'fast-check';
 import { applyPatch, isStateflowError, jsonEqual, parsePath } from '@stateflow/core';
-import { openMemoryStore, openStore } from '@stateflow/store';
+import { openMemoryStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { envInt, isMain, printReport, removeDir, tempDir } from './lib.mjs';
 
 const STREAMS = ['global', 'cwd:/w', 'session:s'];

@@ -5,7 +5,7 @@
  * writes `ack <seq> <hash> <stream> <n> <durability>` to stdout after each publication resolves.
  * The parent kills it.
  */
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { seededRandom } from '@stateflow/test-kit';
 
 const [dir, concurrencyArg, fsyncShareArg, seedArg] = process.argv.slice(2);

@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { envInt, isMain, printReport, removeDir, rng, tempDir } from './lib.mjs';
 
 const WRITER = fileURLToPath(new URL('./kill9-writer.mjs', import.meta.url));

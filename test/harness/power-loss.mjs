@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, readdir, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { crashWriter } from './kill9.mjs';
 import { envInt, isMain, printReport, removeDir, rng, tempDir } from './lib.mjs';
 

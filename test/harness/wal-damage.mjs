@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, readdir, rm, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { openStore, recoverStore } from '@stateflow/store';
+import { openStore, recoverStore } from '@stateflow/store-leveldb';
 import { crashWriter } from './kill9.mjs';
 import { envInt, isMain, printReport, removeDir, rng, tempDir } from './lib.mjs';
 

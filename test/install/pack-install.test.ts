@@ -16,7 +16,7 @@ import { readmeBlock, removeDir, REPO_ROOT, tempDir } from '../cli/helpers.js';
 import { WORKFLOW_PRELUDE } from '../langgraph/workflow-prelude.js';
 
 /** The published packages (every workspace under packages/). */
-const PACKAGES = ['core', 'store', 'store-postgres', 'http-contract', 'client', 'tools', 'slates', 'ui', 'server', 'cli', 'conformance', 'langgraph'];
+const PACKAGES = ['core', 'store', 'store-leveldb', 'store-postgres', 'http-contract', 'client', 'tools', 'slates', 'ui', 'server', 'cli', 'conformance', 'langgraph'];
 
 /**
  * The child's environment without the `npm_*` variables of the `npm test` that runs this file

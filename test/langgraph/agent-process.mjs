@@ -8,7 +8,7 @@
  *   interrupt and reject it; print everything and the store's audit as one JSON line; exit.
  */
 import { Command } from '@langchain/langgraph';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { StateflowSaver } from '@stateflow/langgraph';
 import { buildAgent } from './agent-graph.mjs';
 

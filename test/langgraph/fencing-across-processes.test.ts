@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { openRemoteStore } from '@stateflow/client';
 import { StateflowSaver } from '@stateflow/langgraph';
 import { startServer } from '@stateflow/server';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import type { AuditReport, Store } from '@stateflow/store';
 import { dropPostgresStore, openPostgresStore } from '@stateflow/store-postgres';
 import { freshPostgresUrl, testPostgres } from '@stateflow/test-kit';

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { StateflowSaver } from '@stateflow/langgraph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDir, runProcess, stateflow, tempDir } from '../cli/helpers.js';

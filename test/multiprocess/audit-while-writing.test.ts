@@ -12,7 +12,7 @@
  */
 import path from 'node:path';
 import { openRemoteStore } from '@stateflow/client';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import type { Store } from '@stateflow/store';
 import { auditWhilePublishing, fillForAudit } from '@stateflow/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { BASELINE_RESOURCE_URI } from '@stateflow/server';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { patchStateInputSchema, readStateInputSchema } from '@stateflow/tools';
 import { BIN, removeDir, tempDir } from '../cli/helpers.js';
 import { TEST_IDLE_MS, stopServer } from './processes.js';

@@ -7,7 +7,7 @@
  * patches, audited clean. Needs root for `mount` (skips visibly elsewhere; fails under CI=true).
  */
 import { describe, expect, it } from 'vitest';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { startServer } from '@stateflow/server';
 import { tmpfsForTest } from '@stateflow/test-kit';
 

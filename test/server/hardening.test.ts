@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BODY_LIMIT, startServer } from '@stateflow/server';
 import { createRuntime } from '@stateflow/tools';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import type { ServerHandle } from '@stateflow/server';
 import { stateflow } from '../cli/helpers.js';
 import { startFakeUpstream } from './fake-upstream.js';

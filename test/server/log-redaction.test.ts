@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import type { Store } from '@stateflow/store';
 import { startServer } from '@stateflow/server';
 import type { ServerHandle } from '@stateflow/server';

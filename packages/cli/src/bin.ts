@@ -4,10 +4,10 @@
  */
 
 const args = process.argv.slice(2);
-// Every command but `stop` and `ladder validate` opens a store, whose modules take longest to
-// load: when a word names a command, start loading them now, while commander parses (a hint:
-// a wrong guess costs a little time, never a different result).
-if (args.some((arg) => !arg.startsWith('-'))) import('@stateflow/store').catch(() => undefined);
+// Every command but `stop` and `ladder validate` opens a store, whose modules (the store's and
+// LevelDB's) take longest to load: when a word names a command, start loading them now, while
+// commander parses (a hint: a wrong guess costs a little time, never a different result).
+if (args.some((arg) => !arg.startsWith('-'))) import('@stateflow/store-leveldb').catch(() => undefined);
 const { runCli } = await import('./program.js');
 
 let finished = false;

@@ -14,8 +14,7 @@ export { watchGroup } from './groups/watch.js';
 export { persistenceGroup } from './groups/persistence.js';
 export { modelBasedGroup } from './groups/model-based.js';
 export { sharedWritersGroup } from './groups/shared-writers.js';
-export { memoryInitializer, classicLevelInitializer, postgresInitializer } from './backends.js';
-export type { PostgresServer } from './backends.js';
+export { memoryInitializer } from './memory-initializer.js';
 export type {
   ConformanceGroup,
   ConformanceOptions,

@@ -44,8 +44,8 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, GroupFunction>
  *
  * @example
  * import { describe, it } from 'vitest';
- * import { runConformance, classicLevelInitializer } from '@stateflow/conformance';
- * runConformance(classicLevelInitializer(), { describe, it });
+ * import { runConformance, memoryInitializer } from '@stateflow/conformance';
+ * runConformance(memoryInitializer(), { describe, it });
  */
 export function runConformance(
   init: StoreInitializer,

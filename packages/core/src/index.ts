@@ -3,6 +3,7 @@ export type { ErrorDetails, ErrorDetailsByCode, NoDetails, PatchInvalidDetails, 
 export { ERROR_FACTS, ExitCode, errorTableMarkdown } from './error-facts.js';
 export type { ErrorFacts } from './error-facts.js';
 export { isJsonObject, kindOf, hasOwn, jsonEqual } from './json.js';
+export { describeInput } from './describe-input.js';
 export type { JsonValue, JsonObject, JsonArray, JsonScalar, JsonKind } from './json.js';
 export { parsePath, formatPath, isPathKey, isScopeRoot, SCOPE_ROOTS, MAX_PATH_LENGTH } from './path-grammar.js';
 export { elidePath, quotePath, PATH_ECHO_LIMIT } from './path-echo.js';

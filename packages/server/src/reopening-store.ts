@@ -37,7 +37,7 @@ import type {
 export interface ReopeningOptions {
   /**
    * Whether a reopen can succeed now (for a LevelDB store, `hasRoomToReopen(dir)` of
-   * `@stateflow/store`); until it says so, the stale store keeps serving reads. Default: always.
+   * `@stateflow/store-leveldb`); until it says so, the stale store keeps serving reads. Default: always.
    */
   canReopen?: () => Promise<boolean>;
 }

@@ -1,7 +1,8 @@
 /** Test harness: real stores from the test kit, a stepping clock, fixture loading. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openMemoryStore, openStore } from '@stateflow/store';
+import { openMemoryStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import type { Store, StoreOptions } from '@stateflow/store';
 import { fakeClock, testBackends } from '@stateflow/test-kit';
 import type { TestBackend } from '@stateflow/test-kit';

@@ -1,4 +1,4 @@
-export { openPostgresStore, openStoreAt, dropPostgresStore } from './open-postgres-store.js';
+export { openPostgresStore, dropPostgresStore } from './open-postgres-store.js';
 export { buildNewPostgresStore } from './build-new-store.js';
 export type { PostgresStoreOptions } from './open-postgres-store.js';
 export { openPostgresStorage } from './postgres-storage.js';

@@ -1,13 +1,11 @@
 /**
- * Opening a store on PostgreSQL, and opening a store by location (README "Use"): a
- * `postgres://` URL means PostgreSQL, anything else a LevelDB directory, which stays the
- * embedded default.
+ * Opening a store on PostgreSQL (README "Use").
  */
 import { StateflowError } from '@stateflow/core';
-import { openStore, openStoreOver } from '@stateflow/store';
+import { openStoreOver } from '@stateflow/store';
 import type { Store, StoreOptions } from '@stateflow/store';
 import { withClient } from './connection.js';
-import { isPostgresUrl, parseTarget, storeLocationKind, type PostgresTarget } from './store-url.js';
+import { parseTarget, type PostgresTarget } from './store-url.js';
 import { openPostgresStorage } from './postgres-storage.js';
 import type { PostgresTimeouts } from './session-settings.js';
 
@@ -67,17 +65,6 @@ function replicaTargets(primary: PostgresTarget, urls: unknown): PostgresTarget[
     }
     return target;
   });
-}
-
-/**
- * Open the store at `location`: a PostgreSQL URL ({@link openPostgresStore}) or a LevelDB
- * directory (`openStore` of `@stateflow/store`). What the CLI's `--store` / `--dir` and
- * `stateflow serve` open.
- * @throws USAGE for a URL of another scheme (`mysql://…`: never taken as a directory); what the
- *   chosen opener throws
- */
-export async function openStoreAt(location: string, options?: StoreOptions): Promise<Store> {
-  return storeLocationKind(location) === 'postgres' ? openPostgresStore(location, options) : openStore(location, options);
 }
 
 /**

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import type { Harness } from './test-support/backends.js';
-import { backends, collect } from './test-support/backends.js';
-import { failureOf } from '@stateflow/test-kit';
+import { backends } from './test-support/backends.js';
+import { collect, failureOf } from '@stateflow/test-kit';
 
 describe.each(backends)('compaction and retention on $name', (backend) => {
   let h: Harness;

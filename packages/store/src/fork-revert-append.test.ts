@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Harness } from './test-support/backends.js';
-import { backends, collect, memoryBackend } from './test-support/backends.js';
+import { backends, memoryBackend } from './test-support/backends.js';
 import type { Transition } from './types.js';
-import { failureOf } from '@stateflow/test-kit';
+import { collect, failureOf } from '@stateflow/test-kit';
 
 describe.each(backends)('fork, revert and append on $name', (backend) => {
   let h: Harness;

@@ -1,177 +1,35 @@
 /**
  * Stores written before still open, read and audit clean (README "Storage layout": encoding,
- * format versions): a version-1 store is migrated to the current version in place on open; a
- * version-2 store (checkpoint states as MessagePack) is read as it is and gets the current format
- * record alone.
- * `test-fixtures/store-v0.1.0` was written by @stateflow/store 0.1.0, whose MessagePack encoder
- * gave every map a fixed 16-bit size (a table and a write-ahead log, checkpoints every 4
- * revisions, a compacted stream, a fork, a revert, idempotency ids); `store-v0.1.0.json` is what
- * that version read back from it. Records written now use variable map sizes; the two kinds live
- * side by side in one store.
+ * format versions): a version-2 store (checkpoint states as MessagePack) is read as it is and
+ * gets the current format record alone. On the memory backend: the version-2 records are made
+ * from a store written now. A store written by 0.1.0 on disk (format 1, migrated on open) is
+ * `@stateflow/store-leveldb`'s `format-compat.test.ts`, with its LevelDB fixture.
  */
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '@stateflow/core';
-import { openStore } from './open-store.js';
-import { recoverStore } from './recover-store.js';
-import { collect, dump, rawWrite } from './test-support/backends.js';
-import { openDiskStorage } from './level-storage.js';
-import type { Storage } from './storage.js';
-import { decodeFields, decodeValue, encodeValue } from './internal/codec.js';
+import { collect, dump, rawWrite } from '@stateflow/test-kit';
+import { memoryBackend, type Harness } from './test-support/backends.js';
+import { decodeValue, encodeValue } from './internal/codec.js';
 import { Family, formatKey, parseKey } from './internal/keys.js';
-import { SEAL_BYTES, checkpointBody, encodeSealed, sealHolds } from './internal/records.js';
-import { failureOf } from '@stateflow/test-kit';
-import type { StreamHead, Transition } from './types.js';
-
-const fixtures = fileURLToPath(new URL('../test-fixtures/', import.meta.url));
-
-interface Expected {
-  lastSeq: number;
-  streams: StreamHead[];
-  transitions: Transition[];
-  states: Record<string, JsonObject[]>;
-}
-
-describe('a store written by version 0.1.0 (16-bit map sizes)', () => {
-  let dir: string;
-  let expected: Expected;
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'stateflow-compat-'));
-    await cp(path.join(fixtures, 'store-v0.1.0'), dir, { recursive: true });
-    expected = JSON.parse(await readFile(path.join(fixtures, 'store-v0.1.0.json'), 'utf8')) as Expected;
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  it('opens, reads every transition and retained state as that version did, and audits clean', async () => {
-    const store = await openStore(dir, { checkpointInterval: 4, cacheSize: 0 });
-    try {
-      expect(store.lastSeq()).toBe(expected.lastSeq);
-      expect(await store.streams()).toEqual(expected.streams);
-      expect(await collect(store.transitions())).toEqual(expected.transitions);
-      for (const head of expected.streams) {
-        for (let rev = head.origin; rev <= head.rev; rev++) expect(await store.stateAt(head.stream, rev)).toEqual(expected.states[head.stream]?.[rev - head.origin]);
-      }
-      expect((await store.audit()).problems).toEqual([]);
-    } finally {
-      await store.close();
-    }
-  });
-
-  it('takes new writes beside the old records, and both read back after a reopen', async () => {
-    let store = await openStore(dir, { checkpointInterval: 4 });
-    const before = await store.state('global');
-    for (let i = 1; i <= 6; i++) await store.publish({ changes: { global: { strategy: { added: i } } }, id: `new-${i}` });
-    await store.close();
-    store = await openStore(dir, { checkpointInterval: 4 });
-    try {
-      expect(store.lastSeq()).toBe(expected.lastSeq + 6);
-      expect(await store.state('global')).toEqual({ ...before, strategy: { ...(before.strategy as JsonObject), added: 6 } });
-      expect(await collect(store.transitions({ to: expected.lastSeq }))).toEqual(expected.transitions);
-      expect((await store.publish({ changes: { global: { x: 1 } }, id: 'new-3' })).status).toBe('duplicate');
-      expect((await store.audit()).problems).toEqual([]);
-    } finally {
-      await store.close();
-    }
-  });
-
-  /** Run `fn` on the raw storage of `dir`, then close it. */
-  async function raw<T>(fn: (storage: Storage) => Promise<T>): Promise<T> {
-    const storage = await openDiskStorage(dir, { createIfMissing: false });
-    try {
-      return await fn(storage);
-    } finally {
-      await storage.close();
-    }
-  }
-
-  it('is migrated to format 3 on open: sealed index records carrying each patch, sealed checkpoints with JSON states; a second open changes nothing', async () => {
-    expect(await raw(async (s) => decodeValue((await s.get(formatKey())) as Uint8Array))).toEqual({ format: 'stateflow-store', version: 1 });
-    let store = await openStore(dir, { checkpointInterval: 4 });
-    await store.close();
-    const migrated = await raw(dump);
-    await raw(async (s) => {
-      expect(decodeValue((await s.get(formatKey())) as Uint8Array)).toEqual({ format: 'stateflow-store', version: 3 });
-      let revisions = 0;
-      for await (const [key, value] of s.iterate({})) {
-        const k = parseKey(key);
-        if (k.family !== 'rev' && k.family !== 'checkpoint') continue;
-        expect(sealHolds(key, value)).toBe(true);
-        if (k.family === 'checkpoint') {
-          expect([...decodeFields(value.subarray(0, value.byteLength - SEAL_BYTES)).keys()].sort()).toEqual(['json', 'rev', 'seq']);
-          continue;
-        }
-        const body = decodeValue(value.subarray(0, value.byteLength - SEAL_BYTES)) as JsonObject;
-        revisions++;
-        const transition = expected.transitions.find((t) => t.seq === body.seq);
-        expect(body.patch).toEqual(transition?.changes.find((c) => c.stream === k.stream && c.rev === k.n)?.patch);
-      }
-      expect(revisions).toBeGreaterThan(0);
-    });
-    store = await openStore(dir, { checkpointInterval: 4 });
-    await store.close();
-    expect(await raw(dump)).toEqual(migrated);
-  });
-
-  it('refuses to migrate over a version-1 record that does not verify: STORE_CORRUPT, nothing written', async () => {
-    await raw(async (s) => {
-      for await (const [key, value] of s.iterate({ gte: Buffer.from([Family.checkpoint]), lt: Buffer.from([Family.checkpoint + 1]) })) {
-        const cp = structuredClone(decodeValue(value)) as JsonObject;
-        (cp.state as JsonObject).tampered = true;
-        await rawWrite(s, [{ type: 'put', key, value: encodeValue(cp) }]);
-        break;
-      }
-    });
-    const before = await raw(dump);
-    const err = await failureOf(openStore(dir));
-    expect(err).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ detail: 'version-1 checkpoint does not verify; not migrated' }) });
-    expect(await raw(dump)).toEqual(before);
-  });
-
-  it.each([false, true])('recovers a version-1 store into a copy that opens migrated and audits clean (format record lost: %s)', async (lost) => {
-    if (lost) await raw((s) => rawWrite(s, [{ type: 'del', key: formatKey() }]));
-    const into = `${dir}-recovered`;
-    try {
-      const report = await recoverStore(dir, into);
-      expect(report.problems).toEqual([]);
-      expect(report.dropped).toBe(0);
-      const store = await openStore(into, { cacheSize: 0 });
-      try {
-        for (const head of expected.streams) {
-          for (let rev = head.origin; rev <= head.rev; rev++) expect(await store.stateAt(head.stream, rev)).toEqual(expected.states[head.stream]?.[rev - head.origin]);
-        }
-      } finally {
-        await store.close();
-      }
-    } finally {
-      await rm(into, { recursive: true, force: true });
-    }
-  });
-});
+import { SEAL_BYTES, checkpointBody, encodeSealed } from './internal/records.js';
+import type { Transition } from './types.js';
 
 describe('a version-2 store (checkpoint states as MessagePack)', () => {
-  let dir: string;
+  let h: Harness;
   afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
+    await h.destroy();
   });
 
   /** A store written now, then turned into version 2: every checkpoint's state re-encoded as MessagePack and resealed, format record 2. */
   async function versionTwoStore(): Promise<{ states: Map<number, JsonObject>; transitions: Transition[] }> {
-    dir = await mkdtemp(path.join(tmpdir(), 'stateflow-v2-'));
-    const store = await openStore(dir, { checkpointInterval: 4 });
+    h = await memoryBackend.create({ checkpointInterval: 4 });
     const states = new Map<number, JsonObject>();
     for (let i = 1; i <= 11; i++) {
-      await store.publish({ changes: { global: { n: i, [`k${i % 3}`]: { v: i }, lazy: { memory: `m${i}` } } } });
-      states.set(i, await store.state('global'));
+      await h.store.publish({ changes: { global: { n: i, [`k${i % 3}`]: { v: i }, lazy: { memory: `m${i}` } } } });
+      states.set(i, await h.store.state('global'));
     }
-    const transitions = await collect(store.transitions());
-    await store.close();
-    const storage = await openDiskStorage(dir);
-    try {
+    const transitions = await collect(h.store.transitions());
+    await h.raw(async (storage) => {
       const ops = [];
       for await (const [key, value] of storage.iterate({ gte: Buffer.from([Family.checkpoint]), lt: Buffer.from([Family.checkpoint + 1]) })) {
         const k = parseKey(key);
@@ -181,44 +39,27 @@ describe('a version-2 store (checkpoint states as MessagePack)', () => {
       expect(ops.length).toBeGreaterThan(1);
       ops.push({ type: 'put' as const, key: formatKey(), value: encodeValue({ format: 'stateflow-store', version: 2 }) });
       await rawWrite(storage, ops);
-    } finally {
-      await storage.close();
-    }
+    });
     return { states, transitions };
   }
 
   it('opens with its checkpoints as they are and only the format record rewritten; reads every revision, audits clean, takes writes', async () => {
     const { states, transitions } = await versionTwoStore();
-    const before = await (async () => {
-      const storage = await openDiskStorage(dir);
-      try {
-        return await dump(storage);
-      } finally {
-        await storage.close();
-      }
-    })();
-    let store = await openStore(dir, { checkpointInterval: 4, cacheSize: 0 });
-    await store.close();
-    const storage = await openDiskStorage(dir);
-    try {
+    const before = await h.raw(dump);
+    await h.reopen({ checkpointInterval: 4, cacheSize: 0 });
+    await h.raw(async (storage) => {
       const after = await dump(storage);
       // The format record alone.
       const changed = after.filter((entry) => !before.includes(entry)).map((entry) => entry.split('=')[0]);
       expect(changed).toEqual([formatKey().toString('hex')]);
       expect(after.length).toBe(before.length);
       expect(decodeValue((await storage.get(formatKey())) as Uint8Array)).toEqual({ format: 'stateflow-store', version: 3 });
-    } finally {
-      await storage.close();
-    }
-    store = await openStore(dir, { checkpointInterval: 4, cacheSize: 0 });
-    try {
-      for (const [rev, state] of states) expect(await store.stateAt('global', rev)).toEqual(state);
-      expect(await collect(store.transitions())).toEqual(transitions);
-      expect((await store.audit()).problems).toEqual([]);
-      await store.publish({ changes: { global: { n: 12 } } });
-      expect((await store.audit()).problems).toEqual([]);
-    } finally {
-      await store.close();
-    }
+    });
+    const store = await h.reopen({ checkpointInterval: 4, cacheSize: 0 });
+    for (const [rev, state] of states) expect(await store.stateAt('global', rev)).toEqual(state);
+    expect(await collect(store.transitions())).toEqual(transitions);
+    expect((await store.audit()).problems).toEqual([]);
+    await store.publish({ changes: { global: { n: 12 } } });
+    expect((await store.audit()).problems).toEqual([]);
   });
 });

@@ -4,12 +4,11 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Harness } from './test-support/backends.js';
-import { rawWrite } from './test-support/backends.js';
-import { backends, dump } from './test-support/backends.js';
+import { backends } from './test-support/backends.js';
 import { encodeValue } from './internal/codec.js';
 import { headKey, seqKey } from './internal/keys.js';
 import type { Storage } from './storage.js';
-import { failureOf } from '@stateflow/test-kit';
+import { dump, failureOf, rawWrite } from '@stateflow/test-kit';
 
 const putHead = (s: Storage, stream: string, head: object): Promise<void> =>
   rawWrite(s, [{ type: 'put', key: headKey(stream), value: encodeValue(head) }]);

@@ -1,15 +1,18 @@
-export { openStore, openMemoryStore, openStoreOver } from './open-store.js';
-export { openDiskStorage, openMemoryStorage } from './level-storage.js';
+export { openMemoryStore, openStoreOver } from './open-store.js';
+export { openMemoryStorage } from './memory-storage.js';
+export { openLevelStorage } from './level-storage.js';
+export type { LevelDatabase, LevelStorageOptions } from './level-storage.js';
+export { translateLevelError } from './level-errors.js';
+export { truncateToIntactChain } from './truncate-to-intact-chain.js';
+export type { TruncationReport } from './truncate-to-intact-chain.js';
+export { seqOfLogKey } from './log-key.js';
 export type { Storage, StorageReader, StorageCapabilities, StorageOp, StorageRepair, StorageReplica, IterateOptions, WriteSession, HeldLock } from './storage.js';
 export { AuditCode } from './audit-code.js';
-export { recoverStore } from './recover-store.js';
-export { hasRoomToReopen } from './disk-room.js';
 export { SerialQueue } from './serial-queue.js';
 export { NamedLocks } from './named-locks.js';
 export type { BackendLock, LockAttempt } from './named-locks.js';
 export { retryOnConflict } from './conflict-retry.js';
 export type { RetryOnConflictOptions } from './conflict-retry.js';
-export type { RecoveryReport } from './recover-store.js';
 export type {
   StreamId,
   ExpectedRevision,

@@ -1,61 +1,40 @@
 /**
- * Opening a store (DESIGN.md "Store model"; README "Storage layout", "Durability").
+ * Opening a store over a storage (DESIGN.md "Store model"; README "Storage layout", "Storage
+ * seam"). Each backend's opener ends here: `openMemoryStore` below, `openStore(dir)` of
+ * `@stateflow/store-leveldb`, `openPostgresStore(url)` of `@stateflow/store-postgres`.
  */
-import { StateflowError } from '@stateflow/core';
 import type { Store, StoreOptions } from './types.js';
 import { openEventStore } from './internal/event-store.js';
-import { openDiskStorage, openMemoryStorage } from './level-storage.js';
+import { openMemoryStorage } from './memory-storage.js';
 import type { Storage } from './storage.js';
-import { describeInput } from './internal/validate.js';
-
-/**
- * Open (or create) the store in directory `dir` on disk (LevelDB through `classic-level`).
- *
- * A new directory gets a format-version record; an existing one must carry a supported version.
- * Opening loads every stream's head and the hash-chain tip only: stream states are loaded on
- * first use (latest checkpoint + tail replay), never by replaying the whole log.
- *
- * @param dir directory path; created when missing (unless `options.createIfMissing` is `false`).
- * @param options checkpoint interval K (default 64), durability (default `'buffered'`),
- *   historical-state cache size (default 256 states), retention, clock, `createIfMissing`
- *   (default `true`).
- * @throws StateflowError `NOT_FOUND` (details `{ dir }`) when `createIfMissing` is `false` and
- *   `dir` holds no Stateflow store (nothing is created); `STORE_LOCKED` (`{ dir }`) when another
- *   process or another open store holds `dir`; `STORE_VERSION` (`{ found, supported }`) when
- *   `dir` holds an unknown format or non-Stateflow data (nothing is rewritten); `STORE_CORRUPT`
- *   when the format record does not decode or LevelDB reports its files damaged; `INPUT_INVALID`
- *   for a bad `dir` or bad options; `STORE_IO` for other storage failures (a directory without
- *   write access says so: LevelDB needs it even to read).
- */
-export async function openStore(dir: string, options?: StoreOptions): Promise<Store> {
-  if (typeof dir !== 'string' || dir.length === 0 || dir.includes('\u0000')) {
-    throw new StateflowError('INPUT_INVALID', `openStore needs a directory path, got ${describeInput(dir)}`, { field: 'dir' });
-  }
-  const createIfMissing = options?.createIfMissing ?? true;
-  if (typeof createIfMissing !== 'boolean') {
-    throw new StateflowError('INPUT_INVALID', `createIfMissing must be true or false, got ${describeInput(createIfMissing)}`, { field: 'createIfMissing' });
-  }
-  return openEventStore(await openDiskStorage(dir, { createIfMissing }), options, { create: createIfMissing });
-}
 
 /**
  * Open a store over `storage`, any implementation of the storage seam (`storage.ts`): the
- * function every backend's own opener ends in (`openStore`, `openMemoryStore`,
- * `@stateflow/store-postgres`'s `openPostgresStore`). A storage without a format record and
- * without data becomes a new store unless `options.createIfMissing` is false. The storage is
- * closed when opening fails, and by the store's `close()`.
+ * function every backend's own opener ends in (`openMemoryStore`, `@stateflow/store-leveldb`'s
+ * `openStore`, `@stateflow/store-postgres`'s `openPostgresStore`). A storage without a format
+ * record and without data becomes a new store unless `options.createIfMissing` is false. The
+ * storage is closed when opening fails, and by the store's `close()`.
  *
- * @throws NOT_FOUND (`createIfMissing` false and no store there), STORE_VERSION, STORE_CORRUPT,
- *   INPUT_INVALID for bad options, and the storage's errors.
+ * A new store gets a format-version record; an existing one must carry a supported version.
+ * Opening loads every stream's head and the hash-chain tip only: stream states are loaded on
+ * first use (latest checkpoint + tail replay), never by replaying the whole log.
+ *
+ * @param options checkpoint interval K (default 64), durability (default `'buffered'`),
+ *   historical-state cache size (default 256 states), retention, clock, `createIfMissing`
+ *   (default `true`).
+ * @throws NOT_FOUND `{ dir }` (`createIfMissing` false and no store there; nothing is created),
+ *   STORE_VERSION `{ found, supported }` (an unknown format or non-Stateflow data; nothing is
+ *   rewritten), STORE_CORRUPT (the format record does not decode), INPUT_INVALID for bad
+ *   options, and the storage's errors.
  */
 export async function openStoreOver(storage: Storage, options?: StoreOptions): Promise<Store> {
   return openEventStore(storage, options, { create: options?.createIfMissing ?? true });
 }
 
 /**
- * Open a fresh, empty in-memory store (`memory-level`): the same implementation as
- * {@link openStore}, for tests and ephemeral sessions. `location` is `null`; `'fsync'`
- * durability has nothing to sync and behaves as `'buffered'`.
+ * Open a fresh, empty in-memory store (`memory-level`): the same implementation as every other
+ * backend's, for tests and ephemeral sessions. `location` is `null`; `'fsync'` durability has
+ * nothing to sync and behaves as `'buffered'`.
  *
  * @throws StateflowError `INPUT_INVALID` for bad options.
  */

@@ -1,9 +1,10 @@
 /**
  * The storage seam (CONVENTIONS.md "Backend seam"; README "Storage seam"): the store validates,
  * enforces expected revisions, encodes, and then calls this small interface. It is public so
- * that a backend can live in its own package (`@stateflow/store-postgres`) and be tested by the
- * same conformance suite. Adapters: `openDiskStorage` / `openMemoryStorage` (LevelDB and
- * memory-level, `level-storage.ts`), `openPostgresStorage` (`@stateflow/store-postgres`).
+ * that a backend lives in its own package and is tested by the same suites. Adapters:
+ * `openMemoryStorage` (memory-level, here, over the Level adapter `level-storage.ts`),
+ * `openDiskStorage` (LevelDB, `@stateflow/store-leveldb`, over the same Level adapter),
+ * `openPostgresStorage` (`@stateflow/store-postgres`).
  *
  * The contract every adapter keeps:
  * - **Bytes.** Keys and values are byte strings. Iteration is in unsigned bytewise key order
@@ -102,7 +103,7 @@ export interface HeldLock {
 }
 
 /**
- * A repair an open made in place (README "Durability contract": the one there is). After an OS
+ * A repair an open made in place (`@stateflow/store-leveldb` README "Durability contract": the one there is). After an OS
  * crash or power loss, the unsynced tail of LevelDB's write-ahead log from damage to its end
  * was dropped — with no synced record after it, that is buffered writes the power loss took —
  * and its bytes kept in `keptIn`. The store turns it into a {@link StoreNotice} naming the seq

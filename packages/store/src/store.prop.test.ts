@@ -7,9 +7,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyPatch, isStateflowError } from '@stateflow/core';
 import type { JsonObject, JsonValue } from '@stateflow/core';
-import { backends, collect, dump, memoryBackend } from './test-support/backends.js';
+import { backends, memoryBackend } from './test-support/backends.js';
 import type { Harness } from './test-support/backends.js';
-import { fcParams } from '@stateflow/test-kit';
+import { collect, dump, fcParams } from '@stateflow/test-kit';
 
 const valueArb: fc.Arbitrary<JsonValue> = fc.oneof(
   fc.integer({ min: 0, max: 9 }),
@@ -44,8 +44,7 @@ async function fullReplay(h: Harness): Promise<Map<string, JsonObject[]>> {
 }
 
 describe.each(backends)('store properties on $name', (backend) => {
-  // A run on disk opens, reopens and removes a LevelDB directory: a quarter of the runs.
-  const params = fcParams({ share: backend.persistent ? 0.25 : 1 });
+  const params = fcParams();
 
   it('full replay equals the current state; checkpoint + replay equals full replay at every revision', () =>
     fc.assert(

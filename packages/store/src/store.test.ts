@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Harness } from './test-support/backends.js';
-import { backends, collect, dump } from './test-support/backends.js';
+import { backends } from './test-support/backends.js';
 import type { Transition } from './types.js';
-import { failureOf, fakeClock, rejectionOf } from '@stateflow/test-kit';
+import { collect, dump, failureOf, fakeClock, rejectionOf } from '@stateflow/test-kit';
 
 /** The code of the Stateflow error `p` rejects with. */
 const code = async (p: Promise<unknown>): Promise<string> => (await rejectionOf(p)).code;

@@ -151,10 +151,11 @@ export interface StoreOptions {
   /** Clock for transition times (tests inject one). */
   clock?: () => Date;
   /**
-   * Create the store when `dir` holds none (default `true`). With `false`, {@link openStore}
-   * opens only an existing Stateflow store: a directory without LevelDB's `CURRENT` file, or a
-   * LevelDB database with no format record and no data, fails with `NOT_FOUND { dir }` and
-   * nothing is created or written (not even LevelDB's `LOCK`/`LOG` files). `openMemoryStore`
+   * Create the store when its storage holds none (default `true`). With `false`, opening
+   * (`openStoreOver`, and every backend's opener) opens only an existing Stateflow store:
+   * storage with no format record and no data fails with `NOT_FOUND` and nothing is created or
+   * written (`openStore(dir)` of `@stateflow/store-leveldb`: also a directory without LevelDB's
+   * `CURRENT` file, checked before LevelDB writes its `LOCK`/`LOG` files). `openMemoryStore`
    * ignores it (a memory store is always new).
    */
   createIfMissing?: boolean;

@@ -16,3 +16,5 @@ export { fakeClock } from './clock.js';
 export type { FakeClock } from './clock.js';
 export { removeDir, storePerTest, tempDir, testBackends } from './stores.js';
 export type { ClosableStore, StoreOpeners, TestBackend, TestHooks, TestStore } from './stores.js';
+export { collect, dump, rawWrite } from './raw-storage.js';
+export type { IterableStorage, RawOp, WritableStorage } from './raw-storage.js';

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import type { Store } from '@stateflow/store';
 import { createRuntime } from './runtime.js';
 import type { Runtime } from './runtime.js';

@@ -2,7 +2,8 @@
  * Test support: real stores on both backends (the test kit's memory-level and classic-level in
  * a temp dir), and a semantic dump used to prove that rejected calls and reads publish nothing.
  */
-import { openMemoryStore, openStore } from '@stateflow/store';
+import { openMemoryStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import type { Store, StoreOptions } from '@stateflow/store';
 import { testBackends } from '@stateflow/test-kit';
 import type { TestBackend, TestStore as KitTestStore } from '@stateflow/test-kit';

@@ -1,13 +1,13 @@
 /**
- * `stateflow recover --into NEWDIR`: the operator's way out of a damaged store (store README
- * "Fail closed"). A damaged store does not open and is never recovered in place; this copies it
- * to NEWDIR, lets LevelDB's recovery run on the copy, keeps the intact prefix of the log, audits
- * the copy and names exactly which transitions were lost. The original is only read. Exit 0 when
+ * `stateflow recover --into NEWDIR`: the operator's way out of a damaged store (store-leveldb
+ * README "Recovering a damaged store"). A damaged store does not open and is never recovered in
+ * place; this copies it to NEWDIR, lets LevelDB's recovery run on the copy, keeps the intact
+ * prefix of the log, audits the copy and names exactly which transitions were lost. The original is only read. Exit 0 when
  * the copy audits clean (whether or not anything was lost: the report says), 5 when it does not.
  */
 import path from 'node:path';
 import type { Command } from 'commander';
-import type { RecoveryReport } from '@stateflow/store';
+import type { RecoveryReport } from '@stateflow/store-leveldb';
 import type { CommandContext } from '../command-context.js';
 import { count, emit } from '../internal/output.js';
 import { ExitCode } from '../exit-codes.js';
@@ -26,7 +26,7 @@ export function registerRecoverCommand(program: Command, ctx: CommandContext): v
       // A copy taken while a server writes would not be the store as it stands.
       const dir = levelDir(options, 'recover', 'repair a PostgreSQL store with the database tools (backups, point-in-time recovery).');
       await requireNoServer(dir, 'recover');
-      const { recoverStore } = await import('@stateflow/store');
+      const { recoverStore } = await import('@stateflow/store-leveldb');
       // The store reports no progress of a recovery: the bar shows how long it has run.
       const report = await withProgress(ctx.io, 'recover', () => recoverStore(dir, path.resolve(ctx.io.cwd, local.into)));
       emit(ctx.io, options, report, () => describeRecovery(report));

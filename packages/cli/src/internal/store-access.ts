@@ -52,8 +52,9 @@ export type StoreAccess =
 export async function withStore<T>(where: string | StoreLocation, access: StoreAccess, work: (store: Store, server: ServerEndpoint | null) => Promise<T>): Promise<T> {
   const { store: location, readReplicas = [] } = typeof where === 'string' ? { store: where } : where;
   if (!isPostgresUrl(location)) {
-    // Loaded either way (the remote store is a Store too): start while the server is looked for.
-    import('@stateflow/store').catch(() => undefined);
+    // The store's modules are loaded either way (the remote store is a Store too), LevelDB's
+    // unless a server answers: start loading both while the server is looked for.
+    import('@stateflow/store-leveldb').catch(() => undefined);
   }
   const { store, server } = isPostgresUrl(location)
     ? { store: await openPostgres(location, access, readReplicas), server: null }
@@ -92,7 +93,7 @@ async function openServed(dir: string): Promise<{ store: Store; server: ServerEn
 
 /** The store opened by this process, or — when a server took it meanwhile — that server's. */
 async function openLocal(dir: string, access: StoreAccess): Promise<{ store: Store; server: ServerEndpoint | null }> {
-  const { openStore } = await import('@stateflow/store');
+  const { openStore } = await import('@stateflow/store-leveldb');
   try {
     if (access === 'create') {
       await mkdir(dir, { recursive: true });
@@ -166,7 +167,7 @@ export async function withNewStore<T>(location: string, work: (store: Store) => 
     const { buildNewPostgresStore } = await import('@stateflow/store-postgres');
     return buildNewPostgresStore(location, work);
   }
-  const { openStore } = await import('@stateflow/store');
+  const { openStore } = await import('@stateflow/store-leveldb');
   const dir = location;
   await requireNoServer(dir, 'replay');
   const entries = await listDir(dir);

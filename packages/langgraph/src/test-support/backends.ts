@@ -4,7 +4,8 @@
  * file that runs on every embedded backend takes this list (or one entry); a new backend is
  * one more entry here.
  */
-import { openMemoryStore, openStore } from '@stateflow/store';
+import { openMemoryStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import type { Store, StoreOptions } from '@stateflow/store';
 import { dropPostgresStore, openPostgresStore } from '@stateflow/store-postgres';
 import { freshPostgresUrl, testBackends, testPostgres } from '@stateflow/test-kit';

@@ -4,7 +4,7 @@
  */
 import { StateflowError, isStateflowError } from '@stateflow/core';
 import { readDiscovery } from '@stateflow/client';
-import { hasRoomToReopen, openStore } from '@stateflow/store';
+import { hasRoomToReopen, openStore } from '@stateflow/store-leveldb';
 import type { Store } from '@stateflow/store';
 import { reopeningStore } from '../reopening-store.js';
 

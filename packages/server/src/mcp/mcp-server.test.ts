@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openStore } from '@stateflow/store';
+import { openStore } from '@stateflow/store-leveldb';
 import { createMcpServer } from './mcp-server.js';
 import { selectionFromUrl } from '../http/routes/mcp-route.js';
 

@@ -7,7 +7,7 @@
  * (`compaction.ts`), audit (`audit.ts`) and watch (`watch.ts`). Those modules share the store's
  * state through the context, never through this class.
  */
-import { StateflowError, diff, isJsonObject, overlay } from '@stateflow/core';
+import { StateflowError, describeInput, diff, isJsonObject, overlay } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type {
   AuditReport,
@@ -56,7 +56,6 @@ import {
   checkStream,
   checkStreams,
   checkedInput,
-  describeInput,
 } from './validate.js';
 import { watchTransitions } from './watch.js';
 import { readHistory, readHistoryStream, snapshotHistory } from './replica-reads.js';

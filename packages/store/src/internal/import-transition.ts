@@ -6,7 +6,7 @@
  * state, and its hash is sha256(prevHash ‖ canonical(body)) — each against the state the ones
  * before it leave, then committing them in one batch, all or nothing.
  */
-import { StateflowError, applyPatch, isJsonObject, isStateflowError, netPatch, withMessagePrefix } from '@stateflow/core';
+import { StateflowError, applyPatch, describeInput, isJsonObject, isStateflowError, netPatch, withMessagePrefix } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { StreamId, Transition } from '../types.js';
 import { transitionHash } from './hash.js';
@@ -16,7 +16,7 @@ import { addToGroup, groupHead, newGroup, writeGroup } from './publication.js';
 import type { Group, Staged } from './publication.js';
 import { withWriteSession } from './write-session.js';
 import type { StoreContext } from './store-context.js';
-import { checkStream, checkedInput, describeInput, jsonObjectCopy, stateProblem } from './validate.js';
+import { checkStream, checkedInput, jsonObjectCopy, stateProblem } from './validate.js';
 
 /**
  * Verify `transitions` in order, each against the state the ones before it leave, and write them

@@ -3,10 +3,10 @@
  * into a normalised copy. The resolutions' contents are core's to check (`threeWayMerge`), once
  * the conflicts are known.
  */
-import { StateflowError, isJsonObject } from '@stateflow/core';
+import { StateflowError, describeInput, isJsonObject } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { MergeInput } from '../types.js';
-import { checkCount, checkExpected, checkId, checkStream, describeInput, jsonObjectCopy } from './validate.js';
+import { checkCount, checkExpected, checkId, checkStream, jsonObjectCopy } from './validate.js';
 
 /** Meta keys the store writes itself: a caller's merge cannot claim another lineage. */
 const LINEAGE_KEYS = ['merge', 'fork'];

@@ -1,12 +1,12 @@
 /**
  * Store options resolved into settings (DESIGN.md "Store model"; README "Options"): this module
- * owns checking the `StoreOptions` a caller passes to `openStore`/`openMemoryStore`, applying
- * their defaults (K = 64, buffered durability, a 256-entry history cache, no retention, the
+ * owns checking the `StoreOptions` a caller passes to `openStoreOver`/`openMemoryStore` (and so
+ * to every backend's opener), applying their defaults (K = 64, buffered durability, a 256-entry history cache, no retention, the
  * system clock), and the checked clock that every transition time is read from.
  */
-import { StateflowError } from '@stateflow/core';
+import { StateflowError, describeInput } from '@stateflow/core';
 import type { Durability, StoreOptions } from '../types.js';
-import { checkCount, checkOptions, checkedInput, describeInput } from './validate.js';
+import { checkCount, checkOptions, checkedInput } from './validate.js';
 
 /** Resolved options with defaults applied. */
 export interface Settings {

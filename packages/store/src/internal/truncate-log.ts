@@ -1,10 +1,10 @@
 /**
- * Cutting a recovered copy back to its intact prefix (`recoverStore`, README "Fail closed"): this
- * module owns finding the longest prefix of the log whose hash chain verifies, and removing, in
- * one batch, every record that belongs to a later transition — log records, index entries,
- * checkpoints, idempotency records — with each head moved back to its stream's last revision
- * within the prefix. It works on raw storage, because a store whose heads point past a gap does
- * not load (fail closed), and it is only ever run on a copy.
+ * The helpers of `truncateToIntactChain` (`truncate-to-intact-chain.ts`; README "Fail closed"):
+ * finding the longest prefix of the log whose hash chain verifies, and removing, in one batch,
+ * every record that belongs to a later transition — log records, index entries, checkpoints,
+ * idempotency records — with each head moved back to its stream's last revision within the
+ * prefix. They work on raw storage, because a store whose heads point past a gap does not load
+ * (fail closed), and they only ever run on a copy.
  */
 import { decodeValue, encodeValue } from './codec.js';
 import { GENESIS_HASH } from './hash.js';

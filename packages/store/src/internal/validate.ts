@@ -1,7 +1,7 @@
 /**
  * Input validation of the store's public methods (validate first, then touch storage).
  */
-import { StateflowError, isJsonObject, isStateflowError, snapshotJson } from '@stateflow/core';
+import { StateflowError, describeInput, isJsonObject, isStateflowError, snapshotJson } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { ExpectedRevision, PublishInput } from '../types.js';
 
@@ -14,28 +14,6 @@ const MAX_ID_BYTES = 1024;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 /** A surrogate code unit not part of a pair (a `u` regex matches pairs as one code point). */
 const LONE_SURROGATE = /\p{Cs}/u;
-
-/**
- * A short, safe description of any caller value for error messages (never throws: BigInt,
- * symbols and null-prototype objects included).
- */
-export function describeInput(value: unknown): string {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
-    case 'bigint':
-      return `${value}n`;
-    case 'number':
-    case 'boolean':
-    case 'undefined':
-    case 'symbol':
-      return String(value);
-    case 'function':
-      return 'a function';
-    default:
-      return value === null ? 'null' : Array.isArray(value) ? 'an array' : 'an object';
-  }
-}
 
 /**
  * Check a stream id: non-empty, well-formed Unicode (no lone surrogates), no control characters,

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import { openStore } from './open-store.js';
-import type { Durability } from './types.js';
+import type { Durability } from '@stateflow/store';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const child = path.join(here, 'test-support', 'crash-child.mjs');

@@ -6,9 +6,13 @@
  * space (every store key starts with an ASCII family letter; this one with 0xff), and iteration
  * never returns it: the storage holds exactly what its callers committed. Only the last mark
  * is kept once the log is flushed into a table.
+ *
+ * The value is JSON text, `{"boot":"<boot id>","synced":true|false}` in UTF-8: the adapter's own
+ * record, read by nothing but the crash policy, so it needs none of the store's encodings. A
+ * mark that does not parse as one (a mark of a development build, which wrote MessagePack) says
+ * nothing, and the policy then judges its log by the strict rule of a process crash.
  */
 import { isJsonObject } from '@stateflow/core';
-import { decodeValue, encodeValue } from '../codec.js';
 
 /** The mark's key: 0xff then `stateflow-wal-mark`. */
 export const WAL_MARK_KEY: Buffer = Buffer.concat([Buffer.from([0xff]), Buffer.from('stateflow-wal-mark', 'latin1')]);
@@ -21,13 +25,13 @@ export interface WalMark {
   synced: boolean;
 }
 
-/** Encode a mark (MessagePack `{ boot, synced }`). */
-export const encodeWalMark = (mark: WalMark): Uint8Array => encodeValue({ boot: mark.boot, synced: mark.synced });
+/** Encode a mark as UTF-8 JSON text `{"boot":…,"synced":…}`. */
+export const encodeWalMark = (mark: WalMark): Uint8Array => Buffer.from(JSON.stringify({ boot: mark.boot, synced: mark.synced }), 'utf8');
 
 /** Decode a mark; `null` when the bytes are not one. */
 export function decodeWalMark(bytes: Uint8Array): WalMark | null {
   try {
-    const v = decodeValue(bytes);
+    const v: unknown = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
     return isJsonObject(v) && typeof v.boot === 'string' && typeof v.synced === 'boolean' ? { boot: v.boot, synced: v.synced } : null;
   } catch {
     return null;

@@ -1,6 +1,6 @@
 /**
- * LevelDB's MANIFEST, read by Stateflow before LevelDB opens a store (README "Fail closed"). The
- * MANIFEST is a log-format file of VersionEdits (leveldb `db/version_edit.cc`); folding them in
+ * LevelDB's MANIFEST, read by Stateflow before LevelDB opens a store (README "The files are
+ * checked before LevelDB opens them"). The MANIFEST is a log-format file of VersionEdits (leveldb `db/version_edit.cc`); folding them in
  * order gives the database's current version: which write-ahead logs recovery will replay (the
  * log number, and the previous log number while a memtable was being flushed) and which table
  * files hold the data, with their exact sizes. Only the fields Stateflow checks are kept.

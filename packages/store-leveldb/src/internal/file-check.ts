@@ -1,6 +1,6 @@
 /**
- * The check of a LevelDB directory's files that runs before LevelDB opens it (README "Fail
- * closed": write-ahead log and file damage). LevelDB's open is never read-only: it rotates its
+ * The check of a LevelDB directory's files that runs before LevelDB opens it (README "The files
+ * are checked before LevelDB opens them"). LevelDB's open is never read-only: it rotates its
  * info log, replays the write-ahead log into a new table, writes a new MANIFEST and deletes the
  * old log, and its recovery silently drops records it cannot read (with them, every transition
  * after a damaged one). So Stateflow reads the files itself first and lets LevelDB open only a
@@ -17,7 +17,7 @@
  * MANIFEST names it; read record by record). What damage to a log the store may still open with
  * is the crash policy's to decide (`crash-policy.ts`): this check only reads.
  *
- * A clean close flushes LevelDB's memtable into a table (see `level-storage.ts`), so a cleanly
+ * A clean close flushes LevelDB's memtable into a table (see `disk-storage.ts`), so a cleanly
  * closed store has an empty log: bytes in a log at open come from a session that did not close
  * (a crash) or from damage to the files.
  */

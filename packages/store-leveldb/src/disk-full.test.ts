@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import { tmpfsForTest } from '@stateflow/test-kit';
-import type { Durability, Store } from './types.js';
+import type { Durability, Store } from '@stateflow/store';
 import { openStore } from './open-store.js';
 
 const PATCH = 'x'.repeat(60_000);

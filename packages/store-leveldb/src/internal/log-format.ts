@@ -1,8 +1,8 @@
 /**
- * LevelDB's log format, read by Stateflow itself (README "Fail closed": write-ahead log checks).
- * LevelDB writes its write-ahead log (`NNNNNN.log`) and its MANIFEST in this format, and its own
- * recovery, on open, silently drops what it cannot read — a damaged record and, with it, every
- * later record of the same block, or of the whole log after a bad length. Stateflow therefore
+ * LevelDB's log format, read by Stateflow itself (README "The files are checked before LevelDB
+ * opens them"). LevelDB writes its write-ahead log (`NNNNNN.log`) and its MANIFEST in this
+ * format, and its own recovery, on open, silently drops what it cannot read — a damaged record
+ * and, with it, every later record of the same block, or of the whole log after a bad length. Stateflow therefore
  * reads these files before LevelDB ever opens them; what a damaged log may still be opened with
  * is decided by the crash policy (`crash-policy.ts`) from what this scan finds.
  *

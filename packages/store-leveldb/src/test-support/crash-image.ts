@@ -6,7 +6,7 @@
 import { cp, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Durability, Store } from '../types.js';
+import type { Durability, Store } from '@stateflow/store';
 import { openStore } from '../open-store.js';
 
 /** A crash image and the name of its write-ahead log. */

@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClassicLevel } from 'classic-level';
 import { openStore } from './open-store.js';
-import { logKey } from './internal/keys.js';
-import { translateStorageError } from './internal/level-errors.js';
+import { translateLevelError } from '@stateflow/store';
+import { logKey } from './test-support/layout.js';
 import { rejectionOf } from '@stateflow/test-kit';
 
 async function drain<T>(items: AsyncIterable<T>): Promise<T[]> {
@@ -113,7 +113,7 @@ describe('a store directory without write access', () => {
         code: 'LEVEL_DATABASE_NOT_OPEN',
         cause: Object.assign(new Error(`IO error: /s/LOCK: ${reason}`), { code: 'LEVEL_IO_ERROR' }),
       });
-      const err = translateStorageError(levelError, '/s');
+      const err = translateLevelError(levelError, '/s');
       expect(err.code).toBe('STORE_IO');
       expect(err.message.startsWith(expected('/s'))).toBe(true);
       expect(err.message).toContain(reason);

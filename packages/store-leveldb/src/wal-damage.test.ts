@@ -9,9 +9,8 @@
 import { appendFile, readFile, readdir, rm, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isStateflowError } from '@stateflow/core';
 import { openStore } from './open-store.js';
-import { byteDump } from './test-support/backends.js';
+import { refusedCorrupt } from './test-support/files.js';
 import { afterReboot, copyImage, crashImage, recordAt, type CrashImage } from './test-support/crash-image.js';
 
 let image: CrashImage;
@@ -38,18 +37,9 @@ async function damaged(damage: (dir: string) => Promise<void>): Promise<string> 
   return dir;
 }
 
-/** Open `dir`, expecting STORE_CORRUPT; the directory must be byte for byte unchanged. */
+/** Open `dir`, expecting STORE_CORRUPT saying how to recover; the directory must be byte for byte unchanged. */
 async function refused(dir: string, options?: { createIfMissing: boolean }): Promise<Record<string, unknown>> {
-  const before = await byteDump(dir);
-  const err = await openStore(dir, options).then(
-    async (store) => {
-      await store.close();
-      return null;
-    },
-    (e: unknown) => e,
-  );
-  expect(await byteDump(dir)).toEqual(before);
-  if (!isStateflowError(err, 'STORE_CORRUPT')) throw new Error(`expected STORE_CORRUPT, got ${String(err)}`);
+  const err = await refusedCorrupt(dir, () => openStore(dir, options));
   expect(err.message).toContain('stateflow recover');
   return err.details as Record<string, unknown>;
 }

@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import { openStore } from './open-store.js';
 import { recoverStore } from './recover-store.js';
-import { byteDump, collect } from './test-support/backends.js';
+import { collect } from '@stateflow/test-kit';
+import { byteDump } from './test-support/files.js';
 import { copyImage, crashImage, recordAt, type CrashImage } from './test-support/crash-image.js';
 
 const cleanup: string[] = [];

@@ -1,24 +1,30 @@
 /**
- * LevelDB's errors translated into Stateflow's (CONVENTIONS.md "Errors": one translation boundary
- * per package). The LevelDB adapter (`level-storage.ts`) passes every foreign error through
- * {@link translateStorageError}; nothing else in the store sees a Level or fs error.
+ * Level's (abstract-level, classic-level, memory-level) and the file system's errors translated
+ * into Stateflow's (CONVENTIONS.md "Errors": one translation boundary per package). The Level
+ * adapter (`level-storage.ts`) passes every foreign error through {@link translateLevelError},
+ * and so does a backend package for the file work around its database (`@stateflow/store-leveldb`:
+ * its file checks and repairs), so the rules live once.
  */
 import { StateflowError } from '@stateflow/core';
-import { storeNotFound } from './store-not-found.js';
+import { storeNotFound } from './internal/store-not-found.js';
 
 /** LevelDB/OS wording of a directory the process may not write (EACCES, EPERM, EROFS). */
 const NO_WRITE_ACCESS = /Permission denied|Operation not permitted|Read-only file system|\b(EACCES|EPERM|EROFS)\b/;
 
 /**
- * Translate a foreign (Level / fs) error into a StateflowError. The one translation boundary of
- * this package: `LEVEL_LOCKED` → `STORE_LOCKED { dir }`; LevelDB corruption (`LEVEL_CORRUPTION`,
- * directly or as the `cause` of a failed open, or a `Corruption:` message) → `STORE_CORRUPT
- * { detail }`; a closed database → `STORE_CLOSED`; LevelDB refusing to create a missing database
+ * Translate a foreign (Level / fs) error into a StateflowError (a StateflowError is returned as
+ * it is). `location` is the database's directory, or `null` in memory. `LEVEL_LOCKED` →
+ * `STORE_LOCKED { dir }`; LevelDB corruption (`LEVEL_CORRUPTION`, directly or as the `cause` of
+ * a failed open, or a `Corruption:` message) → `STORE_CORRUPT { detail }`; a closed database → `STORE_CLOSED`; LevelDB refusing to create a missing database
  * → `NOT_FOUND { dir }`; no write access (EACCES, EPERM, read-only file system) → `STORE_IO
  * { location, code, reason: 'no-write-access' }` saying LevelDB needs it even to read; anything
  * else → `STORE_IO { location, code }`. The original error is always the `cause`.
+ * @example
+ * ```ts
+ * try { await readFile(path.join(dir, 'CURRENT')); } catch (err) { throw translateLevelError(err, dir); }
+ * ```
  */
-export function translateStorageError(err: unknown, location: string | null): StateflowError {
+export function translateLevelError(err: unknown, location: string | null): StateflowError {
   if (err instanceof StateflowError) return err;
   const code = (err as { code?: unknown } | null)?.code;
   const causeCode = (err as { cause?: { code?: unknown } } | null)?.cause?.code;

@@ -1,25 +1,23 @@
 /**
- * Recovery of a damaged store into a copy (README "Fail closed": the way out for an operator).
+ * Recovery of a damaged store into a copy (README "Recovering a damaged store": the way out for an operator).
  * A store whose files are damaged does not open (`STORE_CORRUPT` naming the file and offset), and
  * nothing is ever recovered over it. `recoverStore` copies it, lets LevelDB's recovery run on the
  * copy (it drops what it cannot read), keeps the longest prefix of the log whose hash chain
  * verifies, removes every record of the transitions after it (they cannot be replayed without
- * the lost ones), audits the copy, and reports exactly which transitions were lost: from the
- * chain tip it kept to the last seq the damaged store's files still name.
+ * the lost ones: `truncateToIntactChain` of `@stateflow/store`), audits the copy, and reports
+ * exactly which transitions were lost: from the chain tip it kept to the last seq the damaged
+ * store's files still name.
  */
 import { cp, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { StateflowError, isStateflowError } from '@stateflow/core';
-import type { AuditProblem } from './types.js';
-import { Family, familyRange, formatKey, parseKey } from './internal/keys.js';
-import { checkLevelDbFiles } from './internal/leveldb/file-check.js';
-import { batchPuts } from './internal/leveldb/write-batch.js';
-import { openDiskStorageRecovering, repairDiskStorage } from './level-storage.js';
-import { encodeRecord } from './internal/records.js';
-import { formatOfRecords } from './internal/format-migration.js';
-import { commitAlone, intactChainTip, truncateAfter } from './internal/truncate-log.js';
+import { StateflowError, describeInput, isStateflowError } from '@stateflow/core';
+import { seqOfLogKey, truncateToIntactChain } from '@stateflow/store';
+import type { AuditProblem, TruncationReport } from '@stateflow/store';
+import { checkLevelDbFiles } from './internal/file-check.js';
+import { noStoreAt } from './internal/no-store.js';
+import { batchPuts } from './internal/write-batch.js';
+import { openDiskStorageRecovering, repairDiskStorage } from './disk-storage.js';
 import { openStore } from './open-store.js';
-import { describeInput } from './internal/validate.js';
 
 /** What {@link recoverStore} did. Seqs are global transition numbers. */
 export interface RecoveryReport {
@@ -58,6 +56,12 @@ export interface RecoveryReport {
 /**
  * Copy the damaged store at `dir` into the new directory `into`, recover the copy and report
  * what was lost. The original is only read.
+ * @example
+ * ```ts
+ * const report = await recoverStore('.stateflow', '.stateflow-recovered');
+ * if (report.lost.length > 0) console.warn(`lost transitions ${report.lost.map(([a, b]) => `${a}–${b}`).join(', ')}`);
+ * const store = await openStore(report.into); // audited: report.problems
+ * ```
  * @throws INPUT_INVALID when `into` exists and is not empty, or is inside `dir`; STORE_LOCKED
  *   when a process holds `dir` (stop it first: its files are changing); NOT_FOUND when `dir`
  *   holds no LevelDB database; STORE_IO when files cannot be read or written.
@@ -77,7 +81,7 @@ export async function recoverStore(dir: string, into: string): Promise<RecoveryR
     throw new StateflowError('INPUT_INVALID', `${target} is not empty: recovery writes its copy into a new, empty directory`, { field: 'into' });
   }
   const files = await checkLevelDbFiles(source, { tolerateDamage: true });
-  if (!files.exists) throw new StateflowError('NOT_FOUND', `No Stateflow store at ${source} (no LevelDB CURRENT file); nothing was created`, { dir: source });
+  if (!files.exists) throw noStoreAt(source);
   // Every record of the logs that verifies — also after damage — is evidence of what was held.
   let lastSeqHeld = 0;
   const damage = [...files.damage];
@@ -92,7 +96,7 @@ export async function recoverStore(dir: string, into: string): Promise<RecoveryR
   // LevelDB's recovery first; when it cannot open or read the copy (a garbled CURRENT, a missing
   // MANIFEST, a truncated table), LevelDB's repair rebuilds the copy and everything runs again.
   let repaired = false;
-  let kept: { tip: number; lastSeq: number; dropped: number; streamsRemoved: string[] };
+  let kept: TruncationReport;
   try {
     kept = await cutToIntactPrefix(target);
   } catch (err) {
@@ -130,17 +134,10 @@ export async function recoverStore(dir: string, into: string): Promise<RecoveryR
  * (writing the format record if the damage took it).
  * @returns the tip kept, the highest seq the copy held, what was cut
  */
-async function cutToIntactPrefix(dir: string): Promise<{ tip: number; lastSeq: number; dropped: number; streamsRemoved: string[] }> {
+async function cutToIntactPrefix(dir: string): Promise<TruncationReport> {
   const storage = await openDiskStorageRecovering(dir);
   try {
-    let lastSeq = 0;
-    for await (const [key] of storage.iterate({ ...familyRange(Family.log), reverse: true, limit: 1 })) {
-      const parsed = parseKey(key);
-      if (parsed.family === 'log') lastSeq = parsed.seq;
-    }
-    if ((await storage.get(formatKey())) === undefined) await commitAlone(storage, [{ type: 'put', key: formatKey(), value: encodeRecord(await formatOfRecords(storage)) }]);
-    const tip = await intactChainTip(storage);
-    return { tip, lastSeq, ...(await truncateAfter(storage, tip)) };
+    return await truncateToIntactChain(storage);
   } finally {
     await storage.close();
   }
@@ -150,8 +147,8 @@ async function cutToIntactPrefix(dir: string): Promise<{ tip: number; lastSeq: n
 function logSeqsIn(record: Uint8Array): number[] {
   try {
     return batchPuts(record).flatMap(({ key }) => {
-      const parsed = parseKey(key);
-      return parsed.family === 'log' ? [parsed.seq] : [];
+      const seq = seqOfLogKey(key);
+      return seq === null ? [] : [seq];
     });
   } catch {
     return [];

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClassicLevel } from 'classic-level';
-import { openMemoryStore, openStore } from './open-store.js';
-import { encodeValue } from './internal/codec.js';
-import { formatKey } from './internal/keys.js';
+import { openMemoryStore } from '@stateflow/store';
+import { openStore } from './open-store.js';
+import { encodeRecord, formatKey } from './test-support/layout.js';
 import { rejectionOf } from '@stateflow/test-kit';
 
 async function rawDump(dir: string): Promise<string[]> {
@@ -52,7 +52,7 @@ describe('openStore / openMemoryStore', () => {
 
   it('refuses an unknown format version with STORE_VERSION and rewrites nothing', async () => {
     const db = new ClassicLevel<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
-    await db.put(formatKey(), Buffer.from(encodeValue({ format: 'stateflow-store', version: 99 })));
+    await db.put(formatKey(), Buffer.from(encodeRecord({ format: 'stateflow-store', version: 99 })));
     await db.close();
     const before = await rawDump(dir);
     const err = await rejectionOf(openStore(dir));
@@ -77,5 +77,14 @@ describe('openStore / openMemoryStore', () => {
     const m = await openMemoryStore();
     expect(m.location).toBeNull();
     await m.close();
+  });
+});
+
+describe('bad options when opening', () => {
+  it.each([
+    ['a number as dir', () => openStore(5 as never)],
+    ['an empty dir', () => openStore('')],
+  ])('%s → INPUT_INVALID', async (_, open) => {
+    await expect(open()).rejects.toMatchObject({ code: 'INPUT_INVALID' });
   });
 });

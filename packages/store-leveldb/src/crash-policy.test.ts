@@ -15,9 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import { openStore } from './open-store.js';
-import { byteDump, collect } from './test-support/backends.js';
+import { collect } from '@stateflow/test-kit';
+import { byteDump, refusedCorrupt } from './test-support/files.js';
 import { afterReboot, copyImage, crashImage, recordAt, type CrashImage } from './test-support/crash-image.js';
-import type { Store, StoreNotice } from './types.js';
+import type { Store, StoreNotice } from '@stateflow/store';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 let image: CrashImage;
@@ -67,17 +68,7 @@ const flipAt = (offset: number) => (log: Buffer): Buffer => {
 
 /** Open `dir`, expecting STORE_CORRUPT; the directory must be byte for byte unchanged. */
 async function refused(dir: string, open: () => Promise<Store> = () => openStore(dir)): Promise<Record<string, unknown>> {
-  const before = await byteDump(dir);
-  const err = await open().then(
-    async (store) => {
-      await store.close();
-      return null;
-    },
-    (e: unknown) => e,
-  );
-  expect(await byteDump(dir)).toEqual(before);
-  if (!isStateflowError(err, 'STORE_CORRUPT')) throw new Error(`expected STORE_CORRUPT, got ${String(err)}`);
-  return err.details as Record<string, unknown>;
+  return (await refusedCorrupt(dir, open)).details as Record<string, unknown>;
 }
 
 async function failureCode(open: Promise<Store>): Promise<string | null> {

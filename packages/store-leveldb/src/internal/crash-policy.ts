@@ -18,7 +18,7 @@
  * LevelDB's log does not say which records were synced or when they were written; the LevelDB
  * adapter makes it say so with the mark `{ boot, synced }` it puts in every batch (`wal-mark.ts`).
  */
-import { Family, parseKey } from '../keys.js';
+import { seqOfLogKey } from '@stateflow/store';
 import { WAL_MARK_KEY, decodeWalMark } from './wal-mark.js';
 import type { WalMark } from './wal-mark.js';
 import type { LogRecord, LogScan } from './log-format.js';
@@ -117,9 +117,9 @@ function factsOf(record: LogRecord): RecordFacts {
     return facts;
   }
   for (const { key, value } of puts) {
-    if (key[0] === Family.log) {
-      const parsed = parseKey(key);
-      if (parsed.family === 'log') facts.seqs.push(parsed.seq);
+    const seq = seqOfLogKey(key);
+    if (seq !== null) {
+      facts.seqs.push(seq);
     } else if (WAL_MARK_KEY.equals(key)) {
       facts.mark = decodeWalMark(value); // a mark that does not decode says nothing
     }
