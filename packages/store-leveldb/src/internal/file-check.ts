@@ -82,6 +82,38 @@ export async function checkLevelDbFiles(dir: string, options: { tolerateDamage?:
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { exists: false };
     throw ioError(dir, err);
   }
+  const present = new Set(names);
+  await checkHolders(dir, present);
+  const damage: FileDamage[] = [];
+  const corrupt: Corrupt = (kind, file, offset, detail) => {
+    if (options.tolerateDamage !== true) throw fileCorrupt(dir, file, offset, detail);
+    damage.push({ kind, file, offset, detail });
+  };
+  if (!present.has('CURRENT')) {
+    const data = names.filter(isLevelDbData);
+    if (data.length === 0) return { exists: false };
+    corrupt('damaged', 'CURRENT', 0, `missing, while LevelDB files are present (${data.slice(0, 3).join(', ')}${data.length > 3 ? ', …' : ''}); LevelDB would create an empty database over them`);
+    return { exists: true, logs: [], damage };
+  }
+  const version = await readVersion(dir, present, corrupt);
+  if (version === null) return { exists: true, logs: [], damage };
+  const files = new Map<number, string>();
+  for (const name of names) {
+    const m = TABLE_FILE.exec(name) ?? LOG_FILE.exec(name);
+    if (m !== null) files.set(Number(m[1]), name);
+  }
+  await checkTables(dir, version, files, corrupt);
+  return { exists: true, logs: await replayedLogs(dir, version, files, corrupt), damage };
+}
+
+/** Report damage of one kind at one place (throws unless damage is tolerated). */
+type Corrupt = (kind: FileDamage['kind'], file: string, offset: number, detail: string) => void;
+
+/**
+ * @throws STORE_LOCKED when a process holds `dir`'s LevelDB lock, or has its files open while its
+ *   LOCK file is missing (someone deleted it while the store was open)
+ */
+async function checkHolders(dir: string, present: Set<string>): Promise<void> {
   const holder = await lockHolder(dir);
   if (typeof holder === 'number') {
     const message =
@@ -90,53 +122,41 @@ export async function checkLevelDbFiles(dir: string, options: { tolerateDamage?:
         : `Store directory ${dir} is in use by process ${holder}. If that is a stateflow server (stateflow serve, or the background server of stateflow mcp), stop it with "stateflow stop --dir ${dir}" or reach the store through it (openRemoteStore of @stateflow/client); otherwise stop that process`;
     throw new StateflowError('STORE_LOCKED', message, { dir, pid: holder });
   }
-  const present = new Set(names);
-  if (!present.has('LOCK') && present.has('CURRENT')) {
-    const pid = await openFileHolder(dir);
-    if (pid !== null) {
-      throw new StateflowError(
-        'STORE_LOCKED',
-        `Store directory ${dir} has no LOCK file, yet process ${pid} has its files open: someone deleted LOCK while that process held the store (LevelDB never deletes it). Stop process ${pid} before opening the store; never delete LOCK by hand`,
-        { dir, pid },
-      );
-    }
+  if (present.has('LOCK') || !present.has('CURRENT')) return;
+  const pid = await openFileHolder(dir);
+  if (pid !== null) {
+    throw new StateflowError(
+      'STORE_LOCKED',
+      `Store directory ${dir} has no LOCK file, yet process ${pid} has its files open: someone deleted LOCK while that process held the store (LevelDB never deletes it). Stop process ${pid} before opening the store; never delete LOCK by hand`,
+      { dir, pid },
+    );
   }
-  const damage: FileDamage[] = [];
-  const corrupt = (kind: FileDamage['kind'], file: string, offset: number, detail: string): void => {
-    if (options.tolerateDamage !== true) throw fileCorrupt(dir, file, offset, detail);
-    damage.push({ kind, file, offset, detail });
-  };
-  const unreadable = (): LevelDbFiles => ({ exists: true, logs: [], damage });
-  if (!present.has('CURRENT')) {
-    const data = names.filter(isLevelDbData);
-    if (data.length === 0) return { exists: false };
-    corrupt('damaged', 'CURRENT', 0, `missing, while LevelDB files are present (${data.slice(0, 3).join(', ')}${data.length > 3 ? ', …' : ''}); LevelDB would create an empty database over them`);
-    return unreadable();
-  }
+}
+
+/** The version the MANIFEST that CURRENT names describes; `null` (damage reported) when it cannot be read. */
+async function readVersion(dir: string, present: Set<string>, corrupt: Corrupt): Promise<ManifestVersion | null> {
   const current = (await read(dir, 'CURRENT')).toString('latin1');
   const manifestName = /^(MANIFEST-\d+)\n$/.exec(current)?.[1];
   if (manifestName === undefined) {
     corrupt('damaged', 'CURRENT', 0, `does not name a MANIFEST (holds ${JSON.stringify(current.slice(0, 40))})`);
-    return unreadable();
+    return null;
   }
   if (!present.has(manifestName)) {
     corrupt('damaged', manifestName, 0, 'missing (CURRENT names it)');
-    return unreadable();
+    return null;
   }
   const manifestScan = scanLog(await read(dir, manifestName));
   if (manifestScan.damage !== null && manifestScan.damage.verifiedAfter !== null) corrupt('damaged', manifestName, manifestScan.damage.offset, manifestScan.damage.reason);
-  let version: ManifestVersion;
   try {
-    version = foldManifest(manifestScan.records.map((r) => r.data));
+    return foldManifest(manifestScan.records.map((r) => r.data));
   } catch (err) {
     corrupt('damaged', manifestName, 0, (err as Error).message);
-    return unreadable();
+    return null;
   }
-  const files = new Map<number, string>();
-  for (const name of names) {
-    const m = TABLE_FILE.exec(name) ?? LOG_FILE.exec(name);
-    if (m !== null) files.set(Number(m[1]), name);
-  }
+}
+
+/** Every live table exists with the size the MANIFEST recorded. */
+async function checkTables(dir: string, version: ManifestVersion, files: Map<number, string>, corrupt: Corrupt): Promise<void> {
   for (const [number, size] of version.tables) {
     const name = files.get(number);
     if (name === undefined || !TABLE_FILE.test(name)) {
@@ -146,6 +166,10 @@ export async function checkLevelDbFiles(dir: string, options: { tolerateDamage?:
     const actual = (await statFile(dir, name)).size;
     if (actual !== size) corrupt('truncated', name, Math.min(actual, size), `table is ${actual} bytes, the MANIFEST says ${size}${actual < size ? ' (truncated)' : ''}`);
   }
+}
+
+/** The logs LevelDB's recovery will replay, oldest first, each scanned; the one the MANIFEST expects must exist. */
+async function replayedLogs(dir: string, version: ManifestVersion, files: Map<number, string>, corrupt: Corrupt): Promise<ReplayedLog[]> {
   const replayed = [...files]
     .filter(([number, name]) => LOG_FILE.test(name) && (number >= version.logNumber || number === version.prevLogNumber))
     .sort(([a], [b]) => a - b)
@@ -159,7 +183,7 @@ export async function checkLevelDbFiles(dir: string, options: { tolerateDamage?:
     const bytes = await read(dir, name);
     logs.push({ name, bytes: bytes.length, scan: scanLog(bytes) });
   }
-  return { exists: true, logs, damage };
+  return logs;
 }
 
 async function read(dir: string, name: string): Promise<Buffer> {
