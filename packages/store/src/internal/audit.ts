@@ -191,7 +191,7 @@ async function replayLog(run: AuditRun, onProgress?: (done: number, total: numbe
     onProgress?.(++done, total);
     let record: LogRecord;
     try {
-      record = decodeLog(key, value, k.seq, { verifyHash: false });
+      record = decodeLog(key, value, k.seq, { verifyHash: false, frozen: false });
     } catch (err) {
       run.report(codeOf(value), key, messageOf(err));
       prevHash = '';
@@ -283,7 +283,7 @@ async function checkIndexes(run: AuditRun): Promise<void> {
   const decode = (key: Uint8Array, value: Uint8Array, stream: string): number | undefined => decodeIndex(key, value, stream, run.report);
   const decodeRev = (key: Uint8Array, value: Uint8Array, stream: string, rev: number): RevisionRecord | undefined => {
     try {
-      return decodeRevision(key, value, stream, rev);
+      return decodeRevision(key, value, stream, rev, { frozen: false });
     } catch (err) {
       run.report(sealedCode(key, value), key, messageOf(err), stream);
       return undefined;

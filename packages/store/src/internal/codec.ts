@@ -21,31 +21,40 @@ export function encodeValue(value: unknown): Uint8Array {
 }
 
 /**
- * Decode MessagePack bytes into deeply frozen plain JSON values.
+ * Decode MessagePack bytes into deeply frozen plain JSON values — or, with `frozen: false`,
+ * plain values nobody else will see (the audit's own reads: freezing costs about as much as
+ * decoding, and an audit hands out nothing it decodes).
  * @throws Error (any) when the bytes are not a well-formed MessagePack value of JSON kinds;
  *   callers translate it into STORE_CORRUPT naming the key.
  */
-export function decodeValue(bytes: Uint8Array): JsonValue {
-  return toFrozenJson(decodeRaw(bytes));
+export function decodeValue(bytes: Uint8Array, options: { frozen?: boolean } = {}): JsonValue {
+  return toJson(decodeRaw(bytes), options.frozen !== false);
 }
 
 /** A value from {@link decodeRaw} as deeply frozen plain JSON. @throws TypeError for non-JSON kinds */
 export function toFrozenJson(raw: unknown): JsonValue {
+  return toJson(raw, true);
+}
+
+function toJson(raw: unknown, freeze: boolean): JsonValue {
   if (raw === null || typeof raw === 'string' || typeof raw === 'boolean') return raw;
   if (typeof raw === 'number') {
     if (!Number.isFinite(raw)) throw new TypeError('non-finite number');
     return raw;
   }
-  if (Array.isArray(raw)) return Object.freeze(raw.map(toFrozenJson)) as JsonValue[];
+  if (Array.isArray(raw)) {
+    const array = raw.map((item) => toJson(item, freeze));
+    return freeze ? (Object.freeze(array) as JsonValue[]) : array;
+  }
   if (raw instanceof Map) {
     const object: Record<string, JsonValue> = {};
     for (const [key, value] of raw) {
       if (typeof key !== 'string') throw new TypeError(`non-string map key (${typeof key})`);
       // Plain assignment is much faster; only `__proto__` would hit the prototype setter.
-      if (key === '__proto__') Object.defineProperty(object, key, { value: toFrozenJson(value), enumerable: true, writable: true, configurable: true });
-      else object[key] = toFrozenJson(value);
+      if (key === '__proto__') Object.defineProperty(object, key, { value: toJson(value, freeze), enumerable: true, writable: true, configurable: true });
+      else object[key] = toJson(value, freeze);
     }
-    return Object.freeze(object);
+    return freeze ? Object.freeze(object) : object;
   }
   throw new TypeError(`unexpected decoded type ${Object.prototype.toString.call(raw)}`);
 }

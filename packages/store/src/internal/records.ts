@@ -101,10 +101,10 @@ export function sealHolds(key: Uint8Array, bytes: Uint8Array): boolean {
 /** The detail of a STORE_CORRUPT error for a record whose seal does not hold. */
 export const SEAL_DETAIL = 'the record does not match its seal';
 
-/** The decoded body of a sealed record after its seal was checked. */
-function unseal(key: Uint8Array, bytes: Uint8Array, stream?: string): JsonValue {
+/** The decoded body of a sealed record after its seal was checked (`frozen: false`: see {@link decodeValue}). */
+function unseal(key: Uint8Array, bytes: Uint8Array, stream?: string, frozen = true): JsonValue {
   if (!sealHolds(key, bytes)) throw corrupt(key, SEAL_DETAIL, stream);
-  return decode(key, bytes.subarray(0, bytes.byteLength - SEAL_BYTES), stream);
+  return decode(key, bytes.subarray(0, bytes.byteLength - SEAL_BYTES), stream, frozen);
 }
 
 /**
@@ -150,9 +150,9 @@ export function corrupt(key: Uint8Array, detail: string, stream?: string, cause?
   );
 }
 
-function decode(key: Uint8Array, bytes: Uint8Array, stream?: string): JsonValue {
+function decode(key: Uint8Array, bytes: Uint8Array, stream?: string, frozen = true): JsonValue {
   try {
-    return decodeValue(bytes);
+    return decodeValue(bytes, { frozen });
   } catch (err) {
     throw corrupt(key, `value does not decode: ${(err as Error).message}`, stream, err);
   }
@@ -217,8 +217,8 @@ export function checkpointBody(key: Uint8Array, body: Uint8Array, stream: string
 }
 
 /** Decode and verify `R/<stream>/<rev>`: seal and shape. */
-export function decodeRevision(key: Uint8Array, bytes: Uint8Array, stream: string, rev: number): RevisionRecord {
-  const v = unseal(key, bytes, stream);
+export function decodeRevision(key: Uint8Array, bytes: Uint8Array, stream: string, rev: number, options: { frozen?: boolean } = {}): RevisionRecord {
+  const v = unseal(key, bytes, stream, options.frozen !== false);
   if (!isJsonObject(v) || !isCount(v.seq) || !isCount(v.base) || v.base > rev || !isJsonObject(v.patch)) throw corrupt(key, 'revision index record has the wrong shape', stream);
   return { seq: v.seq, base: v.base, patch: v.patch };
 }
@@ -226,11 +226,12 @@ export function decodeRevision(key: Uint8Array, bytes: Uint8Array, stream: strin
 /**
  * Decode and verify `L/<seq>`: shape, seq matches the key, and (unless `options.verifyHash` is
  * false) for full transitions the recomputed hash equals the stored hash. `options.stream` names
- * the stream being read in a STORE_CORRUPT error.
+ * the stream being read in a STORE_CORRUPT error; `options.frozen: false` leaves the values
+ * unfrozen, for a reader that hands none of them out (the audit).
  */
-export function decodeLog(key: Uint8Array, bytes: Uint8Array, seq: number, options: { stream?: string; verifyHash?: boolean } = {}): LogRecord {
+export function decodeLog(key: Uint8Array, bytes: Uint8Array, seq: number, options: { stream?: string; verifyHash?: boolean; frozen?: boolean } = {}): LogRecord {
   const { stream } = options;
-  const v = decode(key, bytes, stream);
+  const v = decode(key, bytes, stream, options.frozen !== false);
   if (!isJsonObject(v) || v.seq !== seq || !isHex64(v.prevHash) || !isHex64(v.hash) || !Array.isArray(v.changes)) {
     throw corrupt(key, 'log record has the wrong shape', stream);
   }
