@@ -18,7 +18,7 @@ export type {
 } from './route-contract.js';
 export { ERROR_TEXT, errorBody } from './error-responses.js';
 export type { ErrorBody, ErrorStatus } from './error-responses.js';
-export { LAST_SEQ_HEADER, TOKEN_HEADER, TRANSITION_HEADER } from './headers.js';
+export { CLIENT_HEADER, LAST_SEQ_HEADER, SURFACE_HEADER, TOKEN_HEADER, TRANSITION_HEADER } from './headers.js';
 // --- every route, and the document's own members ---
 export { HTTP_ROUTES } from './routes.js';
 export type { HttpRoute, HttpRoutes } from './routes.js';

@@ -1,4 +1,5 @@
 export { openMemoryStore, openStoreOver } from './open-store.js';
+export { stampWriter } from './writer-stamp.js';
 export { openMemoryStorage } from './memory-storage.js';
 export { openLevelStorage } from './level-storage.js';
 export type { LevelDatabase, LevelStorageOptions } from './level-storage.js';

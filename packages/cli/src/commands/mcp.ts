@@ -25,11 +25,17 @@ export function registerMcpCommand(program: Command, ctx: CommandContext): void 
       const dir = options.dir;
       if (dir === null) {
         // PostgreSQL: many processes share the store, so this one serves MCP on it itself.
+        let served: { getClientVersion(): { name: string; version: string } | undefined } | undefined;
+        const writer = () => {
+          const client = served?.getClientVersion();
+          return { user: 'local', surface: 'mcp-stdio', ...(client === undefined ? {} : { client: `${client.name}/${client.version}`.slice(0, 64) }) };
+        };
         await withStore(options, 'create', async (store) => {
           const running = await runMcpServer({ store, selection: options.selection });
+          served = running.server;
           await untilStdinEnds(running.server);
           await running.close();
-        });
+        }, { writer });
         return;
       }
       // What this found on the store's address is said on stderr (stdout carries the protocol).

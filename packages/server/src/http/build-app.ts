@@ -17,6 +17,7 @@ import { StateflowError, elidePath, isStateflowError } from '@stateflow/core';
 import { admit, checkDeclaredAccess } from './access-gate.js';
 import type { ServedRoute } from './access-gate.js';
 import { handleClientError } from './client-errors.js';
+import { enterWriterScope } from './observability/writer-scope.js';
 import type { ContractApp } from './contract-app.js';
 import { shouldRetry } from './error-status.js';
 import { assertLoopbackRequest } from './loopback-guard.js';
@@ -107,6 +108,8 @@ function createApp(context: ServerContext, settings: AppSettings): ContractApp {
     if (context.keys === null) assertLoopbackRequest(request.headers.host, request.headers.origin);
     admit(request, context);
   });
+  // The handler runs in its request's writer scope (after the gate named the user, after the body).
+  app.addHook('preHandler', enterWriterScope);
   app.setErrorHandler(async (err, request, reply) => send(err, request, reply));
   app.setNotFoundHandler(async (request, reply) => {
     const route = elidePath(request.url.split('?')[0] ?? '');

@@ -25,6 +25,7 @@ import { REDACTED, REDACTED_HEADERS } from './log-redaction.js';
 import { ModelCallLimit } from './model-call-limit.js';
 import { DEFAULT_HEARTBEAT_MS } from './routes/watch-route.js';
 import { openServedStore } from './served-store.js';
+import { stampingStore } from './observability/writer-scope.js';
 import { checkOptions } from './server-options.js';
 import type { ServerOptions, ServerSettings } from './server-options.js';
 import type { ServerContext } from './server-context.js';
@@ -153,7 +154,9 @@ interface ContextParts {
 
 /** What every route reads: the store, the sessions, the ladders, the model, the keys, the token and the failure answer. */
 function serverContext(options: ServerOptions, parts: ContextParts): ServerContext {
-  const { store, catalog, model, settings, env, ownsStore, shutdown } = parts;
+  const { catalog, model, settings, env, ownsStore, shutdown } = parts;
+  // Every write made while serving carries its writer (meta.writer), stamped in one place.
+  const store = stampingStore(parts.store);
   const upstreamModel = options.upstreamModel ?? (env.STATEFLOW_UPSTREAM_MODEL || undefined);
   const log = pino({ base: { service: 'stateflow' }, redact: { paths: REDACTED_HEADERS, censor: REDACTED } }, options.logDestination ?? pino.destination(2));
   return {

@@ -13,6 +13,7 @@
  */
 import { StateflowError, elidePath } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
+import { setWriterSurface } from '../observability/writer-scope.js';
 import { LOCAL_SESSION, isLocalLadder, pausableModel, sessionSlateStream } from '@stateflow/slates';
 import type { PauseCheckpoint } from '@stateflow/slates';
 import { chatCompletionRoute } from '@stateflow/http-contract';
@@ -37,6 +38,7 @@ export function registerChatRoute(app: ContractApp, context: ServerContext): voi
     config: USER_ROUTE,
     handler: async (request, reply) => {
       const entry = servedLadder(context, request.params);
+      setWriterSurface('ladder', entry.id);
       const body = request.body;
       refuseTools(body);
       const input = conversationInput(body.messages);
