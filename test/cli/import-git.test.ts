@@ -89,7 +89,7 @@ describe('stateflow import-git', () => {
     );
     expect(read).toEqual({ value: revisions });
     const shown = json(expectOk(await stateflow(['--dir', dir, '--json', 'show', '5']))) as { meta: JsonObject };
-    expect(shown.meta).toEqual({ import: { repo, file: 'config/app.json', commit: commits[7] } });
+    expect(shown.meta).toEqual({ import: { repo, file: 'config/app.json', commit: commits[7] }, writer: { user: 'local', surface: 'cli', client: expect.stringMatching(/^stateflow\//) } });
     const human = expectOk(await stateflow(['--dir', path.join(root, 'store2'), 'import-git', repo, 'config/app.json', '--stream', 'cwd:/app', '--at', 'lazy.config']));
     expect(human.stdout.split('\n')[0]).toBe('imported 5 revisions into cwd:/app at lazy.config: rev 1..5; skipped 3');
   });

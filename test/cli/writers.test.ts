@@ -66,6 +66,6 @@ describe('writers of transitions through stateflow mcp', () => {
   it('a CLI patch through the server is stamped cli', async () => {
     expectOk(await stateflow(['--dir', dir, '--cwd', project, 'patch', '{"lazy": {"c": 1}}']));
     const logged = jsonLines(expectOk(await stateflow(['--dir', dir, '--json', 'log', '--writer', 'cli'])).stdout) as Logged[];
-    expect(logged.map((t) => t.meta?.writer)).toEqual([{ user: 'local', surface: 'cli', request: expect.any(String) }]);
+    expect(logged.map((t) => t.meta?.writer)).toEqual([{ user: 'local', surface: 'cli', client: expect.stringMatching(/^stateflow\//), request: expect.any(String) }]);
   });
 });

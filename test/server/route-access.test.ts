@@ -75,6 +75,8 @@ const ROUTES: Record<string, { access: Access; target?: string }> = {
   'POST /mcp': { access: 'user', target: '/mcp?global=1' },
   'GET /mcp': { access: 'user' },
   'DELETE /mcp': { access: 'user' },
+  // The whole store's figures: the store's owner only (401 without credentials, 403 for a key).
+  'GET /metrics': { access: 'owner' },
   'GET /v1/history/streams': { access: 'user' },
   'GET /v1/history/histogram': { access: 'user' },
   'GET /v1/history/node': { access: 'user' },

@@ -4,7 +4,7 @@
  * was on the server, and a failed connection into `STORE_UNAVAILABLE`.
  */
 import { ErrorCode, StateflowError, isJsonObject } from '@stateflow/core';
-import { LAST_SEQ_HEADER, SURFACE_HEADER, TOKEN_HEADER } from '@stateflow/http-contract/headers';
+import { CLIENT_HEADER, LAST_SEQ_HEADER, SURFACE_HEADER, TOKEN_HEADER } from '@stateflow/http-contract/headers';
 
 /** Where requests go and how they authenticate. */
 export interface ServerEndpoint {
@@ -16,6 +16,8 @@ export interface ServerEndpoint {
   apiKey?: string;
   /** The calling surface for `meta.writer` (`cli`), sent as `X-Stateflow-Surface` (server README "Who wrote it"). */
   surface?: 'cli';
+  /** The calling program, `name/version`, for `meta.writer.client`, sent as `X-Stateflow-Client`. */
+  client?: string;
 }
 
 /** Default time a request may take before it fails with `STORE_UNAVAILABLE`, in ms. */
@@ -46,6 +48,7 @@ export function authHeaders(endpoint: ServerEndpoint): Record<string, string> {
   if (endpoint.token !== undefined) headers[TOKEN_HEADER] = endpoint.token;
   if (endpoint.apiKey !== undefined) headers['authorization'] = `Bearer ${endpoint.apiKey}`;
   if (endpoint.surface !== undefined) headers[SURFACE_HEADER] = endpoint.surface;
+  if (endpoint.client !== undefined) headers[CLIENT_HEADER] = endpoint.client;
   return headers;
 }
 

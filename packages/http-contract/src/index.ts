@@ -87,7 +87,7 @@ export {
   auditRoute,
 } from './store-write-routes.js';
 // --- the server, watch, MCP, this document ---
-export { SERVER_ROUTES, PROOF_URL, serverInfoRoute, serverProofRoute, openApiRoute, watchRoute, mcpRoute, mcpGetRoute, mcpDeleteRoute } from './server-routes.js';
+export { SERVER_ROUTES, PROOF_URL, serverInfoRoute, serverProofRoute, openApiRoute, watchRoute, mcpRoute, mcpGetRoute, mcpDeleteRoute, metricsRoute } from './server-routes.js';
 // --- the history endpoints behind the page ---
 export {
   HISTORY_ROUTES,

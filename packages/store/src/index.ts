@@ -14,6 +14,7 @@ export { NamedLocks } from './named-locks.js';
 export type { BackendLock, LockAttempt } from './named-locks.js';
 export { retryOnConflict } from './conflict-retry.js';
 export type { RetryOnConflictOptions } from './conflict-retry.js';
+export type { StoreObserver, PublishObservation, PublishOutcome, CommitObservation, ReadObservation, ReadKind } from './store-observer.js';
 export type {
   StreamId,
   ExpectedRevision,

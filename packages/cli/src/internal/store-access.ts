@@ -86,10 +86,15 @@ export async function withStore<T>(
 async function stamped(store: Store, writer?: () => JsonObject): Promise<Store> {
   const { stampWriter } = await import('@stateflow/store');
   if (writer !== undefined) return stampWriter(store, writer);
+  const cli = { user: 'local', surface: 'cli', client: await cliClient() };
+  return stampWriter(store, () => cli);
+}
+
+/** `stateflow/<version>`: the CLI as a writer's client. */
+async function cliClient(): Promise<string> {
   const { createRequire } = await import('node:module');
   const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
-  const cli = { user: 'local', surface: 'cli', client: `stateflow/${version}` };
-  return stampWriter(store, () => cli);
+  return `stateflow/${version}`;
 }
 
 /** The PostgreSQL store at `url` (with its read replicas); NOT_FOUND says how to create one. */
@@ -110,7 +115,7 @@ async function openServed(dir: string): Promise<{ store: Store; server: ServerEn
   const served = await findServer(dir);
   if (served === null) return null;
   const { openRemoteStore } = await import('@stateflow/client');
-  const server: ServerEndpoint = { url: served.url, token: served.token, surface: 'cli' };
+  const server: ServerEndpoint = { url: served.url, token: served.token, surface: 'cli', client: await cliClient() };
   return { store: await openRemoteStore(server), server };
 }
 

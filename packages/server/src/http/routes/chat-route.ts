@@ -54,7 +54,7 @@ export function registerChatRoute(app: ContractApp, context: ServerContext): voi
           await assertRevision(context.store, sessionSlateStream(entry.id, session), ifMatch);
         }
         const callModel = control === undefined ? model : pausableModel(model, control, recorded);
-        return runLadderCall({ store: context.store, entry, session, input, model: callModel, clock: context.clock, ...(onOutput === undefined ? {} : { onOutput }) });
+        return runLadderCall({ store: context.store, entry, session, input, model: callModel, clock: context.clock, observer: context.metrics.ladderObserver(entry.id), ...(onOutput === undefined ? {} : { onOutput }) });
       };
 
       // Which stream the call runs on, checked before anything runs or streams.

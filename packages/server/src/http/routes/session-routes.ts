@@ -97,7 +97,7 @@ export function registerSessionRoutes(app: ContractApp, context: ServerContext):
         setWriterSurface('ladder', entry.id);
         const modelName = String(state.call.model ?? '');
         const model = pausableModel(requireModel(context, entry.id, modelName), control, state.call, state.calls);
-        const result = await runLadderCall({ store: context.store, entry, session: current.id, input: recordedInput(state.call), model, clock: context.clock });
+        const result = await runLadderCall({ store: context.store, entry, session: current.id, input: recordedInput(state.call), model, clock: context.clock, observer: context.metrics.ladderObserver(entry.id) });
         return chatCompletion(result, { model: modelName, session: current.id, ladder: entry.id, now: context.clock() });
       });
       const shown = await view(resumed.record);

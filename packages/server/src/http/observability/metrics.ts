@@ -1,0 +1,165 @@
+/**
+ * The server's Prometheus metrics (server README "Observability"), on one prom-client registry
+ * per server, served by `GET /metrics`. Each metric is fed through a hook, never from route
+ * code: the store's {@link StoreObserver} (publishes, commits, reads), fastify's `onResponse`
+ * (HTTP), the MCP server's operation hook, the ladder runner's step hook and the model wrapper
+ * (model calls, tokens), and collectors that read the current value at scrape time (streams,
+ * store bytes, sessions, watchers and their lag).
+ *
+ * Labels are bounded: durabilities, outcomes, read kinds, route patterns (not URLs), status
+ * codes, MCP methods and the two tools, ladder ids and step ids of the served ladder files, session
+ * statuses. No stream id, session id, user or model name (a request may name any model) is a label.
+ * MCP and model-call metrics carry the OpenTelemetry semantic-convention names
+ * (`mcp.server.operation.duration`, `gen_ai.client.operation.duration`,
+ * `gen_ai.client.token.usage`, `http.server.request.duration`), in Prometheus form.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { StoreObserver } from '@stateflow/store';
+import type { LadderObserver } from '@stateflow/slates';
+
+/** Latency buckets, in seconds: 0.1 ms … 10 s. */
+const SECONDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Transitions per commit. */
+const COUNTS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+/** Bytes per commit: 256 B … 16 MiB. */
+const BYTES = [256, 1024, 4096, 16_384, 65_536, 262_144, 1_048_576, 4_194_304, 16_777_216];
+/** Tokens per model call. */
+const TOKENS = [1, 4, 16, 64, 256, 1024, 4096, 16_384, 65_536, 262_144];
+
+/** What the scrape-time collectors read. */
+export interface MetricSources {
+  /** Streams that have a revision. */
+  streams(): Promise<number>;
+  /** Bytes of the store's files, or `null` when the store is not a directory this server opened. */
+  storeBytes(): Promise<number | null>;
+  /** Ladder sessions by status. */
+  sessions(): Promise<Record<string, number>>;
+  /** The store's last seq (the watch lag is measured against it). */
+  lastSeq(): number;
+}
+
+/** One open watch stream, for the subscriber gauge and its lag. */
+export interface WatchTracker {
+  /** The seq of the transition just sent (or the position the stream started at). */
+  sent(seq: number): void;
+  /** The stream ended. */
+  close(): void;
+}
+
+/** An MCP operation, for `mcp_server_operation_duration_seconds`. */
+export interface McpOperation {
+  /** JSON-RPC method (`tools/call`, `tools/list`, `resources/read`, …). */
+  method: string;
+  /** The tool of a `tools/call` (`read_state`, `patch_state`; anything else is `other`). */
+  tool?: string;
+  /** `mcp-http` or `mcp-stdio` (the stdio proxy, through `/mcp`). */
+  surface: string;
+  /** `tool_error` for an `isError` result, a JSON-RPC error's code, or absent. */
+  error?: string;
+  ms: number;
+}
+
+const TOOLS = new Set(['read_state', 'patch_state']);
+
+/** The metrics of one server and the hooks that feed them. */
+export class ServerMetrics {
+  readonly registry = new Registry();
+  readonly #publish = new Histogram({ name: 'stateflow_publish_duration_seconds', help: 'Publish latency per input, queueing and commit included.', labelNames: ['durability', 'outcome'], buckets: SECONDS, registers: [this.registry] });
+  readonly #conflicts = new Counter({ name: 'stateflow_cas_conflicts_total', help: 'Publishes refused with CONFLICT (an expected revision was not the head).', registers: [this.registry] });
+  readonly #commitSize = new Histogram({ name: 'stateflow_commit_transitions', help: 'Transitions per storage commit (group commit).', labelNames: ['synced'], buckets: COUNTS, registers: [this.registry] });
+  readonly #commitBytes = new Histogram({ name: 'stateflow_commit_bytes', help: 'Bytes written per storage commit.', labelNames: ['synced'], buckets: BYTES, registers: [this.registry] });
+  readonly #commitTime = new Histogram({ name: 'stateflow_commit_duration_seconds', help: 'Storage commit latency; synced="true" is the synced (fsync) batch latency.', labelNames: ['synced'], buckets: SECONDS, registers: [this.registry] });
+  readonly #read = new Histogram({ name: 'stateflow_read_duration_seconds', help: 'Store read latency by kind.', labelNames: ['kind', 'outcome'], buckets: SECONDS, registers: [this.registry] });
+  readonly #http = new Histogram({ name: 'http_server_request_duration_seconds', help: 'HTTP request duration (OTel http.server.request.duration).', labelNames: ['http_request_method', 'http_route', 'http_response_status_code'], buckets: SECONDS, registers: [this.registry] });
+  readonly #mcp = new Histogram({ name: 'mcp_server_operation_duration_seconds', help: 'MCP operation duration (OTel mcp.server.operation.duration).', labelNames: ['mcp_method_name', 'gen_ai_tool_name', 'error_type', 'stateflow_surface'], buckets: SECONDS, registers: [this.registry] });
+  readonly #step = new Histogram({ name: 'stateflow_ladder_step_duration_seconds', help: 'Ladder step duration (its nodes, gate and slate writes).', labelNames: ['ladder', 'step'], buckets: SECONDS, registers: [this.registry] });
+  readonly #model = new Histogram({ name: 'gen_ai_client_operation_duration_seconds', help: 'Model call duration (OTel gen_ai.client.operation.duration).', labelNames: ['gen_ai_operation_name', 'ladder', 'error_type'], buckets: SECONDS, registers: [this.registry] });
+  readonly #tokens = new Histogram({ name: 'gen_ai_client_token_usage', help: 'Tokens per model call (OTel gen_ai.client.token.usage).', labelNames: ['gen_ai_operation_name', 'gen_ai_token_type', 'ladder'], buckets: TOKENS, registers: [this.registry] });
+  readonly #watchers = new Set<{ seq: number }>();
+
+  constructor(sources: MetricSources) {
+    collectDefaultMetrics({ register: this.registry });
+    const watchers = this.#watchers;
+    new Gauge({ name: 'stateflow_streams', help: 'Streams with at least one revision.', registers: [this.registry], async collect() { this.set(await sources.streams()); } });
+    new Gauge({
+      name: 'stateflow_store_bytes',
+      help: "Bytes of the store's files on disk (absent for a store the server did not open from a directory).",
+      registers: [this.registry],
+      async collect() {
+        const bytes = await sources.storeBytes();
+        if (bytes !== null) this.set(bytes);
+      },
+    });
+    new Gauge({
+      name: 'stateflow_sessions',
+      help: 'Ladder sessions by status.',
+      labelNames: ['status'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const [status, count] of Object.entries(await sources.sessions())) this.set({ status }, count);
+      },
+    });
+    new Gauge({ name: 'stateflow_watch_subscribers', help: 'Open watch streams (GET /v1/watch).', registers: [this.registry], collect() { this.set(watchers.size); } });
+    new Gauge({
+      name: 'stateflow_watch_lag_transitions',
+      help: 'Largest lag of an open watch stream: transitions accepted since the last one it was sent (0 with none open).',
+      registers: [this.registry],
+      collect() {
+        const last = sources.lastSeq();
+        let lag = 0;
+        for (const watcher of watchers) lag = Math.max(lag, last - watcher.seq);
+        this.set(lag);
+      },
+    });
+  }
+
+  /** The store hooks ({@link StoreObserver}) that feed the publish, commit and read metrics. */
+  readonly storeObserver: StoreObserver = {
+    published: ({ durability, outcome, ms }) => {
+      this.#publish.observe({ durability, outcome }, ms / 1000);
+      if (outcome === 'conflict') this.#conflicts.inc();
+    },
+    committed: ({ transitions, bytes, synced, ms }) => {
+      const labels = { synced: String(synced) };
+      this.#commitSize.observe(labels, transitions);
+      this.#commitBytes.observe(labels, bytes);
+      this.#commitTime.observe(labels, ms / 1000);
+    },
+    read: ({ kind, outcome, ms }) => this.#read.observe({ kind, outcome }, ms / 1000),
+  };
+
+  /** One HTTP request answered: `route` is the route's pattern (`/v1/store/publish`), never the URL. */
+  httpRequest(method: string, route: string, status: number, ms: number): void {
+    this.#http.observe({ http_request_method: method, http_route: route, http_response_status_code: String(status) }, ms / 1000);
+  }
+
+  /** One MCP operation. */
+  mcpOperation(operation: McpOperation): void {
+    const tool = operation.tool === undefined ? '' : TOOLS.has(operation.tool) ? operation.tool : 'other';
+    this.#mcp.observe({ mcp_method_name: operation.method, gen_ai_tool_name: tool, error_type: operation.error ?? '', stateflow_surface: operation.surface }, operation.ms / 1000);
+  }
+
+  /** The ladder runner's hook for `ladder`'s steps (`stateflow_ladder_step_duration_seconds`). */
+  ladderObserver(ladder: string): LadderObserver {
+    return { step: ({ step, ms }) => this.#step.observe({ ladder, step }, ms / 1000) };
+  }
+
+  /** One model call of a ladder, with its token counts when the model reported them. */
+  modelCall(ladder: string, ms: number, outcome: { error?: string; usage?: { promptTokens: number; completionTokens: number } }): void {
+    this.#model.observe({ gen_ai_operation_name: 'chat', ladder, error_type: outcome.error ?? '' }, ms / 1000);
+    if (outcome.usage === undefined) return;
+    this.#tokens.observe({ gen_ai_operation_name: 'chat', gen_ai_token_type: 'input', ladder }, outcome.usage.promptTokens);
+    this.#tokens.observe({ gen_ai_operation_name: 'chat', gen_ai_token_type: 'output', ladder }, outcome.usage.completionTokens);
+  }
+
+  /** A watch stream opened at `from`. */
+  watch(from: number): WatchTracker {
+    const watcher = { seq: from };
+    this.#watchers.add(watcher);
+    return {
+      sent: (seq) => void (watcher.seq = seq),
+      close: () => void this.#watchers.delete(watcher),
+    };
+  }
+}
