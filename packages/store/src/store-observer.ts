@@ -9,15 +9,14 @@
  * `performance.now()`. No stream id, session or user reaches a hook, so what an observer labels
  * by stays bounded.
  */
-import type { Durability } from './types.js';
 
 /** How a publish ended: each call to `publish`, and each input of `publishMany`. */
 export type PublishOutcome = 'accepted' | 'duplicate' | 'noop' | 'conflict' | 'error';
 
 /** One input of a `publish` or `publishMany` call, after the call settled. */
 export interface PublishObservation {
-  /** The durability asked for (the store's default when the input named none). */
-  durability: Durability;
+  /** The durability asked for (the store's default when the input named none): `Durability` of the store's types. */
+  durability: 'buffered' | 'fsync';
   /** `conflict` for a `CONFLICT` failure; `error` for any other failure. */
   outcome: PublishOutcome;
   /** Time from the call to its answer, queueing and the commit included. */
