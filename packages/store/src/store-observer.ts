@@ -35,7 +35,10 @@ export interface CommitObservation {
   ms: number;
 }
 
-/** What a read was. */
+/**
+ * What a read was: `state` — current state (`state`, `view`); `stateAt` — a historical state;
+ * `transitions` — a log iteration; `audit` — a whole audit.
+ */
 export type ReadKind = 'state' | 'stateAt' | 'transitions' | 'audit';
 
 /** One read, after it settled (`transitions`: once its iteration ended). */

@@ -170,6 +170,10 @@ class EventStore implements Store {
 
   async view(streams: StreamId[]): Promise<StoreView> {
     checkOpen(this.#ctx);
+    return observedRead(this.#ctx.settings.observer, 'state', () => this.#view(streams));
+  }
+
+  async #view(streams: StreamId[]): Promise<StoreView> {
     if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStreams(streams);
     for (const s of streams) await currentOf(this.#ctx, s);
