@@ -3,6 +3,7 @@
  * bad one refused with USAGE naming it, before anything opens or listens.
  */
 import type { TracingOptions } from './observability/tracing.js';
+import type { ServerMetrics } from './observability/metrics.js';
 import { StateflowError } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
 import { loadApiKeys } from './api-keys.js';
@@ -138,6 +139,11 @@ export interface ServerOptions {
    * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set in `env`, and not at all otherwise.
    */
   tracing?: TracingOptions;
+  /**
+   * The metrics `GET /metrics` serves (default: new ones). Pass the one whose `storeObserver` the
+   * `store` option was opened with, so its publishes, commits and reads are counted.
+   */
+  metrics?: ServerMetrics;
 }
 
 /** The checked options: what the server is built from. */

@@ -81,9 +81,9 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   const warn = options.onWarning ?? ((message: string) => process.stderr.write(`${message}\n`));
   for (const r of catalog.rejected) warn(`stateflow: ladder ${r.file} not served: ${r.message}`);
   const ownsStore = options.store === undefined;
-  let built: ServerContext | undefined;
-  const metrics = new ServerMetrics(metricSources(() => built));
-  // A store the server opens is observed; a store handed in is its opener's to observe.
+  const metrics = options.metrics ?? new ServerMetrics();
+  // A store the server opens is observed; a store handed in is observed when its opener passed
+  // metrics.storeObserver (ServerMetrics' example).
   const store = options.store ?? (await openServedStore(storeDir(options), { observer: metrics.storeObserver }));
   for (const notice of store.notices) warn(`stateflow: warning: ${notice.message} [${notice.code}]`);
   const shutdown = new AbortController();
@@ -91,7 +91,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   // listeners are this signal's job, not a leak.
   setMaxListeners(0, shutdown.signal);
   const context = serverContext(options, { store, catalog, model, settings, env, ownsStore, shutdown: shutdown.signal, metrics });
-  built = context;
+  metrics.attach(metricSources(context));
   const routes: ServedRoute[] = [];
   const app = await buildApp(context, { ...settings, routes });
   const stopEarly = async (): Promise<void> => {

@@ -83,7 +83,7 @@ export async function runMcpProxy(options: McpProxyOptions): Promise<RunningMcpP
     { name: 'stateflow', version },
     { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: MCP_INSTRUCTIONS },
   );
-  const upstream = new Upstream(options.selection, options.connect, options.onIgnoredServer ?? (() => undefined), () => clientName(server));
+  const upstream = new Upstream(options.selection, options.connect, options.onIgnoredServer ?? (() => undefined), () => mcpClientName(server));
   server.setRequestHandler(ListToolsRequestSchema, () => rpc(upstream.request((client) => client.listTools())));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     try {
@@ -313,8 +313,11 @@ async function rpc<T>(pending: Promise<T>): Promise<T> {
   }
 }
 
-/** `name/version` of the agent's MCP client (its `initialize` `clientInfo`), header-safe; `undefined` before it. */
-function clientName(server: Server): string | undefined {
+/**
+ * `name/version` of an MCP server's client (its `initialize` `clientInfo`), header-safe (visible
+ * ASCII, at most 64 characters): `meta.writer.client`. `undefined` before the client initialized.
+ */
+export function mcpClientName(server: Pick<Server, 'getClientVersion'>): string | undefined {
   const info = server.getClientVersion();
   if (info === undefined) return undefined;
   // A header value is visible ASCII: anything else in a client's name is dropped.

@@ -159,21 +159,24 @@ class EventStore implements Store {
       .sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0));
   }
 
-  async state(stream: StreamId): Promise<JsonObject> {
-    checkOpen(this.#ctx);
-    return observedRead(this.#ctx.settings.observer, 'state', async () => {
-      if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
-      checkStream(stream);
-      return currentOf(this.#ctx, stream);
-    });
+  // state and view are not async themselves: unobserved, their promise is the one of the read.
+  state(stream: StreamId): Promise<JsonObject> {
+    return observedRead(this.#ctx.settings.observer, 'state', () => this.#state(stream));
   }
 
-  async view(streams: StreamId[]): Promise<StoreView> {
+  async #state(stream: StreamId): Promise<JsonObject> {
     checkOpen(this.#ctx);
+    if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
+    checkStream(stream);
+    return currentOf(this.#ctx, stream);
+  }
+
+  view(streams: StreamId[]): Promise<StoreView> {
     return observedRead(this.#ctx.settings.observer, 'state', () => this.#view(streams));
   }
 
   async #view(streams: StreamId[]): Promise<StoreView> {
+    checkOpen(this.#ctx);
     if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStreams(streams);
     for (const s of streams) await currentOf(this.#ctx, s);

@@ -18,18 +18,12 @@ async function dirBytes(dir: string): Promise<number> {
   return total;
 }
 
-/**
- * The sources of a server's gauges, read through `current()` (the context is built after the
- * metrics, which its store's observer needs); before it exists, every gauge reads 0.
- */
-export function metricSources(current: () => ServerContext | undefined): MetricSources {
+/** The sources of `context`'s gauges. */
+export function metricSources(context: ServerContext): MetricSources {
   return {
-    streams: async () => (await current()?.store.streams())?.length ?? 0,
-    storeBytes: async () => {
-      const dir = current()?.dir ?? null;
-      return dir === null ? null : dirBytes(dir);
-    },
-    sessions: async () => (await current()?.sessions.countByStatus()) ?? {},
-    lastSeq: () => current()?.store.lastSeq() ?? 0,
+    streams: async () => (await context.store.streams()).length,
+    storeBytes: async () => (context.dir === null ? null : dirBytes(context.dir)),
+    sessions: () => context.sessions.countByStatus(),
+    lastSeq: () => context.store.lastSeq(),
   };
 }

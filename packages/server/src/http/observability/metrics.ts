@@ -61,7 +61,18 @@ export interface McpOperation {
 
 const TOOLS = new Set(['read_state', 'patch_state']);
 
-/** The metrics of one server and the hooks that feed them. */
+/** The sources of a registry no server attached yet. */
+const NO_SOURCES: MetricSources = { streams: async () => 0, storeBytes: async () => null, sessions: async () => ({}), lastSeq: () => 0 };
+
+/**
+ * The metrics of one server and the hooks that feed them. `startServer` makes one, or uses the
+ * one in its `metrics` option: an embedder that opens the store itself passes
+ * {@link ServerMetrics.storeObserver} as the store's `observer` and the same object to the server.
+ * @example
+ * const metrics = new ServerMetrics();
+ * const store = await openStore(dir, { observer: metrics.storeObserver });
+ * const server = await startServer({ store, metrics });
+ */
 export class ServerMetrics {
   readonly registry = new Registry();
   readonly #publish = new Histogram({ name: 'stateflow_publish_duration_seconds', help: 'Publish latency per input, queueing and commit included.', labelNames: ['durability', 'outcome'], buckets: SECONDS, registers: [this.registry] });
@@ -76,10 +87,17 @@ export class ServerMetrics {
   readonly #model = new Histogram({ name: 'gen_ai_client_operation_duration_seconds', help: 'Model call duration (OTel gen_ai.client.operation.duration).', labelNames: ['gen_ai_operation_name', 'ladder', 'error_type'], buckets: SECONDS, registers: [this.registry] });
   readonly #tokens = new Histogram({ name: 'gen_ai_client_token_usage', help: 'Tokens per model call (OTel gen_ai.client.token.usage).', labelNames: ['gen_ai_operation_name', 'gen_ai_token_type', 'ladder'], buckets: TOKENS, registers: [this.registry] });
   readonly #watchers = new Set<{ seq: number }>();
+  #sources: MetricSources = NO_SOURCES;
 
-  constructor(sources: MetricSources) {
+  constructor() {
     collectDefaultMetrics({ register: this.registry });
     const watchers = this.#watchers;
+    const sources: MetricSources = {
+      streams: () => this.#sources.streams(),
+      storeBytes: () => this.#sources.storeBytes(),
+      sessions: () => this.#sources.sessions(),
+      lastSeq: () => this.#sources.lastSeq(),
+    };
     new Gauge({ name: 'stateflow_streams', help: 'Streams with at least one revision.', registers: [this.registry], async collect() { this.set(await sources.streams()); } });
     new Gauge({
       name: 'stateflow_store_bytes',
@@ -112,6 +130,11 @@ export class ServerMetrics {
         this.set(lag);
       },
     });
+  }
+
+  /** Read the scrape-time gauges from `sources` (until then they read 0). `startServer` attaches its own. */
+  attach(sources: MetricSources): void {
+    this.#sources = sources;
   }
 
   /** The store hooks ({@link StoreObserver}) that feed the publish, commit and read metrics. */
