@@ -22,7 +22,7 @@ describe('the permalink', () => {
   const link: fc.Arbitrary<Permalink> = fc.record({
     selection,
     seq: fc.oneof(fc.constant(null), fc.nat()),
-    tab: fc.constantFrom<Tab>('tree', 'diff', 'history', 'revisions', 'slates'),
+    tab: fc.constantFrom<Tab>('tree', 'diff', 'history', 'revisions', 'slates', 'merge'),
     pointer: fc.oneof(fc.constant(null), text.map((t) => `/${t}`)),
   });
 
@@ -42,8 +42,8 @@ describe('the permalink', () => {
 
 describe('ViewTabs', () => {
   it('offers revisions for a stream and slates for a slate stream only', () => {
-    expect(tabsFor({ type: 'stream', stream: 'slate:s1' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'revisions', 'slates']);
-    expect(tabsFor({ type: 'stream', stream: 'global' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'revisions']);
+    expect(tabsFor({ type: 'stream', stream: 'slate:s1' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'revisions', 'slates', 'merge']);
+    expect(tabsFor({ type: 'stream', stream: 'global' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'revisions', 'merge']);
     expect(tabsFor({ type: 'effective', global: true, cwd: '', session: '' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history']);
   });
 

@@ -6,7 +6,7 @@
 import type { Selection } from './types.js';
 
 /** The centre's views. */
-export type Tab = 'tree' | 'diff' | 'history' | 'revisions' | 'slates';
+export type Tab = 'tree' | 'diff' | 'history' | 'revisions' | 'slates' | 'merge';
 
 /** What a permalink holds (`null`: not given). */
 export interface Permalink {

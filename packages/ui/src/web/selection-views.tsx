@@ -1,11 +1,12 @@
 /**
  * The centre for a selection: the tab bar and the view of the tab — the state tree at the cursor
- * (with the guarded actions on a stream revision), the diff, the path history, the revisions and
- * the slates. The tree stays mounted (hidden) under the other tabs: its view feeds them and the
+ * (with the guarded actions on a stream revision), the diff, the path history, the revisions,
+ * the slates and the merge of two streams. The tree stays mounted (hidden) under the other tabs: its view feeds them and the
  * inspector.
  */
 import { Actions } from './actions.js';
 import { DiffView } from './diff-view.js';
+import { MergeView } from './merge-view.js';
 import { PathHistory } from './path-history.js';
 import type { Tab } from './permalink.js';
 import { Revisions } from './revisions.js';
@@ -59,6 +60,7 @@ export function SelectionViews(props: SelectionViewsProps) {
       {tab === 'history' && <HistoryTab stream={stream} pointer={props.pointer} onSeq={props.onSeq} />}
       {tab === 'revisions' && stream !== null && <Revisions stream={stream} rev={view?.rev ?? null} onSeq={props.onSeq} />}
       {tab === 'slates' && stream !== null && view?.rev != null && <SlatesView stream={stream} rev={view.rev} />}
+      {tab === 'merge' && stream !== null && <MergeView key={stream} stream={stream} onDone={(m) => (props.onStatus(m), props.onChanged())} />}
     </>
   );
 }

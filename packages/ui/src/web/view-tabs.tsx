@@ -1,6 +1,6 @@
 /**
- * The centre's tab bar (the views that apply to the selection: revisions for a stream, slates for
- * a slate stream) and the title of the selection.
+ * The centre's tab bar (the views that apply to the selection: revisions and merge for a stream,
+ * slates for a slate stream) and the title of the selection.
  */
 import type { Tab } from './permalink.js';
 import type { Selection } from './types.js';
@@ -14,6 +14,7 @@ export function tabsFor(selection: Selection): Array<readonly [Tab, string]> {
     ['history', 'Path history'],
     ...(stream !== null ? [['revisions', 'Revisions'] as const] : []),
     ...(stream?.startsWith('slate:') === true ? [['slates', 'Slates'] as const] : []),
+    ...(stream !== null ? [['merge', 'Merge'] as const] : []),
   ];
 }
 
