@@ -1,8 +1,8 @@
 /**
  * The state tree's data: the view at the cursor, the loaded nodes, the open nodes, and the error
- * of the last load. One load at a time: while the cursor is dragged, each finished load is shown
- * and the next one starts at the newest cursor, so the tree follows the drag instead of waiting
- * for it to stop (or flooding the server). Open nodes stay open across cursor moves (reloaded at
+ * of the last load. One load at a time (use-following-load.ts): while the cursor is dragged, each
+ * finished load is shown and the next one starts at the newest cursor, so the tree follows the
+ * drag instead of waiting for it to stop (or flooding the server). Open nodes stay open across cursor moves (reloaded at
  * the new revision) and close when the selection changes.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -11,6 +11,7 @@ import type { ApiError } from './api.js';
 import type { NodeChild, NodePage, Selection } from './types.js';
 import { loadTreeView, nodeUrl, treeAt, type NodeLoad, type TreeView } from './tree-load.js';
 import { isContainer } from './tree-rows.js';
+import { useFollowingLoad } from './use-following-load.js';
 import { asApiError } from './use-loaded.js';
 
 /** What {@link useTreeView} hands out. */
@@ -34,8 +35,6 @@ export function useTreeView(selection: Selection, seq: number, version: number, 
   const [view, setView] = useState<TreeView | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const key = JSON.stringify(selection);
-  const wanted = useRef<Wanted>({ selection, key, seq, version });
-  const running = useRef(false);
   const expandedRef = useRef(expanded);
   expandedRef.current = expanded;
   const onViewRef = useRef(onView);
@@ -43,37 +42,21 @@ export function useTreeView(selection: Selection, seq: number, version: number, 
 
   useEffect(() => setExpanded(new Set()), [key]);
 
-  const loadOnce = async (target: Wanted) => {
+  useFollowingLoad<Wanted>({ selection, key, seq, version }, [key, seq, version], async (target, latest) => {
     try {
-      const result = await loadTreeView(target.selection, target.seq, target.key === wanted.current.key ? [...expandedRef.current] : []);
-      if (target.key !== wanted.current.key) return;
+      const result = await loadTreeView(target.selection, target.seq, target.key === latest().key ? [...expandedRef.current] : []);
+      if (target.key !== latest().key) return;
       setNodes(result.nodes);
       setView(result.view);
       setError(null);
       onViewRef.current(result.view);
     } catch (err) {
-      if (target !== wanted.current) return;
+      if (target !== latest()) return;
       setError(asApiError(err));
       setView(null);
       onViewRef.current(null);
     }
-  };
-
-  useEffect(() => {
-    wanted.current = { selection, key, seq, version };
-    if (running.current) return;
-    running.current = true;
-    void (async () => {
-      try {
-        for (let target = wanted.current; ; target = wanted.current) {
-          await loadOnce(target);
-          if (target === wanted.current) return;
-        }
-      } finally {
-        running.current = false;
-      }
-    })();
-  }, [key, seq, version]);
+  });
 
   const load = async (pointer: string, offset: number) => {
     const at = treeAt(view);

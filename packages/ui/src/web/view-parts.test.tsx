@@ -12,6 +12,8 @@ import { EffectiveForm } from './effective-form.js';
 import { HashLink, verdictText } from './hash-link.js';
 import { HistogramBars } from './histogram-bars.js';
 import { TransitionFacts } from './inspector.js';
+import { PathChangeRow } from './path-history.js';
+import { RevisionItem } from './revisions.js';
 import { SlateFolder } from './slate-folder.js';
 import { railRows } from './stream-groups.js';
 import { StreamItem } from './streams-rail.js';
@@ -178,5 +180,21 @@ describe('the guarded actions', () => {
     expect(failureText(new ApiError(403, 'FORBIDDEN', 'no write access'), 5)).toBe('no write access');
     const alert = render(<ActionMessage text="no" error />);
     expect(alert.getByTestId('action-message').getAttribute('role')).toBe('alert');
+  });
+});
+
+describe('the path history and the revisions', () => {
+  it('writes a change of the path as rev, seq, old → new', () => {
+    const change = { rev: 7, seq: 30, time: '2026-12-01T10:00:00.000Z', change: 'changed' as const, before: { value: '1.0.0' }, after: { value: '1.1.0' } };
+    const row = render(<PathChangeRow change={change} />).container.querySelector('[data-rev="7"]');
+    expect(row?.className).toBe('ph-row changed');
+    expect(row?.textContent).toMatch(/^~ rev 7 seq 30 · .+ "1\.0\.0" → "1\.1\.0"$/);
+  });
+
+  it("writes a revision with its meta's keys, its streams and the cursor mark", () => {
+    const r = { rev: 4, seq: 12, time: '2026-12-01T10:00:00.000Z', meta: { fork: { from: 'global', rev: 2 } }, streams: 2 };
+    const view = render(<RevisionItem row={r} atCursor />);
+    expect([...view.container.querySelectorAll('.badge')].map((b) => b.textContent)).toEqual(['fork', '2 streams', 'at cursor']);
+    expect(view.container.querySelector('[data-rev="4"]')?.className).toBe('rev-row at-cursor');
   });
 });
