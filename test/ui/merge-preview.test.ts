@@ -17,8 +17,9 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { JsonObject } from '@stateflow/core';
-import { HISTORIES, historiesAvailable, loadExpected, removeDir, startServe, stateflow, stopServe, tempDir } from '../cli/helpers.js';
+import { HISTORIES, historiesAvailable, loadExpected, removeDir, stateflow, stopServe, tempDir } from '../cli/helpers.js';
 import { ARTIFACTS, chromiumAvailable, launchBrowser } from './browser.js';
+import { callApi, startPageServer } from './page-server.js';
 
 const FILE = 'eslint-package-json.jsonl';
 const SOURCE = 'cwd:/proj';
@@ -38,12 +39,7 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
   let sourceRev: number;
   const pageErrors: string[] = [];
 
-  const api = async <T = any>(route: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${base}${route}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const json = (await response.json()) as T;
-    if (!response.ok) throw new Error(`${route}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const api = <T = any>(route: string, body?: unknown): Promise<T> => callApi<T>(base, route, body);
   const history = (patch: JsonObject) => ({ lazy: { history: patch } });
   const stateOf = async (stream: string) => (await api<{ rev: number; state: { lazy: { history: JsonObject } } }>(`/v1/store/state?stream=${encodeURIComponent(stream)}`));
   const publish = (stream: string, patch: JsonObject) => api('/v1/store/publish', { changes: { [stream]: history(patch) } });
@@ -56,10 +52,7 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
     sourceRev = expected.docs.length;
     const imported = await stateflow(['--dir', dir, '--cwd', '/proj', 'import', path.join(HISTORIES, FILE), '--stream', SOURCE, '--at', 'lazy.history']);
     expect(imported.code, imported.stderr).toBe(0);
-    const started = await startServe(['--dir', dir, 'serve', '--port', '0'], {});
-    server = started.child;
-    base = /stateflow serving on (http:\/\/\S+)/.exec(started.banner)?.[1] ?? '';
-    pageUrl = /browser: (http:\/\/\S+)/.exec(started.banner)?.[1] ?? '';
+    ({ child: server, base, pageUrl } = await startPageServer(['--dir', dir, 'serve', '--port', '0']));
     // Two forks of the source at its head, each edited: version on both (a conflict), one key each.
     for (const to of [A, B]) await api('/v1/store/fork', { from: SOURCE, to, expected: 'none' });
     await publish(A, { version: '11.0.0-a', author: null, scripts: { 'merge:demo': 'node merge-demo.js' } });
