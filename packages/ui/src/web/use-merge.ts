@@ -6,7 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import { resolutions, type Choice } from './merge-plan.js';
-import { mergeFailureText, previewMerge, publishMerge, stateAt, type MergePreview } from './merge-requests.js';
+import { mergeFailureText, previewMerge, publishMerge, stateAt, type MergePreview, type MergeRequest } from './merge-requests.js';
 import type { JsonObject } from './types.js';
 
 /** A preview shown: the plan and `into`'s state at `plan.intoRev`. */
@@ -53,10 +53,13 @@ export function useMerge(onDone: (message: string) => void): MergeFlow {
       setBusy(false);
     }
   };
-  const request = () => {
-    const plan = shown!.plan;
+  /** A step on the plan shown (none shown: nothing to do), with the request pinned to it. */
+  const onPlan = (work: (plan: MergePreview, request: MergeRequest) => Promise<void>) => async () => {
+    if (shown === null) return;
+    const plan = shown.plan;
     const resolve = settled !== null && 'resolve' in settled ? settled.resolve : {};
-    return { from: plan.from, into: plan.into, pinned: { fromRev: plan.fromRev, intoRev: plan.intoRev }, resolve };
+    const request = { from: plan.from, into: plan.into, pinned: { fromRev: plan.fromRev, intoRev: plan.intoRev }, resolve };
+    await step(plan.into, plan.intoRev, () => work(plan, request));
   };
 
   return {
@@ -75,17 +78,16 @@ export function useMerge(onDone: (message: string) => void): MergeFlow {
         const plan = await previewMerge({ from, into });
         setShown({ plan, state: await stateAt(into, plan.intoRev) });
       }),
-    prepare: () => step(shown!.plan.into, shown!.plan.intoRev, async () => setPending(await previewMerge(request()))),
-    confirm: () =>
-      step(shown!.plan.into, shown!.plan.intoRev, async () => {
-        const result = await publishMerge(request());
-        setPending(null);
-        const text =
-          result.status === 'noop' ? `Nothing to merge: ${shown!.plan.into} already holds every change.` : `Merged ${shown!.plan.from} into ${shown!.plan.into}: published transition ${result.transition?.seq ?? '?'}.`;
-        setMessage({ text, error: false });
-        setShown(null);
-        onDone(text);
-      }),
+    prepare: onPlan(async (_plan, request) => setPending(await previewMerge(request))),
+    confirm: onPlan(async (plan, request) => {
+      const result = await publishMerge(request);
+      setPending(null);
+      const text =
+        result.status === 'noop' ? `Nothing to merge: ${plan.into} already holds every change.` : `Merged ${plan.from} into ${plan.into}: published transition ${result.transition?.seq ?? '?'}.`;
+      setMessage({ text, error: false });
+      setShown(null);
+      onDone(text);
+    }),
     cancel: () => setPending(null),
   };
 }
