@@ -64,21 +64,31 @@ export function observedPublish(observer: StoreObserver | null, durability: Dura
   const span = recording('stateflow.publish', { 'stateflow.durability': durability, 'stateflow.publish.inputs': inputs });
   if (observer === null && span === null) return fn();
   const start = performance.now();
-  const observed = async (): Promise<PublishResult[]> => {
-    try {
-      const results = await fn();
+  // The span's outcome is set before inSpan ends it.
+  const traced = (): Promise<PublishResult[]> =>
+    fn().then(
+      (results) => {
+        if (results.length === 1) span?.setAttribute('stateflow.publish.outcome', results[0]?.status ?? 'noop');
+        return results;
+      },
+      (err: unknown) => {
+        span?.setAttribute('stateflow.publish.outcome', failure(err));
+        throw err;
+      },
+    );
+  const published = span === null ? fn() : inSpan(span, traced);
+  return published.then(
+    (results) => {
       const ms = performance.now() - start;
       for (const result of results) tell(observer, 'published', { durability, outcome: result.status, ms });
-      if (results.length === 1) span?.setAttribute('stateflow.publish.outcome', results[0]?.status ?? 'noop');
       return results;
-    } catch (err) {
+    },
+    (err: unknown) => {
       const ms = performance.now() - start;
       for (let i = 0; i < inputs; i++) tell(observer, 'published', { durability, outcome: failure(err), ms });
-      span?.setAttribute('stateflow.publish.outcome', failure(err));
       throw err;
-    }
-  };
-  return span === null ? observed() : inSpan(span, observed);
+    },
+  );
 }
 
 /** Write one storage batch through `write` in a `stateflow.commit` span, and tell the observer. */

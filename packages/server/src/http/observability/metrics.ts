@@ -64,6 +64,20 @@ const TOOLS = new Set(['read_state', 'patch_state']);
 /** The sources of a registry no server attached yet. */
 const NO_SOURCES: MetricSources = { streams: async () => 0, storeBytes: async () => null, sessions: async () => ({}), lastSeq: () => 0 };
 
+/** A histogram's child for label values (in `labelNames` order), made once per combination. */
+function children(histogram: Histogram): (...values: string[]) => { observe(value: number): void } {
+  const made = new Map<string, { observe(value: number): void }>();
+  return (...values) => {
+    const key = values.join('\u0000');
+    let child = made.get(key);
+    if (child === undefined) {
+      child = histogram.labels(...values);
+      made.set(key, child);
+    }
+    return child;
+  };
+}
+
 /**
  * The metrics of one server and the hooks that feed them. `startServer` makes one, or uses the
  * one in its `metrics` option: an embedder that opens the store itself passes
@@ -137,20 +151,31 @@ export class ServerMetrics {
     this.#sources = sources;
   }
 
-  /** The store hooks ({@link StoreObserver}) that feed the publish, commit and read metrics. */
-  readonly storeObserver: StoreObserver = {
-    published: ({ durability, outcome, ms }) => {
-      this.#publish.observe({ durability, outcome }, ms / 1000);
-      if (outcome === 'conflict') this.#conflicts.inc();
-    },
-    committed: ({ transitions, bytes, synced, ms }) => {
-      const labels = { synced: String(synced) };
-      this.#commitSize.observe(labels, transitions);
-      this.#commitBytes.observe(labels, bytes);
-      this.#commitTime.observe(labels, ms / 1000);
-    },
-    read: ({ kind, outcome, ms }) => this.#read.observe({ kind, outcome }, ms / 1000),
-  };
+  /**
+   * The store hooks ({@link StoreObserver}) that feed the publish, commit and read metrics. They
+   * run on every publish: each label set's child is looked up once and kept (prom-client would
+   * hash the labels on every observation).
+   */
+  readonly storeObserver: StoreObserver = (() => {
+    const publish = children(this.#publish);
+    const commitSize = children(this.#commitSize);
+    const commitBytes = children(this.#commitBytes);
+    const commitTime = children(this.#commitTime);
+    const read = children(this.#read);
+    return {
+      published: ({ durability, outcome, ms }) => {
+        publish(durability, outcome).observe(ms / 1000);
+        if (outcome === 'conflict') this.#conflicts.inc();
+      },
+      committed: ({ transitions, bytes, synced, ms }) => {
+        const label = synced ? 'true' : 'false';
+        commitSize(label).observe(transitions);
+        commitBytes(label).observe(bytes);
+        commitTime(label).observe(ms / 1000);
+      },
+      read: ({ kind, outcome, ms }) => read(kind, outcome).observe(ms / 1000),
+    };
+  })();
 
   /** One HTTP request answered: `route` is the route's pattern (`/v1/store/publish`), never the URL. */
   httpRequest(method: string, route: string, status: number, ms: number): void {
