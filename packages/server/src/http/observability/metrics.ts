@@ -64,18 +64,11 @@ const TOOLS = new Set(['read_state', 'patch_state']);
 /** The sources of a registry no server attached yet. */
 const NO_SOURCES: MetricSources = { streams: async () => 0, storeBytes: async () => null, sessions: async () => ({}), lastSeq: () => 0 };
 
-/** A histogram's child for label values (in `labelNames` order), made once per combination. */
-function children(histogram: Histogram): (...values: string[]) => { observe(value: number): void } {
-  const made = new Map<string, { observe(value: number): void }>();
-  return (...values) => {
-    const key = values.join('\u0000');
-    let child = made.get(key);
-    if (child === undefined) {
-      child = histogram.labels(...values);
-      made.set(key, child);
-    }
-    return child;
-  };
+/** A histogram's children, one per label-value tuple of `values`, made at once and keyed by the values joined with `|`. */
+function children(histogram: Histogram, ...values: string[][]): Record<string, { observe(value: number): void }> {
+  let tuples: string[][] = [[]];
+  for (const options of values) tuples = tuples.flatMap((tuple) => options.map((option) => [...tuple, option]));
+  return Object.fromEntries(tuples.map((tuple) => [tuple.join('|'), histogram.labels(...tuple)]));
 }
 
 /**
@@ -153,27 +146,28 @@ export class ServerMetrics {
 
   /**
    * The store hooks ({@link StoreObserver}) that feed the publish, commit and read metrics. They
-   * run on every publish: each label set's child is looked up once and kept (prom-client would
-   * hash the labels on every observation).
+   * run on every publish: every label set's child is made up front (prom-client would hash the
+   * labels on every observation), so the store's label values all show from the first scrape.
    */
   readonly storeObserver: StoreObserver = (() => {
-    const publish = children(this.#publish);
-    const commitSize = children(this.#commitSize);
-    const commitBytes = children(this.#commitBytes);
-    const commitTime = children(this.#commitTime);
-    const read = children(this.#read);
+    const synced = ['false', 'true'];
+    const publish = children(this.#publish, ['buffered', 'fsync'], ['accepted', 'duplicate', 'noop', 'conflict', 'error']);
+    const commitSize = children(this.#commitSize, synced);
+    const commitBytes = children(this.#commitBytes, synced);
+    const commitTime = children(this.#commitTime, synced);
+    const read = children(this.#read, ['state', 'stateAt', 'transitions', 'audit'], ['ok', 'error']);
     return {
       published: ({ durability, outcome, ms }) => {
-        publish(durability, outcome).observe(ms / 1000);
+        publish[`${durability}|${outcome}`]?.observe(ms / 1000);
         if (outcome === 'conflict') this.#conflicts.inc();
       },
-      committed: ({ transitions, bytes, synced, ms }) => {
-        const label = synced ? 'true' : 'false';
-        commitSize(label).observe(transitions);
-        commitBytes(label).observe(bytes);
-        commitTime(label).observe(ms / 1000);
+      committed: ({ transitions, bytes, synced: wasSynced, ms }) => {
+        const label = wasSynced ? 'true' : 'false';
+        commitSize[label]?.observe(transitions);
+        commitBytes[label]?.observe(bytes);
+        commitTime[label]?.observe(ms / 1000);
       },
-      read: ({ kind, outcome, ms }) => read(kind, outcome).observe(ms / 1000),
+      read: ({ kind, outcome, ms }) => read[`${kind}|${outcome}`]?.observe(ms / 1000),
     };
   })();
 
