@@ -96,7 +96,10 @@ for (const [label, backend, concurrency] of [
   rows.push([label, observed.a, observed.b, median(observed.ratios), spread(observed.ratios), median(control.ratios), spread(control.ratios), '≥ 0.97']);
 }
 
-const counted = (await metrics.registry.getSingleMetric('stateflow_publish_duration_seconds').get()).values.filter((v) => v.metricName?.endsWith('_count')).reduce((sum, v) => sum + v.value, 0);
+const counted = (await metrics.text())
+  .split('\n')
+  .filter((line) => line.startsWith('stateflow_publish_duration_seconds_count'))
+  .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
 
 /**
  * What the observer itself costs per publish, timed alone (no I/O, so the machine's drift matters

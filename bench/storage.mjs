@@ -12,7 +12,7 @@ import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
-import { randomUUID } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { diff, jsonEqual } from '@stateflow/core';
 import { stampWriter } from '@stateflow/store';
 import { openStore } from '@stateflow/store-leveldb';
@@ -24,11 +24,13 @@ const FILES = ['eslint-package-json.jsonl', 'matrix-react-sdk-en_EN-json.jsonl']
 const STREAM = 'cwd:/repo';
 /**
  * BENCH_WRITER=1: every stateflow publish carries `meta.writer` as `stateflow serve` stamps it for
- * an agent over `stateflow mcp` (user, surface, client name/version, a fresh request id), to
+ * an agent over `stateflow mcp` (user, surface, client name/version, the server's next request id), to
  * measure what recording who wrote each transition costs on disk (server README "Who wrote it").
  */
 const WITH_WRITER = process.env.BENCH_WRITER === '1';
-const writer = () => ({ user: 'local', surface: 'mcp-stdio', client: 'claude-code/2.0.14', request: randomUUID() });
+let requests = 0;
+const boot = randomInt(36 ** 7, 36 ** 8).toString(36);
+const writer = () => ({ user: 'local', surface: 'mcp-stdio', client: 'claude-code/2.0.14', request: `${boot}-${(++requests).toString(36)}` });
 const READS = 100;
 /** Reads timed right after the reopen, before any warm-up (at their own random revisions). */
 const COLD_READS = 50;

@@ -46,7 +46,7 @@ afterAll(async () => {
  */
 function normal(text: string): string {
   return text
-    .replace(/,\s*"request":\s*"[0-9a-f-]{36}"/g, '')
+    .replace(/,\s*"request":\s*"[0-9a-z]+-[0-9a-z]+"/g, '')
     .replaceAll(local, '<dir>')
     .replaceAll(served, '<dir>')
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>')

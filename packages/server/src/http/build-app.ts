@@ -8,7 +8,6 @@
  * client errors, unknown routes, malformed URLs — into the `{error: {code, type, message, details}}`
  * body.
  */
-import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fastifyRateLimit from '@fastify/rate-limit';
@@ -17,6 +16,7 @@ import { StateflowError, elidePath, isStateflowError } from '@stateflow/core';
 import { admit, checkDeclaredAccess } from './access-gate.js';
 import type { ServedRoute } from './access-gate.js';
 import { handleClientError } from './client-errors.js';
+import { requestIds } from './request-id.js';
 import { enterWriterScope } from './observability/writer-scope.js';
 import { endRequestSpan, enterRequestSpan, startRequestSpan } from './observability/request-span.js';
 import type { ContractApp } from './contract-app.js';
@@ -85,7 +85,7 @@ function createApp(context: ServerContext, settings: AppSettings): ContractApp {
   };
   const app = Fastify({
     logger: false,
-    genReqId: () => randomUUID(),
+    genReqId: requestIds(),
     clientErrorHandler: handleClientError,
     bodyLimit: settings.bodyLimit,
     requestTimeout: settings.requestTimeoutMs,

@@ -16,6 +16,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { StoreObserver } from '@stateflow/store';
 import type { LadderObserver } from '@stateflow/slates';
+import { StoreHistogram } from './store-histogram.js';
+import type { Observe } from './store-histogram.js';
 
 /** Latency buckets, in seconds: 0.1 ms … 10 s. */
 const SECONDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -64,11 +66,11 @@ const TOOLS = new Set(['read_state', 'patch_state']);
 /** The sources of a registry no server attached yet. */
 const NO_SOURCES: MetricSources = { streams: async () => 0, storeBytes: async () => null, sessions: async () => ({}), lastSeq: () => 0 };
 
-/** A histogram's children, one per label-value tuple of `values`, made at once and keyed by the values joined with `|`. */
-function children(histogram: Histogram, ...values: string[][]): Record<string, { observe(value: number): void }> {
-  let tuples: string[][] = [[]];
-  for (const options of values) tuples = tuples.flatMap((tuple) => options.map((option) => [...tuple, option]));
-  return Object.fromEntries(tuples.map((tuple) => [tuple.join('|'), histogram.labels(...tuple)]));
+/** `histogram`'s observers, one per tuple of `values` (label name → its values), keyed by the values joined with `|`. */
+function children(histogram: StoreHistogram, values: Record<string, string[]>): Record<string, Observe> {
+  let tuples: Array<Record<string, string>> = [{}];
+  for (const [name, options] of Object.entries(values)) tuples = tuples.flatMap((tuple) => options.map((option) => ({ ...tuple, [name]: option })));
+  return Object.fromEntries(tuples.map((labels) => [Object.values(labels).join('|'), histogram.child(labels)]));
 }
 
 /**
@@ -82,17 +84,20 @@ function children(histogram: Histogram, ...values: string[][]): Record<string, {
  */
 export class ServerMetrics {
   readonly registry = new Registry();
-  readonly #publish = new Histogram({ name: 'stateflow_publish_duration_seconds', help: 'Publish latency per input, queueing and commit included.', labelNames: ['durability', 'outcome'], buckets: SECONDS, registers: [this.registry] });
   readonly #conflicts = new Counter({ name: 'stateflow_cas_conflicts_total', help: 'Publishes refused with CONFLICT (an expected revision was not the head).', registers: [this.registry] });
-  readonly #commitSize = new Histogram({ name: 'stateflow_commit_transitions', help: 'Transitions per storage commit (group commit).', labelNames: ['synced'], buckets: COUNTS, registers: [this.registry] });
-  readonly #commitBytes = new Histogram({ name: 'stateflow_commit_bytes', help: 'Bytes written per storage commit.', labelNames: ['synced'], buckets: BYTES, registers: [this.registry] });
-  readonly #commitTime = new Histogram({ name: 'stateflow_commit_duration_seconds', help: 'Storage commit latency; synced="true" is the synced (fsync) batch latency.', labelNames: ['synced'], buckets: SECONDS, registers: [this.registry] });
-  readonly #read = new Histogram({ name: 'stateflow_read_duration_seconds', help: 'Store read latency by kind.', labelNames: ['kind', 'outcome'], buckets: SECONDS, registers: [this.registry] });
   readonly #http = new Histogram({ name: 'http_server_request_duration_seconds', help: 'HTTP request duration (OTel http.server.request.duration).', labelNames: ['http_request_method', 'http_route', 'http_response_status_code'], buckets: SECONDS, registers: [this.registry] });
   readonly #mcp = new Histogram({ name: 'mcp_server_operation_duration_seconds', help: 'MCP operation duration (OTel mcp.server.operation.duration).', labelNames: ['mcp_method_name', 'gen_ai_tool_name', 'error_type', 'stateflow_surface'], buckets: SECONDS, registers: [this.registry] });
   readonly #step = new Histogram({ name: 'stateflow_ladder_step_duration_seconds', help: 'Ladder step duration (its nodes, gate and slate writes).', labelNames: ['ladder', 'step'], buckets: SECONDS, registers: [this.registry] });
   readonly #model = new Histogram({ name: 'gen_ai_client_operation_duration_seconds', help: 'Model call duration (OTel gen_ai.client.operation.duration).', labelNames: ['gen_ai_operation_name', 'ladder', 'error_type'], buckets: SECONDS, registers: [this.registry] });
   readonly #tokens = new Histogram({ name: 'gen_ai_client_token_usage', help: 'Tokens per model call (OTel gen_ai.client.token.usage).', labelNames: ['gen_ai_operation_name', 'gen_ai_token_type', 'ladder'], buckets: TOKENS, registers: [this.registry] });
+  /** The store's histograms (hot path: `store-histogram.ts`), written after the registry's metrics. */
+  readonly #store = {
+    publish: new StoreHistogram('stateflow_publish_duration_seconds', 'Publish latency per input, queueing and commit included.', SECONDS),
+    commitSize: new StoreHistogram('stateflow_commit_transitions', 'Transitions per storage commit (group commit).', COUNTS),
+    commitBytes: new StoreHistogram('stateflow_commit_bytes', 'Bytes written per storage commit.', BYTES),
+    commitTime: new StoreHistogram('stateflow_commit_duration_seconds', 'Storage commit latency; synced="true" is the synced (fsync) batch latency.', SECONDS),
+    read: new StoreHistogram('stateflow_read_duration_seconds', 'Store read latency by kind.', SECONDS),
+  };
   readonly #watchers = new Set<{ seq: number }>();
   #sources: MetricSources = NO_SOURCES;
 
@@ -139,6 +144,12 @@ export class ServerMetrics {
     });
   }
 
+  /** Every metric in the Prometheus text format 0.0.4 (`registry.contentType`): what `GET /metrics` answers. */
+  async text(): Promise<string> {
+    const histograms = Object.values(this.#store).map((histogram) => histogram.text());
+    return `${await this.registry.metrics()}\n${histograms.join('\n')}`;
+  }
+
   /** Read the scrape-time gauges from `sources` (until then they read 0). `startServer` attaches its own. */
   attach(sources: MetricSources): void {
     this.#sources = sources;
@@ -146,16 +157,16 @@ export class ServerMetrics {
 
   /**
    * The store hooks ({@link StoreObserver}) that feed the publish, commit and read metrics. They
-   * run on every publish: every label set's child is made up front (prom-client would hash the
-   * labels on every observation), so the store's label values all show from the first scrape.
+   * run on every publish: every label set's observer is made up front (`StoreHistogram`: plain
+   * bucket arrays, no label hashing per observation), so every label set shows from the first scrape.
    */
   readonly storeObserver: StoreObserver = (() => {
-    const synced = ['false', 'true'];
-    const publish = children(this.#publish, ['buffered', 'fsync'], ['accepted', 'duplicate', 'noop', 'conflict', 'error']);
-    const commitSize = children(this.#commitSize, synced);
-    const commitBytes = children(this.#commitBytes, synced);
-    const commitTime = children(this.#commitTime, synced);
-    const read = children(this.#read, ['state', 'stateAt', 'transitions', 'audit'], ['ok', 'error']);
+    const synced = { synced: ['false', 'true'] };
+    const publish = children(this.#store.publish, { durability: ['buffered', 'fsync'], outcome: ['accepted', 'duplicate', 'noop', 'conflict', 'error'] });
+    const commitSize = children(this.#store.commitSize, synced);
+    const commitBytes = children(this.#store.commitBytes, synced);
+    const commitTime = children(this.#store.commitTime, synced);
+    const read = children(this.#store.read, { kind: ['state', 'stateAt', 'transitions', 'audit'], outcome: ['ok', 'error'] });
     return {
       published: ({ durability, outcome, ms }) => {
         publish[`${durability}|${outcome}`]?.observe(ms / 1000);

@@ -16,7 +16,7 @@ export function registerMetricsRoute(app: ContractApp, context: ServerContext): 
     ...metricsRoute,
     config: OWNER_ROUTE,
     handler: async (_request, reply) => {
-      const text = await metrics.registry.metrics();
+      const text = await metrics.text();
       return reply.status(200).type(metrics.registry.contentType).serializer((payload: unknown) => payload as string).send(text);
     },
   });
