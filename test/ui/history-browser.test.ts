@@ -187,6 +187,9 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
   });
 
   it('draws the histogram over the seq on request, so a burst (the import) spreads over the width', async () => {
+    // An imported stream is drawn over its commits' dates by default: wall time first, where the import is one burst.
+    await page.getByTestId('axis-time').check();
+    await page.waitForFunction(() => document.querySelector('[data-testid="axis-name"]')?.textContent?.includes('accepted') === true);
     const before = await page.locator('.histogram .bar').evaluateAll((bars) => bars.filter((b) => Number(b.getAttribute('height')) > 0).length);
     await page.getByTestId('axis-seq').check();
     await page.waitForFunction((n) => document.querySelectorAll('.histogram .bar[height]').length > 0 && [...document.querySelectorAll('.histogram .bar')].filter((b) => Number(b.getAttribute('height')) > 0).length > n, before);

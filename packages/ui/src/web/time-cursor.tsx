@@ -41,7 +41,7 @@ export function TimeCursor(props: TimeCursorProps) {
   };
   return (
     <section class="cursor" aria-label="Time cursor">
-      <CursorLabel histogram={h} seq={props.seq} axis={h.axis} onAxis={props.onAxis} />
+      <CursorLabel histogram={h} seq={props.seq} axis={props.axis ?? h.axis} onAxis={props.onAxis} />
       <div
         class="slider"
         role="slider"
