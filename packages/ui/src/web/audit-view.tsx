@@ -64,14 +64,15 @@ function AuditReportView(props: { job: AuditJob; onSeq: (seq: number) => void; o
 
 function FindingRow(props: { finding: Finding; onSeq: (seq: number) => void; onRevision: (stream: string, rev: number) => void }) {
   const f = props.finding;
+  const { seq, rev, stream } = f;
   const link =
-    f.seq !== undefined ? (
-      <button type="button" onClick={() => props.onSeq(f.seq as number)} data-testid="finding-seq">
-        seq {f.seq}
+    seq !== undefined ? (
+      <button type="button" onClick={() => props.onSeq(seq)} data-testid="finding-seq">
+        seq {seq}
       </button>
-    ) : f.rev !== undefined && f.stream !== undefined ? (
-      <button type="button" onClick={() => props.onRevision(f.stream as string, f.rev as number)}>
-        {f.stream} rev {f.rev}
+    ) : rev !== undefined && stream !== undefined ? (
+      <button type="button" onClick={() => props.onRevision(stream, rev)}>
+        {stream} rev {rev}
       </button>
     ) : null;
   return (

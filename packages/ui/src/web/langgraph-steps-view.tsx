@@ -6,17 +6,24 @@
  * "go to" moves the cursor to its checkpoint's transition.
  */
 import { get, query } from './api.js';
-import { jsonLine, timeText } from './format.js';
+import { timeText } from './format.js';
 import type { LangGraphStep, LangGraphSteps } from './types.js';
 import { useLoaded } from './use-loaded.js';
 
 /** Steps per page (the server's default page). */
 const STEPS = 200;
 
+/** Any decoded value (LangGraph's may hold `null`) as JSON on one line, cut at `max` characters. */
+export function valueLine(value: unknown, max = 160): string {
+  const text = JSON.stringify(value);
+  if (text === undefined) return '(absent)';
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 /** A message as one line: its type and its text (content that is not text, as JSON). */
 export function messageLine(message: unknown): { type: string; text: string } {
   const m = (typeof message === 'object' && message !== null ? message : {}) as { type?: unknown; content?: unknown };
-  return { type: typeof m.type === 'string' ? m.type : 'value', text: typeof m.content === 'string' ? m.content : jsonLine(m.content as never) };
+  return { type: typeof m.type === 'string' ? m.type : 'value', text: typeof m.content === 'string' ? m.content : valueLine(m.content) };
 }
 
 export function LangGraphStepsView(props: { stream: string; onSeq: (seq: number) => void }) {
@@ -72,7 +79,7 @@ function StepCard(props: { step: LangGraphStep; onSeq: (seq: number) => void }) 
           {others.map(([channel, value]) => (
             <>
               <dt key={`k${channel}`}>{channel}</dt>
-              <dd key={`v${channel}`}>{jsonLine(value as never, 200)}</dd>
+              <dd key={`v${channel}`}>{valueLine(value, 200)}</dd>
             </>
           ))}
         </dl>
@@ -81,7 +88,7 @@ function StepCard(props: { step: LangGraphStep; onSeq: (seq: number) => void }) 
         <ul class="writes small" data-testid="step-writes">
           {s.pending_writes.map((w, i) => (
             <li key={i}>
-              {w.node ?? 'task'} <span class="muted">({w.task_id.slice(0, 8)})</span> → {w.channel}: {jsonLine(w.value as never, 200)}
+              {w.node ?? 'task'} <span class="muted">({w.task_id.slice(0, 8)})</span> → {w.channel}: {valueLine(w.value, 200)}
             </li>
           ))}
         </ul>

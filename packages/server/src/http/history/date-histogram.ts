@@ -45,7 +45,8 @@ function bucketsOf(dated: Array<{ seq: number; at: number }>, count: number): Hi
   const width = (t1 - t0 + 1) / count;
   const buckets = Array.from({ length: count }, (_, i) => ({ start: t0 + i * width, end: t0 + (i + 1) * width, fromSeq: Infinity, toSeq: -Infinity, count: 0 }));
   for (const { seq, at } of dated) {
-    const bucket = buckets[Math.min(count - 1, Math.floor((at - t0) / width))] as (typeof buckets)[number];
+    const bucket = buckets[Math.min(count - 1, Math.floor((at - t0) / width))];
+    if (bucket === undefined) continue;
     bucket.count++;
     bucket.fromSeq = Math.min(bucket.fromSeq, seq);
     bucket.toSeq = Math.max(bucket.toSeq, seq);

@@ -31,7 +31,8 @@ export function changedMatches(matcher: Matcher, patch: JsonObject, before: Json
 function walk(matcher: Matcher, patch: JsonObject, before: JsonValue | undefined, after: JsonValue | undefined, path: string[], was: Map<string, JsonValue>, now: Map<string, JsonValue>): void {
   for (const key of Object.keys(patch)) {
     const index = INDEX_KEY.exec(key);
-    const part = patch[key] as JsonValue;
+    const part = patch[key];
+    if (part === undefined) continue;
     if (index !== null && Array.isArray(before) && Array.isArray(after)) {
       const i = Number(index[1]);
       step(matcher, part, before[i], after[i], path, String(i), false, was, now);
@@ -55,9 +56,9 @@ function step(
   now: Map<string, JsonValue>,
 ): void {
   path.push(segment);
-  const mergesInto = isJsonObject(part) && ((isJsonObject(old) && isJsonObject(next)) || (Array.isArray(old) && Array.isArray(next)));
-  if (mergesInto) {
-    walk(matcher, part as JsonObject, old, next, path, was, now);
+  const sameKind = (isJsonObject(old) && isJsonObject(next)) || (Array.isArray(old) && Array.isArray(next));
+  if (isJsonObject(part) && sameKind) {
+    walk(matcher, part, old, next, path, was, now);
   } else {
     matchesIn(matcher, path, isKey, old, was);
     matchesIn(matcher, path, isKey, next, now);

@@ -48,9 +48,9 @@ export async function streamLineage(store: Store, visibility: StreamVisibility, 
     streams.set(stream, { stream, head: h.rev, origin: h.origin, relation });
     queue.push(stream);
   };
-  while (queue.length > 0) {
-    const stream = queue.shift() as StreamId;
-    const row = streams.get(stream) as LineageStream;
+  for (let stream = queue.shift(); stream !== undefined; stream = queue.shift()) {
+    const row = streams.get(stream);
+    if (row === undefined) continue;
     const records = await recordsOf(store, row, bounds.perStream);
     truncated ||= records.truncated;
     for (const event of records.events) {

@@ -33,12 +33,12 @@ export function registerAuditJobRoutes(app: ContractApp, context: ServerContext)
     ...auditJobEventsRoute,
     config: OWNER_ROUTE,
     handler: async (request, reply) => {
-      if (jobs.latest() === null) throw new StateflowError('NOT_FOUND', 'No audit job has run on this server yet: start one with POST /v1/history/audit-job.', { url: request.url });
+      const job = jobs.latest();
+      if (job === null) throw new StateflowError('NOT_FOUND', 'No audit job has run on this server yet: start one with POST /v1/history/audit-job.', { url: request.url });
       reply.hijack();
       const raw = reply.raw;
       raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
       const push = (event: string, data: unknown): void => void raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      const job = jobs.latest() as AuditJob;
       if (job.state !== 'running') {
         raw.end(`event: job\ndata: ${JSON.stringify(job)}\n\n`);
         return;
