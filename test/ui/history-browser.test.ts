@@ -105,7 +105,9 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
 
   it(`moves the cursor to the transition of revision ${REV} and reads version from the tree`, async () => {
     const seq = (await api(`/v1/history/revisions?stream=${encodeURIComponent(STREAM)}&from=${REV}&limit=1`)).revisions[0].seq as number;
-    const histogram = await api('/v1/history/histogram?buckets=120');
+    // The page draws an imported stream over its commits' dates (every transition has one): click on that histogram.
+    await page.waitForSelector('[data-testid="axis-date"]:checked');
+    const histogram = await api(`/v1/history/histogram?buckets=120&stream=${encodeURIComponent(STREAM)}&axis=date`);
     await moveCursor(seq, histogram.buckets);
     await treeAt(REV);
     await expand('/lazy');
