@@ -97,6 +97,7 @@ export {
   REVISION_PAGE,
   PATH_HISTORY_PAGE,
   DIFF_ENTRIES,
+  DATE_AXIS_SCAN,
   historyStreamsRoute,
   historyHistogramRoute,
   historyNodeRoute,
@@ -131,3 +132,19 @@ export {
   SlateView,
   SlatesAtCall,
 } from './history-shapes.js';
+export {
+  HISTORY_INSIGHT_ROUTES,
+  SEARCH_PAGE,
+  BLAME_PAGE,
+  LINEAGE_SCAN,
+  LANGGRAPH_STEP_PAGE,
+  historySearchRoute,
+  historyBlameRoute,
+  historyLineageRoute,
+  historyLangGraphStepsRoute,
+  auditJobStartRoute,
+  auditJobGetRoute,
+  auditJobCancelRoute,
+  auditJobEventsRoute,
+} from './history-insight-routes.js';
+export { SearchMatch, SearchHit, SearchPage, BlameEntry, BlamePage, LineageEvent, LineageStream, LineageGraph, StepWrite, LangGraphStep, LangGraphSteps, AuditJob } from './history-insight-shapes.js';

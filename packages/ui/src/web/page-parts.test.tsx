@@ -22,8 +22,9 @@ describe('the permalink', () => {
   const link: fc.Arbitrary<Permalink> = fc.record({
     selection,
     seq: fc.oneof(fc.constant(null), fc.nat()),
-    tab: fc.constantFrom<Tab>('tree', 'diff', 'history', 'revisions', 'slates', 'merge'),
+    tab: fc.constantFrom<Tab>('tree', 'diff', 'history', 'revisions', 'slates', 'merge', 'search', 'lineage', 'steps', 'audit'),
     pointer: fc.oneof(fc.constant(null), text.map((t) => `/${t}`)),
+    axis: fc.constantFrom(null, 'time' as const, 'seq' as const, 'date' as const),
   });
 
   it('reads back what it wrote', () => {
@@ -36,15 +37,22 @@ describe('the permalink', () => {
 
   it('leaves the defaults out', () => {
     expect(permalinkHash({ selection: { type: 'stream', stream: 'cwd:/p' }, seq: 12, tab: 'tree', pointer: null })).toBe('stream=cwd%3A%2Fp&seq=12');
-    expect(readPermalink('')).toEqual({ selection: null, seq: null, tab: 'tree', pointer: null });
+    expect(readPermalink('')).toEqual({ selection: null, seq: null, tab: 'tree', pointer: null, axis: null });
+  });
+
+  it('keeps the time axis picked, and ignores an axis it does not know', () => {
+    expect(permalinkHash({ selection: { type: 'stream', stream: 'g' }, seq: null, tab: 'tree', pointer: null, axis: 'date' })).toBe('stream=g&axis=date');
+    expect(readPermalink('#stream=g&axis=seq').axis).toBe('seq');
+    expect(readPermalink('#stream=g&axis=sideways').axis).toBeNull();
   });
 });
 
 describe('ViewTabs', () => {
   it('offers revisions for a stream and slates for a slate stream only', () => {
-    expect(tabsFor({ type: 'stream', stream: 'slate:s1' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'revisions', 'slates', 'merge']);
-    expect(tabsFor({ type: 'stream', stream: 'global' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'revisions', 'merge']);
-    expect(tabsFor({ type: 'effective', global: true, cwd: '', session: '' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history']);
+    expect(tabsFor({ type: 'stream', stream: 'slate:s1' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'revisions', 'slates', 'merge', 'search', 'lineage', 'audit']);
+    expect(tabsFor({ type: 'stream', stream: 'global' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'revisions', 'merge', 'search', 'lineage', 'audit']);
+    expect(tabsFor({ type: 'stream', stream: 'langgraph:t' }).map(([id]) => id)).toContain('steps');
+    expect(tabsFor({ type: 'effective', global: true, cwd: '', session: '' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'search', 'audit']);
   });
 
   it('titles an effective view by its scopes', () => {

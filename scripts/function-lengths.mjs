@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 /**
- * Lines of every function in a source tree (function declarations and expressions, arrows,
+ * Lines of every function in source trees (function declarations and expressions, arrows,
  * methods, accessors, constructors), measured with the TypeScript compiler's parser: from the
  * line of the function's first token to the line of its last (the whole body, nested functions
- * included). Prints the longest first; exits 1 when one exceeds the limit.
+ * included). Prints the longest first; exits 1 when one exceeds the limit. `npm run
+ * check:functions` (part of `npm test`) runs it over every package's sources, tests left out
+ * (`*.test.ts`, `test-support/`: a test file's describe block is a list, not a function's job).
  *
- *   node scripts/function-lengths.mjs [dir=src] [--limit 80] [--top 15]
+ *   node scripts/function-lengths.mjs <dir>... [--limit 80] [--top 15] [--skip-tests]
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -16,13 +18,22 @@ const option = (name, fallback) => {
   const i = args.indexOf(name);
   return i < 0 ? fallback : Number(args.splice(i, 2)[1]);
 };
+const flag = (name) => {
+  const i = args.indexOf(name);
+  if (i >= 0) args.splice(i, 1);
+  return i >= 0;
+};
 const limit = option('--limit', 80);
 const top = option('--top', 15);
-const root = args[0] ?? 'src';
+const skipTests = flag('--skip-tests');
+const roots = args.length > 0 ? args : ['src'];
+const isTest = (name) => /\.test\.(ts|tsx|mts)$/.test(name) || name === 'test-support';
 
 function* files(dir) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
+    if (skipTests && isTest(name)) continue;
+    if (name === 'node_modules' || name === 'dist') continue;
     if (statSync(path).isDirectory()) yield* files(path);
     else if (/\.(ts|tsx|mts)$/.test(name) && !name.endsWith('.d.ts')) yield path;
   }
@@ -38,7 +49,7 @@ function nameOf(node, source) {
 }
 
 const found = [];
-for (const file of files(root)) {
+for (const file of roots.flatMap((root) => [...files(root)])) {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
   const visit = (node) => {
     if (ts.isFunctionLike(node) && 'body' in node && node.body !== undefined) {
