@@ -118,7 +118,9 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
     await first.click();
     await treeAt(rev);
     expect(await cursor()).toBe(await seqOf(STREAM, rev));
-    expect(await page.getByTestId('inspector-seq').innerText()).toBe(String(await seqOf(STREAM, rev)));
+    const seq = String(await seqOf(STREAM, rev));
+    await page.waitForFunction((want) => document.querySelector('[data-testid="inspector-seq"]')?.textContent === want, seq);
+    expect(await page.getByTestId('inspector-seq').innerText()).toBe(seq);
   });
 
   it('the blame column names the seq that last changed version, license and devDependencies', async () => {
@@ -211,6 +213,7 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
   it('fix: the axis is in the permalink, "over seq" names its ends by seq, and a meta-dated stream says which time is shown', async () => {
     await open(STREAM);
     await page.waitForSelector('[data-testid="axis-date"]:checked');
+    await page.waitForFunction(() => document.querySelector('[data-testid="axis-name"]')?.textContent?.includes('meta date') === true);
     expect(await page.getByTestId('axis-name').innerText()).toContain('meta date');
     expect(await page.getByTestId('axis-ends').innerText()).toContain('2013-06-');
     await page.getByTestId('axis-seq').click();
@@ -223,6 +226,8 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
     await other.close();
     await page.getByTestId('axis-time').click();
     await page.waitForFunction(() => location.hash.includes('axis=time'));
+    // The permalink follows the pick at once; the axis' name with the next render.
+    await page.waitForFunction(() => document.querySelector('[data-testid="axis-name"]')?.textContent?.includes('accepted') === true);
     expect(await page.getByTestId('axis-name').innerText()).toContain('accepted');
   });
 

@@ -73,7 +73,7 @@ export function App() {
             />
           )}
         </main>
-        <Inspector seq={view?.shownSeq ?? null} />
+        <Inspector seq={view?.shownSeq ?? null} selected={selection !== null} />
       </div>
       {askKey && (
         <KeyPrompt

@@ -1,8 +1,9 @@
 // @vitest-environment happy-dom
-/** The page's frame: the permalink, the tabs and title, the top bar, the key prompt, the list's keys. */
+/** The page's frame: the permalink, the tabs and title, the top bar, the key prompt, the list's keys, the inspector's empty states. */
 import { cleanup, fireEvent, render } from '@testing-library/preact';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Inspector } from './inspector.js';
 import { KeyPrompt } from './key-prompt.js';
 import { listKey } from './list-keys.js';
 import { permalinkHash, readPermalink, type Permalink, type Tab } from './permalink.js';
@@ -110,5 +111,15 @@ describe('listKey', () => {
     expect(listKey('End', 5, 10, 4)).toEqual({ move: 9 });
     expect(listKey('Enter', 5, 10, 4)).toEqual({ activate: true });
     expect(listKey('x', 5, 10, 4)).toBeNull();
+  });
+});
+
+describe('the inspector with no transition', () => {
+  it('asks for a stream when none is picked, and says why there is none when one is', async () => {
+    const none = render(<Inspector seq={null} selected={false} />);
+    expect(await none.findByText('Pick a stream on the left to see the transition behind its state.')).toBeTruthy();
+    cleanup();
+    const picked = render(<Inspector seq={null} selected={true} />);
+    expect(await picked.findByText(/^No transition to show: the stream has no revision here/)).toBeTruthy();
   });
 });
