@@ -77,6 +77,22 @@ export function encodeJson(value: unknown, maxDepth = Number.POSITIVE_INFINITY):
   return encodeAt(value, maxDepth);
 }
 
+/**
+ * The stored form of an array that is `mapped`'s array (a `{"$len": n, …}` form, as
+ * {@link encodeJson} wrote it) with `appended` items after its end: `mapped`'s items are kept
+ * as they are (shared), only the new ones are mapped. Equal, as JSON, to `encodeJson` of the
+ * whole array with the same `maxDepth`; `undefined` when `mapped` is not such a form.
+ * @throws TooDeepError as {@link encodeJson}.
+ */
+export function encodeAppended(mapped: JsonValue, appended: unknown[], maxDepth = Number.POSITIVE_INFINITY): JsonObject | undefined {
+  if (!isJsonObject(mapped) || typeof mapped[LENGTH_TAG] !== 'number') return undefined;
+  if (maxDepth < 1) throw new TooDeepError();
+  const length = mapped[LENGTH_TAG];
+  const out: JsonObject = { ...mapped, [LENGTH_TAG]: length + appended.length };
+  for (let i = 0; i < appended.length; i++) out[String(length + i)] = encodeAt(appended[i], maxDepth - 1);
+  return out;
+}
+
 function encodeAt(value: unknown, depthLeft: number): JsonValue {
   if (value === null) return { [NULL_TAG]: true };
   switch (typeof value) {

@@ -5,6 +5,7 @@
  */
 import type { JsonObject } from '@stateflow/core';
 import type { Store, StreamId } from '@stateflow/store';
+import { AppendMemo } from './append-memo.js';
 import { NamespaceIndex } from './namespace-index.js';
 import type { CheckpointEntry } from './namespace-index.js';
 
@@ -14,6 +15,8 @@ const INDEX_CACHE_SIZE = 1024;
 /** A namespace's index with the revision it was caught up to and that revision's state. */
 export interface Snapshot {
   index: NamespaceIndex;
+  /** What the namespace's channels were last stored from (`append-memo.ts`). */
+  memo: AppendMemo;
   rev: number;
   /**
    * Whether `rev` was the stream's head when the snapshot was taken (read from the store); a
@@ -27,7 +30,7 @@ export interface Snapshot {
 /** The namespace indexes of one saver. */
 export class NamespaceSnapshots {
   readonly #store: Store;
-  readonly #indexes = new Map<StreamId, NamespaceIndex>();
+  readonly #indexes = new Map<StreamId, { index: NamespaceIndex; memo: AppendMemo }>();
 
   constructor(store: Store) {
     this.#store = store;
@@ -39,18 +42,19 @@ export class NamespaceSnapshots {
    * caught up is caught up anyway) — and the state at the revision indexed.
    */
   async take(stream: StreamId, options: { catchUp?: boolean } = {}): Promise<Snapshot> {
-    let index = this.#indexes.get(stream);
-    if (index === undefined) {
-      index = new NamespaceIndex(this.#store, stream);
+    let kept = this.#indexes.get(stream);
+    if (kept === undefined) {
+      kept = { index: new NamespaceIndex(this.#store, stream), memo: new AppendMemo() };
       if (this.#indexes.size >= INDEX_CACHE_SIZE) this.#indexes.delete(this.#indexes.keys().next().value as StreamId);
     } else this.#indexes.delete(stream);
-    this.#indexes.set(stream, index);
+    this.#indexes.set(stream, kept);
+    const { index, memo } = kept;
     const fresh = options.catchUp !== false || !index.started;
     if (fresh) await index.catchUp();
     const rev = index.rev;
     const known = index.state;
     let current: Promise<JsonObject> | undefined = known === undefined ? undefined : Promise.resolve(known);
-    return { index, rev, fresh, current: () => (current ??= this.#store.stateAt(stream, rev)) };
+    return { index, memo, rev, fresh, current: () => (current ??= this.#store.stateAt(stream, rev)) };
   }
 
   /** The state of `entry` at its latest revision. */

@@ -37,7 +37,10 @@ export async function putAttempt(ctx: SaverContext, request: PutRequest, attempt
     if (!snapshot.fresh) return putAttempt(ctx, request, attempt + 1);
     throw refusal;
   }
-  await publishRevision(ctx, snapshot, await nextState(ctx, request, snapshot), request.meta, { id: request.id, put: true });
+  const texts = new Map<string, string>();
+  const stored = await publishRevision(ctx, snapshot, await nextState(ctx, request, snapshot, texts), request.meta, { id: request.id, put: true });
+  // The channels' stored forms as the state now holds them: the next put appends to these.
+  if (stored !== undefined) snapshot.memo.remember(texts, stored['channels']);
 }
 
 /** The fencing refusal of a put whose parent this saver handed out at the head and is no longer there, or `null`. */
@@ -58,7 +61,7 @@ async function fencingRefusal(ctx: SaverContext, request: PutRequest, snapshot: 
 }
 
 /** The state of the new checkpoint: on its parent's latest state, keeping its own earlier writes and the early ones. */
-async function nextState(ctx: SaverContext, request: PutRequest, snapshot: Snapshot): Promise<JsonObject> {
+async function nextState(ctx: SaverContext, request: PutRequest, snapshot: Snapshot, texts: Map<string, string>): Promise<JsonObject> {
   const { index } = snapshot;
   const state = await snapshot.current();
   const parent = request.parentId === undefined ? undefined : await index.get(request.parentId);
@@ -67,6 +70,7 @@ async function nextState(ctx: SaverContext, request: PutRequest, snapshot: Snaps
   const previous = index.known(request.id);
   return checkpointState({
     serde: ctx.serde,
+    memo: { memo: snapshot.memo, texts },
     base: parent === undefined ? {} : await ctx.snapshots.stateOf(snapshot, parent),
     checkpoint: request.checkpoint,
     parentId: request.parentId,

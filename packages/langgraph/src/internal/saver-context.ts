@@ -32,17 +32,20 @@ export type PointsTo = { id: string; put: boolean } | null;
  * Publish the revision whose state is `next` on the snapshot's revision (nothing when `next` is
  * that state): one transition holding the net patch of the checkpoint stream — and, when
  * `pointsTo` names the checkpoint that state is, its entry in the index stream — with `meta`,
- * expecting the snapshot's revision; then index the transition.
+ * expecting the snapshot's revision; then index the transition. Returns the state it left
+ * (`undefined` when nothing was published).
  * @throws CONFLICT when another writer published first: the caller looks again.
  */
-export async function publishRevision(ctx: SaverContext, snapshot: Snapshot, next: JsonObject, meta: JsonObject, pointsTo: PointsTo): Promise<void> {
+export async function publishRevision(ctx: SaverContext, snapshot: Snapshot, next: JsonObject, meta: JsonObject, pointsTo: PointsTo): Promise<JsonObject | undefined> {
   const before = await snapshot.current();
   const patch = diff(before, next);
-  if (Object.keys(patch).length === 0) return;
+  if (Object.keys(patch).length === 0) return undefined;
   const { index } = snapshot;
   const changes: Record<string, JsonObject> = { [index.stream]: patch };
   if (pointsTo !== null) changes[index.indexStream] = await index.pointerPatch(pointsTo.id, snapshot.rev + 1, { put: pointsTo.put });
   const durability = ctx.durability === undefined ? {} : { durability: ctx.durability };
   const result = await ctx.store.publish({ changes, expected: { [index.stream]: snapshot.rev }, meta, ...durability });
-  if (result.status === 'accepted') index.apply(result.transition, before);
+  if (result.status !== 'accepted') return undefined;
+  index.apply(result.transition, before);
+  return index.state;
 }
