@@ -103,6 +103,8 @@ export class NamespaceIndex {
       this.#low = head.seq + 1;
       this.#rev = head.rev;
       this.#complete = head.rev === 0;
+      // A stream without revisions has no index entries either: they are written together.
+      if (head.rev === 0) this.#indexStarted = false;
     }
     if (head.origin !== this.#origin) this.#compacted(head.origin);
     if (head.rev === this.#rev) return;
