@@ -10,8 +10,8 @@ const STEPS = Number(process.env.STEPS ?? 500);
 const State = Annotation.Root({ ...MessagesAnnotation.spec, doc: Annotation(), step: Annotation() });
 function sentence(i, length) { let text = `step ${i}:`; while (text.length < length) text += ` word${(i * 7 + text.length) % 997}`; return text.slice(0, length); }
 const dir = await tempDir('lgprof');
-const store = process.env.SAVER === 'sqlite' ? null : await openStore(dir, { durability: 'fsync' });
-const saver = store ? new StateflowSaver(store, { durability: 'fsync' }) : SqliteSaver.fromConnString(path.join(dir, 'x.sqlite'));
+const store = process.env.SAVER === 'sqlite' ? null : await openStore(dir, { durability: process.env.D ?? 'fsync' });
+const saver = store ? new StateflowSaver(store, { durability: process.env.D ?? 'fsync' }) : SqliteSaver.fromConnString(path.join(dir, 'x.sqlite'));
 const t = {}; for (const m of ['put', 'putWrites']) { const o = saver[m].bind(saver); t[m] = 0; saver[m] = async (...a) => { const s = process.hrtime.bigint(); try { return await o(...a); } finally { t[m] += Number(process.hrtime.bigint() - s) / 1e6; } }; }
 const graph = new StateGraph(State).addNode('work', (state) => { const i = state.step ?? 0; const doc = { ...(state.doc ?? {}) }; doc[`section${i % 50}`] = sentence(i, 200); return { messages: [new AIMessage({ content: sentence(i, 200), id: `m${i}` })], doc, step: i + 1 }; })
   .addEdge(START, 'work').addConditionalEdges('work', (s) => (s.step < STEPS ? 'work' : END)).compile({ checkpointer: saver });

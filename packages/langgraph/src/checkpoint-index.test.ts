@@ -40,10 +40,20 @@ describe.each(backends)('the checkpoint index stream on $name', (backend) => {
   it('points at each put and at the latest revision holding each checkpoint, in the same transitions', async () => {
     const [c1, c2] = await thread(2);
     await saver.putWrites(c1 as RunnableConfig, [['value', -1]], 'late');
-    expect(await opened.store.state('langgraph-index:t')).toEqual({ $from: 1, $head: idOf(c2), [idOf(c1)]: { put: 1, at: 5 }, [idOf(c2)]: { put: 3, at: 4 } });
-    for (let seq = 1; seq <= 5; seq++) {
-      expect((await opened.store.transition(seq)).changes.map((c) => c.stream)).toEqual(['langgraph:t', 'langgraph-index:t']);
-    }
+    // c2's put ends c1's run at revision 2; the late write switches the state back to c1, ending c2's at 4.
+    expect(await opened.store.state('langgraph-index:t')).toEqual({ $from: 1, $head: idOf(c2), $state: idOf(c1), [idOf(c1)]: { put: 1, at: 5 }, [idOf(c2)]: { put: 3, at: 4 } });
+    // Puts and switching writes carry their entries; writes on the head state change one stream.
+    const streams = await Promise.all([1, 2, 3, 4, 5].map(async (seq) => (await opened.store.transition(seq)).changes.map((c) => c.stream)));
+    expect(streams).toEqual([
+      ['langgraph:t', 'langgraph-index:t'],
+      ['langgraph:t'],
+      ['langgraph:t', 'langgraph-index:t'],
+      ['langgraph:t'],
+      ['langgraph:t', 'langgraph-index:t'],
+    ]);
+    const fresh = new StateflowSaver(opened.store);
+    expect((await fresh.getTuple(c1 as RunnableConfig))?.pendingWrites).toEqual([['late', 'value', -1], ['task-1', 'value', 10]]);
+    expect((await fresh.getTuple(c2 as RunnableConfig))?.pendingWrites).toEqual([['task-2', 'value', 20]]);
   });
 
   it('a stream written before the index existed is read from its log, and indexed from the next put on', async () => {
@@ -55,9 +65,10 @@ describe.each(backends)('the checkpoint index stream on $name', (backend) => {
     expect((await fresh.getTuple(configs[0] as RunnableConfig))?.checkpoint.channel_values).toEqual({ value: 1 });
     expect((await fresh.getTuple({ configurable: { thread_id: 't' } }))?.config.configurable?.['checkpoint_id']).toBe(idOf(configs[2]));
     const next = await fresh.put(configs[2] as RunnableConfig, checkpoint(4), meta(4), { value: 4 });
-    expect(await opened.store.state('langgraph-index:t')).toEqual({ $from: 7, $head: idOf(next), [idOf(next)]: { put: 7, at: 7 } });
+    expect(await opened.store.state('langgraph-index:t')).toEqual({ $from: 7, $head: idOf(next), $state: idOf(next), [idOf(configs[2])]: { at: 6 }, [idOf(next)]: { put: 7, at: 7 } });
     const later = new StateflowSaver(opened.store);
     expect((await later.getTuple(configs[1] as RunnableConfig))?.pendingWrites).toEqual([['task-2', 'value', 20]]);
+    expect((await later.getTuple(configs[2] as RunnableConfig))?.pendingWrites).toEqual([['task-3', 'value', 30]]);
     expect((await later.getTuple(next))?.checkpoint.channel_values).toEqual({ value: 4 });
   });
 

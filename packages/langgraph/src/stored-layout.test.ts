@@ -30,8 +30,8 @@ describe.each(backends)('stored layout on $name', (backend) => {
     const stream = 'langgraph:thread%2F1/child:a|b';
     const indexStream = 'langgraph-index:thread%2F1/child:a|b';
     expect((await opened.store.streams()).map((h) => h.stream)).toEqual([indexStream, stream]);
-    // The index stream points at the put and at the latest revision holding the checkpoint.
-    expect(await opened.store.state(indexStream)).toEqual({ $from: 1, $head: first.id, [first.id]: { put: 1, at: 2 } });
+    // The index stream points at the put; the head state is this checkpoint (writes on it add no entry).
+    expect(await opened.store.state(indexStream)).toEqual({ $from: 1, $head: first.id, $state: first.id, [first.id]: { put: 1, at: 1 } });
 
     const state = await opened.store.stateAt(stream, 2);
     expect(state).toEqual({

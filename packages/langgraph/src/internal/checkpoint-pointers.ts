@@ -8,6 +8,7 @@
  * {
  *   "$from": 1,                                   the first checkpoint-stream revision indexed
  *   "$head": "<checkpoint id>",                   the namespace's most recently put checkpoint
+ *   "$state": "<checkpoint id>",                  the checkpoint the stream's head state is
  *   "<escaped checkpoint id>": { "put": 12, "at": 14 }
  * }
  * ```
@@ -15,11 +16,16 @@
  * - `put`: the revision that put the checkpoint (the latest put of that id); its transition's
  *   meta carries the checkpoint's metadata and parent.
  * - `at`: the latest revision whose state is that checkpoint — the one that holds all its
- *   pending writes so far (a writes batch on it, or on it after a child was put, moves it).
+ *   pending writes — as of the last time the stream's state left it (a put of another
+ *   checkpoint, or writes that switch the state back to an older one, record where the state
+ *   they leave ended: `at` = their revision − 1). While the checkpoint is `$state` its latest
+ *   revision is the stream's head: writes on the head state (a task's writes on the checkpoint
+ *   just put, the common case) add no index entry, and their transition changes one stream.
  * - `$from`: every checkpoint put at or after that revision has its entry. `1`: all of them, so
  *   an id without an entry is not in the namespace; above 1 (a stream written before this index
  *   existed, or one whose thread was deleted), an id without an entry is looked for in the log.
- * - `$head`: the id of the latest put (README "Which checkpoint is the head").
+ * - `$head`: the id of the latest put (README "Which checkpoint is the head"); `$state`: the
+ *   checkpoint the head state is (set by every put and switching write).
  *   Keys are escaped as in every mapped value (`escapeKey`), so no id reads as `$from` or `$head`.
  *
  * Each entry is written in the same transition as the revision it names (one atomic batch, the
@@ -36,8 +42,10 @@ import { escapeKey } from './json-mapping.js';
 export interface Pointer {
   /** The revision of its (latest) put. */
   put: number;
-  /** The latest revision whose state is the checkpoint. */
+  /** The latest revision whose state is the checkpoint when the state last left it. */
   at: number;
+  /** Whether it is the checkpoint the head state is (`$state`): its latest revision is then the head. */
+  isState: boolean;
 }
 
 /**
@@ -51,15 +59,21 @@ export type Lookup = { found: Pointer } | { found: null } | { found: undefined }
 const FROM_KEY = '$from';
 /** The index key of the head's id. */
 const HEAD_KEY = '$head';
+/** The index key of the checkpoint the head state is. */
+const STATE_KEY = '$state';
 
 /**
- * The patch of the index stream for a revision `rev` of the checkpoint stream whose state is
- * checkpoint `id`: put by it (`put: true`) or given writes. `from`: the index has no `$from`
- * yet, so this revision starts it.
+ * The patch of the index stream for a revision `rev` of the checkpoint stream that makes its
+ * state checkpoint `id`: a put of it (`put: true`), or writes that switch the state back to it.
+ * `left`: the checkpoint the state was before (its run ends at `rev − 1`); `starts`: the index
+ * has no `$from` yet, so this revision starts it. Writes on the state's own checkpoint need no patch.
  */
-export function pointerPatch(id: string, rev: number, options: { put: boolean; starts: boolean }): JsonObject {
-  const patch: JsonObject = { [escapeKey(id)]: options.put ? { put: rev, at: rev } : { at: rev } };
+export function pointerPatch(id: string, rev: number, options: { put: boolean; left: string | undefined; starts: boolean }): JsonObject {
+  const patch: JsonObject = {};
+  if (options.left !== undefined && options.left !== id) patch[escapeKey(options.left)] = { at: rev - 1 };
+  patch[escapeKey(id)] = options.put ? { put: rev, at: rev } : { at: rev };
   if (options.put) patch[HEAD_KEY] = id;
+  patch[STATE_KEY] = id;
   if (options.starts) patch[FROM_KEY] = rev;
   return patch;
 }
@@ -95,7 +109,7 @@ export function lookup(indexStream: string, indexState: JsonObject, id: string):
     throw corruptPointer(indexStream, `the entry of checkpoint ${JSON.stringify(id)} is not { put?, at } revisions`);
   }
   if (entry['put'] === undefined) return { found: undefined };
-  return { found: { put: entry['put'] as number, at: entry['at'] as number } };
+  return { found: { put: entry['put'] as number, at: entry['at'] as number, isState: indexState[STATE_KEY] === id } };
 }
 
 function isRevision(value: unknown): boolean {

@@ -141,13 +141,13 @@ export class NamespaceIndex {
   }
 
   /**
-   * The patch of the index stream for revision `rev` of this stream, whose state is checkpoint
-   * `id` (put by it, or given writes): published in the same transition.
+   * The patch of the index stream for revision `rev` of this stream, which makes its state
+   * checkpoint `id` (a put of it, or writes switching back to it; `left`: the checkpoint the
+   * state was): published in the same transition.
    */
-  async pointerPatch(id: string, rev: number, options: { put: boolean }): Promise<JsonObject> {
+  async pointerPatch(id: string, rev: number, options: { put: boolean; left: string | undefined }): Promise<JsonObject> {
     this.#indexStarted ??= hasStart(await this.#store.state(this.indexStream));
-    const patch = pointerPatch(id, rev, { put: options.put, starts: !this.#indexStarted });
-    return patch;
+    return pointerPatch(id, rev, { ...options, starts: !this.#indexStarted });
   }
 
   /** The checkpoint `id` if the transitions read so far hold it (reads nothing). */
@@ -289,7 +289,9 @@ export class NamespaceIndex {
     const raced = this.#known.get(id)?.entry;
     if (raced !== undefined) return raced;
     const entry = entryOf(meta, id, found.put);
-    entry.latestRev = Math.max(found.at, this.#known.get(id)?.latestRev ?? 0);
+    // The head state's checkpoint: its latest revision is the head (writes on it add no pointer).
+    const latest = found.isState ? Math.max(found.at, this.#rev) : found.at;
+    entry.latestRev = Math.max(latest, this.#known.get(id)?.latestRev ?? 0);
     this.#known.set(id, { entry, latestRev: entry.latestRev });
     this.#pointed.add(entry);
     return entry;

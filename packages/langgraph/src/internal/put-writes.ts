@@ -31,7 +31,8 @@ async function withWrites(ctx: SaverContext, snapshot: Snapshot, id: string, bat
   const state = await snapshot.current();
   if (stateCheckpointId(state) === id) {
     const merged = mergeWrites(state['writes'] as JsonObject | undefined, batch);
-    return merged === null ? null : { state: { ...state, writes: merged }, pointsTo: { id, put: false } };
+    // The state stays this checkpoint: its latest revision is the head, the index needs nothing.
+    return merged === null ? null : { state: { ...state, writes: merged }, pointsTo: null };
   }
   const entry = await snapshot.index.get(id);
   if (entry === undefined) {

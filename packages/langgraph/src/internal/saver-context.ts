@@ -9,6 +9,7 @@ import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import type { Durability, Store } from '@stateflow/store';
 import type { HeadLeases } from './head-leases.js';
 import type { NamespaceSnapshots, Snapshot } from './namespace-snapshots.js';
+import { stateCheckpointId } from './revision-state.js';
 import type { ChannelVersion } from './revision-state.js';
 
 /** A saver's shared parts. */
@@ -25,7 +26,11 @@ export interface SaverContext {
   firstVersion(): ChannelVersion;
 }
 
-/** Which checkpoint a published state is, for the namespace's index stream (`null`: none new). */
+/**
+ * Which checkpoint a published state makes the stream's state, for the namespace's index stream:
+ * a put, or writes switching back to an older checkpoint; `null` when the state stays the
+ * checkpoint it is (writes on it, or early writes).
+ */
 export type PointsTo = { id: string; put: boolean } | null;
 
 /**
@@ -42,7 +47,7 @@ export async function publishRevision(ctx: SaverContext, snapshot: Snapshot, nex
   if (Object.keys(patch).length === 0) return undefined;
   const { index } = snapshot;
   const changes: Record<string, JsonObject> = { [index.stream]: patch };
-  if (pointsTo !== null) changes[index.indexStream] = await index.pointerPatch(pointsTo.id, snapshot.rev + 1, { put: pointsTo.put });
+  if (pointsTo !== null) changes[index.indexStream] = await index.pointerPatch(pointsTo.id, snapshot.rev + 1, { put: pointsTo.put, left: stateCheckpointId(before) });
   const durability = ctx.durability === undefined ? {} : { durability: ctx.durability };
   const result = await ctx.store.publish({ changes, expected: { [index.stream]: snapshot.rev }, meta, ...durability });
   if (result.status !== 'accepted') return undefined;
