@@ -88,7 +88,11 @@ export function encodeAppended(mapped: JsonValue, appended: unknown[], maxDepth 
   if (!isJsonObject(mapped) || typeof mapped[LENGTH_TAG] !== 'number') return undefined;
   if (maxDepth < 1) throw new TooDeepError();
   const length = mapped[LENGTH_TAG];
-  const out: JsonObject = { ...mapped, [LENGTH_TAG]: length + appended.length };
+  // A key loop, not a spread: the stored form is a frozen state's, and V8 copies a large frozen
+  // object several times slower by spread. Its keys are `$len` and indexes only (no `__proto__`).
+  const out: JsonObject = {};
+  for (const key in mapped) out[key] = mapped[key] as JsonValue;
+  out[LENGTH_TAG] = length + appended.length;
   for (let i = 0; i < appended.length; i++) out[String(length + i)] = encodeAt(appended[i], maxDepth - 1);
   return out;
 }
