@@ -14,10 +14,11 @@
  * the log read back to it only for checkpoints put before the index stream existed). Newer
  * transitions (another process writing) are read forward from the last one seen before each use.
  */
-import { applyPatch, isStateflowError } from '@stateflow/core';
+import { applyPatch } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { Store, StreamId, Transition } from '@stateflow/store';
-import { corruptPointer, hasStart, headId, lookup, pointerPatch } from './checkpoint-pointers.js';
+import { hasStart, pointerPatch } from './checkpoint-pointers.js';
+import { readHeadId, readPointer } from './pointer-reads.js';
 import { indexStreamOf } from './stream-names.js';
 import { revisionMeta } from './transition-meta.js';
 import type { RevisionMeta } from './transition-meta.js';
@@ -261,7 +262,7 @@ export class NamespaceIndex {
 
   /** The head through the index stream's `$head`: as {@link #pointedEntry}. */
   async #pointedHeadEntry(): Promise<CheckpointEntry | null | undefined> {
-    const id = headId(this.indexStream, await this.#store.state(this.indexStream));
+    const id = await readHeadId(this.#store, this.indexStream);
     return typeof id === 'string' ? this.#pointedEntry(id) : id;
   }
 
@@ -270,25 +271,12 @@ export class NamespaceIndex {
    * an entry, `null` when the index says there is none, `undefined` when it does not know.
    */
   async #pointedEntry(id: string): Promise<CheckpointEntry | null | undefined> {
-    const { found } = lookup(this.indexStream, await this.#store.state(this.indexStream), id);
-    if (found === null) return null;
-    if (found === undefined) return undefined;
-    if (found.put <= this.#origin) return null; // compacted away, as the log would say
-    let transition: Transition;
-    try {
-      transition = await this.#store.transition(await this.#store.revisionSeq(this.stream, found.put));
-    } catch (err) {
-      if (isStateflowError(err, 'HISTORY_NOT_RETAINED')) return null;
-      throw err;
-    }
-    const meta = revisionMeta(transition);
-    if (meta?.op !== 'put' || meta.checkpointId !== id || transition.changes.find((c) => c.stream === this.stream)?.rev !== found.put) {
-      throw corruptPointer(this.indexStream, `revision ${found.put} of ${this.stream} is not the put of checkpoint ${JSON.stringify(id)}`);
-    }
+    const found = await readPointer(this.#store, this.stream, this.indexStream, id, this.#origin);
+    if (found === null || found === undefined) return found;
     // Found while another call read the log: that reading wins.
     const raced = this.#known.get(id)?.entry;
     if (raced !== undefined) return raced;
-    const entry = entryOf(meta, id, found.put);
+    const entry = entryOf(found.meta, id, found.put);
     // The head state's checkpoint: its latest revision is the head (writes on it add no pointer).
     const latest = found.isState ? Math.max(found.at, this.#rev) : found.at;
     entry.latestRev = Math.max(latest, this.#known.get(id)?.latestRev ?? 0);
