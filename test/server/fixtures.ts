@@ -2,12 +2,12 @@
  * Shared fixtures of the HTTP server tests: a ladders directory, a temp store directory, a fake
  * OpenAI-compatible upstream, and a manual clock.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { startFakeUpstream } from './fake-upstream.js';
 import type { FakeUpstream, UpstreamRequest } from './fake-upstream.js';
+import { removeDir, tempDir } from '@stateflow/test-kit';
 
 /** The seed's conversational ladder ("Conversational agent"): each call appends one exchange. */
 export const RESEARCHER_YAML = `
@@ -54,14 +54,14 @@ export interface Dirs {
 
 /** Create a temp root with a ladders directory: `@alice/researcher`, `@alice/broken`, `@local/notes`. */
 export async function makeDirs(): Promise<Dirs> {
-  const root = await mkdtemp(path.join(tmpdir(), 'stateflow-http-'));
+  const root = await tempDir('http');
   const ladders = path.join(root, 'ladders');
   await mkdir(path.join(ladders, 'alice'), { recursive: true });
   await mkdir(path.join(ladders, 'local'), { recursive: true });
   await writeFile(path.join(ladders, 'alice', 'researcher.yaml'), RESEARCHER_YAML);
   await writeFile(path.join(ladders, 'alice', 'broken.yaml'), BROKEN_YAML);
   await writeFile(path.join(ladders, 'local', 'notes.yaml'), RESEARCHER_YAML);
-  return { root, dir: path.join(root, 'store'), ladders, cleanup: () => rm(root, { recursive: true, force: true }) };
+  return { root, dir: path.join(root, 'store'), ladders, cleanup: () => removeDir(root) };
 }
 
 /**

@@ -3,14 +3,13 @@
  * URL and headers, with the `token` query parameter, `Authorization` and `X-Stateflow-Token`
  * replaced by `[redacted]`.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '@stateflow/store-leveldb';
 import type { Store } from '@stateflow/store';
 import { startServer } from '@stateflow/server';
 import type { ServerHandle } from '@stateflow/server';
+import { removeDir, tempDir } from '@stateflow/test-kit';
 
 let root: string;
 let store: Store;
@@ -18,7 +17,7 @@ let server: ServerHandle;
 const lines: string[] = [];
 
 beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'stateflow-redaction-'));
+  root = await tempDir('redaction');
   store = await openStore(path.join(root, 'store'));
   server = await startServer({ store, port: 0, keys: { 'key-alice-0123456789': 'alice' }, sweepIntervalMs: 0, logDestination: { write: (line) => lines.push(line) } });
   // A store closed under the server: every read answers 503 STORE_CLOSED, which is logged.
@@ -27,7 +26,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  await rm(root, { recursive: true, force: true });
+  await removeDir(root);
 });
 
 describe('the log of a 5xx', () => {

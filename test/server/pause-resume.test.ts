@@ -3,25 +3,25 @@
  * during a call lets the current step finish, records the execution state in the store, and a
  * resume continues from there — in the same process, or after a restart.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '@stateflow/server';
 import type { ServerHandle } from '@stateflow/server';
 import type { FakeUpstream } from './fake-upstream.js';
 import { TWO_STEPS_YAML, ask, gatedUpstream, http, upstreamEnv } from './fixtures.js';
+import { removeDir, tempDir } from '@stateflow/test-kit';
 
 describe('pause mid-call and resume', () => {
   let root: string;
   let ladders: string;
   beforeAll(async () => {
-    root = await mkdtemp(path.join(tmpdir(), 'stateflow-pause-'));
+    root = await tempDir('pause');
     ladders = path.join(root, 'ladders');
     await mkdir(path.join(ladders, 'alice'), { recursive: true });
     await writeFile(path.join(ladders, 'alice', 'twostep.yaml'), TWO_STEPS_YAML);
   });
-  afterAll(() => rm(root, { recursive: true, force: true }));
+  afterAll(() => removeDir(root));
 
   /** Create a session, start a call, pause it once its draft step is done. */
   async function pauseMidCall(server: ServerHandle, gated: ReturnType<typeof gatedUpstream>, model = 'gpt-4o') {

@@ -4,14 +4,13 @@
  * timeout passes, long before it would have finished sending. Raw sockets: every HTTP client
  * sends whole requests.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '@stateflow/server';
 import type { ServerHandle } from '@stateflow/server';
 import { openSocket, parseAnswer, readUntilClosed } from './raw-http.js';
+import { removeDir, tempDir } from '@stateflow/test-kit';
 
 const CONNECTIONS = 50;
 /** A byte every this many ms: the padded requests below would take two minutes to send (longer than Node's default header timeout of 60 s, checked every 30 s). */
@@ -49,14 +48,14 @@ async function slowClients(head: string, trickle: string): Promise<Array<{ text:
 }
 
 beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'stateflow-slow-'));
+  root = await tempDir('slow');
   server = await startServer({ dir: path.join(root, 'store'), port: 0, sweepIntervalMs: 0, headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 });
   port = Number(new URL(server.url).port);
 });
 
 afterAll(async () => {
   await server?.close();
-  await rm(root, { recursive: true, force: true });
+  await removeDir(root);
 });
 
 describe('slow clients', () => {

@@ -5,12 +5,11 @@
  * another store, or from before a restore, must not skip transitions silently), the last seq
  * itself means "only new ones". Many open streams print no MaxListenersExceededWarning.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '@stateflow/server';
 import type { ServerHandle } from '@stateflow/server';
+import { removeDir, tempDir } from '@stateflow/test-kit';
 
 let root: string;
 let server: ServerHandle;
@@ -30,14 +29,14 @@ async function openWatch(query: string, headers: Record<string, string>, signal:
 }
 
 beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'stateflow-watch-position-'));
+  root = await tempDir('watch-position');
   server = await startServer({ dir: path.join(root, 'store'), port: 0, sweepIntervalMs: 0 });
   for (const n of [1, 2, 3]) await server.store.publish({ changes: { 'cwd:/p': { lazy: { n } } } });
 });
 
 afterAll(async () => {
   await server?.close();
-  await rm(root, { recursive: true, force: true });
+  await removeDir(root);
 });
 
 describe('the start of a watch stream', () => {

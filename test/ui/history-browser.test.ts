@@ -11,8 +11,9 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { applyPatch, jsonEqual, type JsonObject, type JsonValue } from '@stateflow/core';
-import { HISTORIES, historiesAvailable, loadExpected, removeDir, startServe, stateflow, stopServe, tempDir, type Expected } from '../cli/helpers.js';
+import { HISTORIES, historiesAvailable, loadExpected, removeDir, stateflow, stopServe, tempDir, type Expected } from '../cli/helpers.js';
 import { ARTIFACTS, chromiumAvailable, launchBrowser } from './browser.js';
+import { callApi, startPageServer } from './page-server.js';
 
 const FILE = 'eslint-package-json.jsonl';
 const STREAM = 'cwd:/proj';
@@ -31,12 +32,7 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
   let session: string;
   const pageErrors: string[] = [];
 
-  const api = async <T = any>(route: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${base}${route}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const json = (await response.json()) as T;
-    if (!response.ok) throw new Error(`${route}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const api = <T = any>(route: string, body?: unknown): Promise<T> => callApi<T>(base, route, body);
   const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
   const cursor = async () => Number(await page.getByTestId('histogram').getAttribute('aria-valuenow'));
   const treeAt = (rev: number) => page.waitForSelector(`[data-testid="tree"][data-rev="${rev}"]`);
@@ -64,13 +60,7 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
     expected = await loadExpected(path.join(HISTORIES, FILE));
     const imported = await stateflow(['--dir', dir, '--cwd', '/proj', 'import', path.join(HISTORIES, FILE), '--stream', STREAM, '--at', 'lazy.history']);
     expect(imported.code, imported.stderr).toBe(0);
-    const started = await startServe(
-      ['--dir', dir, 'serve', '--port', '0', '--ladders', 'packages/cli/examples/ladders', '--model', 'scripted:packages/cli/examples/notes-model.jsonl'],
-      {},
-    );
-    server = started.child;
-    base = /stateflow serving on (http:\/\/\S+)/.exec(started.banner)?.[1] ?? '';
-    pageUrl = /browser: (http:\/\/\S+)/.exec(started.banner)?.[1] ?? '';
+    ({ child: server, base, pageUrl } = await startPageServer(['--dir', dir, 'serve', '--port', '0', '--ladders', 'packages/cli/examples/ladders', '--model', 'scripted:packages/cli/examples/notes-model.jsonl']));
     expect(pageUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/ui\/#token=[A-Za-z0-9_-]+$/);
     // A ladder session with two calls: its slate stream gets two revisions after its creation.
     session = (await api<{ id: string }>('/v1/demo/notes/sessions', { name: 'release planning' })).id;

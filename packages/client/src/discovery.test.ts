@@ -6,8 +6,7 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,13 +15,14 @@ import type { ServerDiscovery } from './discovery.js';
 import { findServer } from './find-server.js';
 import { serverProof } from './server-proof.js';
 import type { StateflowError } from '@stateflow/core';
+import { removeDir, tempDir } from '@stateflow/test-kit';
 
 let dir: string;
 beforeEach(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'stateflow-discovery-'));
+  dir = await tempDir('discovery');
 });
 afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
+  await removeDir(dir);
 });
 
 const info = (pid: number, url = 'http://127.0.0.1:9'): ServerDiscovery => ({

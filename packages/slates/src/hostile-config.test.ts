@@ -4,8 +4,7 @@
  * input with a StateflowError and a stable code — never a yaml ReferenceError, a RangeError or
  * a TypeError — and validateLadder lists the same problem. runLadder publishes nothing then.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '@stateflow/store';
@@ -15,7 +14,7 @@ import { MAX_CONFIG_DEPTH, loadLadder, loadLadderFile, validateLadder, validateL
 import type { RunLadderOptions } from './run-ladder-types.js';
 import { runLadder } from './run-ladder.js';
 import { scriptedModel } from './scripted-model.js';
-import { rejectionOf, storePerTest } from '@stateflow/test-kit';
+import { rejectionOf, removeDir, storePerTest, tempDir } from '@stateflow/test-kit';
 
 /** validateLadder's problems and loadLadder's CONFIG_INVALID agree for `input`. */
 async function configProblems(input: string | object): Promise<string[]> {
@@ -124,9 +123,9 @@ describe('config objects', () => {
 describe('config files', () => {
   let dir: string;
   beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'stateflow-slates-hostile-'));
+    dir = await tempDir('slates-hostile');
   });
-  afterEach(async () => rm(dir, { recursive: true, force: true }));
+  afterEach(async () => removeDir(dir));
 
   it('non-string and empty paths are INPUT_INVALID (a number is never read as a file descriptor)', async () => {
     for (const file of [0, 1, 12n, null, undefined, {}, '']) {

@@ -1,7 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
@@ -9,12 +8,13 @@ import { modelFromSpec, parseModelSpec } from './model-spec.js';
 import { openAIModel } from './openai-model.js';
 import { parseScript, scriptedModel, scriptedModelFromFile } from './scripted-model.js';
 import { loadTokenCounter } from './token-counter.js';
+import { removeDir, tempDir } from '@stateflow/test-kit';
 
 const request = { messages: [{ role: 'user' as const, content: 'hi' }], step: 's', node: 0, round: 1 };
 
 describe('scripted model (JSON Lines)', () => {
   it('replays {"content"} lines in call order, then fails with MODEL_FAILED', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'stateflow-script-'));
+    const dir = await tempDir('script');
     try {
       const file = path.join(dir, 'model.jsonl');
       await writeFile(file, '{"content": "first"}\n\n{"content": "{\\"a\\": 1}"}\n');
@@ -27,7 +27,7 @@ describe('scripted model (JSON Lines)', () => {
       });
       expect(model.requests.map((r) => r.step)).toEqual(['s', 's', 'next']);
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await removeDir(dir);
     }
   });
 
@@ -97,7 +97,7 @@ describe('model specs (--model of `ladder run` and `serve`)', () => {
   });
 
   it('reads a relative script from cwd; an unreadable one is NOT_FOUND', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'stateflow-spec-'));
+    const dir = await tempDir('spec');
     try {
       await writeFile(path.join(dir, 'm.jsonl'), '{"content": "from the script"}\n');
       const model = await modelFromSpec('scripted:m.jsonl', { cwd: dir });
@@ -107,7 +107,7 @@ describe('model specs (--model of `ladder run` and `serve`)', () => {
         details: { file: path.join(dir, 'absent.jsonl') },
       });
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await removeDir(dir);
     }
   });
 });

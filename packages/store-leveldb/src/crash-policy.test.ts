@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import { openStore } from './open-store.js';
-import { collect } from '@stateflow/test-kit';
+import { collect, removeDir } from '@stateflow/test-kit';
 import { byteDump, refusedCorrupt } from './test-support/files.js';
 import { afterReboot, copyImage, crashImage, recordAt, type CrashImage } from './test-support/crash-image.js';
 import type { Store, StoreNotice } from '@stateflow/store';
@@ -40,7 +40,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const dir of cleanup) await rm(dir, { recursive: true, force: true });
+  for (const dir of cleanup) await removeDir(dir);
 });
 
 /** Byte offset of the physical record holding transition `seq` (found by its `L` key's bytes, independently of the store's reader). */

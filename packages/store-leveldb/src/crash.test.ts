@@ -7,14 +7,13 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import { openStore } from './open-store.js';
 import type { Durability } from '@stateflow/store';
+import { removeDir, tempDir } from '@stateflow/test-kit';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const child = path.join(here, 'test-support', 'crash-child.mjs');
@@ -59,14 +58,14 @@ describe('crash safety (SIGKILL during publishes)', () => {
   let dir: string;
   beforeAll(async () => {
     if (!existsSync(built)) throw new Error(`${built} is missing: build first (npx tsc -b packages/store)`);
-    dir = await mkdtemp(path.join(tmpdir(), 'stateflow-crash-'));
+    dir = await tempDir('crash');
   });
   afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
+    await removeDir(dir);
   });
 
   it('refuses a directory held by another process with STORE_LOCKED naming it and the holder', async () => {
-    const lockedDir = await mkdtemp(path.join(tmpdir(), 'stateflow-locked-'));
+    const lockedDir = await tempDir('locked');
     const proc = spawn(process.execPath, [child, lockedDir, 'lock'], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       await new Promise<void>((resolve, reject) => {
@@ -85,7 +84,7 @@ describe('crash safety (SIGKILL during publishes)', () => {
     } finally {
       proc.kill('SIGKILL');
       await new Promise((resolve) => proc.once('exit', resolve));
-      await rm(lockedDir, { recursive: true, force: true });
+      await removeDir(lockedDir);
     }
   });
 

@@ -10,14 +10,13 @@
  * that version read back from it. Records written now use variable map sizes; the two kinds live
  * side by side in one store.
  */
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '@stateflow/core';
 import type { Storage, StreamHead, Transition } from '@stateflow/store';
-import { collect, dump, failureOf, rawWrite } from '@stateflow/test-kit';
+import { collect, dump, failureOf, rawWrite, removeDir, tempDir } from '@stateflow/test-kit';
 import { openDiskStorage } from './disk-storage.js';
 import { openStore } from './open-store.js';
 import { recoverStore } from './recover-store.js';
@@ -36,12 +35,12 @@ describe('a store written by version 0.1.0 (16-bit map sizes)', () => {
   let dir: string;
   let expected: Expected;
   beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'stateflow-compat-'));
+    dir = await tempDir('compat');
     await cp(path.join(fixtures, 'store-v0.1.0'), dir, { recursive: true });
     expected = JSON.parse(await readFile(path.join(fixtures, 'store-v0.1.0.json'), 'utf8')) as Expected;
   });
   afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
+    await removeDir(dir);
   });
 
   it('opens, reads every transition and retained state as that version did, and audits clean', async () => {
@@ -145,7 +144,7 @@ describe('a store written by version 0.1.0 (16-bit map sizes)', () => {
         await store.close();
       }
     } finally {
-      await rm(into, { recursive: true, force: true });
+      await removeDir(into);
     }
   });
 });

@@ -3,13 +3,12 @@
  * STORE_CORRUPT with the Level error as `cause`, never as STORE_IO. Disk only: memory-level has
  * no files to damage and never reports corruption.
  */
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClassicLevel } from 'classic-level';
 import { openStore } from './open-store.js';
-import { rejectionOf } from '@stateflow/test-kit';
+import { rejectionOf, removeDir, tempDir } from '@stateflow/test-kit';
 
 /** XOR `length` bytes of `file` from `offset` (all of the rest when `length` is omitted). */
 async function damage(file: string, offset: number, length?: number): Promise<void> {
@@ -22,7 +21,7 @@ async function damage(file: string, offset: number, length?: number): Promise<vo
 describe('LevelDB corruption on classic-level', () => {
   let dir: string;
   beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'stateflow-level-corrupt-'));
+    dir = await tempDir('level-corrupt');
     const store = await openStore(dir, { checkpointInterval: 4 });
     // Compressible values, so LevelDB stores snappy-compressed blocks and damage is detected
     // by decompression rather than read as different keys.
@@ -35,7 +34,7 @@ describe('LevelDB corruption on classic-level', () => {
     expect((await readdir(dir)).some((f) => f.endsWith('.ldb'))).toBe(true);
   });
   afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
+    await removeDir(dir);
   });
 
   it('a damaged MANIFEST fails the open with STORE_CORRUPT (cause LEVEL_DATABASE_NOT_OPEN ← LEVEL_CORRUPTION)', async () => {

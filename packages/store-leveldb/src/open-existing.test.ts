@@ -4,8 +4,7 @@
  * (classic-level in a temp directory).
  */
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,7 +12,7 @@ import { ClassicLevel } from 'classic-level';
 import { openStore } from './open-store.js';
 import { translateLevelError } from '@stateflow/store';
 import { logKey } from './test-support/layout.js';
-import { rejectionOf } from '@stateflow/test-kit';
+import { rejectionOf, removeDir, tempDir } from '@stateflow/test-kit';
 
 async function drain<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -23,11 +22,11 @@ async function drain<T>(items: AsyncIterable<T>): Promise<T[]> {
 
 let dir: string;
 beforeEach(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'stateflow-open-existing-'));
+  dir = await tempDir('open-existing');
 });
 afterEach(async () => {
   await chmod(dir, 0o755).catch(() => undefined);
-  await rm(dir, { recursive: true, force: true });
+  await removeDir(dir);
 });
 
 describe('openStore with createIfMissing: false', () => {

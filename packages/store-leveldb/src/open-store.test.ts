@@ -1,12 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClassicLevel } from 'classic-level';
 import { openMemoryStore } from '@stateflow/store';
 import { openStore } from './open-store.js';
 import { encodeRecord, formatKey } from './test-support/layout.js';
-import { rejectionOf } from '@stateflow/test-kit';
+import { rejectionOf, removeDir, tempDir } from '@stateflow/test-kit';
 
 async function rawDump(dir: string): Promise<string[]> {
   const db = new ClassicLevel<Buffer, Buffer>(dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
@@ -20,10 +17,10 @@ async function rawDump(dir: string): Promise<string[]> {
 describe('openStore / openMemoryStore', () => {
   let dir: string;
   beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'stateflow-open-'));
+    dir = await tempDir('open');
   });
   afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
+    await removeDir(dir);
   });
 
   it('creates a store with a format record and reopens it with its data', async () => {

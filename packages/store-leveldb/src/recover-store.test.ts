@@ -3,24 +3,24 @@
  * was lost): the damaged original is only read; the copy holds the intact prefix of the chain,
  * audits clean and takes new writes; the report names the lost seqs.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import { openStore } from './open-store.js';
 import { recoverStore } from './recover-store.js';
-import { collect } from '@stateflow/test-kit';
+import { collect, removeDir, tempDir } from '@stateflow/test-kit';
 import { byteDump } from './test-support/files.js';
 import { copyImage, crashImage, recordAt, type CrashImage } from './test-support/crash-image.js';
 
 const cleanup: string[] = [];
 afterAll(async () => {
-  for (const dir of cleanup) await rm(dir, { recursive: true, force: true });
+  for (const dir of cleanup) await removeDir(dir);
 });
 
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'stateflow-recovered-'));
+/** A path inside a new temp directory (removed after the file) where a recovered copy goes. */
+async function copyTarget(): Promise<string> {
+  const dir = await tempDir('recovered');
   cleanup.push(dir);
   return path.join(dir, 'copy');
 }
@@ -52,7 +52,7 @@ describe('recoverStore', () => {
     cleanup.push(image.dir);
     const { dir, recordOffset } = await flipped(image, 1 / 3);
     const before = await byteDump(dir);
-    const into = await tempDir();
+    const into = await copyTarget();
     const report = await recoverStore(dir, into);
     expect(await byteDump(dir)).toEqual(before);
     expect(report.damage).toEqual([expect.objectContaining({ file: image.log, offset: recordOffset })]);
@@ -80,7 +80,7 @@ describe('recoverStore', () => {
     cleanup.push(image.dir);
     // Damage in the first block: LevelDB's recovery drops the rest of that block and reads the later ones.
     const { dir } = await flipped(image, 0.05);
-    const report = await recoverStore(dir, await tempDir());
+    const report = await recoverStore(dir, await copyTarget());
     expect(report.lastSeqHeld).toBe(40);
     expect(report.lost).toEqual([[report.tip + 1, 40]]);
     expect(report.dropped).toBeGreaterThan(0);
@@ -94,14 +94,14 @@ describe('recoverStore', () => {
   it('recovers an undamaged store whole', async () => {
     const image = await history(100);
     cleanup.push(image.dir);
-    const report = await recoverStore(image.dir, await tempDir());
+    const report = await recoverStore(image.dir, await copyTarget());
     expect(report).toMatchObject({ damage: [], tip: 40, lastSeqHeld: 40, lost: [], dropped: 0, problems: [] });
   });
 
   it('refuses a target that is not empty or lies inside the store, and a store another process holds', async () => {
     const image = await history(10);
     cleanup.push(image.dir);
-    const target = await tempDir();
+    const target = await copyTarget();
     await mkdir(target, { recursive: true });
     await writeFile(path.join(target, 'keep.txt'), 'mine');
     for (const into of [target, path.join(image.dir, 'inside')]) {
@@ -111,7 +111,7 @@ describe('recoverStore', () => {
     expect(await readFile(path.join(target, 'keep.txt'), 'utf8')).toBe('mine');
     const held = await openStore(image.dir);
     try {
-      const err = await recoverStore(image.dir, await tempDir()).catch((e: unknown) => e);
+      const err = await recoverStore(image.dir, await copyTarget()).catch((e: unknown) => e);
       expect(isStateflowError(err, 'STORE_LOCKED')).toBe(true);
     } finally {
       await held.close();

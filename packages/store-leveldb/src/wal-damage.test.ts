@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from './open-store.js';
 import { refusedCorrupt } from './test-support/files.js';
 import { afterReboot, copyImage, crashImage, recordAt, type CrashImage } from './test-support/crash-image.js';
+import { removeDir } from '@stateflow/test-kit';
 
 let image: CrashImage;
 let logBytes: Buffer;
@@ -27,7 +28,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const dir of cleanup) await rm(dir, { recursive: true, force: true });
+  for (const dir of cleanup) await removeDir(dir);
 });
 
 async function damaged(damage: (dir: string) => Promise<void>): Promise<string> {

@@ -106,6 +106,20 @@ describe.skipIf('unavailable' in pair)('PostgreSQL: read replicas', () => {
     expect(audit.queries).toBe(1);
   });
 
+  it('an open range of the log (what `stateflow log` reads) is served by a caught-up replica after one tip read on the primary', async () => {
+    await caughtUp();
+    const collect = async (store: Store): Promise<Transition[]> => {
+      const log: Transition[] = [];
+      for await (const t of store.transitions({ from: 3 })) log.push(t);
+      return log;
+    };
+    const expected = await collect(writer);
+    const onReplica = await queriesTo(portOf(standbyUrl), async () => queriesTo(portOf(primaryUrl), () => collect(reader)));
+    expect(onReplica.value.value).toEqual(expected);
+    expect(onReplica.value.queries).toBe(1);
+    expect(onReplica.queries).toBeGreaterThan(0);
+  });
+
   it('a lagging replica (replay paused) never answers older data: reads it lacks go to the primary', async () => {
     await standby.query('SELECT pg_wal_replay_pause()');
     try {

@@ -7,8 +7,7 @@ import { ClassicLevel } from 'classic-level';
 import { Packr } from 'msgpackr';
 import canonicalize from 'canonicalize';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { openStore } from '@stateflow/store-leveldb';
 import type { Store } from '@stateflow/store';
@@ -16,7 +15,7 @@ import { createRuntime } from './runtime.js';
 import type { Runtime } from './runtime.js';
 import { backends, dump } from '../test-support/stores.js';
 import type { TestStore } from '../test-support/stores.js';
-import { rejectionOf, storePerTest } from '@stateflow/test-kit';
+import { rejectionOf, removeDir, storePerTest, tempDir } from '@stateflow/test-kit';
 
 const ALL = { global: true, cwd: '/repo', session: 's1', mode: 'active' } as const;
 
@@ -297,7 +296,7 @@ describe.each(backends)('validation contract ($name)', (backend) => {
     await rejectionOf(rt.readState({ path: 'cwd.tactics', projection: 'diff' }), 'INPUT_INVALID');
     await rejectionOf(rt.readState({ path: 'cwd.*' }), 'PATH_SYNTAX');
     expect(await dump(ts.store)).toEqual(before);
-    const foreign = await mkdtemp(path.join(tmpdir(), 'stateflow-foreign-'));
+    const foreign = await tempDir('foreign');
     try {
       await writeFile(path.join(foreign, 'not-a-store.txt'), 'hello');
       const db = new ClassicLevel(path.join(foreign, 'db'));
@@ -305,7 +304,7 @@ describe.each(backends)('validation contract ($name)', (backend) => {
       await db.close();
       await rejectionOf(openStore(path.join(foreign, 'db')), 'STORE_VERSION');
     } finally {
-      await rm(foreign, { recursive: true, force: true });
+      await removeDir(foreign);
     }
   });
 });

@@ -8,7 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { duration, formatDuration, nonNegativeInt, positiveInt, requestRate } from '../internal/arguments.js';
-import type { ServerHandle } from '@stateflow/server';
+import type { ServerHandle, ServerOptions } from '@stateflow/server';
 import type { CommandContext } from '../command-context.js';
 
 interface ServeOptions {
@@ -34,9 +34,13 @@ const THIRTY_DAYS_MS = 30 * 86_400_000;
 
 /** Register `serve`. */
 export function registerServeCommand(program: Command, ctx: CommandContext): void {
-  program
-    .command('serve')
-    .description('run the HTTP server (sessions API, chat/completions, state API) on the store')
+  const command = program.command('serve').description('run the HTTP server (sessions API, chat/completions, state API) on the store');
+  serveOptions(command).action((local: ServeOptions, invoked: Command) => serve(local, invoked, ctx));
+}
+
+/** The options of `serve` (its README table): where it listens, who it admits, its limits and its sessions' lifetimes. */
+function serveOptions(command: Command): Command {
+  return command
     .option('--ladders <dir>', 'serve every <dir>/<author>/<name>.yaml ladder as @author/name')
     .option('--host <host>', 'interface to bind (non-loopback needs API keys)', '127.0.0.1')
     .option('--port <port>', 'TCP port (0 picks a free one)', nonNegativeInt, 7411)
@@ -66,66 +70,78 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
         .env('STATEFLOW_SESSION_RETENTION')
         .argParser(duration({ allowZero: true, allowForever: true }))
         .default(THIRTY_DAYS_MS, '30d'),
-    )
-    .action(async (local: ServeOptions, command: Command) => {
-      const options = ctx.options(command);
-      const dir = options.dir;
-      // A directory is opened by the server (which reopens it after a failed write and writes its
-      // discovery file); a PostgreSQL store is opened here and shared with every other server on it.
-      const shared = dir === null ? await (await import('@stateflow/store-postgres')).openPostgresStore(options.store, { readReplicas: options.readReplicas }) : undefined;
-      if (dir !== null) await mkdir(dir, { recursive: true });
-      const { startServer } = await import('@stateflow/server');
-      let idle: (() => void) | undefined;
-      let server: ServerHandle;
-      try {
-        server = await startServer({
-          ...(shared === undefined ? { dir: dir ?? undefined } : { store: shared }),
-          host: local.host,
-          port: local.port,
-          env: ctx.io.env,
-          ...(local.ladders === undefined ? {} : { ladders: path.resolve(ctx.io.cwd, local.ladders) }),
-          ...(local.keys === undefined ? {} : { keysFile: path.resolve(ctx.io.cwd, local.keys) }),
-          ...(local.model === undefined ? {} : { model: local.model }),
-          ...(local.bodyLimit === undefined ? {} : { bodyLimit: local.bodyLimit }),
-          ...(local.rateLimit === undefined ? {} : { rateLimit: local.rateLimit }),
-          ...(local.modelCalls === undefined ? {} : { modelCallsPerKey: local.modelCalls }),
-          ...(local.upstreamModel === undefined ? {} : { upstreamModel: local.upstreamModel }),
-          sessionIdleMs: local.sessionIdle,
-          sessionRetentionMs: local.sessionRetention,
-          onWarning: (message) => ctx.io.stderr.write(`${message}\n`),
-          requireToken: local.requireToken === true,
-          background: local.background === true,
-          ...(local.heartbeat === undefined ? {} : { heartbeatMs: local.heartbeat }),
-          ...(local.idleTimeout === undefined ? {} : { idleTimeoutMs: local.idleTimeout, onIdle: () => idle?.() }),
-        });
-      } catch (err) {
-        await shared?.close();
-        throw err;
-      }
-      // Listen for the stop signals before the banner says how to stop: a supervisor (or a test)
-      // that signals as soon as it reads the banner must not meet the default handler.
-      const stopped = new Promise<void>((resolve) => {
-        idle = resolve;
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      ctx.io.stdout.write(
-        [
-          `stateflow serving on ${server.url}`,
-          `data: ${options.storeLabel}`,
-          `ladders: ${server.ladders.length === 0 ? 'none (pass --ladders DIR to serve some)' : server.ladders.join(', ')}`,
-          `try: ${tryCommand(server, local.background === true ? null : ctx.io.cwd, dir)}`,
-          `token: ${server.requireToken ? 'required on every request' : 'accepted'} (${tokenWhere(server.token, dir)}); browser: ${server.url}/ui/#token=${server.token}`,
-          `pid ${process.pid}${local.idleTimeout === undefined ? '' : `; stops by itself after ${local.idleTimeout} ms idle`}; ${dir === null ? `"kill ${process.pid}" stops it` : `"stateflow stop --dir ${dir}" stops it from anywhere`}`,
-          `sessions: expire after ${formatDuration(local.sessionIdle)} idle; slates kept ${formatDuration(local.sessionRetention)} after close or expiry`,
-          'stop with Ctrl-C',
-          '',
-        ].join('\n'),
-      );
-      await stopped;
-      await server.close();
-      await shared?.close();
+    );
+}
+
+/** Run the server until SIGINT, SIGTERM or its idle timeout; then close it (and a PostgreSQL store opened here). */
+async function serve(local: ServeOptions, command: Command, ctx: CommandContext): Promise<void> {
+  const options = ctx.options(command);
+  const dir = options.dir;
+  // A directory is opened by the server (which reopens it after a failed write and writes its
+  // discovery file); a PostgreSQL store is opened here and shared with every other server on it.
+  const shared = dir === null ? await (await import('@stateflow/store-postgres')).openPostgresStore(options.store, { readReplicas: options.readReplicas }) : undefined;
+  if (dir !== null) await mkdir(dir, { recursive: true });
+  const { startServer } = await import('@stateflow/server');
+  let idle: (() => void) | undefined;
+  let server: ServerHandle;
+  try {
+    server = await startServer({
+      ...(shared === undefined ? { dir: dir ?? undefined } : { store: shared }),
+      ...serverOptions(local, ctx),
+      ...(local.idleTimeout === undefined ? {} : { idleTimeoutMs: local.idleTimeout, onIdle: () => idle?.() }),
     });
+  } catch (err) {
+    await shared?.close();
+    throw err;
+  }
+  // Listen for the stop signals before the banner says how to stop: a supervisor (or a test)
+  // that signals as soon as it reads the banner must not meet the default handler.
+  const stopped = new Promise<void>((resolve) => {
+    idle = resolve;
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  ctx.io.stdout.write(banner(server, local, ctx, options.storeLabel, dir));
+  await stopped;
+  await server.close();
+  await shared?.close();
+}
+
+/** `startServer`'s options from the command line (the store and the idle timeout aside). */
+function serverOptions(local: ServeOptions, ctx: CommandContext): ServerOptions {
+  return {
+    host: local.host,
+    port: local.port,
+    env: ctx.io.env,
+    ...(local.ladders === undefined ? {} : { ladders: path.resolve(ctx.io.cwd, local.ladders) }),
+    ...(local.keys === undefined ? {} : { keysFile: path.resolve(ctx.io.cwd, local.keys) }),
+    ...(local.model === undefined ? {} : { model: local.model }),
+    ...(local.bodyLimit === undefined ? {} : { bodyLimit: local.bodyLimit }),
+    ...(local.rateLimit === undefined ? {} : { rateLimit: local.rateLimit }),
+    ...(local.modelCalls === undefined ? {} : { modelCallsPerKey: local.modelCalls }),
+    ...(local.upstreamModel === undefined ? {} : { upstreamModel: local.upstreamModel }),
+    sessionIdleMs: local.sessionIdle,
+    sessionRetentionMs: local.sessionRetention,
+    onWarning: (message) => ctx.io.stderr.write(`${message}\n`),
+    requireToken: local.requireToken === true,
+    background: local.background === true,
+    ...(local.heartbeat === undefined ? {} : { heartbeatMs: local.heartbeat }),
+  };
+}
+
+/** The banner: where it listens, where the data is, one command to try, the token, how to stop it. */
+function banner(server: ServerHandle, local: ServeOptions, ctx: CommandContext, storeLabel: string, dir: string | null): string {
+  return [
+    `stateflow serving on ${server.url}`,
+    `data: ${storeLabel}`,
+    `ladders: ${server.ladders.length === 0 ? 'none (pass --ladders DIR to serve some)' : server.ladders.join(', ')}`,
+    `try: ${tryCommand(server, local.background === true ? null : ctx.io.cwd, dir)}`,
+    `token: ${server.requireToken ? 'required on every request' : 'accepted'} (${tokenWhere(server.token, dir)}); browser: ${server.url}/ui/#token=${server.token}`,
+    `pid ${process.pid}${local.idleTimeout === undefined ? '' : `; stops by itself after ${local.idleTimeout} ms idle`}; ${dir === null ? `"kill ${process.pid}" stops it` : `"stateflow stop --dir ${dir}" stops it from anywhere`}`,
+    `sessions: expire after ${formatDuration(local.sessionIdle)} idle; slates kept ${formatDuration(local.sessionRetention)} after close or expiry`,
+    'stop with Ctrl-C',
+    '',
+  ].join('\n');
 }
 
 /**

@@ -1,18 +1,17 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_USER, authenticate, loadApiKeys } from './api-keys.js';
-import { errorOf } from '@stateflow/test-kit';
+import { errorOf, removeDir, tempDir } from '@stateflow/test-kit';
 
 const codeOf = (fn: () => unknown): string => errorOf(fn).code;
 
 describe('loadApiKeys', () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'stateflow-keys-'));
+    dir = await tempDir('keys');
   });
-  afterAll(() => rm(dir, { recursive: true, force: true }));
+  afterAll(() => removeDir(dir));
 
   it('reads the keys option, then the file, then STATEFLOW_API_KEYS; none → null', async () => {
     const file = path.join(dir, 'keys.json');

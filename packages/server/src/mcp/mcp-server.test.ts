@@ -4,12 +4,10 @@
  * `test/multiprocess/` (stdio through `stateflow mcp`, Streamable HTTP at `/mcp`).
  */
 import { describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { openStore } from '@stateflow/store-leveldb';
 import { createMcpServer } from './mcp-server.js';
 import { selectionFromUrl } from '../http/routes/mcp-route.js';
+import { removeDir, tempDir } from '@stateflow/test-kit';
 
 describe('MCP server wiring', () => {
   it('reads the /mcp selection from the URL, with the tools\' rules', () => {
@@ -33,13 +31,13 @@ describe('MCP server wiring', () => {
   });
 
   it('refuses an empty selection when the server is created', async () => {
-    const scratch = await mkdtemp(path.join(tmpdir(), 'stateflow-mcp-'));
+    const scratch = await tempDir('mcp');
     const store = await openStore(scratch);
     try {
       expect(() => createMcpServer({ store, selection: { mode: 'active' } })).toThrow(expect.objectContaining({ code: 'INPUT_INVALID' }));
     } finally {
       await store.close();
-      await rm(scratch, { recursive: true, force: true });
+      await removeDir(scratch);
     }
   });
 });

@@ -4,12 +4,12 @@
  * record that verifies after the damage (`verifiedAfter: null`, the torn tail's shape); damage
  * followed by data names the first record that verifies after it, at any byte offset.
  */
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BLOCK_SIZE, HEADER_SIZE, scanLog } from './log-format.js';
+import { removeDir, tempDir } from '@stateflow/test-kit';
 
 let dir: string;
 let log: Buffer;
@@ -17,7 +17,7 @@ let log: Buffer;
 let offsets: number[];
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'stateflow-logformat-'));
+  dir = await tempDir('logformat');
   const db = new ClassicLevel<string, string>(dir);
   await db.open();
   await db.put('a', 'first');
@@ -30,7 +30,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  await removeDir(dir);
 });
 
 const flip = (bytes: Uint8Array, at: number): Buffer => {

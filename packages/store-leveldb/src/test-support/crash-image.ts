@@ -3,10 +3,10 @@
  * crash (SIGKILL, power loss after fsync) would leave them — every acknowledged transition in
  * the write-ahead log, nothing flushed into tables by a clean close.
  */
-import { cp, mkdtemp, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Durability, Store } from '@stateflow/store';
+import { tempDir } from '@stateflow/test-kit';
 import { openStore } from '../open-store.js';
 
 /** A crash image and the name of its write-ahead log. */
@@ -23,8 +23,8 @@ export interface CrashImage {
  * `STATEFLOW_BOOT_ID` set to another id ({@link afterReboot}).
  */
 export async function crashImage(work: (store: Store) => Promise<void>, options: { durability?: Durability } = {}): Promise<CrashImage> {
-  const live = await mkdtemp(path.join(tmpdir(), 'stateflow-live-'));
-  const dir = await mkdtemp(path.join(tmpdir(), 'stateflow-image-'));
+  const live = await tempDir('live');
+  const dir = await tempDir('image');
   const store = await openStore(live, { durability: options.durability ?? 'fsync' });
   try {
     await work(store);
@@ -39,7 +39,7 @@ export async function crashImage(work: (store: Store) => Promise<void>, options:
 
 /** Copy an image into a new temp directory, to damage it. */
 export async function copyImage(image: CrashImage): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'stateflow-damaged-'));
+  const dir = await tempDir('damaged');
   await cp(image.dir, dir, { recursive: true });
   return dir;
 }

@@ -237,8 +237,8 @@ class EventStore implements Store {
     checkCount(from, 'from');
     if (range.to !== undefined) checkCount(range.to, 'to');
     if (range.stream !== undefined) checkStream(range.stream);
-    // An open range reads up to the storage's last seq, which memory cannot know.
-    const need = (): number | null => (range.to === undefined ? null : this.#knownSeq(range.to));
+    // An open range reads up to the storage's last seq, which memory knows only once caught up.
+    const need = (caughtUp: boolean): number | null => (range.to !== undefined ? this.#knownSeq(range.to) : caughtUp ? this.#ctx.lastSeq : null);
     yield* readHistoryStream(this.#ctx, from, need, (reader, first) => {
       // Clamped: nothing exists beyond the last seq, and keys hold seqs below 2^48 only.
       const to = Math.min(range.to === undefined ? this.#ctx.lastSeq : range.to, this.#ctx.lastSeq);

@@ -118,14 +118,16 @@ export async function readHistory<T>(ctx: StoreContext, need: () => number | nul
  * {@link readHistory} for a read that yields as it goes (a range of the log): should the first
  * reader fail part-way, the storage — caught up — yields the rest, from the first seq not yet
  * yielded.
+ * @param need the seq the range reads up to as memory knows it, before (`false`) and after
+ *   (`true`) a catch-up — an open range knows it only after one — or `null` when memory cannot tell
  * @param read yields items in rising `seq` order, from the given first seq on
  */
-export async function* readHistoryStream<T extends { seq: number }>(ctx: StoreContext, from: number, need: () => number | null, read: (reader: StorageReader, from: number) => AsyncIterable<T>): AsyncGenerator<T> {
+export async function* readHistoryStream<T extends { seq: number }>(ctx: StoreContext, from: number, need: (caughtUp: boolean) => number | null, read: (reader: StorageReader, from: number) => AsyncIterable<T>): AsyncGenerator<T> {
   const shared = !ctx.storage.capabilities.soleWriter;
-  let seq = need();
+  let seq = need(false);
   if (seq === null && shared) {
     await catchUp(ctx);
-    seq = need();
+    seq = need(true);
   }
   const replica = seq === null || (ctx.storage.replicas?.length ?? 0) === 0 ? null : await coveringReplica(ctx, seq);
   let next = from;

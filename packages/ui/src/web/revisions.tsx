@@ -2,14 +2,13 @@
  * A stream's revisions, newest last: a virtualised list of every retained revision, fetched in
  * pages of 200 as they scroll into view (the server pages by revision, so any part of a 100k
  * revision log loads in one request). Activating a row moves the cursor to its transition.
+ *
+ * Parts: the data (use-revision-pages.ts), a row (RevisionItem).
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { get, query } from './api.js';
 import { timeText } from './format.js';
-import type { RevisionPage, RevisionRow } from './types.js';
+import type { RevisionRow } from './types.js';
+import { useRevisionPages } from './use-revision-pages.js';
 import { VirtualList } from './virtual-list.js';
-
-const PAGE = 200;
 
 export interface RevisionsProps {
   stream: string;
@@ -19,42 +18,7 @@ export interface RevisionsProps {
 }
 
 export function Revisions(props: RevisionsProps) {
-  const [rows, setRows] = useState<Map<number, RevisionRow>>(new Map());
-  // Head and origin as the first page read them; the list's length follows from them.
-  const [extent, setExtent] = useState<{ head: number; origin: number } | null>(null);
-  const requested = useRef(new Set<number>());
-  const current = useRef(props.stream);
-  current.current = props.stream;
-
-  const fetchPage = (from: number) => {
-    requested.current.add(from);
-    const stream = props.stream;
-    void get<RevisionPage>(`/v1/history/revisions${query({ stream, from, limit: PAGE })}`).then((page) => {
-      // A page of the stream shown before arrives late: not this list's.
-      if (stream !== current.current) return;
-      setExtent((e) => e ?? { head: page.head, origin: page.origin });
-      setRows((shown) => {
-        const next = new Map(shown);
-        for (const r of page.revisions) next.set(r.rev, r);
-        return next;
-      });
-    });
-  };
-  useEffect(() => {
-    setRows(new Map());
-    setExtent(null);
-    requested.current = new Set();
-    fetchPage(Math.max(1, (props.rev ?? 1) - 20));
-  }, [props.stream]);
-
-  const origin = extent?.origin ?? 0;
-  const first = origin + 1;
-  const count = extent === null ? 0 : Math.max(0, extent.head - origin);
-  const ensure = (rev: number) => {
-    const start = first + Math.floor((rev - first) / PAGE) * PAGE;
-    if (!requested.current.has(start)) fetchPage(start);
-  };
-
+  const { rows, first, origin, count, ensure } = useRevisionPages(props.stream, props.rev);
   return (
     <section class="revisions" aria-label="Revisions" data-testid="revisions">
       <h2>
@@ -74,25 +38,29 @@ export function Revisions(props: RevisionsProps) {
         row={(i) => {
           const rev = first + i;
           const r = rows.get(rev);
-          if (r === undefined) {
-            ensure(rev);
-            return <div class="rev-row muted">rev {rev} …</div>;
-          }
-          const tags = r.meta === undefined ? [] : Object.keys(r.meta);
-          return (
-            <div class={rev === props.rev ? 'rev-row at-cursor' : 'rev-row'} data-rev={rev}>
-              <span class="rev">rev {rev}</span> <span class="muted small">seq {r.seq} · {timeText(r.time)}</span>
-              {tags.map((t) => (
-                <span class="badge" key={t}>
-                  {t}
-                </span>
-              ))}
-              {r.streams > 1 && <span class="badge">{r.streams} streams</span>}
-              {rev === props.rev && <span class="badge">at cursor</span>}
-            </div>
-          );
+          if (r !== undefined) return <RevisionItem row={r} atCursor={rev === props.rev} />;
+          ensure(rev);
+          return <div class="rev-row muted">rev {rev} …</div>;
         }}
       />
     </section>
+  );
+}
+
+/** One revision: its number, seq and time, its meta's keys as badges, how many streams its transition changed, and whether the cursor is on it. */
+export function RevisionItem(props: { row: RevisionRow; atCursor: boolean }) {
+  const r = props.row;
+  const tags = r.meta === undefined ? [] : Object.keys(r.meta);
+  return (
+    <div class={props.atCursor ? 'rev-row at-cursor' : 'rev-row'} data-rev={r.rev}>
+      <span class="rev">rev {r.rev}</span> <span class="muted small">seq {r.seq} · {timeText(r.time)}</span>
+      {tags.map((t) => (
+        <span class="badge" key={t}>
+          {t}
+        </span>
+      ))}
+      {r.streams > 1 && <span class="badge">{r.streams} streams</span>}
+      {props.atCursor && <span class="badge">at cursor</span>}
+    </div>
   );
 }

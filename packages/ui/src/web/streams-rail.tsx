@@ -2,24 +2,17 @@
  * The streams rail: every visible stream grouped by kind, with head revision, last change time and
  * origin; a filter box (server-side filter, paged); and a form for the effective view of a
  * selection (global + cwd + session).
+ *
+ * Parts: the data (use-streams.ts), the grouping (stream-groups.ts), the effective view's form
+ * (effective-form.tsx).
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import { get, query } from './api.js';
+import { useMemo, useState } from 'preact/hooks';
+import { EffectiveForm } from './effective-form.js';
 import { timeText } from './format.js';
-import type { Selection, StreamKind, StreamPage, StreamRow } from './types.js';
+import { KIND_TITLE, railRows, type RailRow } from './stream-groups.js';
+import type { Selection, StreamRow } from './types.js';
+import { useStreams } from './use-streams.js';
 import { VirtualList } from './virtual-list.js';
-
-const KIND_ORDER: StreamKind[] = ['global', 'cwd', 'session', 'slate', 'ladder-session', 'other'];
-const KIND_TITLE: Record<StreamKind, string> = {
-  global: 'global',
-  cwd: 'cwd:*',
-  session: 'session:*',
-  slate: 'slate:*',
-  'ladder-session': 'ladder-session:*',
-  other: 'other',
-};
-
-type Row = { type: 'group'; kind: StreamKind; count: number } | { type: 'stream'; row: StreamRow };
 
 export interface StreamsRailProps {
   selection: Selection | null;
@@ -30,50 +23,8 @@ export interface StreamsRailProps {
 
 export function StreamsRail(props: StreamsRailProps) {
   const [filter, setFilter] = useState('');
-  const [page, setPage] = useState<StreamPage | null>(null);
-  const [rows, setRows] = useState<StreamRow[]>([]);
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    const controller = new AbortController();
-    const timer = setTimeout(() => {
-      get<StreamPage>(`/v1/history/streams${query({ filter: filter === '' ? undefined : filter, limit: 200 })}`, controller.signal)
-        .then((p) => {
-          setPage(p);
-          setRows(p.streams);
-          setError(null);
-        })
-        .catch((err: Error) => controller.signal.aborted || setError(err.message));
-    }, 150);
-    return () => {
-      clearTimeout(timer);
-      controller.abort();
-    };
-  }, [filter, props.version]);
-
-  const more = () => {
-    if (page?.next == null || loading) return;
-    setLoading(true);
-    get<StreamPage>(`/v1/history/streams${query({ filter: filter === '' ? undefined : filter, after: page.next, limit: 200 })}`)
-      .then((p) => {
-        setPage(p);
-        setRows((r) => [...r, ...p.streams]);
-      })
-      .finally(() => setLoading(false));
-  };
-
-  const list = useMemo<Row[]>(() => {
-    const out: Row[] = [];
-    for (const kind of KIND_ORDER) {
-      const count = page?.counts[kind] ?? 0;
-      if (count === 0) continue;
-      out.push({ type: 'group', kind, count });
-      for (const row of rows) if (row.kind === kind) out.push({ type: 'stream', row });
-    }
-    return out;
-  }, [rows, page]);
-
+  const streams = useStreams(filter, props.version);
+  const list = useMemo<RailRow[]>(() => railRows(streams.rows, streams.page?.counts ?? null), [streams.rows, streams.page]);
   const selected = props.selection?.type === 'stream' ? props.selection.stream : null;
   const activeIndex = list.findIndex((r) => r.type === 'stream' && r.row.stream === selected);
 
@@ -83,7 +34,7 @@ export function StreamsRail(props: StreamsRailProps) {
         <span>Filter streams</span>
         <input type="search" value={filter} placeholder="e.g. cwd:/proj" onInput={(e) => setFilter((e.target as HTMLInputElement).value)} data-testid="stream-filter" />
       </label>
-      {error !== null && <p role="alert" class="error">{error}</p>}
+      {streams.error !== null && <p role="alert" class="error">{streams.error}</p>}
       <VirtualList
         label="Streams by kind"
         idPrefix="stream"
@@ -91,7 +42,7 @@ export function StreamsRail(props: StreamsRailProps) {
         count={list.length}
         rowHeight={44}
         activeIndex={activeIndex}
-        onReachEnd={more}
+        onReachEnd={streams.more}
         onActivate={(i) => {
           const r = list[i];
           if (r?.type === 'stream') props.onSelect({ type: 'stream', stream: r.row.stream });
@@ -106,16 +57,7 @@ export function StreamsRail(props: StreamsRailProps) {
               </div>
             );
           }
-          const s = r.row;
-          return (
-            <div class={s.stream === selected ? 'stream selected' : 'stream'} data-stream={s.stream} title={s.stream}>
-              <div class="stream-id">{s.stream}</div>
-              <div class="muted small">
-                rev {s.rev}
-                {s.origin > 0 ? ` · origin ${s.origin}` : ''} · {timeText(s.time)}
-              </div>
-            </div>
-          );
+          return <StreamItem stream={r.row} selected={r.row.stream === selected} />;
         }}
       />
       <EffectiveForm onSelect={props.onSelect} selection={props.selection} />
@@ -123,33 +65,16 @@ export function StreamsRail(props: StreamsRailProps) {
   );
 }
 
-function EffectiveForm(props: { onSelect: (s: Selection) => void; selection: Selection | null }) {
-  const current = props.selection?.type === 'effective' ? props.selection : null;
-  const [global, setGlobal] = useState(current?.global ?? true);
-  const [cwd, setCwd] = useState(current?.cwd ?? '');
-  const [session, setSession] = useState(current?.session ?? '');
+/** A stream's row: its name, head revision, origin (when compacted) and last change time. */
+export function StreamItem(props: { stream: StreamRow; selected: boolean }) {
+  const s = props.stream;
   return (
-    <form
-      class="effective-form"
-      aria-label="Effective view"
-      onSubmit={(e) => {
-        e.preventDefault();
-        props.onSelect({ type: 'effective', global, cwd: cwd.trim(), session: session.trim() });
-      }}
-    >
-      <strong>Effective view</strong>
-      <label class="check">
-        <input type="checkbox" checked={global} onChange={(e) => setGlobal((e.target as HTMLInputElement).checked)} /> global
-      </label>
-      <label class="field">
-        <span>cwd</span>
-        <input value={cwd} placeholder="/abs/dir" onInput={(e) => setCwd((e.target as HTMLInputElement).value)} data-testid="effective-cwd" />
-      </label>
-      <label class="field">
-        <span>session</span>
-        <input value={session} placeholder="session id" onInput={(e) => setSession((e.target as HTMLInputElement).value)} />
-      </label>
-      <button type="submit">Show effective view</button>
-    </form>
+    <div class={props.selected ? 'stream selected' : 'stream'} data-stream={s.stream} title={s.stream}>
+      <div class="stream-id">{s.stream}</div>
+      <div class="muted small">
+        rev {s.rev}
+        {s.origin > 0 ? ` · origin ${s.origin}` : ''} · {timeText(s.time)}
+      </div>
+    </div>
   );
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { fractionOfSeq, seqAtFraction } from './time-cursor.js';
+import { fractionOfSeq, seqAtFraction } from './cursor-scale.js';
 import type { Histogram } from './types.js';
 
 /** A histogram of `counts` per bucket over seqs 1…sum. */

@@ -12,6 +12,8 @@ export type {
   EffectiveNode,
   Histogram,
   HistogramBucket,
+  MergeConflict,
+  MergeResult,
   NodeChild,
   NodePage,
   PathChange,

@@ -3,10 +3,13 @@
  * a few) are in the DOM, so a list of 100k revisions scrolls like one of 100. Keyboard: the
  * list is one tab stop; ArrowUp/Down, PageUp/Down, Home/End move the active row (scrolled into
  * view) and Enter activates it. `onReachEnd` asks for the next page when the last rows show.
+ *
+ * Parts: the virtualizer (use-virtualizer.ts), the keys (list-keys.ts).
  */
-import { Virtualizer, elementScroll, observeElementOffset, observeElementRect } from '@tanstack/virtual-core';
 import type { ComponentChildren } from 'preact';
-import { useEffect, useLayoutEffect, useReducer, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { listKey } from './list-keys.js';
+import { useVirtualizer } from './use-virtualizer.js';
 
 export interface VirtualListProps {
   count: number;
@@ -33,30 +36,14 @@ export interface VirtualListProps {
 
 export function VirtualList(props: VirtualListProps) {
   const scroller = useRef<HTMLDivElement>(null);
-  const [, rerender] = useReducer((n: number) => n + 1, 0);
   const [active, setActive] = useState(0);
-  const virtualizer = useRef<Virtualizer<HTMLDivElement, Element> | null>(null);
-  if (virtualizer.current === null) {
-    virtualizer.current = new Virtualizer<HTMLDivElement, Element>({
-      count: props.count,
-      getScrollElement: () => scroller.current,
-      estimateSize: () => props.rowHeight,
-      overscan: 8,
-      scrollToFn: elementScroll,
-      observeElementRect,
-      observeElementOffset,
-      onChange: () => rerender(undefined),
-    });
-  }
-  const v = virtualizer.current;
-  v.setOptions({ ...v.options, count: props.count, estimateSize: () => props.rowHeight });
-  useLayoutEffect(() => v._didMount(), [v]);
-  useLayoutEffect(() => v._willUpdate());
+  const v = useVirtualizer(scroller, props.count, props.rowHeight);
+  const move = (to: number) => {
+    setActive(to);
+    v.scrollToIndex(to, { align: 'auto' });
+  };
   useEffect(() => {
-    if (props.activeIndex !== undefined && props.activeIndex >= 0 && props.activeIndex < props.count) {
-      setActive(props.activeIndex);
-      v.scrollToIndex(props.activeIndex, { align: 'auto' });
-    }
+    if (props.activeIndex !== undefined && props.activeIndex >= 0 && props.activeIndex < props.count) move(props.activeIndex);
   }, [props.activeIndex]);
   const items = v.getVirtualItems();
   const last = items[items.length - 1];
@@ -65,32 +52,15 @@ export function VirtualList(props: VirtualListProps) {
   }, [last?.index, props.count]);
   const clamped = Math.min(active, Math.max(props.count - 1, 0));
 
-  const move = (to: number) => {
-    const next = Math.max(0, Math.min(props.count - 1, to));
-    setActive(next);
-    v.scrollToIndex(next, { align: 'auto' });
-  };
   const onKeyDown = (event: KeyboardEvent) => {
     if (props.count === 0) return;
-    if (props.onKey?.(clamped, event) === true) {
-      event.preventDefault();
-      return;
-    }
+    if (props.onKey?.(clamped, event) === true) return event.preventDefault();
     const page = Math.max(1, Math.floor((scroller.current?.clientHeight ?? props.rowHeight * 10) / props.rowHeight) - 1);
-    const keys: Record<string, () => void> = {
-      ArrowDown: () => move(clamped + 1),
-      ArrowUp: () => move(clamped - 1),
-      PageDown: () => move(clamped + page),
-      PageUp: () => move(clamped - page),
-      Home: () => move(0),
-      End: () => move(props.count - 1),
-      Enter: () => props.onActivate?.(clamped),
-    };
-    const action = keys[event.key];
-    if (action !== undefined) {
-      event.preventDefault();
-      action();
-    }
+    const action = listKey(event.key, clamped, props.count, page);
+    if (action === null) return;
+    event.preventDefault();
+    if ('move' in action) move(action.move);
+    else props.onActivate?.(clamped);
   };
   return (
     <div
