@@ -85,15 +85,16 @@ export async function runProcess(command: string, args: string[], options: RunOp
 export { removeDir, tempDir } from '@stateflow/test-kit';
 
 /**
- * The code of README.md block `name`: the ```language fence between `<!-- name:begin … -->` and
- * `<!-- name:end -->` (the README's examples are run by the tests that read them).
- * @throws Error when README.md has no such block
+ * The code of block `name` of a README (the root one unless `readme` names another, relative to
+ * the repository root): the ```language fence between `<!-- name:begin … -->` and
+ * `<!-- name:end -->` (the READMEs' examples are run by the tests that read them).
+ * @throws Error when the README has no such block
  */
-export async function readmeBlock(name: string, language = 'sh'): Promise<string> {
-  const text = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
+export async function readmeBlock(name: string, language = 'sh', readme = 'README.md'): Promise<string> {
+  const text = await readFile(path.join(REPO_ROOT, readme), 'utf8');
   const fence = '```';
   const found = new RegExp(`<!-- ${name}:begin[^>]*-->\\s*${fence}${language}\\n([\\s\\S]*?)${fence}\\s*<!-- ${name}:end -->`).exec(text)?.[1];
-  if (found === undefined) throw new Error(`README.md has no ${name} block (a ${fence}${language} fence between <!-- ${name}:begin --> and <!-- ${name}:end -->)`);
+  if (found === undefined) throw new Error(`${readme} has no ${name} block (a ${fence}${language} fence between <!-- ${name}:begin --> and <!-- ${name}:end -->)`);
   return found;
 }
 

@@ -2,11 +2,17 @@
  * Each published package's README ships in its npm tarball and must stand on its own: a reader of the
  * repository or of the package does not have the team's specification files (`seeds/`), its
  * design notes (`DESIGN.md`), the folder beside the checkout (`../shared`) or the issue tracker.
+ * Its first example (the block marked `example`) runs as printed, as a module in the package's
+ * folder (so its imports resolve as they would for a user of the package).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from './helpers.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dropPostgresStore, openPostgresStore } from '@stateflow/store-postgres';
+import { freshPostgresUrl, testPostgres } from '@stateflow/test-kit';
+import { readmeBlock, removeDir, REPO_ROOT, runProcess, tempDir } from './helpers.js';
+
+const postgres = await testPostgres();
 
 /** What a README may not lean on, with the reason shown when it does. */
 const OUTSIDE = [
@@ -30,6 +36,54 @@ describe('package READMEs', () => {
         const line = text.split('\n').findIndex((l) => pattern.test(l));
         expect(line, `packages/${name}/README.md line ${line + 1} cites ${what}`).toBe(-1);
       }
+    }
+  });
+});
+
+describe('package README examples run as printed', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await tempDir('readme-examples');
+  });
+  afterAll(async () => {
+    await removeDir(root);
+  });
+
+  /** Run the `example` block of packages/<name>/README.md in that package's folder; its stdout. */
+  const runExample = async (name: string, env: Record<string, string> = {}): Promise<string> => {
+    const code = await readmeBlock('example', 'js', `packages/${name}/README.md`);
+    const result = await runProcess(process.execPath, ['--input-type=module', '-e', code], { cwd: path.join(REPO_ROOT, 'packages', name), env });
+    expect(result.code, result.stderr).toBe(0);
+    return result.stdout;
+  };
+
+  it('store: publish with a guard and an id, time travel, the effective view, watch from the start', async () => {
+    expect(await runExample('store')).toBe(
+      [
+        "{ strategy: { goal: 'draft' } }",
+        "{ strategy: { goal: 'ship' }, response: 'ok' }",
+        "1 [ 'global' ]",
+        "2 [ 'global', 'session:42' ]",
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('store-leveldb: a store in a directory, publish, close', async () => {
+    const dir = path.join(root, 'leveldb');
+    expect(await runExample('store-leveldb', { STATEFLOW_DIR: dir })).toBe('');
+    expect((await readdir(dir)).includes('CURRENT')).toBe(true);
+  });
+
+  it.skipIf('unavailable' in postgres)('store-postgres: a store in a schema, publish, close', async () => {
+    const url = freshPostgresUrl('readme');
+    try {
+      expect(await runExample('store-postgres', { DATABASE_URL: url })).toBe('');
+      const store = await openPostgresStore(url, { createIfMissing: false });
+      expect(await store.state('global')).toEqual({ strategy: { goal: 'ship' } });
+      await store.close();
+    } finally {
+      await dropPostgresStore(url);
     }
   });
 });

@@ -16,8 +16,8 @@ let url: string;
 beforeAll(async () => {
   root = await tempDir();
   const serveLine = (await readmeBlock('serve')).trim();
-  expect(serveLine.startsWith('stateflow serve ')).toBe(true);
-  const args = serveLine.split(/\s+/).slice(1);
+  expect(serveLine.startsWith('npx stateflow serve ')).toBe(true);
+  const args = serveLine.split(/\s+/).slice(2);
   const started = await startServe([...args, '--port', '0'], { STATEFLOW_DIR: path.join(root, 'store') });
   server = started.child;
   url = /stateflow serving on (http:\/\/\S+)/.exec(started.banner)?.[1] ?? '';

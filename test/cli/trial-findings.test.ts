@@ -199,6 +199,18 @@ describe('file system mistakes get actionable messages', () => {
     }
   });
 
+  it('a store path that is a file is USAGE (exit 2) saying so, for reading and writing commands and serve alike', async () => {
+    const file = path.join(root, 'a-file');
+    await writeFile(file, 'not a store');
+    const expected = `stateflow: The store ${file} is a file, not a directory: pass --dir (or set STATEFLOW_DIR) to a store directory; stateflow creates a missing one. [USAGE]\n`;
+    for (const args of [['log'], ['audit'], ['patch', '{"lazy":{"n":1}}'], ['serve', '--port', '0']]) {
+      const result = await stateflow(['--dir', file, ...args]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toBe(expected);
+    }
+    expect(await readFile(file, 'utf8')).toBe('not a store');
+  });
+
   it('a missing file is NOT_FOUND (exit 3) naming it', async () => {
     const missing = path.join(root, 'no-such.jsonl');
     const result = await stateflow(['--dir', path.join(root, 'fs-replayed2'), 'replay', missing]);

@@ -13,7 +13,6 @@ import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readmeBlock, removeDir, REPO_ROOT, tempDir } from '../cli/helpers.js';
-import { WORKFLOW_PRELUDE } from '../langgraph/workflow-prelude.js';
 
 /** The published packages (every workspace under packages/). */
 const PACKAGES = ['core', 'store', 'store-leveldb', 'store-postgres', 'http-contract', 'client', 'tools', 'slates', 'ui', 'server', 'cli', 'conformance', 'langgraph'];
@@ -126,7 +125,7 @@ describe('npm pack and install into an empty project', () => {
     const install = await run('bash', ['-c', await readmeCommands('langgraph-install', {})], project, NPM_OFFLINE);
     expect(install.code, install.stderr).toBe(0);
     const code = await readmeBlock('langgraph', 'js');
-    await writeFile(path.join(project, 'graph.mjs'), `${WORKFLOW_PRELUDE}\n${code}`);
+    await writeFile(path.join(project, 'graph.mjs'), `${await readmeBlock('langgraph-workflow', 'js')}\n${code}`);
     const dir = path.join(root, 'langgraph-store');
     const result = await run(process.execPath, ['graph.mjs'], project, { STATEFLOW_DIR: dir });
     expect(result.code, result.stderr).toBe(0);

@@ -7,7 +7,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readmeBlock, removeDir, runProcess, stateflow, tempDir } from '../cli/helpers.js';
-import { WORKFLOW_PRELUDE } from './workflow-prelude.js';
 
 let root: string;
 beforeAll(async () => {
@@ -23,7 +22,7 @@ describe('README "Use with LangGraph.js"', () => {
     expect(code, 'README.md has a langgraph block').toBeDefined();
     expect((code as string).trim().split('\n')).toHaveLength(5);
     const dir = path.join(root, 'store');
-    const result = await runProcess(process.execPath, ['--input-type=module', '-e', `${WORKFLOW_PRELUDE}\n${code as string}`], {
+    const result = await runProcess(process.execPath, ['--input-type=module', '-e', `${await readmeBlock('langgraph-workflow', 'js')}\n${code as string}`], {
       env: { STATEFLOW_DIR: dir },
     });
     expect(result.code, result.stderr).toBe(0);

@@ -53,6 +53,18 @@ describe('chat/completions over sessions (one local user)', () => {
     const broken = await http(`${server.url}/v1/alice/broken/sessions`, { body: {} });
     expect(broken.status).toBe(404);
     expect(broken.body.error.code).toBe('NOT_FOUND');
+    expect(broken.body.error.message).toBe("Ladder @alice/broken is not served: no valid alice/broken.yaml in the server's ladders directory; served: @alice/researcher, @local/notes");
+  });
+
+  it('a server given no ladders says so, and how to serve some, to a ladder call', async () => {
+    const bare = await startServer({ store: server.store, port: 0, sweepIntervalMs: 0, onWarning: () => undefined });
+    try {
+      const call = await http(`${bare.url}/v1/demo/notes/chat/completions`, { body: ask('hello') });
+      expect([call.status, call.body.error.code]).toEqual([404, 'NOT_FOUND']);
+      expect(call.body.error.message).toBe('Ladder @demo/notes is not served: this server serves no ladders: start it with --ladders DIR, a directory of DIR/<author>/<name>.yaml files');
+    } finally {
+      await bare.close();
+    }
   });
 
   it('day 1 / day 2: the second call sees the first call’s slate writes; a call without the header does not', async () => {

@@ -2,6 +2,7 @@
  * Global options of `stateflow` and the owner selection they describe (cli README "Global
  * options"; DESIGN.md "Paths": owners are selected by the caller).
  */
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { StateflowError } from '@stateflow/core/errors';
@@ -75,7 +76,8 @@ function parseMode(value: string): 'active' | 'passive' {
  * Resolve the global options seen by `command` (its own and its ancestors').
  * @throws USAGE when both `--store` and `--dir` are given, `--dir` is a PostgreSQL URL, the
  *   location is a URL of another scheme (`mysql://…`, `{ at: 'mysql:', reason: 'url-scheme' }`),
- *   or `--read-replica` is not a PostgreSQL URL or is given for a LevelDB store
+ *   or `--read-replica` is not a PostgreSQL URL or is given for a LevelDB store; USAGE `{ dir }`
+ *   when the store's directory is a file
  */
 export function globalOptions(command: Command, io: CliIo): GlobalOptions {
   const raw = command.optsWithGlobals<RawGlobals>();
@@ -88,6 +90,9 @@ export function globalOptions(command: Command, io: CliIo): GlobalOptions {
   const env = (name: string): string | undefined => (io.env[name] === '' ? undefined : io.env[name]);
   const location = raw.store ?? raw.dir ?? env('STATEFLOW_STORE') ?? env('STATEFLOW_DIR') ?? '.stateflow';
   const dir = storeLocationKind(location) === 'postgres' ? null : path.resolve(io.cwd, location);
+  if (dir !== null && statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) {
+    throw new StateflowError('USAGE', `The store ${dir} is a file, not a directory: pass --dir (or set STATEFLOW_DIR) to a store directory; stateflow creates a missing one.`, { dir });
+  }
   const selection: OwnerSelection = { mode: raw.mode ?? 'active' };
   if (raw.global === true) selection.global = true;
   if (raw.cwd !== undefined) selection.cwd = path.resolve(io.cwd, raw.cwd);

@@ -23,7 +23,7 @@ describe('scripted model (JSON Lines)', () => {
       expect((await model.complete({ ...request, node: 1 })).content).toBe('{"a": 1}');
       await expect(model.complete({ ...request, step: 'next' })).rejects.toMatchObject({
         code: 'MODEL_FAILED',
-        message: `Scripted model ${file} has 2 outputs but call 3 arrived (step "next", node 0, round 1)`,
+        message: `Scripted model ${file} has 2 outputs but call 3 arrived (step "next", node 0, round 1): add lines to the script, or restart to replay it from its first line`,
       });
       expect(model.requests.map((r) => r.step)).toEqual(['s', 's', 'next']);
     } finally {

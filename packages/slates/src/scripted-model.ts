@@ -38,7 +38,7 @@ export function scriptedModel(outputs: readonly string[], origin = 'script', enc
       if (output === undefined) {
         throw new StateflowError(
           'MODEL_FAILED',
-          `Scripted model ${origin} has ${outputs.length} outputs but call ${next + 1} arrived (step "${request.step}", node ${request.node}, round ${request.round})`,
+          `Scripted model ${origin} has ${outputs.length} outputs but call ${next + 1} arrived (step "${request.step}", node ${request.node}, round ${request.round}): add lines to the script, or restart to replay it from its first line`,
           { origin, calls: next + 1 },
         );
       }

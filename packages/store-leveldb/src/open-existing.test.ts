@@ -4,7 +4,7 @@
  * (classic-level in a temp directory).
  */
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -43,6 +43,17 @@ describe('openStore with createIfMissing: false', () => {
     await writeFile(path.join(dir, 'notes.txt'), 'hello');
     expect((await rejectionOf(openStore(dir, { createIfMissing: false }))).code).toBe('NOT_FOUND');
     expect(await readdir(dir)).toEqual(['notes.txt']);
+  });
+
+  it('a store path that is a file is STORE_IO saying so, with or without createIfMissing, and the file is left alone', async () => {
+    const file = path.join(dir, 'a-file');
+    await writeFile(file, 'not a store');
+    for (const options of [{ createIfMissing: false }, {}]) {
+      const err = await rejectionOf(openStore(file, options));
+      expect(err.code).toBe('STORE_IO');
+      expect(err.message).toBe(`Store ${file} is a file, not a directory: open a store directory (a missing one is created)`);
+    }
+    expect(await readFile(file, 'utf8')).toBe('not a store');
   });
 
   it('fails with NOT_FOUND for an empty LevelDB database (no format record) and does not add one', async () => {

@@ -29,6 +29,8 @@ export interface RejectedLadder {
 
 /** The ladders loaded from a directory. */
 export interface LadderCatalog {
+  /** The ladders directory (`serve --ladders`), or `null` when the server was given none. */
+  dir: string | null;
   /** Served ladders by id `@author/name`. */
   ladders: ReadonlyMap<string, LadderEntry>;
   rejected: RejectedLadder[];
@@ -43,13 +45,13 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export async function loadLadderCatalog(dir: string | undefined): Promise<LadderCatalog> {
   const ladders = new Map<string, LadderEntry>();
   const rejected: RejectedLadder[] = [];
-  if (dir === undefined) return { ladders, rejected };
+  if (dir === undefined) return { dir: null, ladders, rejected };
   let authors: string[];
   try {
     authors = (await readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
   } catch (cause) {
     rejected.push({ file: dir, code: 'USAGE', message: `cannot read the ladders directory: ${(cause as Error).message}` });
-    return { ladders, rejected };
+    return { dir, ladders, rejected };
   }
   for (const author of authors) {
     const files = (await readdir(path.join(dir, author))).filter((f) => /\.ya?ml$/.test(f)).sort();
@@ -74,5 +76,5 @@ export async function loadLadderCatalog(dir: string | undefined): Promise<Ladder
       }
     }
   }
-  return { ladders, rejected };
+  return { dir, ladders, rejected };
 }

@@ -203,6 +203,10 @@ async function statFile(dir: string, name: string): Promise<{ size: number }> {
 }
 
 function ioError(dir: string, err: unknown): StateflowError<'STORE_IO'> {
-  const code = (err as NodeJS.ErrnoException).code ?? null;
-  return new StateflowError('STORE_IO', `Cannot read the files of store ${dir}: ${(err as Error).message}`, { location: dir, code }, { cause: err });
+  const { code = null, path: failed } = err as NodeJS.ErrnoException;
+  const message =
+    code === 'ENOTDIR' && failed === dir
+      ? `Store ${dir} is a file, not a directory: open a store directory (a missing one is created)`
+      : `Cannot read the files of store ${dir}: ${(err as Error).message}`;
+  return new StateflowError('STORE_IO', message, { location: dir, code }, { cause: err });
 }

@@ -34,7 +34,12 @@ export function servedLadder(context: ServerContext, params: LadderParams): Ladd
   const id = `@${params.author.replace(/^@/, '')}/${params.ladder}`;
   const entry = context.catalog.ladders.get(id);
   if (entry === undefined) {
-    throw new StateflowError('NOT_FOUND', `Ladder ${id} is not served (no valid ${id.slice(1)}.yaml in the ladders directory)`, { ladder: id });
+    const dir = context.catalog.dir;
+    const why =
+      dir === null
+        ? 'this server serves no ladders: start it with --ladders DIR, a directory of DIR/<author>/<name>.yaml files'
+        : `no valid ${id.slice(1)}.yaml in the server's ladders directory${context.catalog.ladders.size === 0 ? '' : `; served: ${[...context.catalog.ladders.keys()].sort().join(', ')}`}`;
+    throw new StateflowError('NOT_FOUND', `Ladder ${id} is not served: ${why}`, { ladder: id });
   }
   if (context.keys !== null && isLocalLadder(id)) {
     const shared = [...context.catalog.ladders.keys()].filter((other) => !isLocalLadder(other)).sort();
