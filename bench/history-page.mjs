@@ -9,11 +9,15 @@
  *   sample is the time from the move until the tree shows the revision at the new cursor
  *   (`data-cursor` of the tree equals the slider's value); p50 and p95.
  * - the three requests a cursor move costs on the server (histogram once, then node levels).
+ * - search through time: Search clicked → the first hit in the DOM, for a value that first
+ *   appears half-way through the stream (the page asks page after page of the server's scan
+ *   budget, 5,000 transitions, until a page has hits); median of 3. And one page of the search
+ *   on the server (5,000 transitions read).
  *
  * Needs /usr/bin/chromium (apt-get install -y chromium) and the built CLI; skipped otherwise.
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { openStore } from '@stateflow/store-leveldb';
 import { chromium } from 'playwright-core';
@@ -68,7 +72,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
 /** Measure one store: first render, drag latency, request costs. */
-async function measure(browser, url, stream) {
+async function measure(browser, url, stream, search) {
   const heads = await (await fetch(`${url}/v1/history/streams?filter=${encodeURIComponent(stream)}`)).json();
   const lastSeq = heads.lastSeq;
   const histogram = () => time(() => fetch(`${url}/v1/history/histogram?buckets=120`).then((r) => r.json()));
@@ -112,7 +116,56 @@ async function measure(browser, url, stream) {
   }
   await page.mouse.up();
   await page.close();
-  return { lastSeq, firstRender: median(renders), dragP50: percentile(drags, 0.5), dragP95: percentile(drags, 0.95), ...requests };
+  const late = await measureSearch(browser, url, stream, search.late);
+  const early = await measureSearch(browser, url, stream, search.early);
+  return { lastSeq, firstRender: median(renders), dragP50: percentile(drags, 0.5), dragP95: percentile(drags, 0.95), ...requests, searchFirst: late.first, searchPage: late.page, searchEarly: early.first };
+}
+
+/** Search clicked → first hit shown (median of 3), and one server page of the search. */
+async function measureSearch(browser, url, stream, search) {
+  const times = [];
+  for (let i = 0; i < 3; i++) {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${url}/ui/#stream=${encodeURIComponent(stream)}&tab=search`);
+    await page.getByTestId('search-key').fill(search.key);
+    await page.getByTestId('search-input').fill(search.value);
+    const started = await page.evaluate(() => performance.now());
+    await page.getByTestId('search-go').click();
+    const shown = await page.waitForFunction(() => document.querySelector('[data-testid="search-hit"]') !== null && performance.now(), null, { polling: 'raf' }).then((h) => h.jsonValue());
+    const rev = Number(await page.getByTestId('search-hit').first().getAttribute('data-rev'));
+    if (rev !== search.rev) throw new Error(`search found rev ${rev}, expected ${search.rev}`);
+    times.push(shown - started);
+    await page.close();
+  }
+  const onePage = await time(() => fetch(`${url}/v1/history/search?stream=${encodeURIComponent(stream)}&key=${encodeURIComponent(search.key)}&value=${encodeURIComponent(search.value)}&scan=5000`).then((r) => r.json()));
+  return { first: median(times), page: onePage.ms };
+}
+
+/** A search of the synthetic store: the first seq ≥ n × share written to cwd:/bench sets key(seq % 60).value to seq. */
+function syntheticSearch(n, share) {
+  let seq = Math.floor(n * share);
+  while (seq % 20 === 0) seq++;
+  const rev = seq - Math.floor(seq / 20);
+  return { key: `/lazy/doc/key${seq % 60}/value`, value: String(seq), rev };
+}
+
+/** The eslint revision where version first becomes 9.2.0 (revisions count distinct documents). */
+function eslintBecame() {
+  return eslintBecameFirst('9.2.0');
+}
+
+/** The eslint revision where version first becomes `version`. */
+function eslintBecameFirst(version) {
+  const lines = readFileSync(ESLINT, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l).doc);
+  const docs = lines.filter((d, i) => i === 0 || JSON.stringify(canonical(d)) !== JSON.stringify(canonical(lines[i - 1])));
+  return docs.findIndex((d, i) => d.version === version && docs[i - 1]?.version !== version) + 1;
+}
+
+/** `value` with object keys sorted (documents equal but for key order are one revision). */
+function canonical(value) {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical(value[k])]));
+  return value;
 }
 
 const root = await tempDir('history-page');
@@ -124,13 +177,15 @@ try {
   const built = await time(() => syntheticStore(bigDir, n));
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
   const results = [];
-  for (const [label, dir, stream] of [
-    ['eslint history (1,288 revisions, ~3.5 KB document)', eslintDir, 'cwd:/proj'],
-    [`synthetic: ${n.toLocaleString('en-US')} transitions, 3 streams, 60-key document`, bigDir, 'cwd:/bench'],
+  const became = eslintBecame();
+  const eslintSearch = { late: { key: 'version', value: '9.2.0', rev: became }, early: { key: 'version', value: '0.1.0', rev: eslintBecameFirst('0.1.0') } };
+  for (const [label, dir, stream, search] of [
+    ['eslint history (1,288 revisions, ~3.5 KB document)', eslintDir, 'cwd:/proj', eslintSearch],
+    [`synthetic: ${n.toLocaleString('en-US')} transitions, 3 streams, 60-key document`, bigDir, 'cwd:/bench', { late: syntheticSearch(n, 0.5), early: syntheticSearch(n, 0.05) }],
   ]) {
     const { child, url } = await serve(dir);
     try {
-      results.push([label, await measure(browser, url, stream)]);
+      results.push([label, await measure(browser, url, stream, search)]);
     } finally {
       await stop(child);
     }
@@ -145,6 +200,9 @@ try {
     [label, 'GET /v1/history/histogram, 120 buckets, first request of the process (ms)', r.histogram, r.histogram / base.histogram],
     [label, 'GET /v1/history/histogram, 120 buckets, again (times cached) (ms)', r.histogramAgain, r.histogramAgain / base.histogramAgain],
     [label, 'GET /v1/history/node, one level (ms)', r.node, r.node / base.node],
+    [label, 'search: Search clicked → first hit shown, first match 5% into the stream (ms, median of 3; goal ≤ 1,000)', r.searchEarly, r.searchEarly / base.searchEarly],
+    [label, 'search: Search clicked → first hit shown, first match half-way (synthetic) / at rev 998 of 1,288 (eslint) (ms, median of 3)', r.searchFirst, r.searchFirst / base.searchFirst],
+    [label, 'GET /v1/history/search, one page (5,000 transitions read at most) (ms)', r.searchPage, r.searchPage / base.searchPage],
   ]);
   await report(`History page: first render and cursor drag, ${n.toLocaleString('en-US')} transitions vs the eslint history`, ['store', 'figure', 'value', 'ratio vs eslint history'], rows, [
     `Headless Chromium ${version} (Debian) driven by playwright-core against \`stateflow serve\` (LevelDB) on loopback; ${MOVES} seeded drag moves; first render = navigation start → first tree row in the DOM; drag samples include up to one animation frame (~16 ms) of polling.`,

@@ -12,7 +12,9 @@ import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
+import { randomInt } from 'node:crypto';
 import { diff, jsonEqual } from '@stateflow/core';
+import { stampWriter } from '@stateflow/store';
 import { openStore } from '@stateflow/store-leveldb';
 import { generateHistory } from './histories.mjs';
 import { BENCH_DIR, REPEATS, dirBytes, median, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
@@ -20,6 +22,15 @@ import { BENCH_DIR, REPEATS, dirBytes, median, removeDir, report, rng, scaled, t
 const HISTORIES = path.resolve(BENCH_DIR, '..', '..', 'shared', 'data', 'histories');
 const FILES = ['eslint-package-json.jsonl', 'matrix-react-sdk-en_EN-json.jsonl'];
 const STREAM = 'cwd:/repo';
+/**
+ * BENCH_WRITER=1: every stateflow publish carries `meta.writer` as `stateflow serve` stamps it for
+ * an agent over `stateflow mcp` (user, surface, client name/version, the server's next request id), to
+ * measure what recording who wrote each transition costs on disk (server README "Who wrote it").
+ */
+const WITH_WRITER = process.env.BENCH_WRITER === '1';
+let requests = 0;
+const boot = randomInt(36 ** 7, 36 ** 8).toString(36);
+const writer = () => ({ user: 'local', surface: 'mcp-stdio', client: 'claude-code/2.0.14', request: `${boot}-${(++requests).toString(36)}` });
 const READS = 100;
 /** Reads timed right after the reopen, before any warm-up (at their own random revisions). */
 const COLD_READS = 50;
@@ -88,6 +99,7 @@ async function stateflow(revs, readRevs) {
   const dir = await tempDir('storage-sf');
   try {
     let store = await openStore(dir, { durability: 'fsync' });
+    if (WITH_WRITER) store = stampWriter(store, writer);
     const write = await time(async () => {
       for (const { patch } of revs) await store.publish({ changes: { [STREAM]: patch } });
     });
@@ -200,7 +212,7 @@ for (const history of histories) {
   notes.push(`${name}: ${total} revisions, ${n} that change the document; mean compact JSON document ${Math.round(meanBytes).toLocaleString('en-US')} B.`);
 }
 await report(
-  'Storage: real and generated histories vs snapshot-per-revision LevelDB and LangGraph SqliteSaver',
+  `Storage: real and generated histories vs snapshot-per-revision LevelDB and LangGraph SqliteSaver${WITH_WRITER ? ' (every transition with its meta.writer)' : ''}`,
   ['history', 'metric', 'stateflow', 'snapshot LevelDB', 'SqliteSaver', 'ratio sf/snapshot', 'ratio sf/SqliteSaver', 'goal sf/SqliteSaver'],
   rows,
   [

@@ -168,8 +168,8 @@ describe('stateflow on one store', () => {
 
   it('log: a table, JSON Lines under --json, and --stream/--from/--to/--limit', async () => {
     const table = expectOk(await sf(['log'])).stdout.split('\n');
-    expect(table[0]).toMatch(/^SEQ\s+TIME\s+STREAM\s+REV\s+PATCH$/);
-    expect(table[1]).toMatch(/^1\s+\d{4}-\d\d-\d\dT\S+\s+global\s+1\s+\{"strategy":\{"style":"small commits"\}\}$/);
+    expect(table[0]).toMatch(/^SEQ\s+TIME\s+WRITER\s+STREAM\s+REV\s+PATCH$/);
+    expect(table[1]).toMatch(/^1\s+\d{4}-\d\d-\d\dT\S+\s+local cli stateflow\/\S+\s+global\s+1\s+\{"strategy":\{"style":"small commits"\}\}$/);
     expect(table[2]).toMatch(new RegExp(`^\\s+${cwdStream.replace(/[/.]/g, '\\$&')}\\s+1\\s+\\{`));
     const all = jsonLines(expectOk(await sf(['--json', 'log'])).stdout) as { seq: number; hash: string }[];
     expect(all.map((t) => t.seq)).toEqual([1, 2, 3]);

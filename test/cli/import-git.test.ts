@@ -36,6 +36,8 @@ const side2 = { ...v8, version: '3.0.0', tags: ['a', 'c', 'd'] };
 const revisions = [v1, v2, v5, v8, side2];
 
 let commits: string[];
+/** Each first-parent commit's committer date, as git prints it (`%cI`). */
+let dates: string[];
 
 beforeAll(async () => {
   root = await tempDir();
@@ -58,6 +60,7 @@ beforeAll(async () => {
   await git('checkout', '-q', 'main');
   await git('merge', '-q', '--no-ff', '-m', 'merge side', 'side');
   commits = (await git('log', '--first-parent', '--reverse', '--format=%H', '--', 'config/app.json')).split('\n');
+  dates = (await git('log', '--first-parent', '--reverse', '--format=%cI', '--', 'config/app.json')).split('\n');
 });
 
 afterAll(async () => {
@@ -89,7 +92,8 @@ describe('stateflow import-git', () => {
     );
     expect(read).toEqual({ value: revisions });
     const shown = json(expectOk(await stateflow(['--dir', dir, '--json', 'show', '5']))) as { meta: JsonObject };
-    expect(shown.meta).toEqual({ import: { repo, file: 'config/app.json', commit: commits[7] } });
+    expect(shown.meta).toEqual({ import: { repo, file: 'config/app.json', commit: commits[7], date: dates[7] }, writer: { user: 'local', surface: 'cli', client: expect.stringMatching(/^stateflow\//) } });
+    expect(dates[7]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d([+-]\d\d:\d\d|Z)$/);
     const human = expectOk(await stateflow(['--dir', path.join(root, 'store2'), 'import-git', repo, 'config/app.json', '--stream', 'cwd:/app', '--at', 'lazy.config']));
     expect(human.stdout.split('\n')[0]).toBe('imported 5 revisions into cwd:/app at lazy.config: rev 1..5; skipped 3');
   });

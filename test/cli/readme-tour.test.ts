@@ -126,7 +126,7 @@ describe('README five-minute tour', () => {
   it('logs and audits clean after every step', () => {
     const all = steps(transcript);
     const log = all.find((s) => s.command === 'stateflow log');
-    expect(log?.output.split('\n')[0]).toMatch(/^SEQ\s+TIME\s+STREAM\s+REV\s+PATCH$/);
+    expect(log?.output.split('\n')[0]).toMatch(/^SEQ\s+TIME\s+WRITER\s+STREAM\s+REV\s+PATCH$/);
     const audits = all.filter((s) => s.command === 'stateflow audit');
     expect(audits).toHaveLength(1 + (available ? 1 : 0) + (isGitCheckout ? 1 : 0));
     for (const audit of audits) expect(audit.output).toMatch(/: clean\n$/);

@@ -101,7 +101,9 @@ describe('GET /v1/watch', () => {
     await writing;
     expect(seqs(second.events)).toEqual(Array.from({ length: total - n }, (_, i) => n + 1 + i));
     const transition = JSON.parse(second.events.find((e) => e.event === 'transition')?.data ?? '{}') as Record<string, unknown>;
-    expect(Object.keys(transition).sort()).toEqual(['changes', 'hash', 'prevHash', 'seq', 'time']);
+    // The server stamps who wrote it (server README "Who wrote it").
+    expect(Object.keys(transition).sort()).toEqual(['changes', 'hash', 'meta', 'prevHash', 'seq', 'time']);
+    expect(transition['meta']).toMatchObject({ writer: { surface: 'http' } });
   });
 
   it('sends a heartbeat comment while idle, and refuses a malformed Last-Event-ID', async () => {

@@ -543,7 +543,8 @@ describe('internal failures and client errors', () => {
     expect(answer.status).toBe(500);
     expect(answer.body.error.code).toBe('INTERNAL');
     const id = answer.body.error.details.requestId as string;
-    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    // <server process>-<request counter> (packages/server/src/http/request-id.ts).
+    expect(id).toMatch(/^[0-9a-z]{8}-[0-9a-z]+$/);
     expect(answer.headers['x-request-id']).toBe(id);
     expect(JSON.stringify(answer.body)).not.toContain('disk said no');
     const lines = logged.map((line) => JSON.parse(line) as Record<string, any>).filter((entry) => entry.reqId === id);

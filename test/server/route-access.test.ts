@@ -75,6 +75,8 @@ const ROUTES: Record<string, { access: Access; target?: string }> = {
   'POST /mcp': { access: 'user', target: '/mcp?global=1' },
   'GET /mcp': { access: 'user' },
   'DELETE /mcp': { access: 'user' },
+  // The whole store's figures: the store's owner only (401 without credentials, 403 for a key).
+  'GET /metrics': { access: 'owner' },
   'GET /v1/history/streams': { access: 'user' },
   'GET /v1/history/histogram': { access: 'user' },
   'GET /v1/history/node': { access: 'user' },
@@ -83,6 +85,14 @@ const ROUTES: Record<string, { access: Access; target?: string }> = {
   'GET /v1/history/path-history': { access: 'user' },
   'GET /v1/history/diff': { access: 'user' },
   'GET /v1/history/slates': { access: 'user' },
+  'GET /v1/history/search': { access: 'user', target: '/v1/history/search?text=alice-secret-7f3a' },
+  'GET /v1/history/blame': { access: 'user', target: '/v1/history/blame?stream=global' },
+  'GET /v1/history/lineage': { access: 'user', target: '/v1/history/lineage?stream=global' },
+  'GET /v1/history/langgraph-steps': { access: 'user', target: '/v1/history/langgraph-steps?stream=langgraph:t' },
+  'POST /v1/history/audit-job': { access: 'owner' },
+  'GET /v1/history/audit-job': { access: 'owner' },
+  'DELETE /v1/history/audit-job': { access: 'owner' },
+  'GET /v1/history/audit-job/events': { access: 'owner' },
 };
 
 const KEYS = { 'key-alice': 'alice', 'key-bob': 'bob' };

@@ -105,7 +105,9 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
 
   it(`moves the cursor to the transition of revision ${REV} and reads version from the tree`, async () => {
     const seq = (await api(`/v1/history/revisions?stream=${encodeURIComponent(STREAM)}&from=${REV}&limit=1`)).revisions[0].seq as number;
-    const histogram = await api('/v1/history/histogram?buckets=120');
+    // The page draws an imported stream over its commits' dates (every transition has one): click on that histogram.
+    await page.waitForSelector('[data-testid="axis-date"]:checked');
+    const histogram = await api(`/v1/history/histogram?buckets=120&stream=${encodeURIComponent(STREAM)}&axis=date`);
     await moveCursor(seq, histogram.buckets);
     await treeAt(REV);
     await expand('/lazy');
@@ -187,6 +189,9 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
   });
 
   it('draws the histogram over the seq on request, so a burst (the import) spreads over the width', async () => {
+    // An imported stream is drawn over its commits' dates by default: wall time first, where the import is one burst.
+    await page.getByTestId('axis-time').check();
+    await page.waitForFunction(() => document.querySelector('[data-testid="axis-name"]')?.textContent?.includes('accepted') === true);
     const before = await page.locator('.histogram .bar').evaluateAll((bars) => bars.filter((b) => Number(b.getAttribute('height')) > 0).length);
     await page.getByTestId('axis-seq').check();
     await page.waitForFunction((n) => document.querySelectorAll('.histogram .bar[height]').length > 0 && [...document.querySelectorAll('.histogram .bar')].filter((b) => Number(b.getAttribute('height')) > 0).length > n, before);

@@ -4,7 +4,7 @@
  * was on the server, and a failed connection into `STORE_UNAVAILABLE`.
  */
 import { ErrorCode, StateflowError, isJsonObject } from '@stateflow/core';
-import { LAST_SEQ_HEADER, TOKEN_HEADER } from '@stateflow/http-contract/headers';
+import { CLIENT_HEADER, LAST_SEQ_HEADER, SURFACE_HEADER, TOKEN_HEADER } from '@stateflow/http-contract/headers';
 
 /** Where requests go and how they authenticate. */
 export interface ServerEndpoint {
@@ -14,6 +14,10 @@ export interface ServerEndpoint {
   token?: string;
   /** An API key of a server with `--keys`, sent as `Authorization: Bearer <key>`. */
   apiKey?: string;
+  /** The calling surface for `meta.writer` (`cli`), sent as `X-Stateflow-Surface` (server README "Who wrote it"). */
+  surface?: 'cli';
+  /** The calling program, `name/version`, for `meta.writer.client`, sent as `X-Stateflow-Client`. */
+  client?: string;
 }
 
 /** Default time a request may take before it fails with `STORE_UNAVAILABLE`, in ms. */
@@ -38,11 +42,13 @@ export interface CallResult<T> {
   headers: Headers;
 }
 
-/** Request headers authenticating `endpoint`. */
+/** Request headers authenticating `endpoint` (and naming its surface, when it has one). */
 export function authHeaders(endpoint: ServerEndpoint): Record<string, string> {
   const headers: Record<string, string> = {};
   if (endpoint.token !== undefined) headers[TOKEN_HEADER] = endpoint.token;
   if (endpoint.apiKey !== undefined) headers['authorization'] = `Bearer ${endpoint.apiKey}`;
+  if (endpoint.surface !== undefined) headers[SURFACE_HEADER] = endpoint.surface;
+  if (endpoint.client !== undefined) headers[CLIENT_HEADER] = endpoint.client;
   return headers;
 }
 

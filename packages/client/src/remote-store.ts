@@ -82,7 +82,8 @@ class RemoteStore implements Store {
   readonly #locks = new NamedLocks();
 
   constructor(options: RemoteStoreOptions) {
-    this.#endpoint = { url: options.url, ...(options.token === undefined ? {} : { token: options.token }), ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) };
+    const { url, token, apiKey, surface, client } = options;
+    this.#endpoint = { url, ...(token === undefined ? {} : { token }), ...(apiKey === undefined ? {} : { apiKey }), ...(surface === undefined ? {} : { surface }), ...(client === undefined ? {} : { client }) };
     this.#timeoutMs = options.timeoutMs;
   }
 

@@ -11,3 +11,16 @@ export const TRANSITION_HEADER = 'stateflow-transition';
 
 /** Header carrying the server token (server README "The server token"). */
 export const TOKEN_HEADER = 'x-stateflow-token';
+
+/**
+ * Request header naming the calling surface for `meta.writer` (server README "Who wrote it"):
+ * `cli` (the CLI through the server) or `mcp-stdio` (`stateflow mcp`'s proxy, on `/mcp`).
+ * Anything else is ignored.
+ */
+export const SURFACE_HEADER = 'x-stateflow-surface';
+
+/**
+ * Request header naming the MCP client behind the caller, `name/version` (the stdio proxy
+ * forwards its client's `clientInfo`), for `meta.writer.client`.
+ */
+export const CLIENT_HEADER = 'x-stateflow-client';

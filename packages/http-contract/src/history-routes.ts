@@ -18,6 +18,8 @@ export const NODE_PAGE = { default: 200, max: 2000 } as const;
 export const REVISION_PAGE = { default: 200, max: 1000 } as const;
 /** Path history entries per page by default and at most; revisions read per request by default and at most. */
 export const PATH_HISTORY_PAGE = { default: 100, max: 500, scan: 5000, maxScan: 20000 } as const;
+/** Transitions of a stream read at most for a histogram over meta dates. */
+export const DATE_AXIS_SCAN = 200_000;
 /** Structural diff entries by default and at most. */
 export const DIFF_ENTRIES = { default: 2000, max: 10000 } as const;
 
@@ -72,7 +74,12 @@ export const historyHistogramRoute = historyRoute(
     {
       buckets: Type.Optional(limit(HISTOGRAM_BUCKETS, 'Buckets')),
       stream: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Count only the transitions that changed this stream (required with API keys)' })),
-      axis: Type.Optional(stringEnum(['time', 'seq'], { default: 'time', description: 'Buckets of equal wall time (default) or of equal seq ranges' })),
+      axis: Type.Optional(
+        stringEnum(['time', 'seq', 'date'], {
+          default: 'time',
+          description: `Buckets of equal wall time (default), of equal seq ranges, or of equal meta-date time (\`date\`: the transitions' \`meta.date\` or \`meta.import.date\`; needs \`stream\`, reads at most ${DATE_AXIS_SCAN} of its transitions)`,
+        }),
+      ),
     },
     { additionalProperties: false },
   ),

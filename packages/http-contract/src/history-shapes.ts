@@ -55,8 +55,13 @@ export const Histogram = Type.Object({
   lastSeq: Type.Integer(),
   firstSeq: Type.Integer({ description: 'First retained seq (1 unless compaction pruned the oldest transitions)' }),
   stream: Type.Union([Type.String(), Type.Null()]),
-  axis: enumOf(['time', 'seq'], { description: "time: equal wall-time buckets; seq: equal seq ranges (start/end are their first and last transition's times)" }),
+  axis: enumOf(['time', 'seq', 'date'], {
+    description:
+      "time: equal wall-time buckets; seq: equal seq ranges (start/end are their first and last transition's times); date: equal spans of meta date (each bucket's seqs are the lowest and highest it holds)",
+  }),
   buckets: Type.Array(HistogramBucket),
+  undated: Type.Optional(Type.Integer({ description: 'axis date: transitions of the stream without a meta date (counted in no bucket); 0 means every one has a date' })),
+  truncated: Type.Optional(Type.Boolean({ description: 'axis date: the stream has more transitions than were read' })),
 });
 export type Histogram = Static<typeof Histogram>;
 
@@ -144,6 +149,7 @@ export const RevisionRow = Type.Object({
   id: Type.Optional(Type.String()),
   meta: Type.Optional(jsonObject()),
   streams: Type.Integer({ description: 'Streams the transition changed' }),
+  date: Type.Optional(Type.String({ description: "The transition's meta date (meta.date or meta.import.date), when it has one" })),
 });
 export type RevisionRow = Static<typeof RevisionRow>;
 
@@ -165,6 +171,7 @@ export const PathChange = Type.Object({
   seq: Type.Integer(),
   time: Type.String({ format: 'date-time' }),
   change: enumOf(['added', 'removed', 'changed'], { description: 'added (absent before), removed (absent after) or changed' }),
+  date: Type.Optional(Type.String({ description: "The transition's meta date (meta.date or meta.import.date), when it has one" })),
   before: ShownValue,
   after: ShownValue,
 });

@@ -18,7 +18,7 @@ export type {
 } from './route-contract.js';
 export { ERROR_TEXT, errorBody } from './error-responses.js';
 export type { ErrorBody, ErrorStatus } from './error-responses.js';
-export { LAST_SEQ_HEADER, TOKEN_HEADER, TRANSITION_HEADER } from './headers.js';
+export { CLIENT_HEADER, LAST_SEQ_HEADER, SURFACE_HEADER, TOKEN_HEADER, TRANSITION_HEADER } from './headers.js';
 // --- every route, and the document's own members ---
 export { HTTP_ROUTES } from './routes.js';
 export type { HttpRoute, HttpRoutes } from './routes.js';
@@ -87,7 +87,7 @@ export {
   auditRoute,
 } from './store-write-routes.js';
 // --- the server, watch, MCP, this document ---
-export { SERVER_ROUTES, PROOF_URL, serverInfoRoute, serverProofRoute, openApiRoute, watchRoute, mcpRoute, mcpGetRoute, mcpDeleteRoute } from './server-routes.js';
+export { SERVER_ROUTES, PROOF_URL, serverInfoRoute, serverProofRoute, openApiRoute, watchRoute, mcpRoute, mcpGetRoute, mcpDeleteRoute, metricsRoute } from './server-routes.js';
 // --- the history endpoints behind the page ---
 export {
   HISTORY_ROUTES,
@@ -97,6 +97,7 @@ export {
   REVISION_PAGE,
   PATH_HISTORY_PAGE,
   DIFF_ENTRIES,
+  DATE_AXIS_SCAN,
   historyStreamsRoute,
   historyHistogramRoute,
   historyNodeRoute,
@@ -131,3 +132,19 @@ export {
   SlateView,
   SlatesAtCall,
 } from './history-shapes.js';
+export {
+  HISTORY_INSIGHT_ROUTES,
+  SEARCH_PAGE,
+  BLAME_PAGE,
+  LINEAGE_SCAN,
+  LANGGRAPH_STEP_PAGE,
+  historySearchRoute,
+  historyBlameRoute,
+  historyLineageRoute,
+  historyLangGraphStepsRoute,
+  auditJobStartRoute,
+  auditJobGetRoute,
+  auditJobCancelRoute,
+  auditJobEventsRoute,
+} from './history-insight-routes.js';
+export { SearchMatch, SearchHit, SearchPage, BlameEntry, BlamePage, LineageEvent, LineageStream, LineageGraph, StepWrite, LangGraphStep, LangGraphSteps, AuditJob } from './history-insight-shapes.js';

@@ -4,6 +4,7 @@
  * input schemas ({@link stateRoutes}) and are listed by the server beside these.
  */
 import { CHAT_ROUTES } from './chat-routes.js';
+import { HISTORY_INSIGHT_ROUTES } from './history-insight-routes.js';
 import { HISTORY_ROUTES } from './history-routes.js';
 import type { RoutesByKey } from './route-contract.js';
 import { SERVER_ROUTES } from './server-routes.js';
@@ -13,7 +14,7 @@ import { STORE_READ_ROUTES } from './store-read-routes.js';
 import { STORE_WRITE_ROUTES } from './store-write-routes.js';
 
 /** Every route but the state API's. */
-export const HTTP_ROUTES = [...SESSION_ROUTES, ...CHAT_ROUTES, ...STORE_READ_ROUTES, ...STORE_WRITE_ROUTES, ...SERVER_ROUTES, ...HISTORY_ROUTES] as const;
+export const HTTP_ROUTES = [...SESSION_ROUTES, ...CHAT_ROUTES, ...STORE_READ_ROUTES, ...STORE_WRITE_ROUTES, ...SERVER_ROUTES, ...HISTORY_ROUTES, ...HISTORY_INSIGHT_ROUTES] as const;
 
 /** Every route of the API, the state API's included. */
 export type HttpRoute = (typeof HTTP_ROUTES)[number] | ReturnType<typeof stateRoutes>[number];

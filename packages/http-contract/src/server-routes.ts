@@ -145,4 +145,22 @@ export const mcpGetRoute = mcpOtherMethod('GET', 'mcpGet');
 export const mcpDeleteRoute = mcpOtherMethod('DELETE', 'mcpDelete');
 
 /** The routes of this module. */
-export const SERVER_ROUTES = [serverInfoRoute, serverProofRoute, openApiRoute, watchRoute, mcpRoute, mcpGetRoute, mcpDeleteRoute] as const;
+export const metricsRoute = {
+  method: 'GET',
+  url: '/metrics',
+  schema: {
+    operationId: 'metrics',
+    summary:
+      "Prometheus metrics of this server, in the Prometheus text exposition format 0.0.4 (server README \"Observability\" lists every metric and its labels). The store's owner only: the server token, or a server without API keys.",
+    querystring: Type.Object({ token: Type.Optional(tokenParameter) }, { additionalProperties: false }),
+    response: {
+      200: {
+        description: 'The metrics',
+        content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: Type.String() } },
+      },
+      ...errors(400, 401),
+    },
+  },
+} as const;
+
+export const SERVER_ROUTES = [serverInfoRoute, serverProofRoute, openApiRoute, watchRoute, mcpRoute, mcpGetRoute, mcpDeleteRoute, metricsRoute] as const;

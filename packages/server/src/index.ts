@@ -10,6 +10,12 @@ export {
   DEFAULT_MODEL_CALLS_PER_KEY,
 } from './http/server-options.js';
 export type { ServerOptions } from './http/server-options.js';
+// --- observability: metrics, traces, writers ---
+export { ServerMetrics } from './http/observability/metrics.js';
+export type { MetricSources, McpOperation, WatchTracker } from './http/observability/metrics.js';
+export type { TracingOptions } from './http/observability/tracing.js';
+export type { Writer, WriterSurface } from './http/observability/writer-scope.js';
+export { mcpClientName } from './mcp/stdio-proxy.js';
 export type { RateLimit } from './http/build-app.js';
 export type { RouteAccess, ServedRoute } from './http/access-gate.js';
 export { HTTP_STATUS_BY_CODE, shouldRetry, toHttpError } from './http/error-status.js';

@@ -49,6 +49,7 @@ export { parseModelSpec, modelFromSpec } from './model-spec.js';
 export type { ModelSpec, ModelFromSpecOptions } from './model-spec.js';
 export { runLadder } from './run-ladder.js';
 export type { RunLadderOptions, LadderRunResult, StepTrace, AbortedAt } from './run-ladder-types.js';
+export type { LadderObserver, StepObservation } from './ladder-observer.js';
 export { runOutcome } from './run-outcome.js';
 export type { RunOutcome } from './run-outcome.js';
 // --- sessions (session lifecycle; seeds/ladr-stateful-sessions.txt) ---

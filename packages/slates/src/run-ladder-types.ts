@@ -2,6 +2,7 @@
  * The public shapes of one ladder call: what {@link runLadder} takes and what it returns
  * (seed ladr-reads-and-writes; DESIGN.md "Ladder slates as a projection").
  */
+import type { LadderObserver } from './ladder-observer.js';
 import type { JsonValue } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
 import type { Ladder } from './load-ladder.js';
@@ -48,6 +49,8 @@ export interface RunLadderOptions {
    * Earlier steps never stream. Must not throw.
    */
   onOutput?: (text: string) => void;
+  /** Told after each step that ran (`ladder-observer.ts`); default none. */
+  observer?: LadderObserver;
 }
 
 /** What one step did. `survivors` are 0-based node indexes. */

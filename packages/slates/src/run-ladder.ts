@@ -54,6 +54,8 @@ export async function runLadder(options: RunLadderOptions): Promise<LadderRunRes
     env: { executed: new Map(), input, workspace },
     usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
     onOutput: options.onOutput,
+    ladderId: options.ladderId ?? ladder.config.name,
+    observer: options.observer,
   };
   const result: LadderRunResult = { output: null, transition: null, stream, slates: {}, evicted: [], refused: [], skipped: [], steps: [], usage: null };
   await runSteps(ctx, result);

@@ -1,4 +1,5 @@
 export { openMemoryStore, openStoreOver } from './open-store.js';
+export { stampWriter } from './writer-stamp.js';
 export { openMemoryStorage } from './memory-storage.js';
 export { openLevelStorage } from './level-storage.js';
 export type { LevelDatabase, LevelStorageOptions } from './level-storage.js';
@@ -13,6 +14,7 @@ export { NamedLocks } from './named-locks.js';
 export type { BackendLock, LockAttempt } from './named-locks.js';
 export { retryOnConflict } from './conflict-retry.js';
 export type { RetryOnConflictOptions } from './conflict-retry.js';
+export type { StoreObserver, PublishObservation, PublishOutcome, CommitObservation, ReadObservation, ReadKind } from './store-observer.js';
 export type {
   StreamId,
   ExpectedRevision,

@@ -6,6 +6,7 @@
  */
 import type { JsonObject, JsonValue, MergeConflict, MergeResolution } from '@stateflow/core';
 import type { AuditCode } from './audit-code.js';
+import type { StoreObserver } from './store-observer.js';
 
 /**
  * A stream id: `global`, `cwd:<absolute directory>`, `session:<id>`, `slate:<ladder>:<session>`,
@@ -150,6 +151,11 @@ export interface StoreOptions {
   retention?: { keepRevisions: number };
   /** Clock for transition times (tests inject one). */
   clock?: () => Date;
+  /**
+   * Told of every publish, storage commit and read (README "Observing a store"); default none.
+   * @throws INPUT_INVALID `{ field: 'observer' }` at open when a hook is not a function.
+   */
+  observer?: StoreObserver;
   /**
    * Create the store when its storage holds none (default `true`). With `false`, opening
    * (`openStoreOver`, and every backend's opener) opens only an existing Stateflow store:

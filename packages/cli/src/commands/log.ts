@@ -1,6 +1,7 @@
 /**
- * `stateflow log [--stream S] [--from SEQ] [--to SEQ] [--limit N]`: the transition log as a
- * table, or JSON Lines of transitions under `--json` (DESIGN.md "Store model").
+ * `stateflow log [--stream S] [--from SEQ] [--to SEQ] [--limit N] [--writer NAME]`: the
+ * transition log as a table with each transition's writer (`meta.writer`), or JSON Lines of
+ * transitions under `--json` (DESIGN.md "Store model"); `--writer` keeps one writer's.
  */
 import type { Command } from 'commander';
 import type { Transition } from '@stateflow/store';
@@ -10,6 +11,7 @@ import { clip, table } from '../internal/output.js';
 import { withStore } from '../internal/store-access.js';
 import { isUnknownStream, unknownStreamMessage } from '../internal/known-stream.js';
 import { writeLine } from '../internal/stream-output.js';
+import { writerLabel, writtenBy } from '../internal/writer-label.js';
 
 /** Widest patch summary shown in the table, in characters. */
 const PATCH_COLUMN = 72;
@@ -19,6 +21,7 @@ interface LogOptions {
   from?: number;
   to?: number;
   limit?: number;
+  writer?: string;
 }
 
 /** Register `log`. */
@@ -30,6 +33,7 @@ export function registerLogCommand(program: Command, ctx: CommandContext): void 
     .option('--from <seq>', 'first seq to list (inclusive, as in stateflow watch)', nonNegativeInt)
     .option('--to <seq>', 'last seq to list (inclusive)', nonNegativeInt)
     .option('--limit <n>', 'list at most n transitions', positiveInt)
+    .option('--writer <name>', "only transitions this writer wrote: its MCP client's name (with or without /version), user, surface or ladder")
     .action(async (local: LogOptions, command: Command) => {
       const options = ctx.options(command);
       await withStore(options, 'existing', async (store) => {
@@ -40,6 +44,7 @@ export function registerLogCommand(program: Command, ctx: CommandContext): void 
         const rows: string[][] = [];
         let count = 0;
         for await (const transition of store.transitions(range)) {
+          if (local.writer !== undefined && !writtenBy(transition, local.writer)) continue;
           if (local.limit !== undefined && count >= local.limit) break;
           count++;
           if (options.json) await writeLine(ctx.io.stdout, JSON.stringify(transition));
@@ -50,7 +55,7 @@ export function registerLogCommand(program: Command, ctx: CommandContext): void 
         }
         if (!options.json) {
           ctx.io.stdout.write(
-            count === 0 ? 'No transitions match.\n' : `${table(['SEQ', 'TIME', 'STREAM', 'REV', 'PATCH'], rows)}\n`,
+            count === 0 ? 'No transitions match.\n' : `${table(['SEQ', 'TIME', 'WRITER', 'STREAM', 'REV', 'PATCH'], rows)}\n`,
           );
         }
       });
@@ -61,6 +66,7 @@ function tableRows(transition: Transition): string[][] {
   return transition.changes.map((change, i) => [
     i === 0 ? String(transition.seq) : '',
     i === 0 ? transition.time : '',
+    i === 0 ? writerLabel(transition) : '',
     change.stream,
     String(change.rev),
     clip(JSON.stringify(change.patch), PATCH_COLUMN),

@@ -21,15 +21,22 @@ export function registerMcpCommand(program: Command, ctx: CommandContext): void 
     .option('--idle-timeout <ms>', `idle timeout of a server this starts, in ms (default ${DEFAULT_IDLE_TIMEOUT_MS}: 15 minutes)`, positiveInt)
     .action(async (local: { idleTimeout?: number }, command: Command) => {
       const options = ctx.options(command);
-      const { runMcpProxy, runMcpServer } = await import('@stateflow/server');
+      const { mcpClientName, runMcpProxy, runMcpServer } = await import('@stateflow/server');
       const dir = options.dir;
       if (dir === null) {
         // PostgreSQL: many processes share the store, so this one serves MCP on it itself.
+        // This process writes the store itself, so it stamps the writer (a server would).
+        let served: Parameters<typeof mcpClientName>[0] | undefined;
+        const writer = () => {
+          const client = served === undefined ? undefined : mcpClientName(served);
+          return { user: 'local', surface: 'mcp-stdio', ...(client === undefined ? {} : { client }) };
+        };
         await withStore(options, 'create', async (store) => {
           const running = await runMcpServer({ store, selection: options.selection });
+          served = running.server;
           await untilStdinEnds(running.server);
           await running.close();
-        });
+        }, { writer });
         return;
       }
       // What this found on the store's address is said on stderr (stdout carries the protocol).

@@ -45,20 +45,32 @@ export async function* jsonLinesHistory(file: string, progress: Progress): Async
   }
 }
 
+/** A commit of a file's history: its hash and its committer date (ISO 8601 with offset, git's `%cI`). */
+export interface FileCommit {
+  commit: string;
+  date: string;
+}
+
 /**
  * The commits of `repoDir` along the first-parent line that touch `file` (relative to the
- * repository root), oldest first.
+ * repository root), oldest first, each with its committer date.
  * @throws NOT_FOUND `{ repo }` when `repoDir` is not a git repository, or no commit touches `file`
  */
-export async function fileCommits(repoDir: string, file: string): Promise<string[]> {
+export async function fileCommits(repoDir: string, file: string): Promise<FileCommit[]> {
   let out: string;
   try {
-    out = await git(repoDir, ['log', '--first-parent', '--reverse', '--format=%H', '--', file]);
+    out = await git(repoDir, ['log', '--first-parent', '--reverse', '--format=%H %cI', '--', file]);
   } catch (err) {
     const stderr = String((err as { stderr?: unknown }).stderr ?? (err as Error).message).trim().split('\n')[0];
     throw new StateflowError('NOT_FOUND', `Cannot read the git history of ${repoDir}: ${stderr}. Pass the path of a git repository.`, { repo: repoDir }, { cause: err });
   }
-  const commits = out.split('\n').filter((line) => line !== '');
+  const commits = out
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line): FileCommit => {
+      const [commit = '', date = ''] = line.split(' ');
+      return { commit, date };
+    });
   if (commits.length === 0) {
     throw new StateflowError('NOT_FOUND', `No commit of ${repoDir} touches ${file}: give the file's path from the repository root.`, {
       repo: repoDir,
@@ -69,16 +81,17 @@ export async function fileCommits(repoDir: string, file: string): Promise<string
 }
 
 /**
- * The versions of `file` at `commits`, with `meta.import` `{ repo, file, commit }`; a commit where
+ * The versions of `file` at `commits`, with `meta.import` `{ repo, file, commit, date }` (`date`:
+ * the committer date, as `import` stores a history line's `date`); a commit where
  * the file is absent, not JSON, or not an object is an unusable entry saying so. `progress`
  * counts the commits read.
  */
-export async function* gitHistory(repoDir: string, file: string, commits: string[], progress: Progress): AsyncGenerator<HistoryEntry> {
+export async function* gitHistory(repoDir: string, file: string, commits: FileCommit[], progress: Progress): AsyncGenerator<HistoryEntry> {
   progress.phase('import-git: reading', { total: commits.length });
-  for (const [i, commit] of commits.entries()) {
+  for (const [i, { commit, date }] of commits.entries()) {
     progress.update(i + 1);
     const source = `commit ${commit.slice(0, 12)}`;
-    const meta = { import: { repo: repoDir, file, commit } };
+    const meta = { import: { repo: repoDir, file, commit, date } };
     let text: string;
     try {
       text = await git(repoDir, ['show', `${commit}:${file}`]);

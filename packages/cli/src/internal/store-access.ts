@@ -19,6 +19,7 @@ import path from 'node:path';
 import { StateflowError, isStateflowError } from '@stateflow/core/errors';
 import type { ServerEndpoint } from '@stateflow/client';
 import type { Store } from '@stateflow/store';
+import type { JsonObject } from '@stateflow/core';
 import { isPostgresUrl } from '@stateflow/store-postgres/location';
 
 /** How long a command waits for the discovery file of a server that is taking the store, in ms. */
@@ -40,7 +41,8 @@ export type StoreAccess =
 /**
  * Open the store at `where` (a `postgres://` URL — with its read replicas —, or a directory —
  * through the server that holds it, if one does), run `work`, and close the store (also when
- * `work` throws).
+ * `work` throws). What `work` publishes on a store opened here carries `meta.writer`
+ * (`options.writer()`, default the CLI's); through a server, the server stamps it.
  *
  * @throws NOT_FOUND when `access` is `'existing'` and there is no Stateflow store there (the
  *   store's `createIfMissing: false`: no LevelDB `CURRENT` file or no format record, or a schema
@@ -49,16 +51,24 @@ export type StoreAccess =
  *   it; whatever opening throws (STORE_VERSION, STORE_CORRUPT, STORE_IO; STORE_UNAVAILABLE when
  *   PostgreSQL does not answer); STORE_UNAVAILABLE when the server stops answering during `work`.
  */
-export async function withStore<T>(where: string | StoreLocation, access: StoreAccess, work: (store: Store, server: ServerEndpoint | null) => Promise<T>): Promise<T> {
+export async function withStore<T>(
+  where: string | StoreLocation,
+  access: StoreAccess,
+  work: (store: Store, server: ServerEndpoint | null) => Promise<T>,
+  options: { writer?: () => JsonObject } = {},
+): Promise<T> {
   const { store: location, readReplicas = [] } = typeof where === 'string' ? { store: where } : where;
   if (!isPostgresUrl(location)) {
     // The store's modules are loaded either way (the remote store is a Store too), LevelDB's
     // unless a server answers: start loading both while the server is looked for.
     import('@stateflow/store-leveldb').catch(() => undefined);
   }
-  const { store, server } = isPostgresUrl(location)
+  const opened = isPostgresUrl(location)
     ? { store: await openPostgres(location, access, readReplicas), server: null }
     : ((await openServed(location)) ?? (await openLocal(location, access)));
+  const { server } = opened;
+  // Through a server, the server stamps the writer (this endpoint says `cli`); opened here, the CLI does.
+  const store = server === null ? await stamped(opened.store, options.writer) : opened.store;
   // What the open repaired (buffered transitions a power loss took) is said once, on stderr,
   // whatever the command.
   for (const notice of store.notices) process.stderr.write(`stateflow: warning: ${notice.message} [${notice.code}]\n`);
@@ -67,6 +77,24 @@ export async function withStore<T>(where: string | StoreLocation, access: StoreA
   } finally {
     await store.close();
   }
+}
+
+/**
+ * `store` stamping `meta.writer` into what it publishes: `writer()`, by default
+ * `{ user: 'local', surface: 'cli', client: 'stateflow/<version>' }`.
+ */
+async function stamped(store: Store, writer?: () => JsonObject): Promise<Store> {
+  const { stampWriter } = await import('@stateflow/store');
+  if (writer !== undefined) return stampWriter(store, writer);
+  const cli = { user: 'local', surface: 'cli', client: await cliClient() };
+  return stampWriter(store, () => cli);
+}
+
+/** `stateflow/<version>`: the CLI as a writer's client. */
+async function cliClient(): Promise<string> {
+  const { createRequire } = await import('node:module');
+  const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+  return `stateflow/${version}`;
 }
 
 /** The PostgreSQL store at `url` (with its read replicas); NOT_FOUND says how to create one. */
@@ -87,7 +115,7 @@ async function openServed(dir: string): Promise<{ store: Store; server: ServerEn
   const served = await findServer(dir);
   if (served === null) return null;
   const { openRemoteStore } = await import('@stateflow/client');
-  const server = { url: served.url, token: served.token };
+  const server: ServerEndpoint = { url: served.url, token: served.token, surface: 'cli', client: await cliClient() };
   return { store: await openRemoteStore(server), server };
 }
 

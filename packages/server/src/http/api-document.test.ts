@@ -105,7 +105,7 @@ describe('answers match the response schemas of the document', () => {
   const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
 
   /** Call `path` and check its JSON answer against the documented schema of `status`. */
-  async function check(method: 'get' | 'post', path: string, pattern: string, body?: object, status = 200): Promise<void> {
+  async function check(method: 'get' | 'post' | 'delete', path: string, pattern: string, body?: object, status = 200): Promise<void> {
     const response = await fetch(`${server.url}${path}`, {
       method: method.toUpperCase(),
       ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
@@ -151,6 +151,18 @@ describe('answers match the response schemas of the document', () => {
     await check('get', '/v1/history/path-history?stream=cwd:/p&pointer=/lazy/plan', '/v1/history/path-history');
     await check('get', '/v1/history/diff?stream=cwd:/p&a=1&b=2', '/v1/history/diff');
     await check('get', '/v1/history/diff?global=1&cwd=/p&a=1&b=2', '/v1/history/diff');
+    await check('get', '/v1/history/search?stream=cwd:/p&text=draft', '/v1/history/search');
+    await check('get', '/v1/history/search?key=plan&value=%22final%22', '/v1/history/search');
+    await check('get', '/v1/history/blame?stream=cwd:/p&pointer=/lazy', '/v1/history/blame');
+    await check('get', '/v1/history/lineage?stream=cwd:/p', '/v1/history/lineage');
+  });
+
+  it('the audit job', async () => {
+    await check('get', '/v1/history/audit-job', '/v1/history/audit-job');
+    await check('post', '/v1/history/audit-job', '/v1/history/audit-job', {});
+    await check('delete', '/v1/history/audit-job', '/v1/history/audit-job');
+    await expect.poll(async () => ((await (await fetch(`${server.url}/v1/history/audit-job`)).json()) as { job: { state: string } }).job.state).not.toBe('running');
+    await check('get', '/v1/history/audit-job', '/v1/history/audit-job');
   });
 
   it('the error body of a failure', async () => {

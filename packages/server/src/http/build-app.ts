@@ -8,7 +8,6 @@
  * client errors, unknown routes, malformed URLs — into the `{error: {code, type, message, details}}`
  * body.
  */
-import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fastifyRateLimit from '@fastify/rate-limit';
@@ -17,6 +16,9 @@ import { StateflowError, elidePath, isStateflowError } from '@stateflow/core';
 import { admit, checkDeclaredAccess } from './access-gate.js';
 import type { ServedRoute } from './access-gate.js';
 import { handleClientError } from './client-errors.js';
+import { requestIds } from './request-id.js';
+import { enterWriterScope } from './observability/writer-scope.js';
+import { endRequestSpan, enterRequestSpan, startRequestSpan } from './observability/request-span.js';
 import type { ContractApp } from './contract-app.js';
 import { shouldRetry } from './error-status.js';
 import { assertLoopbackRequest } from './loopback-guard.js';
@@ -33,6 +35,7 @@ import { registerWatchRoute } from './routes/watch-route.js';
 import { registerServerRoute } from './routes/server-route.js';
 import { registerMcpRoute } from './routes/mcp-route.js';
 import { registerHistoryRoutes } from './routes/history-routes.js';
+import { registerMetricsRoute } from './routes/metrics-route.js';
 import { registerUiPage } from './ui-page.js';
 
 /** How often Node checks connections against the header and request timeouts, in ms. */
@@ -82,7 +85,7 @@ function createApp(context: ServerContext, settings: AppSettings): ContractApp {
   };
   const app = Fastify({
     logger: false,
-    genReqId: () => randomUUID(),
+    genReqId: requestIds(),
     clientErrorHandler: handleClientError,
     bodyLimit: settings.bodyLimit,
     requestTimeout: settings.requestTimeoutMs,
@@ -103,10 +106,18 @@ function createApp(context: ServerContext, settings: AppSettings): ContractApp {
   app.addHook('onRoute', (route) => void settings.routes.push(...checkDeclaredAccess(route)));
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
+    startRequestSpan(request);
     if (context.activity !== null) reply.raw.once('close', context.activity.begin());
     if (context.keys === null) assertLoopbackRequest(request.headers.host, request.headers.origin);
     admit(request, context);
   });
+  app.addHook('onResponse', async (request, reply) => {
+    context.metrics.httpRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime);
+    endRequestSpan(request, reply.statusCode);
+  });
+  // The handler runs in its request's writer scope (after the gate named the user, after the body).
+  app.addHook('preHandler', enterWriterScope);
+  app.addHook('preHandler', enterRequestSpan);
   app.setErrorHandler(async (err, request, reply) => send(err, request, reply));
   app.setNotFoundHandler(async (request, reply) => {
     const route = elidePath(request.url.split('?')[0] ?? '');
@@ -146,5 +157,6 @@ function registerRoutes(app: ContractApp, context: ServerContext): void {
   registerServerRoute(app, context);
   registerMcpRoute(app, context);
   registerHistoryRoutes(app, context);
+  registerMetricsRoute(app, context);
 }
 

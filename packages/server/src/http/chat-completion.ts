@@ -3,6 +3,7 @@
  * resume that continues a paused call; and the parts its streamed form (`chat-stream.ts`)
  * shares with it: the assistant message of the run's outcome, the usage, the `stateflow` member.
  */
+import { observedModel } from './observability/model-telemetry.js';
 import { randomBytes } from 'node:crypto';
 import { StateflowError } from '@stateflow/core';
 import type { AbortedAt, Model, RunOutcome, TokenUsage } from '@stateflow/slates';
@@ -116,7 +117,12 @@ export function chatCompletion(result: LadderCallResult, call: CompletionCall): 
  *   model is set (the operator's configuration lacks it; the request is fine); each message says
  *   how to configure it.
  */
-export function requireModel(context: Pick<ServerContext, 'model' | 'upstreamModel'>, ladder: string, requested: string): Model {
+export function requireModel(context: Pick<ServerContext, 'model' | 'upstreamModel' | 'metrics'>, ladder: string, requested: string): Model {
+  return observedModel(providedModel(context, ladder, requested), context.metrics, ladder, requested);
+}
+
+/** The model {@link requireModel} observes. */
+function providedModel(context: Pick<ServerContext, 'model' | 'upstreamModel'>, ladder: string, requested: string): Model {
   const provider = context.model;
   if (provider === null) {
     throw new StateflowError(

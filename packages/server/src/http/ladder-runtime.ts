@@ -16,7 +16,7 @@ import {
   slateMetatags,
   toSlateStreamState,
 } from '@stateflow/slates';
-import type { Evicted, FileMetatags, Model, Refused, RunOutcome, TokenUsage } from '@stateflow/slates';
+import type { Evicted, FileMetatags, LadderObserver, Model, Refused, RunOutcome, TokenUsage } from '@stateflow/slates';
 import type { ConversationInput } from './conversation.js';
 import type { LadderEntry } from './ladder-catalog.js';
 
@@ -85,6 +85,8 @@ export interface LadderCallInput {
   clock: () => Date;
   /** Receives the call's output as it is produced (the runner's `onOutput`). */
   onOutput?: (text: string) => void;
+  /** Told after each step that ran (the runner's `observer`). */
+  observer?: LadderObserver;
 }
 
 /** What a call produced. */
@@ -116,6 +118,7 @@ export async function runLadderCall(input: LadderCallInput): Promise<LadderCallR
     model: input.model,
     clock: input.clock,
     ...(input.onOutput === undefined ? {} : { onOutput: input.onOutput }),
+    ...(input.observer === undefined ? {} : { observer: input.observer }),
   });
   const rev = session === undefined ? null : (await store.head(sessionSlateStream(entry.id, session))).rev;
   return {

@@ -5,25 +5,25 @@
 import { StateflowError, isStateflowError } from '@stateflow/core';
 import { readDiscovery } from '@stateflow/client';
 import { hasRoomToReopen, openStore } from '@stateflow/store-leveldb';
-import type { Store } from '@stateflow/store';
+import type { Store, StoreOptions } from '@stateflow/store';
 import { reopeningStore } from '../reopening-store.js';
 
 /**
- * Open the store at `dir` to serve it.
+ * Open the store at `dir` to serve it, with `options` (the server's store observer) on every open.
  * @throws the store's errors when `dir` cannot be opened; STORE_LOCKED names the server holding
  *   it when its discovery file does.
  */
-export async function openServedStore(dir: string): Promise<Store> {
-  return reopeningStore(await openLocked(dir), () => openStore(dir), { canReopen: () => hasRoomToReopen(dir) });
+export async function openServedStore(dir: string, options: StoreOptions = {}): Promise<Store> {
+  return reopeningStore(await openLocked(dir, options), () => openStore(dir, options), { canReopen: () => hasRoomToReopen(dir) });
 }
 
 /**
  * Open the store at `dir`; when another process holds it and a live discovery file names that
  * process, STORE_LOCKED says which server it is and how to stop it.
  */
-async function openLocked(dir: string): Promise<Store> {
+async function openLocked(dir: string, options: StoreOptions): Promise<Store> {
   try {
-    return await openStore(dir);
+    return await openStore(dir, options);
   } catch (err) {
     if (!isStateflowError(err, 'STORE_LOCKED')) throw err;
     const holder = await readDiscovery(dir);

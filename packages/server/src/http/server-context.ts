@@ -9,6 +9,7 @@ import type { LadderCatalog } from './ladder-catalog.js';
 import type { ModelProvider } from './ladder-runtime.js';
 import type { IdleTracker } from './idle-tracker.js';
 import type { ModelCallLimit } from './model-call-limit.js';
+import type { ServerMetrics } from './observability/metrics.js';
 
 /** Shared state of one running server. */
 export interface ServerContext {
@@ -44,4 +45,6 @@ export interface ServerContext {
   shutdown: AbortSignal;
   /** The per-key limit on chat/completions calls running at once. */
   modelCalls: ModelCallLimit;
+  /** The Prometheus metrics (`GET /metrics`) and the hooks that feed them. */
+  metrics: ServerMetrics;
 }

@@ -2,6 +2,8 @@
  * The options of `startServer`, their defaults, and their checks: every option is checked, and a
  * bad one refused with USAGE naming it, before anything opens or listens.
  */
+import type { TracingOptions } from './observability/tracing.js';
+import type { ServerMetrics } from './observability/metrics.js';
 import { StateflowError } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
 import { loadApiKeys } from './api-keys.js';
@@ -131,6 +133,17 @@ export interface ServerOptions {
    * {@link DEFAULT_MODEL_CALLS_PER_KEY} (4).
    */
   modelCallsPerKey?: number;
+  /**
+   * Export the server's traces to this SDK span exporter (server README "Traces"); without it,
+   * traces are exported over OTLP/HTTP only when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
+   * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set in `env`, and not at all otherwise.
+   */
+  tracing?: TracingOptions;
+  /**
+   * The metrics `GET /metrics` serves (default: new ones). Pass the one whose `storeObserver` the
+   * `store` option was opened with, so its publishes, commits and reads are counted.
+   */
+  metrics?: ServerMetrics;
 }
 
 /** The checked options: what the server is built from. */

@@ -25,6 +25,10 @@ import { REDACTED, REDACTED_HEADERS } from './log-redaction.js';
 import { ModelCallLimit } from './model-call-limit.js';
 import { DEFAULT_HEARTBEAT_MS } from './routes/watch-route.js';
 import { openServedStore } from './served-store.js';
+import { stampingStore } from './observability/writer-scope.js';
+import { ServerMetrics } from './observability/metrics.js';
+import { metricSources } from './observability/metric-sources.js';
+import { startTracing } from './observability/tracing.js';
 import { checkOptions } from './server-options.js';
 import type { ServerOptions, ServerSettings } from './server-options.js';
 import type { ServerContext } from './server-context.js';
@@ -71,18 +75,23 @@ export interface ServerHandle {
 export async function startServer(options: ServerOptions): Promise<ServerHandle> {
   const env = options.env ?? process.env;
   const settings = checkOptions(options, env);
+  const tracing = await startTracing(options.tracing, env);
   const model = await resolveModel(options.model, env);
   const catalog = await loadLadderCatalog(options.ladders);
   const warn = options.onWarning ?? ((message: string) => process.stderr.write(`${message}\n`));
   for (const r of catalog.rejected) warn(`stateflow: ladder ${r.file} not served: ${r.message}`);
   const ownsStore = options.store === undefined;
-  const store = options.store ?? (await openServedStore(storeDir(options)));
+  const metrics = options.metrics ?? new ServerMetrics();
+  // A store the server opens is observed; a store handed in is observed when its opener passed
+  // metrics.storeObserver (ServerMetrics' example).
+  const store = options.store ?? (await openServedStore(storeDir(options), { observer: metrics.storeObserver }));
   for (const notice of store.notices) warn(`stateflow: warning: ${notice.message} [${notice.code}]`);
   const shutdown = new AbortController();
   // Every open watch stream listens for the shutdown (and stops listening when it ends): many
   // listeners are this signal's job, not a leak.
   setMaxListeners(0, shutdown.signal);
-  const context = serverContext(options, { store, catalog, model, settings, env, ownsStore, shutdown: shutdown.signal });
+  const context = serverContext(options, { store, catalog, model, settings, env, ownsStore, shutdown: shutdown.signal, metrics });
+  metrics.attach(metricSources(context));
   const routes: ServedRoute[] = [];
   const app = await buildApp(context, { ...settings, routes });
   const stopEarly = async (): Promise<void> => {
@@ -123,6 +132,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
         await app.close();
         await context.sessions.idle();
         if (ownsStore) await store.close();
+        await tracing?.shutdown();
       })();
       return closing;
     },
@@ -149,11 +159,14 @@ interface ContextParts {
   env: Record<string, string | undefined>;
   ownsStore: boolean;
   shutdown: AbortSignal;
+  metrics: ServerMetrics;
 }
 
 /** What every route reads: the store, the sessions, the ladders, the model, the keys, the token and the failure answer. */
 function serverContext(options: ServerOptions, parts: ContextParts): ServerContext {
-  const { store, catalog, model, settings, env, ownsStore, shutdown } = parts;
+  const { catalog, model, settings, env, ownsStore, shutdown, metrics } = parts;
+  // Every write made while serving carries its writer (meta.writer), stamped in one place.
+  const store = stampingStore(parts.store);
   const upstreamModel = options.upstreamModel ?? (env.STATEFLOW_UPSTREAM_MODEL || undefined);
   const log = pino({ base: { service: 'stateflow' }, redact: { paths: REDACTED_HEADERS, censor: REDACTED } }, options.logDestination ?? pino.destination(2));
   return {
@@ -172,6 +185,7 @@ function serverContext(options: ServerOptions, parts: ContextParts): ServerConte
     activity: null,
     shutdown,
     modelCalls: new ModelCallLimit(settings.modelCallsPerKey),
+    metrics,
   };
 }
 

@@ -35,6 +35,8 @@ import {
   readStateInputSchema,
 } from '@stateflow/tools';
 import type { Selection } from '@stateflow/tools';
+import { observedHandlers } from './mcp-telemetry.js';
+import type { McpOperationObservation } from './mcp-telemetry.js';
 
 /** URI of the baseline resource. */
 export const BASELINE_RESOURCE_URI = 'stateflow://baseline';
@@ -52,6 +54,12 @@ export interface McpServerOptions {
    * publication): `/mcp` guards a ladder session's patches with its record's revision.
    */
   precondition?: () => Promise<Record<string, number>>;
+  /**
+   * Told after each request the server answered (`mcp-telemetry.ts`: the server's
+   * `mcp_server_operation_duration_seconds`); each request also runs in an OpenTelemetry span
+   * continuing `params._meta.traceparent`. Default none.
+   */
+  onOperation?: (operation: McpOperationObservation) => void;
 }
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -89,14 +97,15 @@ export function createMcpServer(options: McpServerOptions): Server {
     },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
+  const handle = observedHandlers(server, options.onOperation);
+  handle(ListToolsRequestSchema, () => ({
     tools: [
       { name: READ_STATE_TOOL, description: READ_STATE_DESCRIPTION, inputSchema: readStateInputSchema },
       { name: PATCH_STATE_TOOL, description: PATCH_STATE_DESCRIPTION, inputSchema: patchStateInputSchema },
     ],
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  handle(CallToolRequestSchema, async (request) => {
     const input = request.params.arguments ?? {};
     switch (request.params.name) {
       case READ_STATE_TOOL:
@@ -108,7 +117,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     }
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+  handle(ListResourcesRequestSchema, () => ({
     resources: [
       {
         uri: BASELINE_RESOURCE_URI,
@@ -120,7 +129,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     ],
   }));
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  handle(ReadResourceRequestSchema, async (request) => {
     if (request.params.uri !== BASELINE_RESOURCE_URI) {
       throw new McpError(McpErrorCode.InvalidParams, `Unknown resource "${request.params.uri}"; resources: ${BASELINE_RESOURCE_URI}.`);
     }

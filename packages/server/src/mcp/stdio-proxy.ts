@@ -41,6 +41,7 @@ import { authHeaders, callServer, unreachable, verifyServer, watchTransitions } 
 import type { ServerEndpoint } from '@stateflow/client';
 import { PATCH_STATE_TOOL, READ_STATE_TOOL, jsonInput, selectedOwners } from '@stateflow/tools';
 import type { Selection } from '@stateflow/tools';
+import { CLIENT_HEADER, SURFACE_HEADER } from '@stateflow/http-contract/headers';
 import { BASELINE_RESOURCE_URI, MCP_INSTRUCTIONS } from './mcp-server.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -78,11 +79,11 @@ export interface RunningMcpProxy {
  */
 export async function runMcpProxy(options: McpProxyOptions): Promise<RunningMcpProxy> {
   const streams = selectedOwners(options.selection).map((owner) => owner.stream);
-  const upstream = new Upstream(options.selection, options.connect, options.onIgnoredServer ?? (() => undefined));
   const server = new Server(
     { name: 'stateflow', version },
     { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: MCP_INSTRUCTIONS },
   );
+  const upstream = new Upstream(options.selection, options.connect, options.onIgnoredServer ?? (() => undefined), () => mcpClientName(server));
   server.setRequestHandler(ListToolsRequestSchema, () => rpc(upstream.request((client) => client.listTools())));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     try {
@@ -153,6 +154,8 @@ class Upstream {
     readonly selection: Selection,
     readonly connect: () => Promise<ServerEndpoint>,
     readonly onIgnoredServer: (error: StateflowError) => void,
+    /** The agent's MCP client, `name/version` (from its `initialize`), or `undefined` before it. */
+    readonly client: () => string | undefined,
   ) {}
 
   /** The current server (found or started), verified just now; one that fails the proof is dropped. */
@@ -233,6 +236,11 @@ class Upstream {
       await this.#verify(endpoint);
       const headers = new Headers(init?.headers);
       for (const [name, value] of Object.entries(authHeaders(endpoint))) headers.set(name, value);
+      // Who writes (meta.writer): this proxy's surface and the agent's client, which the
+      // stateless /mcp cannot learn from an initialize of its own.
+      headers.set(SURFACE_HEADER, 'mcp-stdio');
+      const client = this.client();
+      if (client !== undefined) headers.set(CLIENT_HEADER, client);
       return fetch(url, { ...init, headers });
     };
   }
@@ -303,6 +311,17 @@ async function rpc<T>(pending: Promise<T>): Promise<T> {
     const error = asStateflowError(err);
     throw new McpError(McpErrorCode.InternalError, error.message, { code: error.code, details: error.details });
   }
+}
+
+/**
+ * `name/version` of an MCP server's client (its `initialize` `clientInfo`), header-safe (visible
+ * ASCII, at most 64 characters): `meta.writer.client`. `undefined` before the client initialized.
+ */
+export function mcpClientName(server: Pick<Server, 'getClientVersion'>): string | undefined {
+  const info = server.getClientVersion();
+  if (info === undefined) return undefined;
+  // A header value is visible ASCII: anything else in a client's name is dropped.
+  return `${info.name}/${info.version}`.replace(/[^\x20-\x7e]/g, '').slice(0, 64);
 }
 
 function asStateflowError(err: unknown): StateflowError {

@@ -18,6 +18,7 @@ import { JOIN } from './run-context.js';
 import type { RunCtx } from './run-context.js';
 import { parseSource } from './source-spec.js';
 import { refusal } from './workspace.js';
+import { observedStep } from './step-telemetry.js';
 
 /**
  * The steps this step takes input from: every `previous` / `{ stepId }` source of its text fields
@@ -52,38 +53,45 @@ export async function runSteps(ctx: RunCtx, result: LadderRunResult): Promise<vo
       result.skipped.push(step.id);
       continue;
     }
-    const nodes = step.nodes ?? 1;
-    const stream = step.id === exitStep(ctx.ladder) ? ctx.onOutput : undefined;
-    // The exit step streams live only when every node's one answer is its output as it stands:
-    // a gate needs the whole answer (and may prune or abort), retrieval rounds may be requests.
-    const order = stream !== undefined && step.if === undefined ? new NodeOutputOrder(nodes, JOIN, stream) : undefined;
-    // The nodes' model calls run in parallel. Each node's first call is issued synchronously in
-    // node order (runNode does not await before calling the model), so a scripted model consumes
-    // its lines in node order; later retrieval rounds follow in the order answers arrive.
-    const ran = await Promise.all(
-      Array.from({ length: nodes }, async (_, node) => {
-        const live = order === undefined || step.retrieve !== undefined ? undefined : (text: string) => order.delta(node, text);
-        const done = await runNode(ctx, step, node, previous, live);
-        if (order !== undefined && live === undefined) order.delta(node, done.output);
-        order?.finish(node);
-        return done;
-      }),
-    );
-    const outputs = ran.map((r) => r.output);
-    const retrieval = ran.flatMap((r) => (r.retrieval === undefined ? [] : [r.retrieval]));
-    const { survivors, aborted } = evaluateGate(ctx, step, outputs, previous);
-    if (aborted !== undefined) result.aborted = aborted;
-    if (stream !== undefined && order === undefined && result.aborted === undefined && survivors.length > 0) {
-      stream(survivors.map((i) => outputs[i]).join(JOIN));
-    }
-    const trace: StepTrace = { id: step.id, outputs, survivors };
-    if (retrieval.length > 0) trace.retrieval = retrieval;
-    result.steps.push(trace);
-    executed.set(step.id, { outputs, survivors });
-    if (result.aborted !== undefined) return;
-    slateWriteSurvivors(ctx, step, outputs, survivors);
-    if (step.id === config.exit) return;
+    const stop = await observedStep(ctx.observer, ctx.ladderId, step.id, step.nodes ?? 1, () => runStep(ctx, step, previous, result));
+    if (stop || step.id === config.exit) return;
   }
+}
+
+/** Run one step that is not blocked into `result`; `true` when a gate aborted the run. */
+async function runStep(ctx: RunCtx, step: StepDecl, previous: string | undefined, result: LadderRunResult): Promise<boolean> {
+  const executed = ctx.env.executed as Map<string, StepOutputs>;
+  const nodes = step.nodes ?? 1;
+  const stream = step.id === exitStep(ctx.ladder) ? ctx.onOutput : undefined;
+  // The exit step streams live only when every node's one answer is its output as it stands:
+  // a gate needs the whole answer (and may prune or abort), retrieval rounds may be requests.
+  const order = stream !== undefined && step.if === undefined ? new NodeOutputOrder(nodes, JOIN, stream) : undefined;
+  // The nodes' model calls run in parallel. Each node's first call is issued synchronously in
+  // node order (runNode does not await before calling the model), so a scripted model consumes
+  // its lines in node order; later retrieval rounds follow in the order answers arrive.
+  const ran = await Promise.all(
+    Array.from({ length: nodes }, async (_, node) => {
+      const live = order === undefined || step.retrieve !== undefined ? undefined : (text: string) => order.delta(node, text);
+      const done = await runNode(ctx, step, node, previous, live);
+      if (order !== undefined && live === undefined) order.delta(node, done.output);
+      order?.finish(node);
+      return done;
+    }),
+  );
+  const outputs = ran.map((r) => r.output);
+  const retrieval = ran.flatMap((r) => (r.retrieval === undefined ? [] : [r.retrieval]));
+  const { survivors, aborted } = evaluateGate(ctx, step, outputs, previous);
+  if (aborted !== undefined) result.aborted = aborted;
+  if (stream !== undefined && order === undefined && result.aborted === undefined && survivors.length > 0) {
+    stream(survivors.map((i) => outputs[i]).join(JOIN));
+  }
+  const trace: StepTrace = { id: step.id, outputs, survivors };
+  if (retrieval.length > 0) trace.retrieval = retrieval;
+  result.steps.push(trace);
+  executed.set(step.id, { outputs, survivors });
+  if (result.aborted !== undefined) return true;
+  slateWriteSurvivors(ctx, step, outputs, survivors);
+  return false;
 }
 
 /**

@@ -155,6 +155,20 @@ export class SessionManager {
   }
 
   /**
+   * Every session's recorded status, counted (`{ active: 3, closed: 1 }`; statuses with no session
+   * are absent): for metrics. Reads only — a session past its idle period counts as recorded
+   * until a request or the sweep marks it `expired`.
+   */
+  async countByStatus(): Promise<Record<string, number>> {
+    const counts: Record<string, number> = {};
+    for (const id of await this.#records.ids()) {
+      const record = await this.#records.read(id);
+      if (record !== undefined) counts[record.status] = (counts[record.status] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  /**
    * The caller's sessions, oldest first, optionally of one ladder (expiry/retention applied).
    */
   async list(owner: string, ladder?: string): Promise<SessionRecord[]> {

@@ -58,6 +58,7 @@ import {
   checkedInput,
 } from './validate.js';
 import { watchTransitions } from './watch.js';
+import { observedIteration, observedPublish, observedRead } from './observe.js';
 import { readHistory, readHistoryStream, snapshotHistory } from './replica-reads.js';
 
 /** An iterable of nothing. */
@@ -158,14 +159,23 @@ class EventStore implements Store {
       .sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0));
   }
 
-  async state(stream: StreamId): Promise<JsonObject> {
+  // state and view are not async themselves: unobserved, their promise is the one of the read.
+  state(stream: StreamId): Promise<JsonObject> {
+    return observedRead(this.#ctx.settings.observer, 'state', () => this.#state(stream));
+  }
+
+  async #state(stream: StreamId): Promise<JsonObject> {
     checkOpen(this.#ctx);
     if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStream(stream);
     return currentOf(this.#ctx, stream);
   }
 
-  async view(streams: StreamId[]): Promise<StoreView> {
+  view(streams: StreamId[]): Promise<StoreView> {
+    return observedRead(this.#ctx.settings.observer, 'state', () => this.#view(streams));
+  }
+
+  async #view(streams: StreamId[]): Promise<StoreView> {
     checkOpen(this.#ctx);
     if (!this.#ctx.storage.capabilities.soleWriter) await catchUp(this.#ctx);
     checkStreams(streams);
@@ -182,7 +192,7 @@ class EventStore implements Store {
     checkOpen(this.#ctx);
     checkStream(stream);
     checkCount(rev, 'rev');
-    return readHistory(this.#ctx, () => this.#knownRev(stream, rev), (reader) => stateAt(this.#ctx, stream, rev, reader));
+    return observedRead(this.#ctx.settings.observer, 'stateAt', () => readHistory(this.#ctx, () => this.#knownRev(stream, rev), (reader) => stateAt(this.#ctx, stream, rev, reader)));
   }
 
   async patchAt(stream: StreamId, rev: number): Promise<JsonObject> {
@@ -239,11 +249,21 @@ class EventStore implements Store {
     if (range.stream !== undefined) checkStream(range.stream);
     // An open range reads up to the storage's last seq, which memory knows only once caught up.
     const need = (caughtUp: boolean): number | null => (range.to !== undefined ? this.#knownSeq(range.to) : caughtUp ? this.#ctx.lastSeq : null);
-    yield* readHistoryStream(this.#ctx, from, need, (reader, first) => {
-      // Clamped: nothing exists beyond the last seq, and keys hold seqs below 2^48 only.
-      const to = Math.min(range.to === undefined ? this.#ctx.lastSeq : range.to, this.#ctx.lastSeq);
-      return first > to ? empty() : transitionsIn(this.#ctx, first, to, range.stream, reader);
-    });
+    const start = performance.now();
+    let outcome: 'ok' | 'error' = 'ok';
+    try {
+      yield* readHistoryStream(this.#ctx, from, need, (reader, first) => {
+        // Clamped: nothing exists beyond the last seq, and keys hold seqs below 2^48 only.
+        const to = Math.min(range.to === undefined ? this.#ctx.lastSeq : range.to, this.#ctx.lastSeq);
+        return first > to ? empty() : transitionsIn(this.#ctx, first, to, range.stream, reader);
+      });
+    } catch (err) {
+      outcome = 'error';
+      throw err;
+    } finally {
+      // A caller that stops early (break) ends the iteration without an error: that is a read too.
+      observedIteration(this.#ctx.settings.observer, start, outcome);
+    }
   }
 
   async diff(stream: StreamId, revA: number, revB: number): Promise<JsonObject> {
@@ -256,7 +276,7 @@ class EventStore implements Store {
   async publish(input: PublishInput): Promise<PublishResult> {
     checkOpen(this.#ctx);
     const checked = checkedInput('publish input', () => checkPublishInput(input));
-    const [result] = await enqueue(this.#ctx, [checked]);
+    const [result] = await observedPublish(this.#ctx.settings.observer, checked.durability ?? this.#ctx.settings.durability, 1, () => enqueue(this.#ctx, [checked]));
     if (result?.status === 'accepted') await applyRetention(this.#ctx, result.transition);
     return result as PublishResult;
   }
@@ -267,7 +287,8 @@ class EventStore implements Store {
       throw new StateflowError('INPUT_INVALID', `publishMany needs a non-empty array of publish inputs, got ${describeInput(inputs)}`, { field: 'inputs' });
     }
     const checked = inputs.map((input, i) => checkedInput(`publish input ${i + 1} of ${inputs.length}`, () => checkPublishInput(input)));
-    const results = await enqueue(this.#ctx, checked);
+    const durability = checked.some((input) => (input.durability ?? this.#ctx.settings.durability) === 'fsync') ? 'fsync' : 'buffered';
+    const results = await observedPublish(this.#ctx.settings.observer, durability, checked.length, () => enqueue(this.#ctx, checked));
     for (const result of results) if (result.status === 'accepted') await applyRetention(this.#ctx, result.transition);
     return results;
   }
@@ -335,7 +356,7 @@ class EventStore implements Store {
       throw new StateflowError('INPUT_INVALID', 'options.onProgress must be a function', { field: 'onProgress' });
     }
     // One snapshot: writers go on meanwhile (their commits are not part of this audit).
-    return snapshotHistory(this.#ctx, (reader) => runAudit(reader, onProgress));
+    return observedRead(this.#ctx.settings.observer, 'audit', () => snapshotHistory(this.#ctx, (reader) => runAudit(reader, onProgress)));
   }
 
   watch(options: WatchOptions = {}): AsyncIterable<Transition> {

@@ -21,6 +21,7 @@ import type { HeadRecord, PrunedRecord } from './records.js';
 import type { StorageOp } from '../storage.js';
 import { headOf } from './store-context.js';
 import { withGroupCommit } from './write-session.js';
+import { observedCommit } from './observe.js';
 import type { SessionCommit } from './write-session.js';
 import type { Queued, StoreContext } from './store-context.js';
 import { checkedInput, stateProblem } from './validate.js';
@@ -281,7 +282,8 @@ export async function writeGroup(ctx: StoreContext, group: Group, session: Sessi
   const ops = group.ops;
   for (const [stream, head] of group.heads) ops.push({ type: 'put', key: headKey(stream), value: encodeRecord(head) });
   const sync = group.staged.some((staged) => staged.sync) && ctx.storage.capabilities.fsync;
-  await session(ops, { sync });
+  const bytes = ops.reduce((sum, op) => sum + (op.type === 'put' ? op.value.byteLength : 0), 0);
+  await observedCommit(ctx.settings.observer, { transitions: group.staged.length, bytes, synced: sync }, () => session(ops, { sync }));
   for (const [stream, head] of group.heads) {
     ctx.heads.set(stream, head);
     ctx.current.set(stream, group.states.get(stream) as JsonObject);

@@ -6,6 +6,7 @@
  */
 import { StateflowError, describeInput } from '@stateflow/core';
 import type { Durability, StoreOptions } from '../types.js';
+import type { StoreObserver } from '../store-observer.js';
 import { checkCount, checkOptions, checkedInput } from './validate.js';
 
 /** Resolved options with defaults applied. */
@@ -15,6 +16,8 @@ export interface Settings {
   cacheSize: number;
   retention: { keepRevisions: number } | null;
   clock: () => Date;
+  /** The observer told of publishes, commits and reads, or `null`. */
+  observer: StoreObserver | null;
 }
 
 /**
@@ -47,7 +50,21 @@ export function resolveSettings(options: StoreOptions = {}): Settings {
     cacheSize,
     retention: keep === undefined ? null : { keepRevisions: keep },
     clock: checkedClock(options.clock ?? (() => new Date())),
+    observer: checkedObserver(options.observer),
   };
+}
+
+/**
+ * @throws INPUT_INVALID `{ field: 'observer' }` unless `observer` is absent or an object whose
+ *   hooks are functions.
+ */
+function checkedObserver(observer: StoreObserver | undefined): StoreObserver | null {
+  if (observer === undefined) return null;
+  const hooks = typeof observer === 'object' && observer !== null ? [observer.published, observer.committed, observer.read] : [null];
+  if (hooks.some((hook) => hook !== undefined && typeof hook !== 'function')) {
+    throw new StateflowError('INPUT_INVALID', 'observer must be an object whose published, committed and read hooks, when present, are functions', { field: 'observer' });
+  }
+  return observer;
 }
 
 /** A clock whose every reading is checked: a transition time must be a valid Date. */

@@ -57,6 +57,18 @@ export async function post<T>(path: string, body: unknown): Promise<T> {
   return parse<T>(await fetch(path, { method: 'POST', headers: headers({ 'content-type': 'application/json' }), body: JSON.stringify(body) }));
 }
 
+/** `DELETE path` (no body). */
+export async function del<T>(path: string): Promise<T> {
+  return parse<T>(await fetch(path, { method: 'DELETE', headers: headers() }));
+}
+
+/** `GET path` as a streamed `fetch` read as Server-Sent Events (the credential in a header, which `EventSource` cannot send). */
+export async function* events(path: string, signal: AbortSignal): AsyncGenerator<{ id?: string; event?: string; data: string }> {
+  const response = await fetch(path, { headers: headers({ accept: 'text/event-stream' }), signal });
+  if (!response.ok || response.body === null) await parse(response);
+  if (response.body !== null) yield* serverSentEvents(response.body);
+}
+
 /**
  * Follow `GET /v1/watch` from `from` (exclusive), calling `onTransition` per event, reconnecting
  * with `Last-Event-ID` after a drop (1 s, then up to 10 s apart). Ends when `signal` aborts.

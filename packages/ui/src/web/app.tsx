@@ -1,6 +1,6 @@
 /**
  * The history browser: streams rail (left), time cursor (top), the view of the selection at the
- * cursor (centre: tree, diff, path history, revisions, slates), the transition inspector
+ * cursor (centre: tree, diff, path history, revisions, slates, search, lineage, steps, audit), the transition inspector
  * (right), and the live banner. The URL fragment is a permalink (stream, seq, tab, pointer).
  *
  * Parts: where the page is (use-navigation.ts), the timeline (use-timeline.ts), live updates
@@ -16,7 +16,7 @@ import type { TreeView } from './state-tree.js';
 import { StreamsRail } from './streams-rail.js';
 import { TimeCursor } from './time-cursor.js';
 import { TopBar } from './top-bar.js';
-import type { Histogram, Selection } from './types.js';
+import type { Selection } from './types.js';
 import { useLive } from './use-live.js';
 import { useNavigation } from './use-navigation.js';
 import { useTimeline } from './use-timeline.js';
@@ -25,12 +25,11 @@ import { Welcome } from './welcome.js';
 export function App() {
   const nav = useNavigation();
   const { selection, tab, setCursorSeq } = nav;
-  const [axis, setAxis] = useState<Histogram['axis']>('time');
   const [version, setVersion] = useState(0);
   const [view, setView] = useState<TreeView | null>(null);
   const [status, setStatus] = useState('');
   const [askKey, setAskKey] = useState(false);
-  const { histogram, knownLast } = useTimeline(selection, version, axis, (last) => setCursorSeq((c) => c ?? last));
+  const { histogram, knownLast } = useTimeline(selection, version, nav.axis, (last) => setCursorSeq((c) => c ?? last));
   const live = useLive(knownLast, histogram !== null);
   const changed = () => setVersion((v) => v + 1);
 
@@ -50,7 +49,7 @@ export function App() {
   return (
     <div class="app" data-version={version}>
       <TopBar live={live.live} fresh={live.fresh.length} onTakeFresh={takeFresh} status={status} />
-      <TimeCursor histogram={histogram} seq={nav.cursorSeq ?? 0} onSeq={(s) => setCursorSeq(s)} axis={axis} onAxis={setAxis} />
+      <TimeCursor histogram={histogram} seq={nav.cursorSeq ?? 0} onSeq={(s) => setCursorSeq(s)} axis={nav.axis} onAxis={nav.setAxis} />
       <div class="main">
         <StreamsRail selection={selection} version={version} onSelect={select} />
         <main class="centre">
@@ -70,10 +69,11 @@ export function App() {
               pointer={nav.pointer}
               onPointer={nav.setPointer}
               onStatus={setStatus}
+              onSelect={select}
             />
           )}
         </main>
-        <Inspector seq={view?.seq ?? null} />
+        <Inspector seq={view?.shownSeq ?? null} selected={selection !== null} />
       </div>
       {askKey && (
         <KeyPrompt

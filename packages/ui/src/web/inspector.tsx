@@ -13,7 +13,8 @@ import { timeText } from './format.js';
 import type { InspectedTransition } from './types.js';
 import { useLoaded } from './use-loaded.js';
 
-export function Inspector(props: { seq: number | null }) {
+/** The inspector of transition `seq` (none: `null`); `selected` says whether a stream or view is picked at all. */
+export function Inspector(props: { seq: number | null; selected: boolean }) {
   const seq = props.seq;
   const loaded = useLoaded((signal) => (seq === null || seq < 1 ? Promise.resolve(null) : inspect(seq, signal)), [seq]);
   const error = loaded.error === null ? null : loaded.error.code === 'HISTORY_NOT_RETAINED' ? `Transition ${seq} was compacted (not retained).` : loaded.error.message;
@@ -22,7 +23,8 @@ export function Inspector(props: { seq: number | null }) {
     <aside class="inspector" aria-label="Transition inspector" data-testid="inspector">
       <h2>Transition</h2>
       {error !== null && <p class="muted">{error}</p>}
-      {t === null && error === null && <p class="muted">No transition to show: the stream has no revision here, or the transition of this revision was compacted.</p>}
+      {t === null && error === null && !props.selected && <p class="muted">Pick a stream on the left to see the transition behind its state.</p>}
+      {t === null && error === null && props.selected && <p class="muted">No transition to show: the stream has no revision here, or the transition of this revision was compacted.</p>}
       {t !== null && <TransitionFacts t={t} />}
     </aside>
   );

@@ -1,8 +1,9 @@
 // @vitest-environment happy-dom
-/** The page's frame: the permalink, the tabs and title, the top bar, the key prompt, the list's keys. */
+/** The page's frame: the permalink, the tabs and title, the top bar, the key prompt, the list's keys, the inspector's empty states. */
 import { cleanup, fireEvent, render } from '@testing-library/preact';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Inspector } from './inspector.js';
 import { KeyPrompt } from './key-prompt.js';
 import { listKey } from './list-keys.js';
 import { permalinkHash, readPermalink, type Permalink, type Tab } from './permalink.js';
@@ -22,8 +23,9 @@ describe('the permalink', () => {
   const link: fc.Arbitrary<Permalink> = fc.record({
     selection,
     seq: fc.oneof(fc.constant(null), fc.nat()),
-    tab: fc.constantFrom<Tab>('tree', 'diff', 'history', 'revisions', 'slates', 'merge'),
+    tab: fc.constantFrom<Tab>('tree', 'diff', 'history', 'revisions', 'slates', 'merge', 'search', 'lineage', 'steps', 'audit'),
     pointer: fc.oneof(fc.constant(null), text.map((t) => `/${t}`)),
+    axis: fc.constantFrom(null, 'time' as const, 'seq' as const, 'date' as const),
   });
 
   it('reads back what it wrote', () => {
@@ -36,15 +38,22 @@ describe('the permalink', () => {
 
   it('leaves the defaults out', () => {
     expect(permalinkHash({ selection: { type: 'stream', stream: 'cwd:/p' }, seq: 12, tab: 'tree', pointer: null })).toBe('stream=cwd%3A%2Fp&seq=12');
-    expect(readPermalink('')).toEqual({ selection: null, seq: null, tab: 'tree', pointer: null });
+    expect(readPermalink('')).toEqual({ selection: null, seq: null, tab: 'tree', pointer: null, axis: null });
+  });
+
+  it('keeps the time axis picked, and ignores an axis it does not know', () => {
+    expect(permalinkHash({ selection: { type: 'stream', stream: 'g' }, seq: null, tab: 'tree', pointer: null, axis: 'date' })).toBe('stream=g&axis=date');
+    expect(readPermalink('#stream=g&axis=seq').axis).toBe('seq');
+    expect(readPermalink('#stream=g&axis=sideways').axis).toBeNull();
   });
 });
 
 describe('ViewTabs', () => {
   it('offers revisions for a stream and slates for a slate stream only', () => {
-    expect(tabsFor({ type: 'stream', stream: 'slate:s1' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'revisions', 'slates', 'merge']);
-    expect(tabsFor({ type: 'stream', stream: 'global' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'revisions', 'merge']);
-    expect(tabsFor({ type: 'effective', global: true, cwd: '', session: '' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history']);
+    expect(tabsFor({ type: 'stream', stream: 'slate:s1' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'revisions', 'slates', 'merge', 'search', 'lineage', 'audit']);
+    expect(tabsFor({ type: 'stream', stream: 'global' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'revisions', 'merge', 'search', 'lineage', 'audit']);
+    expect(tabsFor({ type: 'stream', stream: 'langgraph:t' }).map(([id]) => id)).toContain('steps');
+    expect(tabsFor({ type: 'effective', global: true, cwd: '', session: '' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'search', 'audit']);
   });
 
   it('titles an effective view by its scopes', () => {
@@ -102,5 +111,15 @@ describe('listKey', () => {
     expect(listKey('End', 5, 10, 4)).toEqual({ move: 9 });
     expect(listKey('Enter', 5, 10, 4)).toEqual({ activate: true });
     expect(listKey('x', 5, 10, 4)).toBeNull();
+  });
+});
+
+describe('the inspector with no transition', () => {
+  it('asks for a stream when none is picked, and says why there is none when one is', async () => {
+    const none = render(<Inspector seq={null} selected={false} />);
+    expect(await none.findByText('Pick a stream on the left to see the transition behind its state.')).toBeTruthy();
+    cleanup();
+    const picked = render(<Inspector seq={null} selected={true} />);
+    expect(await picked.findByText(/^No transition to show: the stream has no revision here/)).toBeTruthy();
   });
 });

@@ -6,7 +6,12 @@
 import type { Selection } from './types.js';
 
 /** The centre's views. */
-export type Tab = 'tree' | 'diff' | 'history' | 'revisions' | 'slates' | 'merge';
+export type Tab = 'tree' | 'diff' | 'history' | 'revisions' | 'slates' | 'merge' | 'search' | 'lineage' | 'steps' | 'audit';
+
+/** The time cursor's x axis: wall time, the seq, or the transitions' meta dates. */
+export type Axis = 'time' | 'seq' | 'date';
+
+const AXES: readonly Axis[] = ['time', 'seq', 'date'];
 
 /** What a permalink holds (`null`: not given). */
 export interface Permalink {
@@ -14,6 +19,8 @@ export interface Permalink {
   seq: number | null;
   tab: Tab;
   pointer: string | null;
+  /** The axis picked (`null`: the page's default). */
+  axis?: Axis | null;
 }
 
 /** The permalink in `hash` (`#stream=…&seq=…&tab=…&pointer=…`, or `#effective=1&global=1&cwd=…&session=…`). */
@@ -29,7 +36,8 @@ export function readPermalink(hash: string): Permalink {
         : null;
   const seq = p.get('seq');
   const tab = (p.get('tab') ?? 'tree') as Tab;
-  return { selection, seq: seq === null ? null : Number(seq), tab, pointer: p.get('pointer') };
+  const axis = p.get('axis') as Axis | null;
+  return { selection, seq: seq === null ? null : Number(seq), tab, pointer: p.get('pointer'), axis: axis !== null && AXES.includes(axis) ? axis : null };
 }
 
 /** The fragment (without `#`) of `link`; the inverse of {@link readPermalink}. Defaults are left out. */
@@ -45,5 +53,6 @@ export function permalinkHash(link: Permalink): string {
   if (link.seq !== null) p.set('seq', String(link.seq));
   if (link.tab !== 'tree') p.set('tab', link.tab);
   if (link.pointer !== null) p.set('pointer', link.pointer);
+  if (link.axis !== undefined && link.axis !== null) p.set('axis', link.axis);
   return p.toString();
 }

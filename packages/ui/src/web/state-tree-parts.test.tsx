@@ -131,7 +131,7 @@ describe('NodeRow', () => {
 describe('TreeHead and TreeError', () => {
   const root = { ...page('', [], 1).page, stream: 'global', streamKind: 'global', rev: 4, seq: 9, head: 7, headSeq: 12, origin: 2, path: null, cli: 'stateflow get' } as StreamNode;
   it('names the revision, the head and the compacted origin', () => {
-    const view: TreeView = { cursor: 9, rev: 4, seq: 9, head: 7, origin: 2, root };
+    const view: TreeView = { cursor: 9, rev: 4, seq: 9, head: 7, origin: 2, root, shownSeq: 9 };
     const out = render(<TreeHead view={view} />);
     expect(out.getByTestId('tree-rev').textContent).toBe('revision 4 of 7 (origin 2; earlier revisions compacted)');
     expect(out.getByText('1 top-level key')).toBeTruthy();

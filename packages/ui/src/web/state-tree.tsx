@@ -2,7 +2,8 @@
  * The state tree at the cursor: a collapsible JSON tree loaded level by level (one request per
  * expanded node, children paged), virtualised, with "changed at this revision" marks, the scope
  * each value comes from in the effective view (and what it shadows), and "copy path" (the
- * `read_state` path, or the CLI command where no path exists). Keyboard (WAI-ARIA tree):
+ * `read_state` path, or the CLI command where no path exists), and a blame column (use-blame.ts)
+ * naming the transition that last changed each value. Keyboard (WAI-ARIA tree):
  * Up/Down move, Right expands or enters, Left collapses or goes to the parent, Enter shows the
  * path's history, `c` copies the path.
  *
@@ -17,6 +18,7 @@ import { MoreRow, NodeRow } from './tree-row.js';
 import { TreeError, TreeHead } from './tree-head.js';
 import { isContainer, treeRows, type TreeRow } from './tree-rows.js';
 import type { NodeChild, Selection } from './types.js';
+import { useBlame } from './use-blame.js';
 import { useTreeView } from './use-tree-view.js';
 import { VirtualList } from './virtual-list.js';
 
@@ -32,6 +34,8 @@ export interface StateTreeProps {
   /** The user asked for the history of a path. */
   onPathHistory: (pointer: string, rev: number | null) => void;
   onStatus: (message: string) => void;
+  /** Move the cursor (a blame entry's transition). */
+  onSeq?: (seq: number) => void;
 }
 
 export function StateTree(props: StateTreeProps) {
@@ -39,6 +43,8 @@ export function StateTree(props: StateTreeProps) {
   const { view, nodes, expanded } = data;
   const rows = useMemo<TreeRow[]>(() => treeRows(nodes, expanded), [nodes, expanded]);
   const [focusIndex, setFocusIndex] = useState<number | undefined>(undefined);
+  const [blameOn, setBlameOn] = useState(false);
+  const blame = useBlame(props.selection, view?.rev ?? null, expanded, blameOn);
 
   if (data.error !== null) return <TreeError error={data.error} />;
   if (view === null) return <section class="tree" aria-label="State tree">Loading…</section>;
@@ -55,6 +61,11 @@ export function StateTree(props: StateTreeProps) {
   return (
     <section class="tree" aria-label="State tree" data-testid="tree" data-rev={view.rev ?? ''} data-seq={view.seq ?? ''} data-cursor={view.cursor}>
       <TreeHead view={view} />
+      {view.rev !== null && (
+        <label class="check blame-toggle">
+          <input type="checkbox" checked={blameOn} onChange={() => setBlameOn(!blameOn)} data-testid="blame-toggle" /> blame: the transition that last changed each value
+        </label>
+      )}
       <VirtualList
         role="tree"
         label="State"
@@ -74,7 +85,18 @@ export function StateTree(props: StateTreeProps) {
           if (row === undefined) return null;
           if (row.type === 'more') return <MoreRow depth={row.depth} remaining={row.remaining} onMore={() => more(row.pointer)} />;
           const c = row.child;
-          return <NodeRow child={c} depth={row.depth} open={expanded.has(c.pointer)} onToggle={() => data.toggle(c)} onCopy={() => void copy(c)} onHistory={() => history(c)} />;
+          return (
+            <NodeRow
+              child={c}
+              depth={row.depth}
+              open={expanded.has(c.pointer)}
+              onToggle={() => data.toggle(c)}
+              onCopy={() => void copy(c)}
+              onHistory={() => history(c)}
+              blame={blameOn ? (blame.get(c.pointer) ?? undefined) : undefined}
+              onBlame={props.onSeq}
+            />
+          );
         }}
       />
       <p class="muted small">

@@ -10,6 +10,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { EffectiveForm } from './effective-form.js';
 import { timeText } from './format.js';
 import { KIND_TITLE, railRows, type RailRow } from './stream-groups.js';
+import { MiddleCut } from './middle-cut.js';
 import type { Selection, StreamRow } from './types.js';
 import { useStreams } from './use-streams.js';
 import { VirtualList } from './virtual-list.js';
@@ -70,7 +71,9 @@ export function StreamItem(props: { stream: StreamRow; selected: boolean }) {
   const s = props.stream;
   return (
     <div class={props.selected ? 'stream selected' : 'stream'} data-stream={s.stream} title={s.stream}>
-      <div class="stream-id">{s.stream}</div>
+      <div class="stream-id">
+        <MiddleCut text={s.stream} max={36} />
+      </div>
       <div class="muted small">
         rev {s.rev}
         {s.origin > 0 ? ` · origin ${s.origin}` : ''} · {timeText(s.time)}

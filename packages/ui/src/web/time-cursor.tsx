@@ -18,8 +18,8 @@ export interface TimeCursorProps {
   histogram: Histogram | null;
   seq: number;
   onSeq: (seq: number) => void;
-  /** The x axis asked for: wall time, or the seq (a burst then spreads over the width). */
-  axis: Histogram['axis'];
+  /** The x axis picked (`null`: none; the histogram says the one drawn): wall time, the seq (a burst then spreads over the width), or the meta dates. */
+  axis: Histogram['axis'] | null;
   onAxis: (axis: Histogram['axis']) => void;
 }
 
@@ -41,7 +41,7 @@ export function TimeCursor(props: TimeCursorProps) {
   };
   return (
     <section class="cursor" aria-label="Time cursor">
-      <CursorLabel histogram={h} seq={props.seq} axis={props.axis} onAxis={props.onAxis} />
+      <CursorLabel histogram={h} seq={props.seq} axis={props.axis ?? h.axis} onAxis={props.onAxis} />
       <div
         class="slider"
         role="slider"
@@ -63,11 +63,30 @@ export function TimeCursor(props: TimeCursorProps) {
       >
         <HistogramBars histogram={h} x={fractionOfSeq(h, props.seq) * WIDTH} svgRef={svg} />
       </div>
-      <div class="axis muted small">
-        <span>{timeText(h.buckets[0]?.start)}</span>
-        <span>{timeText(h.buckets[h.buckets.length - 1]?.end)}</span>
-      </div>
+      <AxisEnds histogram={h} />
     </section>
+  );
+}
+
+/** What each axis shows, said beside its ends. */
+export const AXIS_NAME: Record<Histogram['axis'], string> = {
+  time: 'time shown: when the store accepted each transition',
+  seq: 'seq shown: equal runs of transitions',
+  date: 'time shown: the meta date of each transition (an import: its commit date)',
+};
+
+/** The ends of the x axis: times (wall time, meta dates) or seqs (over seq), and which time it is. */
+export function AxisEnds(props: { histogram: Histogram }) {
+  const h = props.histogram;
+  const first = h.buckets[0];
+  const last = h.buckets[h.buckets.length - 1];
+  const ends = h.axis === 'seq' ? [`seq ${first?.fromSeq ?? h.firstSeq}`, `seq ${last?.toSeq ?? h.lastSeq}`] : [timeText(first?.start), timeText(last?.end)];
+  return (
+    <div class="axis muted small" data-testid="axis-ends">
+      <span>{ends[0]}</span>
+      <span data-testid="axis-name">{AXIS_NAME[h.axis]}</span>
+      <span>{ends[1]}</span>
+    </div>
   );
 }
 
@@ -80,10 +99,10 @@ export function CursorLabel(props: { histogram: Histogram; seq: number; axis: Hi
       {h.firstSeq > 1 && <span class="compacted-note"> · seqs 1–{h.firstSeq - 1} compacted</span>}
       <fieldset class="axis-choice">
         <legend class="sr-only">Histogram x axis</legend>
-        {(['time', 'seq'] as const).map((axis) => (
+        {(['time', 'seq', 'date'] as const).map((axis) => (
           <label class="check" key={axis}>
             <input type="radio" name="histogram-axis" checked={props.axis === axis} onChange={() => props.onAxis(axis)} data-testid={`axis-${axis}`} />{' '}
-            {axis === 'time' ? 'over wall time' : 'over seq'}
+            {axis === 'time' ? 'over wall time' : axis === 'seq' ? 'over seq' : 'over meta date'}
           </label>
         ))}
       </fieldset>

@@ -26,6 +26,12 @@ export interface TreeView {
   head: number | null;
   origin: number | null;
   root: StreamNode | EffectiveNode;
+  /**
+   * The transition the inspector shows: the one that produced what is shown — for a stream, `seq`;
+   * for the effective view, the last transition at or before the cursor that changed one of its
+   * streams (not the transition at the cursor, which may have changed none of them). `null`: none.
+   */
+  shownSeq: number | null;
 }
 
 /** `GET` URL of the children page of `pointer` from `offset` (at most {@link PAGE}). */
@@ -66,7 +72,21 @@ export async function loadTreeView(selection: Selection, seq: number, open: read
   );
   const view: TreeView =
     'rev' in root
-      ? { cursor: seq, rev: root.rev, seq: root.seq, head: root.head, origin: root.origin, root }
-      : { cursor: seq, rev: null, seq: root.seq, head: null, origin: null, root };
+      ? { cursor: seq, rev: root.rev, seq: root.seq, head: root.head, origin: root.origin, root, shownSeq: root.seq }
+      : { cursor: seq, rev: null, seq: root.seq, head: null, origin: null, root, shownSeq: await lastChangeOf(root.streams, root.seq) };
   return { view, nodes };
+}
+
+/** The last transition at or before `seq` that changed one of `streams` (`null`: none did), from each stream's revision as of `seq`. */
+async function lastChangeOf(streams: readonly string[], seq: number): Promise<number | null> {
+  const seqs = await Promise.all(
+    streams.map((stream) =>
+      get<StreamNode>(`/v1/history/node${query({ stream, seq, limit: 1 })}`).then(
+        (node) => node.seq,
+        () => null,
+      ),
+    ),
+  );
+  const known = seqs.filter((s): s is number => s !== null);
+  return known.length === 0 ? null : Math.max(...known);
 }

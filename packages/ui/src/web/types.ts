@@ -7,6 +7,17 @@ import type { ShownTransition as Transition } from '@stateflow/http-contract';
 
 export type { JsonObject, JsonValue } from '@stateflow/core';
 export type {
+  AuditJob,
+  BlameEntry,
+  BlamePage,
+  LangGraphStep,
+  LangGraphSteps,
+  LineageEvent,
+  LineageGraph,
+  LineageStream,
+  SearchHit,
+  SearchPage,
+  StepWrite,
   DiffEntry,
   DiffResult,
   EffectiveNode,

@@ -1,9 +1,10 @@
 /**
- * The centre's tab bar (the views that apply to the selection: revisions and merge for a stream,
- * slates for a slate stream) and the title of the selection.
+ * The centre's tab bar (the views that apply to the selection: revisions, merge and lineage for a
+ * stream, slates for a slate stream, steps for a LangGraph thread; search and the audit always) and the title of the selection.
  */
 import type { Tab } from './permalink.js';
 import type { Selection } from './types.js';
+import { MiddleCut } from './middle-cut.js';
 
 /** The tabs that apply to `selection`, with their titles, in order. */
 export function tabsFor(selection: Selection): Array<readonly [Tab, string]> {
@@ -15,6 +16,10 @@ export function tabsFor(selection: Selection): Array<readonly [Tab, string]> {
     ...(stream !== null ? [['revisions', 'Revisions'] as const] : []),
     ...(stream?.startsWith('slate:') === true ? [['slates', 'Slates'] as const] : []),
     ...(stream !== null ? [['merge', 'Merge'] as const] : []),
+    ['search', 'Search'],
+    ...(stream !== null ? [['lineage', 'Lineage'] as const] : []),
+    ...(stream?.startsWith('langgraph:') === true ? [['steps', 'Steps'] as const] : []),
+    ['audit', 'Audit'],
   ];
 }
 
@@ -35,8 +40,8 @@ export function ViewTabs(props: { selection: Selection; tab: Tab; onTab: (tab: T
           </button>
         ))}
       </div>
-      <h2 class="selection-title" data-testid="selection-title">
-        {selectionTitle(props.selection)}
+      <h2 class="selection-title" data-testid="selection-title" title={selectionTitle(props.selection)}>
+        <MiddleCut text={selectionTitle(props.selection)} />
       </h2>
     </>
   );

@@ -6,11 +6,12 @@
  * in a long history costs several bounded requests, never one unbounded one.
  */
 import { applyNarrowedPatch, isJsonObject, narrowPatch } from '@stateflow/core';
-import type { Store, StreamHead } from '@stateflow/store';
+import type { Store, StreamHead, Transition } from '@stateflow/store';
 import type { NodeStep } from './read-paths.js';
 import type { PathHistoryPage } from '@stateflow/http-contract';
 import { shownValue, valueAt } from './state-node.js';
-import { revisionIn, seqOfRevision } from './stream-position.js';
+import { revisionIn } from './stream-position.js';
+import { metaDate } from '../insight/transition-ref.js';
 
 
 /**
@@ -31,7 +32,7 @@ export async function pathHistory(
   let current = valueAt(await store.stateAt(head.stream, startRev - 1), steps);
   let lastRead = startRev - 1;
   let scanned = 0;
-  const from = await seqOfRevision(store, head, startRev);
+  const from = await store.revisionSeq(head.stream, startRev);
   for await (const transition of store.transitions({ stream: head.stream, from, to: head.seq })) {
     const rev = revisionIn(transition, head.stream);
     const patch = transition.changes.find((c) => c.stream === head.stream)?.patch ?? {};
@@ -44,6 +45,7 @@ export async function pathHistory(
         rev,
         seq: transition.seq,
         time: transition.time,
+        ...dateOf(transition),
         change: current === undefined ? 'added' : next === undefined ? 'removed' : 'changed',
         before: shownValue(current),
         after: shownValue(next),
@@ -54,4 +56,10 @@ export async function pathHistory(
   }
   out.next = lastRead >= head.rev ? null : lastRead;
   return out;
+}
+
+/** `{ date }` when the transition's meta has a date, else nothing. */
+function dateOf(transition: Transition): { date?: string } {
+  const date = metaDate(transition.meta);
+  return date === undefined ? {} : { date };
 }

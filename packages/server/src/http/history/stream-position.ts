@@ -1,9 +1,8 @@
 /**
  * Where a stream stood at a global seq, and which seq produced one of its revisions, through the
  * store's public API only: `transitions({ stream, from })` walks the stream's seq index lazily,
- * so its first item after a seq names the revision that followed it. The store keeps both
- * indexes internally; until it exposes them, a revision's seq costs a binary search of
- * O(log lastSeq) index seeks, and a revision as of a seq one seek.
+ * so its first item after a seq names the revision that followed it (one seek); a revision's seq
+ * is one point read of the revision index (store `revisionSeq`).
  */
 import { StateflowError } from '@stateflow/core';
 import type { Store, StreamHead, StreamId, Transition } from '@stateflow/store';
@@ -42,18 +41,11 @@ export async function retainedRevisionAsOf(store: Store, head: StreamHead, seq: 
 }
 
 /**
- * The global seq of the transition that produced revision `rev` (1 ≤ rev ≤ head) of a stream.
+ * The global seq of the transition that produced revision `rev` (1 ≤ rev ≤ head) of a stream:
+ * one point read of the store's revision index (store `revisionSeq`).
  * Call it only for revisions above the origin: the transitions at or below it may be pruned.
  */
 export async function seqOfRevision(store: Store, head: StreamHead, rev: number): Promise<number> {
   if (rev >= head.rev) return head.seq;
-  // Smallest seq whose revision-as-of is ≥ rev: revisionAsOf is monotone in seq.
-  let lo = 1;
-  let hi = head.seq;
-  while (lo < hi) {
-    const mid = Math.floor((lo + hi) / 2);
-    if ((await retainedRevisionAsOf(store, head, mid)) >= rev) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
+  return store.revisionSeq(head.stream, rev);
 }

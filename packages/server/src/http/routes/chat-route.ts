@@ -13,6 +13,7 @@
  */
 import { StateflowError, elidePath } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
+import { setWriterSurface } from '../observability/writer-scope.js';
 import { LOCAL_SESSION, isLocalLadder, pausableModel, sessionSlateStream } from '@stateflow/slates';
 import type { PauseCheckpoint } from '@stateflow/slates';
 import { chatCompletionRoute } from '@stateflow/http-contract';
@@ -37,6 +38,7 @@ export function registerChatRoute(app: ContractApp, context: ServerContext): voi
     config: USER_ROUTE,
     handler: async (request, reply) => {
       const entry = servedLadder(context, request.params);
+      setWriterSurface('ladder', entry.id);
       const body = request.body;
       refuseTools(body);
       const input = conversationInput(body.messages);
@@ -52,7 +54,7 @@ export function registerChatRoute(app: ContractApp, context: ServerContext): voi
           await assertRevision(context.store, sessionSlateStream(entry.id, session), ifMatch);
         }
         const callModel = control === undefined ? model : pausableModel(model, control, recorded);
-        return runLadderCall({ store: context.store, entry, session, input, model: callModel, clock: context.clock, ...(onOutput === undefined ? {} : { onOutput }) });
+        return runLadderCall({ store: context.store, entry, session, input, model: callModel, clock: context.clock, observer: context.metrics.ladderObserver(entry.id), ...(onOutput === undefined ? {} : { onOutput }) });
       };
 
       // Which stream the call runs on, checked before anything runs or streams.

@@ -6,7 +6,9 @@ import { StateflowError } from '@stateflow/core';
 import { HISTOGRAM_BUCKETS, REVISION_PAGE, STREAM_PAGE, historyHistogramRoute, historyRevisionsRoute, historyStreamsRoute } from '@stateflow/http-contract';
 import type { RevisionRow } from '@stateflow/http-contract';
 import type { ContractApp } from '../contract-app.js';
+import { dateHistogram } from '../history/date-histogram.js';
 import { histogram } from '../history/histogram.js';
+import { metaDate } from '../insight/transition-ref.js';
 import { streamPage } from '../history/stream-list.js';
 import { visibleHead } from '../history/stream-reads.js';
 import { revisionIn, seqOfRevision } from '../history/stream-position.js';
@@ -32,6 +34,7 @@ export function registerHistoryLogRoutes(app: ContractApp, context: ServerContex
         throw new StateflowError('INPUT_INVALID', 'With API keys the histogram counts one of your streams: pass ?stream=<stream id>', { field: 'stream' });
       }
       if (stream !== undefined) await visibleHead(store, streamVisibility(context, request), stream);
+      if (axis === 'date') return dateHistogram(store, { buckets, ...(stream === undefined ? {} : { stream }) });
       return histogram(store, { buckets, axis, ...(stream === undefined ? {} : { stream }) });
     },
   });
@@ -46,7 +49,16 @@ export function registerHistoryLogRoutes(app: ContractApp, context: ServerContex
       const revisions: RevisionRow[] = [];
       if (from <= head.rev) {
         for await (const t of store.transitions({ stream, from: await seqOfRevision(store, head, from), to: head.seq })) {
-          revisions.push({ rev: revisionIn(t, stream), seq: t.seq, time: t.time, ...(t.id === undefined ? {} : { id: t.id }), ...(t.meta === undefined ? {} : { meta: t.meta }), streams: t.changes.length });
+          const date = metaDate(t.meta);
+          revisions.push({
+            rev: revisionIn(t, stream),
+            seq: t.seq,
+            time: t.time,
+            ...(t.id === undefined ? {} : { id: t.id }),
+            ...(t.meta === undefined ? {} : { meta: t.meta }),
+            streams: t.changes.length,
+            ...(date === undefined ? {} : { date }),
+          });
           if (revisions.length >= limit) break;
         }
       }

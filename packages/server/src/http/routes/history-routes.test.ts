@@ -309,7 +309,9 @@ describe('the OpenAPI document', () => {
     const doc = (await get('/openapi.json')).body;
     const paths = Object.keys(doc.paths).filter((p) => p.startsWith('/v1/history/'));
     expect(paths.sort()).toEqual(
-      ['diff', 'effective-node', 'histogram', 'node', 'path-history', 'revisions', 'slates', 'streams'].map((p) => `/v1/history/${p}`),
+      ['audit-job', 'audit-job/events', 'blame', 'diff', 'effective-node', 'histogram', 'langgraph-steps', 'lineage', 'node', 'path-history', 'revisions', 'search', 'slates', 'streams'].map(
+        (p) => `/v1/history/${p}`,
+      ),
     );
     const node = doc.paths['/v1/history/node'].get;
     expect(node.parameters.map((p: any) => p.name)).toEqual(['stream', 'rev', 'seq', 'pointer', 'offset', 'limit']);

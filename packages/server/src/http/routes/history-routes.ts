@@ -5,7 +5,8 @@
  * histogram, a stream's revisions: `history-log-routes.ts`), one state tree at a time (a level of
  * a stream's state or of the effective overlay, a path's history: `history-tree-routes.ts`), and
  * comparisons (a structural diff, the slates of a ladder session at a call:
- * `history-diff-routes.ts`). Every response is bounded (pages, bucket counts, scan limits); none
+ * `history-diff-routes.ts`); and search through time, blame, lineage, LangGraph steps and the audit
+ * job (`history-insight-routes.ts`). Every response is bounded (pages, bucket counts, scan limits); none
  * returns the whole log.
  *
  * With API keys a caller sees only its own ladder sessions' streams (`stream-visibility.ts`);
@@ -14,6 +15,7 @@
 import type { ContractApp } from '../contract-app.js';
 import type { ServerContext } from '../server-context.js';
 import { registerHistoryDiffRoutes } from './history-diff-routes.js';
+import { registerHistoryInsightRoutes } from './history-insight-routes.js';
 import { registerHistoryLogRoutes } from './history-log-routes.js';
 import { registerHistoryTreeRoutes } from './history-tree-routes.js';
 
@@ -22,4 +24,5 @@ export function registerHistoryRoutes(app: ContractApp, context: ServerContext):
   registerHistoryLogRoutes(app, context);
   registerHistoryTreeRoutes(app, context);
   registerHistoryDiffRoutes(app, context);
+  registerHistoryInsightRoutes(app, context);
 }

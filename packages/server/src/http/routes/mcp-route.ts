@@ -22,6 +22,8 @@ import type { ServerContext } from '../server-context.js';
 import { validateExcept } from '../request-validation.js';
 import { authorizeSelection, sessionPrecondition } from '../selection-access.js';
 import { USER_ROUTE } from '../access-gate.js';
+import { currentWriter, setWriterSurface } from '../observability/writer-scope.js';
+import type { McpOperationObservation } from '../../mcp/mcp-telemetry.js';
 
 /** Query parameters `/mcp` accepts (`token` is the server token, checked before routing). */
 const PARAMETERS = ['global', 'cwd', 'session', 'mode', 'token'];
@@ -36,9 +38,12 @@ export function registerMcpRoute(app: ContractApp, context: ServerContext): void
     // The selection in the URL is checked by selectionFromUrl, the body by the SDK: the schema
     // documents both.
     scope.route({ ...mcpRoute, config: USER_ROUTE, validatorCompiler: validateExcept('querystring', 'body'), handler: async (request, reply) => {
+      setWriterSurface('mcp-http');
       const selection = selectionFromUrl(new URL(request.url, 'http://localhost').searchParams);
       const session = await authorizeSelection(context, request, selection);
-      const server = createMcpServer({ store: context.store, selection, ...sessionPrecondition(context, request, session) });
+      const surface = currentWriter().surface;
+      const onOperation = (operation: McpOperationObservation): void => context.metrics.mcpOperation({ ...operation, surface });
+      const server = createMcpServer({ store: context.store, selection, onOperation, ...sessionPrecondition(context, request, session) });
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {
         await server.connect(transport);

@@ -22,6 +22,7 @@ import type { ServerContext } from '../server-context.js';
 import { assertSessionOfLadder, ownedSession, servedLadder } from './ladder-target.js';
 import type { SessionParams } from './ladder-target.js';
 import { USER_ROUTE } from '../access-gate.js';
+import { setWriterSurface } from '../observability/writer-scope.js';
 
 /** A session as the API shows it: the record (without the owner) plus its slate revision. */
 export type SessionView = Omit<SessionRecord, 'owner'> & { rev: number };
@@ -93,9 +94,10 @@ export function registerSessionRoutes(app: ContractApp, context: ServerContext):
       const execution = record.execution as ExecutionState | undefined;
       if (execution !== undefined) requireModel(context, entry.id, String(execution.call.model ?? ''));
       const resumed = await context.sessions.resume(record.id, request.user, async (current, state, control) => {
+        setWriterSurface('ladder', entry.id);
         const modelName = String(state.call.model ?? '');
         const model = pausableModel(requireModel(context, entry.id, modelName), control, state.call, state.calls);
-        const result = await runLadderCall({ store: context.store, entry, session: current.id, input: recordedInput(state.call), model, clock: context.clock });
+        const result = await runLadderCall({ store: context.store, entry, session: current.id, input: recordedInput(state.call), model, clock: context.clock, observer: context.metrics.ladderObserver(entry.id) });
         return chatCompletion(result, { model: modelName, session: current.id, ladder: entry.id, now: context.clock() });
       });
       const shown = await view(resumed.record);

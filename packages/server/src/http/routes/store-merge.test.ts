@@ -63,7 +63,7 @@ describe('POST /v1/store/merge', () => {
     const answer = await merge({ from: 'session:draft', into: 'session:main', expected: 2, resolve: { '/strategy/plan': { value: 'v2+v3' } }, meta: { by: 'test' } });
     expect(answer.status).toBe(200);
     expect(answer.body.status).toBe('accepted');
-    expect(answer.body.transition.meta).toEqual({ by: 'test', merge: { from: 'session:draft', fromRev: 2, base: { stream: 'session:main', rev: 1 } } });
+    expect(answer.body.transition.meta).toEqual({ by: 'test', writer: { user: 'local', surface: 'http', request: expect.any(String) }, merge: { from: 'session:draft', fromRev: 2, base: { stream: 'session:main', rev: 1 } } });
     expect(answer.body.conflicts).toEqual([{ path: '/strategy/plan', base: 'v1', ours: 'v3', theirs: 'v2', resolution: { value: 'v2+v3' } }]);
     expect(await store.state('session:main')).toEqual({ strategy: { plan: 'v2+v3' }, lazy: { notes: { a: 1, b: 2 } } });
   });

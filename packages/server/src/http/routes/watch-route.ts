@@ -17,6 +17,7 @@
  * {@link STALLED_CLIENT_MS} the stream is ended, and the client resumes from the log with
  * `Last-Event-ID` when it is ready.
  */
+import type { WatchTracker } from '../observability/metrics.js';
 import { once } from 'node:events';
 import { StateflowError, isStateflowError } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
@@ -53,6 +54,7 @@ export function registerWatchRoute(app: ContractApp, context: ServerContext): vo
     context.shutdown.addEventListener('abort', onShutdown, { once: true });
     reply.raw.once('close', () => stop.abort());
     let session: Awaited<ReturnType<typeof createSession>> | undefined;
+    let tracker: WatchTracker | undefined;
     try {
       session = await createSession(request.raw, reply.raw, {
         keepAlive: context.heartbeatMs,
@@ -62,7 +64,9 @@ export function registerWatchRoute(app: ContractApp, context: ServerContext): vo
         headers: { 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
       });
       session.push({ from, lastSeq: store.lastSeq() }, 'ready', String(from));
+      tracker = context.metrics.watch(from);
       for await (const transition of store.watch({ from, signal: stop.signal, ...(streams === undefined ? {} : { streams }) })) {
+        tracker.sent(transition.seq);
         const shown = await access.view(transition);
         if (shown === null) continue;
         session.push(shown, 'transition', String(transition.seq));
@@ -71,6 +75,7 @@ export function registerWatchRoute(app: ContractApp, context: ServerContext): vo
     } catch {
       // The client went away or the store closed: nothing to tell anyone.
     } finally {
+      tracker?.close();
       context.shutdown.removeEventListener('abort', onShutdown);
       if (context.shutdown.aborted && session?.isConnected === true) session.push({ reason: 'the server is stopping' }, 'stopping');
       reply.raw.end();

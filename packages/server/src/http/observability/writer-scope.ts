@@ -1,0 +1,103 @@
+/**
+ * Who wrote a transition (server README "Observability", "Who wrote it"): every transition the
+ * server publishes carries `meta.writer`, stamped here and nowhere else, so a caller can neither
+ * set nor forge it. The request scope is an `AsyncLocalStorage` entered right before each
+ * route's handler runs (after the gate named the user); whatever the handler publishes — the
+ * store API, the state API, `/mcp`'s tools, a ladder call and its session records — is stamped
+ * through one store wrapper ({@link stampingStore}, the store's `stampWriter`) from that scope.
+ *
+ * The writer, `{ user, surface, client?, ladder?, request? }`:
+ * - `user`: the API-key user, or `local` for the store's owner (from the credentials: never claimed);
+ * - `surface`: `http` (store and state API, sessions), `mcp-http` (`/mcp`), `mcp-stdio`
+ *   (`stateflow mcp`'s proxy, which says so in {@link SURFACE_HEADER}), `cli` (the CLI through
+ *   the server, also by that header), `ladder` (a chat/completions ladder call), `server` (writes
+ *   the server makes by itself: the expiry and retention sweep);
+ * - `client`: `name/version` of the MCP client — what the stdio proxy forwards from its client's
+ *   `initialize` in {@link CLIENT_HEADER}; for other `/mcp` callers (stateless: no
+ *   `initialize` is kept) the request's `User-Agent`; at most {@link MAX_CLIENT_CHARS} characters;
+ * - `ladder`: the ladder id of a ladder call's writes;
+ * - `request`: the request id (the `x-request-id` answer header, the logs' `reqId`).
+ *
+ * `surface` and `client` are the calling process's own words (as `User-Agent` is); `user` and
+ * `request` are the server's. A caller's `meta` keeps every other key it sent (a note of its own).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { FastifyRequest } from 'fastify';
+import { stampWriter } from '@stateflow/store';
+import type { Store } from '@stateflow/store';
+import { CLIENT_HEADER, SURFACE_HEADER } from '@stateflow/http-contract/headers';
+
+/** Where a write came in. */
+export type WriterSurface = 'http' | 'mcp-http' | 'mcp-stdio' | 'cli' | 'ladder' | 'server';
+
+/** `meta.writer` of a transition the server wrote. */
+export interface Writer {
+  user: string;
+  surface: WriterSurface;
+  client?: string;
+  ladder?: string;
+  request?: string;
+}
+
+/** Longest `client` kept, in characters (a `User-Agent` can be long; the history stays small). */
+export const MAX_CLIENT_CHARS = 64;
+
+/** The request a handler runs for, and what the route said about its surface. */
+interface WriterScope {
+  request: FastifyRequest;
+  surface?: WriterSurface;
+  ladder?: string;
+}
+
+const scopes = new AsyncLocalStorage<WriterScope>();
+
+
+/**
+ * fastify `preHandler` hook (callback style, so the handler runs inside the scope): enter
+ * `request`'s writer scope.
+ */
+export function enterWriterScope(request: FastifyRequest, _reply: unknown, done: () => void): void {
+  scopes.run({ request }, done);
+}
+
+/** Say that the current request writes through `surface` (`/mcp`, a ladder call); no-op outside a request. */
+export function setWriterSurface(surface: WriterSurface, ladder?: string): void {
+  const scope = scopes.getStore();
+  if (scope === undefined) return;
+  scope.surface = surface;
+  if (ladder !== undefined) scope.ladder = ladder;
+}
+
+/** The writer of what is published now: the current request's, or `{ user: 'server', surface: 'server' }`. */
+export function currentWriter(): Writer {
+  const scope = scopes.getStore();
+  if (scope === undefined) return { user: 'server', surface: 'server' };
+  const { request } = scope;
+  const surface = surfaceOf(scope.surface, headerValue(request, SURFACE_HEADER));
+  const writer: Writer = { user: request.user === '' ? 'anonymous' : request.user, surface };
+  const client = headerValue(request, CLIENT_HEADER) ?? (surface === 'mcp-http' ? headerValue(request, 'user-agent') : undefined);
+  if (client !== undefined && client !== '') writer.client = client.slice(0, MAX_CLIENT_CHARS);
+  if (scope.ladder !== undefined) writer.ladder = scope.ladder;
+  writer.request = request.id;
+  return writer;
+}
+
+/**
+ * The surface: the route's (a ladder call; `/mcp`, which the stdio proxy may name `mcp-stdio`),
+ * else `cli` when the CLI says so, else `http`.
+ */
+function surfaceOf(route: WriterSurface | undefined, claimed: string | undefined): WriterSurface {
+  if (route === 'mcp-http') return claimed === 'mcp-stdio' ? 'mcp-stdio' : 'mcp-http';
+  if (route !== undefined) return route;
+  return claimed === 'cli' ? 'cli' : 'http';
+}
+
+function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** `store` stamping {@link currentWriter} into every publication's `meta.writer` (store `stampWriter`). */
+export function stampingStore(store: Store): Store {
+  return stampWriter(store, () => ({ ...currentWriter() }));
+}
