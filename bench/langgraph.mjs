@@ -9,7 +9,9 @@
  * random past checkpoints (plus StateflowSaver's first read after a reopen, which builds its
  * namespace index from the log). Every read is checked against the state that step wrote.
  */
+import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { Annotation, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
@@ -18,7 +20,7 @@ import { StateflowSaver } from '@stateflow/langgraph';
 import { openStore } from '@stateflow/store-leveldb';
 import { dropPostgresStore, openPostgresStore } from '@stateflow/store-postgres';
 import { freshPostgresUrl, postgresUnavailable, testPostgresUrl } from '@stateflow/test-kit';
-import { dirBytes, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
+import { BENCH_DIR, REPEATS, dirBytes, median, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
 
 const STEPS = scaled(1000, 20);
 const READS = 200;
@@ -96,12 +98,25 @@ async function readBack(saver, byStep, picks) {
 }
 
 /**
+ * A new process's first read of an old checkpoint: spawn bench/langgraph-first-read.mjs on the
+ * closed store (`kind`: leveldb, postgres, sqlite; `place`: its directory, URL or file) and return
+ * what it timed, `{ openMs, readMs }`.
+ */
+async function firstReadInNewProcess(kind, place, byStep, step) {
+  const script = path.join(BENCH_DIR, 'langgraph-first-read.mjs');
+  const { stdout } = await promisify(execFile)(process.execPath, [script, kind, place, byStep.get(step), String(step)], { cwd: BENCH_DIR });
+  return JSON.parse(stdout.trim().split('\n').at(-1));
+}
+
+/**
  * Where a StateflowSaver's store lives, made new for each run: `open(options)` opens it (again),
  * `bytes()` is its size on disk once closed, `remove()` deletes it.
  */
 async function levelPlace() {
   const dir = await tempDir('langgraph-sf');
   return {
+    kind: 'leveldb',
+    place: dir,
     open: (options) => openStore(dir, options),
     async bytes() {
       await (await openStore(dir)).close(); // reopening folds LevelDB's write-ahead log into tables
@@ -115,6 +130,8 @@ async function postgresPlace() {
   const url = freshPostgresUrl('bench_lg');
   const schema = new URL(url).searchParams.get('schema');
   return {
+    kind: 'postgres',
+    place: url,
     open: (options) => openPostgresStore(url, options),
     async bytes() {
       const client = new pg.Client({ connectionString: testPostgresUrl() });
@@ -133,26 +150,27 @@ async function postgresPlace() {
   };
 }
 
-async function stateflow(picks, durability, makePlace) {
+async function stateflow(picks, oldStep, durability, makePlace) {
   const place = await makePlace();
   try {
     let store = await place.open();
     const result = await run(new StateflowSaver(store, { durability }));
     await store.close();
     const bytes = await place.bytes();
+    const child = await firstReadInNewProcess(place.kind, place.place, result.byStep, oldStep);
     store = await place.open({ cacheSize: 0 });
     const saver = new StateflowSaver(store);
     const firstHead = await readBack(saver, result.byStep, [null]);
     const first = await readBack(saver, result.byStep, [picks[0]]);
     const reads = await readBack(saver, result.byStep, picks);
     await store.close();
-    return { ...result, bytes, firstHeadMs: firstHead.ms, firstReadMs: first.ms, readMs: reads.ms };
+    return { ...result, bytes, child, firstHeadMs: firstHead.ms, firstReadMs: first.ms, readMs: reads.ms };
   } finally {
     await place.remove();
   }
 }
 
-async function sqlite(picks) {
+async function sqlite(picks, oldStep) {
   const dir = await tempDir('langgraph-sqlite');
   const file = path.join(dir, 'checkpoints.sqlite');
   try {
@@ -160,20 +178,23 @@ async function sqlite(picks) {
     const result = await run(saver);
     saver.db.close(); // folds the WAL into the database file
     const bytes = await dirBytes(dir);
+    const child = await firstReadInNewProcess('sqlite', file, result.byStep, oldStep);
     saver = SqliteSaver.fromConnString(file);
     const firstHead = await readBack(saver, result.byStep, [null]);
     const first = await readBack(saver, result.byStep, [picks[0]]);
     const reads = await readBack(saver, result.byStep, picks);
     saver.db.close();
-    return { ...result, bytes, firstHeadMs: firstHead.ms, firstReadMs: first.ms, readMs: reads.ms };
+    return { ...result, bytes, child, firstHeadMs: firstHead.ms, firstReadMs: first.ms, readMs: reads.ms };
   } finally {
     await removeDir(dir);
   }
 }
 
-const ROUNDS = 2;
+const ROUNDS = REPEATS;
 const random = rng(7);
 const picks = Array.from({ length: READS }, () => 1 + Math.floor(random() * STEPS));
+/** The old checkpoint each round's new process reads: a random step in the first half of the run. */
+const oldSteps = Array.from({ length: ROUNDS }, () => 1 + Math.floor(random() * (STEPS / 2)));
 const tail = (xs) => xs.slice(Math.floor(xs.length * 0.9));
 /** The figures of one run, keyed by row label. */
 function figures(r) {
@@ -187,24 +208,24 @@ function figures(r) {
     'getTuple of a random past checkpoint, ms': r.readMs / READS,
     'first getTuple after reopen: the head (a resume), ms': r.firstHeadMs,
     'then a random past checkpoint, ms': r.firstReadMs,
+    'new process: open the store, ms': r.child.openMs,
+    'new process: first getTuple of an old checkpoint, ms': r.child.readMs,
   };
 }
-// Alternate the savers and keep each one's best figure: on a shared machine, load that comes and
-// goes during one saver's run must not decide a ratio.
+// Alternate the savers and report each figure's median over the rounds: on a shared machine,
+// load that comes and goes during one saver's run must not decide a ratio.
 const noPostgres = await postgresUnavailable();
 const columns = [
-  ['sf', 'StateflowSaver fsync', () => stateflow(picks, 'fsync', levelPlace)],
-  ['buffered', 'StateflowSaver buffered', () => stateflow(picks, 'buffered', levelPlace)],
-  ...(noPostgres === null ? [['pg', 'StateflowSaver PostgreSQL fsync', () => stateflow(picks, 'fsync', postgresPlace)]] : []),
-  ['lg', 'SqliteSaver', () => sqlite(picks)],
-];
-const best = {};
+  ['sf', 'StateflowSaver fsync', (old) => stateflow(picks, old, 'fsync', levelPlace)],
+  ['buffered', 'StateflowSaver buffered', (old) => stateflow(picks, old, 'buffered', levelPlace)],
+  ...(noPostgres === null ? [['pg', 'StateflowSaver PostgreSQL fsync', (old) => stateflow(picks, old, 'fsync', postgresPlace)]] : []),
+  ['lg', 'SqliteSaver', (old) => sqlite(picks, old)],
+].filter(([key]) => !process.env.BENCH_LANGGRAPH_COLUMNS || process.env.BENCH_LANGGRAPH_COLUMNS.split(',').includes(key));
+const rounds = {};
 for (let round = 0; round < ROUNDS; round++) {
-  for (const [key, , runner] of columns) {
-    const f = figures(await runner());
-    best[key] = best[key] === undefined ? f : Object.fromEntries(Object.entries(f).map(([k, v]) => [k, Math.min(v, best[key][k])]));
-  }
+  for (const [key, , runner] of columns) (rounds[key] ??= []).push(figures(await runner(oldSteps[round])));
 }
+const best = Object.fromEntries(Object.entries(rounds).map(([key, fs]) => [key, Object.fromEntries(Object.keys(fs[0]).map((k) => [k, median(fs.map((f) => f[k]))]))]));
 const calls = { puts: STEPS + 2, writes: STEPS + 1 };
 const stateflowColumns = columns.filter(([key]) => key !== 'lg');
 const rows = Object.keys(best.sf).map((label) => [
@@ -219,12 +240,13 @@ await report(
   [
     `${STEPS} steps of one node: each appends a 200-character AIMessage (the list ends at ${STEPS + 1} messages) and rewrites one of ${SECTIONS} 200-character sections of a document channel; graph.invoke with durability "sync", so puts do not overlap the node.`,
     `Per step LangGraph calls putWrites once (the node's writes) and put once: ${calls.puts} puts and ${calls.writes} putWrites calls per run on each saver.`,
-    `${ROUNDS} rounds alternating the ${columns.length}, each on a new store; every figure is that configuration's best of its rounds (the machine is shared: load that comes and goes must not decide a ratio).`,
+    `${ROUNDS} rounds alternating the ${columns.length}, each on a new store; every figure is that configuration's median over its rounds (the machine is shared: load that comes and goes must not decide a ratio).`,
     'StateflowSaver publishes one net patch per put and per putWrites (store checkpoint every 64 revisions): "fsync" syncs each to disk before it resolves (LevelDB sync: true; PostgreSQL synchronous_commit on), as SqliteSaver does (better-sqlite3, WAL, synchronous FULL); "buffered" is the store\'s default (survives a process crash, not an OS crash).',
     'Bytes: every file of the store directory after close (LevelDB reopened once so its log is folded into tables; SQLite closed so its WAL is checkpointed); PostgreSQL: pg_total_relation_size (heap, TOAST, indexes) of every table in the store\'s schema, no VACUUM, on the same machine (loopback TCP).',
     noPostgres === null
       ? 'PostgreSQL: a new schema per run on the server of STATEFLOW_TEST_POSTGRES, dropped after it.'
       : `PostgreSQL column left out: ${noPostgres}.`,
     `Reads: ${READS} random steps read back by checkpoint_id after a reopen (StateflowSaver with the store's history cache off), each checked against that step's messages and step count. Before them, the head (no checkpoint_id, as a resume reads it) and then one random past checkpoint are each timed alone: StateflowSaver reads its namespace index from the newest end of the stream's log, as far back as each read needs.`,
+    `New process: after each run the store is closed and a child process (bench/langgraph-first-read.mjs) opens it (LevelDB directory, PostgreSQL schema, SQLite file) and times its first getTuple of one old checkpoint (round r reads step ${oldSteps.join(', ')}; the same step on every saver), checked against what that step wrote.`,
   ],
 );

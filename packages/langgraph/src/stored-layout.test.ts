@@ -28,7 +28,10 @@ describe.each(backends)('stored layout on $name', (backend) => {
     const c1 = await saver.put({ configurable: { thread_id: 'thread/1', checkpoint_ns: 'child:a|b' } }, first, meta(-1), { topic: 1, n: 1 });
     await saver.putWrites(c1, [['topic', 'y']], 'task-1', '~path');
     const stream = 'langgraph:thread%2F1/child:a|b';
-    expect((await opened.store.streams()).map((h) => h.stream)).toEqual([stream]);
+    const indexStream = 'langgraph-index:thread%2F1/child:a|b';
+    expect((await opened.store.streams()).map((h) => h.stream)).toEqual([indexStream, stream]);
+    // The index stream points at the put; the head state is this checkpoint (writes on it add no entry).
+    expect(await opened.store.state(indexStream)).toEqual({ $from: 1, $head: first.id, $state: first.id, [first.id]: { put: 1, at: 1 } });
 
     const state = await opened.store.stateAt(stream, 2);
     expect(state).toEqual({

@@ -77,6 +77,26 @@ export function encodeJson(value: unknown, maxDepth = Number.POSITIVE_INFINITY):
   return encodeAt(value, maxDepth);
 }
 
+/**
+ * The stored form of an array that is `mapped`'s array (a `{"$len": n, …}` form, as
+ * {@link encodeJson} wrote it) with `appended` items after its end: `mapped`'s items are kept
+ * as they are (shared), only the new ones are mapped. Equal, as JSON, to `encodeJson` of the
+ * whole array with the same `maxDepth`; `undefined` when `mapped` is not such a form.
+ * @throws TooDeepError as {@link encodeJson}.
+ */
+export function encodeAppended(mapped: JsonValue, appended: unknown[], maxDepth = Number.POSITIVE_INFINITY): JsonObject | undefined {
+  if (!isJsonObject(mapped) || typeof mapped[LENGTH_TAG] !== 'number') return undefined;
+  if (maxDepth < 1) throw new TooDeepError();
+  const length = mapped[LENGTH_TAG];
+  // A key loop, not a spread: the stored form is a frozen state's, and V8 copies a large frozen
+  // object several times slower by spread. Its keys are `$len` and indexes only (no `__proto__`).
+  const out: JsonObject = {};
+  for (const key in mapped) out[key] = mapped[key] as JsonValue;
+  out[LENGTH_TAG] = length + appended.length;
+  for (let i = 0; i < appended.length; i++) out[String(length + i)] = encodeAt(appended[i], maxDepth - 1);
+  return out;
+}
+
 function encodeAt(value: unknown, depthLeft: number): JsonValue {
   if (value === null) return { [NULL_TAG]: true };
   switch (typeof value) {

@@ -26,6 +26,7 @@ import { StateflowError, hasOwn, isJsonObject } from '@stateflow/core';
 import type { JsonObject, JsonValue } from '@stateflow/core';
 import { TASKS, WRITES_IDX_MAP, compareWritesSortKeys, maxChannelVersion, writesSortKey } from '@langchain/langgraph-checkpoint';
 import type { ChannelVersions, Checkpoint, CheckpointPendingWrite, PendingWrite, SerializerProtocol } from '@langchain/langgraph-checkpoint';
+import type { AppendMemo } from './append-memo.js';
 import { escapeKey, unescapeKey } from './json-mapping.js';
 import { loadValue, storeValue } from './stored-value.js';
 
@@ -53,6 +54,8 @@ export function stateCheckpointId(state: JsonObject): string | undefined {
  */
 export async function checkpointState(input: {
   serde: SerializerProtocol;
+  /** Maps the serializer's text of each changed channel (the namespace's `AppendMemo`), recording each text in `texts`. */
+  memo?: { memo: AppendMemo; texts: Map<string, string> };
   base: JsonObject;
   checkpoint: Checkpoint;
   parentId: string | undefined;
@@ -69,7 +72,9 @@ export async function checkpointState(input: {
     const key = escapeKey(channel);
     const version = versions[channel] as ChannelVersion;
     if (hasOwn(newVersions, channel)) {
-      if (values !== undefined && hasOwn(values, channel)) channels[key] = { version, ...(await storeValue(serde, values[channel])) };
+      const { memo } = input;
+      const mapText = memo === undefined ? undefined : (text: string, maxDepth: number) => memo.memo.map(key, text, maxDepth, memo.texts);
+      if (values !== undefined && hasOwn(values, channel)) channels[key] = { version, ...(await storeValue(serde, values[channel], mapText)) };
       continue;
     }
     const kept = baseChannels[key];

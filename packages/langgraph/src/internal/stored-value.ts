@@ -26,16 +26,24 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const utf8Encoder = new TextEncoder();
 
 /**
- * Serialize `value` with `serde` and map it to its stored form (a JSON object with `type` and
- * one of `value`, `text`, `base64`).
+ * Maps the serializer's JSON text to its stored form, as `encodeJson(JSON.parse(text), maxDepth)`
+ * does (an `AppendMemo` does it for a channel). Throws as they do.
  */
-export async function storeValue(serde: SerializerProtocol, value: unknown): Promise<JsonObject> {
+export type MapText = (text: string, maxDepth: number) => JsonValue;
+
+const mapWhole: MapText = (text, maxDepth) => encodeJson(JSON.parse(text) as unknown, maxDepth);
+
+/**
+ * Serialize `value` with `serde` and map it to its stored form (a JSON object with `type` and
+ * one of `value`, `text`, `base64`); `mapText` maps JSON text (default: the whole text).
+ */
+export async function storeValue(serde: SerializerProtocol, value: unknown, mapText: MapText = mapWhole): Promise<JsonObject> {
   const [type, bytes] = await serde.dumpsTyped(value);
   if (type === 'json') {
     const text = jsonText(bytes);
     if (text !== null) {
       try {
-        return { type, value: encodeJson(JSON.parse(text) as unknown, VALUE_MAX_DEPTH) };
+        return { type, value: mapText(text, VALUE_MAX_DEPTH) };
       } catch (err) {
         if (err instanceof TooDeepError) return { type, text };
         if (!(err instanceof SyntaxError)) throw err;

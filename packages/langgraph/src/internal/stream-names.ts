@@ -11,8 +11,15 @@ import { StateflowError } from '@stateflow/core';
 import type { StreamId } from '@stateflow/store';
 import { isWellFormed } from './json-mapping.js';
 
-/** Prefix of every stream this package writes. */
+/** Prefix of every checkpoint stream this package writes. */
 const STREAM_PREFIX = 'langgraph:';
+
+/**
+ * Prefix of each namespace's index stream (`internal/checkpoint-pointers.ts`): the same thread
+ * and namespace parts after it, so `langgraph-index:<thread>` indexes `langgraph:<thread>`. It
+ * never parses as a checkpoint stream, nor belongs to a thread's checkpoint streams.
+ */
+const INDEX_PREFIX = 'langgraph-index:';
 
 /** The store's limit on a stream id, in UTF-8 bytes. */
 const MAX_STREAM_BYTES = 1024;
@@ -40,15 +47,17 @@ export function threadStream(threadId: string): StreamId {
 /**
  * The checkpoint chain of one thread and namespace.
  * @throws StateflowError `INPUT_INVALID` `{ field, reason }` when the thread id is empty, either
- *   part is not well-formed Unicode, or the stream id would exceed the store's 1,024 bytes.
+ *   part is not well-formed Unicode, or its index stream's id would exceed the store's 1,024
+ *   bytes (thread and namespace parts together over 1,008 bytes, encoded).
  */
 export function namespaceRef(threadId: string, checkpointNs: string): NamespaceRef {
   if (threadId === '') throw invalid('thread_id', 'empty', 'thread_id must not be empty');
   if (!isWellFormed(threadId)) throw invalid('thread_id', 'lone-surrogate', 'thread_id is not well-formed Unicode (lone surrogate)');
   if (!isWellFormed(checkpointNs)) throw invalid('checkpoint_ns', 'lone-surrogate', 'checkpoint_ns is not well-formed Unicode (lone surrogate)');
   const stream = checkpointNs === '' ? threadStream(threadId) : `${threadStream(threadId)}/${encodePart(checkpointNs)}`;
-  if (Buffer.byteLength(stream) > MAX_STREAM_BYTES) {
-    throw invalid('thread_id', 'too-long', `thread_id and checkpoint_ns together make a stream id of more than ${MAX_STREAM_BYTES} bytes; use a shorter thread id`);
+  // The index stream's id is the longer one (its prefix is), and it must be a valid id too.
+  if (Buffer.byteLength(indexStreamOf(stream)) > MAX_STREAM_BYTES) {
+    throw invalid('thread_id', 'too-long', `thread_id and checkpoint_ns together make a stream id of more than ${MAX_STREAM_BYTES - INDEX_PREFIX.length} bytes; use a shorter thread id`);
   }
   return { threadId, checkpointNs, stream };
 }
@@ -61,6 +70,11 @@ export function parseStream(stream: StreamId): NamespaceRef | null {
   const threadId = decodePart(slash < 0 ? rest : rest.slice(0, slash));
   const checkpointNs = slash < 0 ? '' : decodePart(rest.slice(slash + 1));
   return threadId === '' ? null : { threadId, checkpointNs, stream };
+}
+
+/** The index stream of the checkpoint stream `stream` (a stream {@link namespaceRef} made). */
+export function indexStreamOf(stream: StreamId): StreamId {
+  return `${INDEX_PREFIX}${stream.slice(STREAM_PREFIX.length)}`;
 }
 
 /** Whether `stream` holds a namespace of the thread whose root stream is `root`. */

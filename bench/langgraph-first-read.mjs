@@ -1,0 +1,36 @@
+/**
+ * Child of bench/langgraph.mjs: a new process that opens a checkpointer's store and times its
+ * first `getTuple` of one old checkpoint, as a server restarted and asked "show me step N of this
+ * thread" does. Prints one JSON line: `{ openMs, readMs }` (open: the store or database file;
+ * read: the one getTuple, checked against what that step wrote).
+ *
+ *   node bench/langgraph-first-read.mjs <leveldb|postgres|sqlite> <dir|url|file> <checkpoint_id> <step>
+ */
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
+import { StateflowSaver } from '@stateflow/langgraph';
+import { openStore } from '@stateflow/store-leveldb';
+import { openPostgresStore } from '@stateflow/store-postgres';
+
+const [kind, place, checkpointId, stepText] = process.argv.slice(2);
+const step = Number(stepText);
+const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
+
+const openStart = process.hrtime.bigint();
+let saver;
+let close;
+if (kind === 'sqlite') {
+  saver = SqliteSaver.fromConnString(place);
+  close = async () => saver.db.close();
+} else {
+  const store = kind === 'postgres' ? await openPostgresStore(place, { cacheSize: 0 }) : await openStore(place, { cacheSize: 0 });
+  saver = new StateflowSaver(store);
+  close = () => store.close();
+}
+const openMs = ms(openStart);
+const readStart = process.hrtime.bigint();
+const tuple = await saver.getTuple({ configurable: { thread_id: 'bench', checkpoint_ns: '', checkpoint_id: checkpointId } });
+const readMs = ms(readStart);
+const values = tuple?.checkpoint.channel_values;
+if (values?.step !== step || values.messages.length !== step + 1) throw new Error(`the first getTuple of step ${step} returned the wrong state`);
+await close();
+process.stdout.write(`${JSON.stringify({ openMs, readMs })}\n`);
