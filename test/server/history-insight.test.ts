@@ -208,6 +208,12 @@ const available = historiesAvailable([FILE]);
         ['[3]', 2, 'alice'],
       ]);
     });
+
+    it('names a writer the server stamped by its user, surface and client', async () => {
+      await store.publish({ changes: { 'cwd:/stamped': { lazy: { k: 1 } } }, meta: { writer: { user: 'alice', surface: 'mcp-http', client: 'claude-code/1.2.0', request: 'p1-9' } } });
+      const { body } = await get(`/v1/history/blame?stream=${encodeURIComponent('cwd:/stamped')}&pointer=/lazy`);
+      expect(body.entries.map((e: any) => [e.label, e.change.writer])).toEqual([['k', 'alice mcp-http claude-code/1.2.0']]);
+    });
   });
 
   describe('time from the meta', () => {

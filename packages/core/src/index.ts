@@ -36,4 +36,5 @@ export { childPointer, pointerSegments } from './json-pointer.js';
 export { structuredRef, findStructuredRefs, parseRefPath, isAnchorableRef, anchorRefs, relativizeRefs } from './references.js';
 export type { OwnerScope, RefKind, FoundRef } from './references.js';
 export { applyWithIntentOwnership } from './intent-ownership.js';
+export { metaWriter, writerFields } from './meta-writer.js';
 export type { OwnershipResult } from './intent-ownership.js';
