@@ -86,16 +86,20 @@ export async function openEventStore(storage: Storage, options?: StoreOptions, o
 async function checkFormat(storage: Storage, open: { create: boolean }): Promise<void> {
   const { create } = open;
   const key = formatKey();
-  const bytes = await storage.get(key);
-  if (bytes === undefined) {
-    for await (const entry of storage.iterate({ limit: 1 })) {
-      void entry;
+  let bytes = await storage.get(key);
+  if (bytes === undefined && (await holdsData(storage))) {
+    // Another process sharing the storage may have created the store between the two reads: its
+    // format record is then the data found.
+    bytes = await storage.get(key);
+    if (bytes === undefined) {
       throw new StateflowError(
         'STORE_VERSION',
         `${storage.location ?? 'The database'} holds data but no Stateflow format record; refusing to use it`,
         { found: null, supported: FORMAT.version },
       );
     }
+  }
+  if (bytes === undefined) {
     if (!create) throw storeNotFound(storage.location ?? '(memory)', 'an empty LevelDB database without a Stateflow format record');
     const session = await storage.beginWrite();
     // Another process sharing the storage may have created the store meanwhile: same record.
@@ -121,6 +125,15 @@ async function checkFormat(storage: Storage, open: { create: boolean }): Promise
       { found: version ?? found, supported: FORMAT.version },
     );
   }
+}
+
+/** Whether the storage holds any record at all. */
+async function holdsData(storage: Storage): Promise<boolean> {
+  for await (const entry of storage.iterate({ limit: 1 })) {
+    void entry;
+    return true;
+  }
+  return false;
 }
 
 class EventStore implements Store {
