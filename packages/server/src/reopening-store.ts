@@ -20,6 +20,7 @@ import type {
   AuditReport,
   BackendLock,
   LockAttempt,
+  PoolUse,
   ForkOptions,
   MergeInput,
   MergeResult,
@@ -73,6 +74,10 @@ class ReopeningStore implements Store {
   /** The notices of the store's latest open. */
   get notices(): Store['notices'] {
     return this.#store?.notices ?? [];
+  }
+
+  connections(): readonly PoolUse[] {
+    return this.#store?.connections?.() ?? [];
   }
 
   lastSeq(): number {

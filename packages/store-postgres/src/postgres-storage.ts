@@ -17,7 +17,7 @@
 import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import { StateflowError } from '@stateflow/core';
-import type { HeldLock, IterateOptions, Storage, StorageCapabilities, StorageOp, StorageReader, WriteSession } from '@stateflow/store';
+import type { HeldLock, IterateOptions, PoolUse, Storage, StorageCapabilities, StorageOp, StorageReader, WriteSession } from '@stateflow/store';
 import { casCommitSql, sessionCommitSql } from './commit-statements.js';
 import type { PostgresTarget } from './store-url.js';
 import { LOCK_NOT_AVAILABLE, translatePgError } from './pg-errors.js';
@@ -100,6 +100,11 @@ class PostgresStorage implements Storage {
     this.#reader = new PoolReader(pool, this.#kv, target.location, () => this.#closed);
     this.replicas = replicas.map((replica) => new PoolReader(replica.pool, table(replica.target, 'sf_kv'), replica.target.location, () => this.#closed));
     this.#replicaPools = replicas.map((replica) => replica.pool);
+  }
+
+  connections(): readonly PoolUse[] {
+    const use = (name: string, pool: Pool): PoolUse => ({ pool: name, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 });
+    return [use('store', this.#pool), use('named-lock', this.#lockPool), ...this.#replicaPools.map((pool, i) => use(`replica-${i + 1}`, pool))];
   }
 
   get(key: Uint8Array): Promise<Uint8Array | undefined> {

@@ -7,7 +7,7 @@ export { translateLevelError } from './level-errors.js';
 export { truncateToIntactChain } from './truncate-to-intact-chain.js';
 export type { TruncationReport } from './truncate-to-intact-chain.js';
 export { seqOfLogKey } from './log-key.js';
-export type { Storage, StorageReader, StorageCapabilities, StorageOp, StorageRepair, StorageReplica, IterateOptions, WriteSession, HeldLock } from './storage.js';
+export type { Storage, StorageReader, StorageCapabilities, StorageOp, StorageRepair, StorageReplica, PoolUse, IterateOptions, WriteSession, HeldLock } from './storage.js';
 export { AuditCode } from './audit-code.js';
 export { SerialQueue } from './serial-queue.js';
 export { NamedLocks } from './named-locks.js';

@@ -135,6 +135,19 @@ export interface StorageReplica extends StorageReader {
   snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T>;
 }
 
+/**
+ * The use of one connection pool of a storage that has them (PostgreSQL's: `store`,
+ * `named-lock`, `replica-1`, …), for metrics: connections open, idle, and callers waiting for
+ * one, against the pool's maximum.
+ */
+export interface PoolUse {
+  readonly pool: string;
+  readonly total: number;
+  readonly idle: number;
+  readonly waiting: number;
+  readonly max: number;
+}
+
 /** The storage interface every store backend implements. */
 export interface Storage extends StorageReader {
   /** Where the data is: a directory, a database URL without credentials, or `null` in memory. */
@@ -147,6 +160,8 @@ export interface Storage extends StorageReader {
    * absent or empty: none). They are closed with the storage.
    */
   readonly replicas?: readonly StorageReplica[];
+  /** The use of its connection pools now (absent where the backend has none). */
+  connections?(): readonly PoolUse[];
   /**
    * Run `read` against one consistent snapshot: it sees every commit made before the snapshot
    * and none after, however long it reads (an audit reads everything while writers go on).

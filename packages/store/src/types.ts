@@ -7,6 +7,7 @@
 import type { JsonObject, JsonValue, MergeConflict, MergeResolution } from '@stateflow/core';
 import type { AuditCode } from './audit-code.js';
 import type { StoreObserver } from './store-observer.js';
+import type { PoolUse } from './storage.js';
 
 /**
  * A stream id: `global`, `cwd:<absolute directory>`, `session:<id>`, `slate:<ladder>:<session>`,
@@ -260,6 +261,11 @@ export interface Store {
   readonly location: string | null;
   /** What opening this store found and repaired ({@link StoreNotice}); empty on most opens. */
   readonly notices: readonly StoreNotice[];
+  /**
+   * The use of the storage's connection pools now (PostgreSQL's; `[]` for a backend without
+   * any). Optional: a store over HTTP has none to report. Synchronous, from memory.
+   */
+  connections?(): readonly PoolUse[];
   /** Last accepted global seq (0 for an empty store). Synchronous, from memory. */
   lastSeq(): number;
   /** A stream's head; a stream with no revision gives `{ rev: 0, seq: 0, origin: 0 }`. */

@@ -42,7 +42,7 @@ import { enqueue } from './publication.js';
 import { FORMAT, corrupt, encodeRecord } from './records.js';
 import { MIGRATES_FROM, migrateToCurrent } from './format-migration.js';
 import { resolveSettings } from './settings.js';
-import type { Storage, StorageRepair } from '../storage.js';
+import type { PoolUse, Storage, StorageRepair } from '../storage.js';
 import { NamedLocks, type LockAttempt } from '../named-locks.js';
 import { storeNotFound } from './store-not-found.js';
 import { EMPTY, checkOpen, headOf, loadContext } from './store-context.js';
@@ -150,6 +150,10 @@ class EventStore implements Store {
   }
 
   // ---------------------------------------------------------------- reads
+
+  connections(): readonly PoolUse[] {
+    return this.#ctx.storage.connections?.() ?? [];
+  }
 
   lastSeq(): number {
     return this.#ctx.lastSeq;

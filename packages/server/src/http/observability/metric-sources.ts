@@ -1,7 +1,7 @@
 /**
  * What the scrape-time gauges read from a running server (`metrics.ts` {@link MetricSources}):
- * the store's streams and last seq, the session counts, and the bytes of the store directory
- * when the server opened it.
+ * the store's streams and last seq, the session counts, the bytes of the store directory when
+ * the server opened it, and the storage's connection pools (PostgreSQL).
  */
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -25,5 +25,6 @@ export function metricSources(context: ServerContext): MetricSources {
     storeBytes: async () => (context.dir === null ? null : dirBytes(context.dir)),
     sessions: () => context.sessions.countByStatus(),
     lastSeq: () => context.store.lastSeq(),
+    connections: () => context.store.connections?.() ?? [],
   };
 }

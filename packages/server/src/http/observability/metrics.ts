@@ -14,7 +14,7 @@
  * `gen_ai.client.token.usage`, `http.server.request.duration`), in Prometheus form.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { StoreObserver } from '@stateflow/store';
+import type { PoolUse, StoreObserver } from '@stateflow/store';
 import type { LadderObserver } from '@stateflow/slates';
 import { StoreHistogram } from './store-histogram.js';
 import type { Observe } from './store-histogram.js';
@@ -38,6 +38,8 @@ export interface MetricSources {
   sessions(): Promise<Record<string, number>>;
   /** The store's last seq (the watch lag is measured against it). */
   lastSeq(): number;
+  /** The use of the storage's connection pools (PostgreSQL's; none for LevelDB). */
+  connections(): readonly PoolUse[];
 }
 
 /** One open watch stream, for the subscriber gauge and its lag. */
@@ -64,7 +66,36 @@ export interface McpOperation {
 const TOOLS = new Set(['read_state', 'patch_state']);
 
 /** The sources of a registry no server attached yet. */
-const NO_SOURCES: MetricSources = { streams: async () => 0, storeBytes: async () => null, sessions: async () => ({}), lastSeq: () => 0 };
+const NO_SOURCES: MetricSources = { streams: async () => 0, storeBytes: async () => null, sessions: async () => ({}), lastSeq: () => 0, connections: () => [] };
+
+/**
+ * `stateflow_storage_pool_connections{pool, state}` (state `total`, `idle`, `waiting`: callers
+ * waiting for a connection) and `stateflow_storage_pool_max{pool}`, read at scrape time; a store
+ * without pools (LevelDB) has no series. `pool` is one of a few fixed names (`store`,
+ * `named-lock`, `replica-N`).
+ */
+function poolGauges(registry: Registry, sources: MetricSources): void {
+  new Gauge({
+    name: 'stateflow_storage_pool_connections',
+    help: "Connections of the storage's pools (PostgreSQL): open (total), idle, and callers waiting for one.",
+    labelNames: ['pool', 'state'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const use of sources.connections()) for (const state of ['total', 'idle', 'waiting'] as const) this.set({ pool: use.pool, state }, use[state]);
+    },
+  });
+  new Gauge({
+    name: 'stateflow_storage_pool_max',
+    help: "The most connections each of the storage's pools opens.",
+    labelNames: ['pool'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const use of sources.connections()) this.set({ pool: use.pool }, use.max);
+    },
+  });
+}
 
 /** `histogram`'s observers, one per tuple of `values` (label name → its values), keyed by the values joined with `|`. */
 function children(histogram: StoreHistogram, values: Record<string, string[]>): Record<string, Observe> {
@@ -109,7 +140,9 @@ export class ServerMetrics {
       storeBytes: () => this.#sources.storeBytes(),
       sessions: () => this.#sources.sessions(),
       lastSeq: () => this.#sources.lastSeq(),
+      connections: () => this.#sources.connections(),
     };
+    poolGauges(this.registry, sources);
     new Gauge({ name: 'stateflow_streams', help: 'Streams with at least one revision.', registers: [this.registry], async collect() { this.set(await sources.streams()); } });
     new Gauge({
       name: 'stateflow_store_bytes',
