@@ -34,6 +34,8 @@ const remoteInitializer: StoreInitializer = {
   skip: {
     persistence: 'the served store is a memory store; persistence of the server\'s store is the local backends\' suite',
   },
+  // The server stamps who wrote each publication (server README "Who wrote it").
+  stampedMeta: ['writer'],
 };
 
 runConformance(remoteInitializer, { describe, it });

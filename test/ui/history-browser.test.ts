@@ -224,7 +224,8 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
     expect(await page.getByTestId('action-message').innerText()).toBe(`Reverted: published transition ${lastSeq + 1}.`);
     const transition = await api(`/v1/store/transitions/${lastSeq + 1}`);
     expect(transition.changes).toEqual([{ stream: STREAM, rev: head + 1, patch }]);
-    expect(transition.meta).toEqual({ revert: { stream: STREAM, rev: REV } });
+    // The server stamps who wrote it (the page's request: the local user over HTTP).
+    expect(transition.meta).toEqual({ revert: { stream: STREAM, rev: REV }, writer: { user: 'local', surface: 'http', request: expect.any(String) } });
     expect((await api('/v1/history/streams?limit=1')).lastSeq).toBe(lastSeq + 1);
     const now = (await api(`/v1/store/state?stream=${encodeURIComponent(STREAM)}`)).state;
     expect(jsonEqual(now, { lazy: { history: expected.docs[REV - 1] as JsonValue } })).toBe(true);

@@ -142,7 +142,8 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
       scripts: { ...(head['scripts'] as JsonObject), 'merge:demo': 'node merge-demo.js' },
     });
     const transition = await api(`/v1/store/transitions/${seq}`);
-    expect(transition.meta).toEqual({ merge: { from: A, fromRev: 2, base: { stream: SOURCE, rev: sourceRev } } });
+    // The server stamps who wrote it (the page's request: the local user over HTTP).
+    expect(transition.meta).toEqual({ merge: { from: A, fromRev: 2, base: { stream: SOURCE, rev: sourceRev } }, writer: { user: 'local', surface: 'http', request: expect.any(String) } });
     expect(transition.changes.map((c: { stream: string; rev: number }) => [c.stream, c.rev])).toEqual([[B, 4]]);
     // A second merge brings nothing new.
     await preview();

@@ -51,6 +51,12 @@ export interface StoreInitializer {
   openShared?(store: Store, options?: StoreOptions): Promise<Store>;
   /** Groups this backend skips, each with the reason (recorded and printed, never silent). */
   skip?: Partial<Record<ConformanceGroup, string>>;
+  /**
+   * Keys of `meta` the backend adds to every publication itself — a server stamps `writer`
+   * (server README "Who wrote it"), so a store over HTTP does not keep a caller's meta verbatim:
+   * the suite's meta comparisons leave these keys out (`TestContext.callerMeta`).
+   */
+  stampedMeta?: readonly string[];
 }
 
 /** A test function as vitest, mocha and jest define it: `(name, fn, timeoutMs?)`. */

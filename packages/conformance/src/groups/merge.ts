@@ -44,7 +44,7 @@ export function mergeGroup(init: StoreInitializer, api: TestApi, options: Confor
 
 /** A merge that publishes, and one refused by its conflicts. */
 function mergeOutcomes(test: GroupBuilder['test']): void {
-  test('disjoint changes of a fork and its origin merge into one transition with the merge meta', async ({ store }) => {
+  test('disjoint changes of a fork and its origin merge into one transition with the merge meta', async ({ store, callerMeta }) => {
     await forkedDraft(store);
     await accept(store, { [DRAFT]: { strategy: { plan: 'v2' }, lazy: { notes: { b: 'from the draft' } } } });
     await accept(store, { [MAIN]: { strategy: { owner: 'bo' }, tactics: { next: null } } });
@@ -61,7 +61,7 @@ function mergeOutcomes(test: GroupBuilder['test']): void {
     assert.equal(t.changes.length, 1);
     assertJsonEqual(t.changes[0]?.stream ?? null, MAIN, 'the changed stream');
     assert.equal(t.changes[0]?.rev, before.rev + 1);
-    assertJsonEqual(t.meta ?? null, { merge: { from: DRAFT, fromRev: 2, base: { stream: MAIN, rev: 2 } } }, 'meta');
+    assertJsonEqual(callerMeta(t.meta), { merge: { from: DRAFT, fromRev: 2, base: { stream: MAIN, rev: 2 } } }, 'meta');
     assertJsonEqual((await store.transition(t.seq)).meta ?? null, t.meta ?? null, 'the log keeps the meta');
     assertJsonEqual(await store.diff(MAIN, before.rev, before.rev + 1), result.patch, 'diff of the merge = its patch');
     assertJsonEqual(await store.state(DRAFT), { strategy: { plan: 'v2', owner: 'ana' }, tactics: { next: 'review' }, lazy: { notes: { a: 'first', b: 'from the draft' } } }, 'from untouched');
@@ -217,14 +217,14 @@ function refusals(test: GroupBuilder['test']): void {
     assertJsonEqual(lost.details, { stream: 'session:c', rev: 8, origin: 8 }, 'details name the compacted stream');
   });
 
-  test('expected guards into; fromRev must exist; a retry with an accepted id is a duplicate', async ({ store }) => {
+  test('expected guards into; fromRev must exist; a retry with an accepted id is a duplicate', async ({ store, callerMeta }) => {
     await forkedDraft(store);
     await accept(store, { [DRAFT]: { strategy: { plan: 'v2' } } });
     const conflict = await rejectsWithCode(store.merge({ from: DRAFT, into: MAIN, expected: 1 }), 'CONFLICT');
     assertJsonEqual(conflict.details, { stream: MAIN, expected: 1, actual: 2 }, 'details');
     await rejectsWithCode(store.merge({ from: DRAFT, into: MAIN, fromRev: 3 }), 'REVISION_NOT_FOUND');
     const first = accepted(await store.merge({ from: DRAFT, into: MAIN, expected: 2, id: 'merge-1', meta: { by: 'agent' } }));
-    assertJsonEqual(first.meta ?? null, { by: 'agent', merge: { from: DRAFT, fromRev: 2, base: { stream: MAIN, rev: 2 } } }, 'caller meta beside the merge record');
+    assertJsonEqual(callerMeta(first.meta), { by: 'agent', merge: { from: DRAFT, fromRev: 2, base: { stream: MAIN, rev: 2 } } }, 'caller meta beside the merge record');
     const retry = await store.merge({ from: DRAFT, into: MAIN, expected: 2, id: 'merge-1' });
     assert.equal(retry.status, 'duplicate');
     assert.equal(retry.transition?.seq, first.seq);

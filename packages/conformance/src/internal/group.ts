@@ -2,6 +2,7 @@
  * Group plumbing: registers a `describe` block, hands each test a fresh store, releases it
  * afterwards, and records skips with their reason.
  */
+import type { JsonObject } from '@stateflow/core';
 import type { Store, StoreOptions } from '@stateflow/store';
 import type {
   ConformanceGroup,
@@ -16,6 +17,8 @@ export interface TestContext {
   readonly store: Store;
   /** Close and reopen the same data (only in tests declared with `needsReopen`). */
   reopen(options?: StoreOptions): Promise<Store>;
+  /** `meta` without the keys the backend stamps itself ({@link StoreInitializer.stampedMeta}); `null` for none. */
+  callerMeta(meta: JsonObject | undefined): JsonObject | null;
 }
 
 /** Per-test settings. */
@@ -68,6 +71,11 @@ export async function withStore<T>(
       if (!init.reopen) throw new Error(NO_REOPEN_REASON);
       store = await init.reopen(store, reopenOptions ?? options);
       return store;
+    },
+    callerMeta(meta) {
+      if (meta === undefined) return null;
+      const stamped = new Set(init.stampedMeta ?? []);
+      return Object.fromEntries(Object.entries(meta).filter(([key]) => !stamped.has(key))) as JsonObject;
     },
   };
   try {
