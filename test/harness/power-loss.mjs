@@ -99,7 +99,8 @@ async function damage(dir, kind, { acked, lastSynced, reboot }, random) {
 }
 
 /**
- * Run `trials` crash-image trials; returns the report.
+ * Run `trials` crash-image trials (draws whose damage does not apply are drawn again, at most
+ * `3 × trials` draws); returns the report.
  * @param {{ trials?: number, seed?: number, maxDelayMs?: number }} options
  */
 export async function runPowerLoss(options = {}) {
@@ -121,7 +122,9 @@ export async function runPowerLoss(options = {}) {
     untyped: 0,
     kinds: {},
   };
-  for (let trial = 0; trial < trials; trial++) {
+  // A draw that does not apply (too few acknowledgements, or no place for its damage) is drawn
+  // again, up to three times the trials asked for, so a run counts `trials` applied trials.
+  for (let trial = 0; report.trials < trials && trial < trials * 3; trial++) {
     const dir = await tempDir('power-loss');
     try {
       const reboot = random() < 0.5;
