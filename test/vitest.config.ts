@@ -8,5 +8,8 @@ export default defineConfig({
     exclude: ['**/node_modules/**'],
     testTimeout: 300_000,
     hookTimeout: 300_000,
+    // Two files at once: the end-to-end files mostly wait on the processes they spawn, and vitest's
+    // default (cores − 1) runs them one at a time on a 2-core machine.
+    maxWorkers: 2,
   },
 });
