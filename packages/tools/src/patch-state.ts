@@ -20,6 +20,7 @@ import {
   netPatch,
   isStateflowError,
   prefixPatchError,
+  validatePatchKeys,
 } from '@stateflow/core';
 import type { JsonObject, JsonValue, OwnerScope, PatchInvalidReason, PatchOptions } from '@stateflow/core';
 import { SerialQueue, retryOnConflict } from '@stateflow/store';
@@ -149,7 +150,7 @@ function scopePatches(ctx: RuntimeContext, patch: JsonObject): Map<SelectedOwner
         'unscoped-ambiguous',
       );
     }
-    out.set(requireOwner(ctx, sole), { patch: checkScopePatch(ctx, sole, patch), at: '' });
+    out.set(requireOwner(ctx, sole), { patch: checkScopePatch(ctx, sole, patch, ''), at: '' });
   } else {
     if (scoped.length !== keys.length) {
       const plane = keys.find((key) => !scoped.includes(key));
@@ -162,7 +163,7 @@ function scopePatches(ctx: RuntimeContext, patch: JsonObject): Map<SelectedOwner
       if (!isJsonObject(scopePatch)) {
         throw invalid(`The ${scope} patch must be an object of planes, got ${JSON.stringify(scopePatch)}.`, 'not-object', scope);
       }
-      out.set(owner, { patch: checkScopePatch(ctx, scope, scopePatch), at: childPointer('', scope) });
+      out.set(owner, { patch: checkScopePatch(ctx, scope, scopePatch, childPointer('', scope)), at: childPointer('', scope) });
     }
   }
   const sole = soleOwner(ctx);
@@ -176,8 +177,13 @@ interface ScopePatch {
   at: string;
 }
 
-/** Plane rules of one scope's patch that hold whatever the basis. */
-function checkScopePatch(ctx: RuntimeContext, scope: OwnerScope, patch: JsonObject): JsonObject {
+/**
+ * Plane rules of one scope's patch that hold whatever the basis, and the seed's "Names must fit
+ * the shared path grammar" for every member it writes (core `validatePatchKeys`: what an agent
+ * writes, a path must reach; deleting a key outside the grammar stays possible). `at` is the
+ * pointer of the scope's patch in the tool's patch.
+ */
+function checkScopePatch(ctx: RuntimeContext, scope: OwnerScope, patch: JsonObject, at: string): JsonObject {
   const keys = Object.keys(patch);
   if (keys.length === 0) throw invalid(`The ${scope} patch is empty; an empty patch is an invalid no-op.`, 'empty', scope);
   for (const key of keys) {
@@ -201,6 +207,7 @@ function checkScopePatch(ctx: RuntimeContext, scope: OwnerScope, patch: JsonObje
       throw invalid('Passive mode writes no response; session.response is writable only in Active mode.', 'response-passive', 'session', 'response');
     }
   }
+  validatePatchKeys(patch, at);
   return patch;
 }
 
