@@ -130,6 +130,7 @@ describe('validatePatch: valid patches pass', () => {
 });
 
 describe('validatePatchKeys: seed "Limits and change authority" — "Names must fit the shared path grammar"', () => {
+  // Each name below is added to an empty basis.
   const refused: Array<[string, unknown, string, string]> = [
     ['a key with a space', { lazy: { 'has space': 1 } }, '/lazy/has space', 'has space'],
     ['a key with a dot', { lazy: { 'a.b': 2 } }, '/lazy/a.b', 'a.b'],
@@ -142,14 +143,14 @@ describe('validatePatchKeys: seed "Limits and change authority" — "Names must 
     ['a key below an unreachable key', { lazy: { 'has space': { ok: 1 } } }, '/lazy/has space', 'has space'],
   ];
   it.each(refused)('%s is PATCH_INVALID unreachable-key, naming the key and the grammar rule', (_name, patch, at, key) => {
-    const err = errorOf(() => validatePatchKeys(patch), 'PATCH_INVALID');
+    const err = errorOf(() => validatePatchKeys({}, patch), 'PATCH_INVALID');
     expect(err.details).toMatchObject({ reason: 'unreachable-key', at });
     expect(err.message).toContain(JSON.stringify(key));
     expect(err.message).toContain('[A-Za-z_$][A-Za-z0-9_$-]*');
   });
 
   it('the seed issue patch {"has space":1,"a.b":2,"план":3} fails at its first key', () => {
-    expect(errorOf(() => validatePatchKeys({ lazy: { 'has space': 1, 'a.b': 2, план: 3 } }), 'PATCH_INVALID').details).toMatchObject({
+    expect(errorOf(() => validatePatchKeys({}, { lazy: { 'has space': 1, 'a.b': 2, план: 3 } }), 'PATCH_INVALID').details).toMatchObject({
       reason: 'unreachable-key',
       at: '/lazy/has space',
     });
@@ -163,11 +164,31 @@ describe('validatePatchKeys: seed "Limits and change authority" — "Names must 
       { lazy: { list: [{ '[0]': 1 }] } },
       'not an object',
     ]) {
-      expect(() => validatePatchKeys(patch)).not.toThrow();
+      expect(() => validatePatchKeys({}, patch)).not.toThrow();
+    }
+  });
+
+  it('adds no name by rewriting a member the basis has: an imported document stays editable, it gains no new unreachable key', () => {
+    const basis = { lazy: { manifest: { scripts: { 'test:cli': 'mocha' }, list: [{ 'a.b': 1 }] }, 'has space': { x: 1 } } };
+    for (const patch of [
+      { lazy: { manifest: { scripts: { 'test:cli': 'mocha --parallel' } } } },
+      { lazy: { 'has space': { x: 2, y: 3 } } },
+      { lazy: { manifest: { list: { '[0]': { 'a.b': 2 } } } } },
+    ]) {
+      expect(() => validatePatchKeys(basis, patch), JSON.stringify(patch)).not.toThrow();
+    }
+    const refusals: Array<[unknown, string]> = [
+      [{ lazy: { manifest: { scripts: { 'release:notes': 'x' } } } }, '/lazy/manifest/scripts/release:notes'],
+      [{ lazy: { manifest: { list: [{ 'a.b': 2 }] } } }, '/lazy/manifest/list/0/a.b'],
+      [{ lazy: { manifest: { list: { '[0]': { 'c.d': 2 } } } } }, '/lazy/manifest/list/[0]/c.d'],
+      [{ lazy: { 'has space': { 'x y': 2 } } }, '/lazy/has space/x y'],
+    ];
+    for (const [patch, at] of refusals) {
+      expect(errorOf(() => validatePatchKeys(basis, patch), 'PATCH_INVALID').details, JSON.stringify(patch)).toMatchObject({ reason: 'unreachable-key', at });
     }
   });
 
   it('points into the caller input with the given prefix', () => {
-    expect(errorOf(() => validatePatchKeys({ tactics: { 'a b': 1 } }, '/cwd'), 'PATCH_INVALID').details.at).toBe('/cwd/tactics/a b');
+    expect(errorOf(() => validatePatchKeys(undefined, { tactics: { 'a b': 1 } }, '/cwd'), 'PATCH_INVALID').details.at).toBe('/cwd/tactics/a b');
   });
 });

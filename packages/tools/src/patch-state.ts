@@ -150,7 +150,7 @@ function scopePatches(ctx: RuntimeContext, patch: JsonObject): Map<SelectedOwner
         'unscoped-ambiguous',
       );
     }
-    out.set(requireOwner(ctx, sole), { patch: checkScopePatch(ctx, sole, patch, ''), at: '' });
+    out.set(requireOwner(ctx, sole), { patch: checkScopePatch(ctx, sole, patch), at: '' });
   } else {
     if (scoped.length !== keys.length) {
       const plane = keys.find((key) => !scoped.includes(key));
@@ -163,7 +163,7 @@ function scopePatches(ctx: RuntimeContext, patch: JsonObject): Map<SelectedOwner
       if (!isJsonObject(scopePatch)) {
         throw invalid(`The ${scope} patch must be an object of planes, got ${JSON.stringify(scopePatch)}.`, 'not-object', scope);
       }
-      out.set(owner, { patch: checkScopePatch(ctx, scope, scopePatch, childPointer('', scope)), at: childPointer('', scope) });
+      out.set(owner, { patch: checkScopePatch(ctx, scope, scopePatch), at: childPointer('', scope) });
     }
   }
   const sole = soleOwner(ctx);
@@ -177,13 +177,8 @@ interface ScopePatch {
   at: string;
 }
 
-/**
- * Plane rules of one scope's patch that hold whatever the basis, and the seed's "Names must fit
- * the shared path grammar" for every member it writes (core `validatePatchKeys`: what an agent
- * writes, a path must reach; deleting a key outside the grammar stays possible). `at` is the
- * pointer of the scope's patch in the tool's patch.
- */
-function checkScopePatch(ctx: RuntimeContext, scope: OwnerScope, patch: JsonObject, at: string): JsonObject {
+/** Plane rules of one scope's patch that hold whatever the basis. */
+function checkScopePatch(ctx: RuntimeContext, scope: OwnerScope, patch: JsonObject): JsonObject {
   const keys = Object.keys(patch);
   if (keys.length === 0) throw invalid(`The ${scope} patch is empty; an empty patch is an invalid no-op.`, 'empty', scope);
   for (const key of keys) {
@@ -207,7 +202,6 @@ function checkScopePatch(ctx: RuntimeContext, scope: OwnerScope, patch: JsonObje
       throw invalid('Passive mode writes no response; session.response is writable only in Active mode.', 'response-passive', 'session', 'response');
     }
   }
-  validatePatchKeys(patch, at);
   return patch;
 }
 
@@ -223,6 +217,10 @@ function stage(view: StoreView, patches: Map<SelectedOwner, ScopePatch>): Staged
   const staged: Staged = { changes: new Map(), cascaded: [] };
   for (const [owner, { patch, at }] of patches) {
     const before = capturedStream(view, owner).state;
+    // Seed "Limits and change authority": "Names must fit the shared path grammar" — a name the
+    // patch adds must be one a read_state path can reach; members the basis has (an imported
+    // document's "lodash.merge") stay editable and deletable.
+    validatePatchKeys(before, patch, at);
     // The agent patch language refuses `{}` that would create or replace a value: the patch
     // projection would read that change as `{}`, "no change" (core PatchOptions).
     const { after, cascaded } = inToolPatch(at, () => applyWithIntentOwnership(owner.scope, before, patch, AGENT_PATCH));

@@ -58,7 +58,7 @@ describe.each(backends)('State Flow seed items ($name)', (backend) => {
     expect(await dump(ts.store)).toEqual(before);
   });
 
-  it('SF-2 Limits and change authority: every name patch_state accepts is reachable by a read_state path; stored names outside the grammar stay readable by their parent and deletable', async () => {
+  it('SF-2 Limits and change authority: every name patch_state adds is reachable by a read_state path; stored names outside the grammar stay readable by their parent, editable and deletable', async () => {
     await rt.patchState({ patch: { cwd: { lazy: { has_space: 1, 'a-b': 2, $plan: 3, list: [{ x1: 'y' }] } } } });
     expect(await rt.readState({ paths: ['cwd.lazy.has_space', 'cwd.lazy.a-b', 'cwd.lazy.$plan', 'cwd.lazy.list[0].x1'] })).toEqual({ value: [1, 2, 3, 'y'] });
     // What the store holds from another writer (an import of a real document) keeps its keys.
@@ -68,6 +68,10 @@ describe.each(backends)('State Flow seed items ($name)', (backend) => {
       keys: { 'lodash.merge': 'string', 'has space': 'number' },
     });
     expect(await rt.readState({ path: 'cwd.lazy.deps' })).toEqual({ value: { 'lodash.merge': '4.6.2', 'has space': 1 } });
+    // A member the basis has is no new name: it can be rewritten; a new one beside it cannot be added.
+    await rt.patchState({ patch: { cwd: { lazy: { deps: { 'lodash.merge': '4.6.3' } } } } });
+    const added = await rejectionOf(rt.patchState({ patch: { cwd: { lazy: { deps: { 'lodash.omit': '4.5.0' } } } } }), 'PATCH_INVALID');
+    expect(added.details).toMatchObject({ reason: 'unreachable-key', at: '/cwd/lazy/deps/lodash.omit' });
     await rt.patchState({ patch: { cwd: { lazy: { deps: { 'lodash.merge': null, 'has space': null } } } } });
     expect(await rt.readState({ path: 'cwd.lazy.deps' })).toEqual({ value: {} });
   });
