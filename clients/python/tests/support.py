@@ -60,6 +60,7 @@ class Serve:
         self.url = ""
         self.output: List[str] = []
         self._process: Optional[subprocess.Popen[str]] = None
+        self._pump: Optional[threading.Thread] = None
 
     def start(self, port: int = 0) -> Serve:
         """Start it on ``port`` (0: a free one) and wait until it serves."""
@@ -80,7 +81,8 @@ class Serve:
                     ready.set()
             ready.set()
 
-        threading.Thread(target=pump, daemon=True).start()
+        self._pump = threading.Thread(target=pump, daemon=True)
+        self._pump.start()
         if not ready.wait(60) or "url" not in found or process.poll() is not None:
             self.kill()
             raise RuntimeError(f"stateflow serve did not start: {''.join(self.output)}")
@@ -110,15 +112,24 @@ class Serve:
 
     def kill(self) -> None:
         """SIGKILL: the server dies mid-whatever, as after a crash (its discovery file stays)."""
-        if self._process is not None and self._process.poll() is None:
-            self._process.send_signal(signal.SIGKILL)
-            self._process.wait(30)
+        self._end(signal.SIGKILL)
 
     def stop(self) -> None:
         """SIGTERM: the server stops on purpose (its watch streams get ``stopping``)."""
-        if self._process is not None and self._process.poll() is None:
-            self._process.send_signal(signal.SIGTERM)
-            self._process.wait(30)
+        self._end(signal.SIGTERM)
+
+    def _end(self, signum: int) -> None:
+        process = self._process
+        if process is None:
+            return
+        if process.poll() is None:
+            process.send_signal(signum)
+        process.wait(30)
+        if self._pump is not None:
+            self._pump.join(10)
+        if process.stdout is not None:
+            process.stdout.close()
+        self._process = None
 
     def cleanup(self) -> None:
         self.kill()

@@ -340,7 +340,9 @@ class Client:
             found = find_server(self._store_dir)
             current = self._transport.endpoint
             if found is not None and (found.url, found.token) != (current.url, current.token):
-                self._transport = Transport(Endpoint(found.url, token=found.token), timeout=self._transport.timeout, retry=self._transport.retry)
+                previous = self._transport
+                self._transport = Transport(Endpoint(found.url, token=found.token), timeout=previous.timeout, retry=previous.retry)
+                previous.close()
         return self._transport
 
     def _get(self, path: str, **query: Any) -> Any:
