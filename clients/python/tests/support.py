@@ -15,8 +15,9 @@ import signal
 import subprocess
 import tempfile
 import threading
+import unittest
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from stateflow import Client
 
@@ -134,3 +135,44 @@ class Serve:
     def cleanup(self) -> None:
         self.kill()
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+class ServedTestCase(unittest.TestCase):
+    """A test class with one server (``serve_args`` are its options) and a client of it with
+    its token, started before the class's first test and removed after its last."""
+
+    serve_args: Tuple[str, ...] = ()
+    serve_keys: Optional[Dict[str, str]] = None
+    server: Serve
+    client: Client
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.server = Serve(*cls.serve_args, keys=cls.serve_keys).start()
+        cls.client = cls.server.client()
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.client.close()
+        cls.server.cleanup()
+
+
+class SharedServer:
+    """One server for a whole test module, and a client of it with its token::
+
+        shared = SharedServer()
+        setUpModule, tearDownModule = shared.start, shared.cleanup
+    """
+
+    def __init__(self, *args: str) -> None:
+        self._args = args
+        self.server: Serve
+        self.client: Client
+
+    def start(self) -> None:
+        self.server = Serve(*self._args).start()
+        self.client = self.server.client()
+
+    def cleanup(self) -> None:
+        self.client.close()
+        self.server.cleanup()

@@ -17,7 +17,7 @@ from unittest import mock
 
 from stateflow import DISCOVERY_FILE, Client, StateflowError, StoreUnavailableError, find_server, read_discovery, server_proof
 
-from .support import Serve
+from .support import ServedTestCase
 
 
 def write_discovery(directory: Path, url: str, pid: int, token: str = "ab" * 32) -> None:
@@ -25,17 +25,7 @@ def write_discovery(directory: Path, url: str, pid: int, token: str = "ab" * 32)
     (directory / DISCOVERY_FILE).write_text(json.dumps(record), encoding="utf-8")
 
 
-class ServedTest(unittest.TestCase):
-    server: Serve
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.server = Serve().start()
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.server.cleanup()
-
+class ServedTest(ServedTestCase):
     def test_the_live_server_of_a_store_directory_is_found_and_its_token_works(self) -> None:
         found = find_server(self.server.store_dir)
         assert found is not None

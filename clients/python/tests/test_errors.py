@@ -23,7 +23,7 @@ from stateflow import (
 )
 from stateflow._http import answer_error
 
-from .support import CLIENT_ROOT, DEMO_MODEL, LADDERS, NODE, REPO_ROOT, Serve
+from .support import CLIENT_ROOT, LADDERS, NODE, REPO_ROOT, Serve, ServedTestCase
 
 KEYS = {"key-alice": "alice", "key-carol": "carol"}
 
@@ -84,18 +84,11 @@ class RetryPolicyTest(unittest.TestCase):
         self.assertLess(time.monotonic() - started, 0.1)
 
 
-class StatusTest(unittest.TestCase):
+class StatusTest(ServedTestCase):
     """401, 403, 404 and 409 from a server with API keys, each its exception."""
 
-    server: Serve
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.server = Serve("--ladders", str(LADDERS), "--model", f"scripted:{DEMO_MODEL}", keys=KEYS).start()
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.server.cleanup()
+    serve_args = ("--ladders", str(LADDERS))
+    serve_keys = KEYS
 
     def test_each_status_raises_its_class_with_code_details_and_retryable(self) -> None:
         with Client(self.server.url) as anonymous, Client(self.server.url, api_key="key-alice") as alice:

@@ -5,22 +5,25 @@ know"), streamed and not."""
 from __future__ import annotations
 
 import importlib.util
+import json
+import threading
 import unittest
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from stateflow import Client, ConflictError, ModelFailedError, SessionClosedError, SessionNotFoundError
 
-from .support import DEMO_MODEL, LADDERS, Serve
+from .support import DEMO_MODEL, LADDERS, Serve, ServedTestCase
 
 
-def demo_server() -> Serve:
-    return Serve("--ladders", str(LADDERS), "--model", f"scripted:{DEMO_MODEL}").start()
+#: The demo ladder with the scripted demo model.
+DEMO_ARGS = ("--ladders", str(LADDERS), "--model", f"scripted:{DEMO_MODEL}")
 
 
 class DemoLadderTest(unittest.TestCase):
     """The three chat calls the demo model answers, in its order, then a fourth it cannot."""
 
     def setUp(self) -> None:
-        self.server = demo_server()
+        self.server = Serve(*DEMO_ARGS).start()
         self.addCleanup(self.server.cleanup)
         self.client = self.server.client()
         self.addCleanup(self.client.close)
@@ -42,7 +45,7 @@ class DemoLadderTest(unittest.TestCase):
             ladder.chat([{"role": "user", "content": "What did I ask?"}], model="scripted", session=session, if_match=1)
         self.assertEqual(stale.exception.details, {"stream": f"slate:@demo/notes:{session}", "expected": 1, "actual": 2})
 
-        stream = ladder.chat([{"role": "user", "content": "What did I ask?"}], model="scripted", session=session, if_match=2, stream=True, include_usage=True)
+        stream = ladder.chat_stream([{"role": "user", "content": "What did I ask?"}], model="scripted", session=session, if_match=2, include_usage=True)
         chunks = list(stream)
         self.assertTrue(all(chunk["object"] == "chat.completion.chunk" for chunk in chunks))
         self.assertEqual(chunks[0]["choices"][0]["delta"], {"role": "assistant", "content": ""})
@@ -61,26 +64,15 @@ class DemoLadderTest(unittest.TestCase):
         self.assertIn("Q: What did I ask? A: When we ship.", str(history))
 
         other = ladder.create_session()
-        third = ladder.chat([{"role": "user", "content": "When do we ship?"}], model="scripted", session=other["id"], stream=True)
+        third = ladder.chat_stream([{"role": "user", "content": "When do we ship?"}], model="scripted", session=other["id"])
         self.assertEqual(third.text(), "We ship on Friday.")
         with self.assertRaises(ModelFailedError) as exhausted:
-            ladder.chat([{"role": "user", "content": "And then?"}], model="scripted", session=other["id"], stream=True)
+            ladder.chat_stream([{"role": "user", "content": "And then?"}], model="scripted", session=other["id"])
         self.assertEqual((exhausted.exception.status, exhausted.exception.retryable), (502, False))
 
 
-class SessionLifecycleTest(unittest.TestCase):
-    server: Serve
-    client: Client
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.server = demo_server()
-        cls.client = cls.server.client()
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.client.close()
-        cls.server.cleanup()
+class SessionLifecycleTest(ServedTestCase):
+    serve_args = DEMO_ARGS
 
     def test_a_closed_session_refuses_calls_and_stays_readable(self) -> None:
         ladder = self.client.ladder("demo/notes")
@@ -115,6 +107,38 @@ class SessionLifecycleTest(unittest.TestCase):
         )
         self.assertEqual("".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices), "We ship on Friday.")
         self.assertEqual(ladder.session(session)["rev"], 2)
+
+class MidStreamErrorTest(unittest.TestCase):
+    """A failure after the first chunk arrives as one ``{"error": …}`` event and the stream ends
+    without ``[DONE]`` (server README "Streaming"); a loopback server sends exactly that."""
+
+    def test_it_raises_the_class_of_its_code_from_the_iteration(self) -> None:
+        chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]}
+        error = {"error": {"code": "MODEL_FAILED", "type": "api_error", "message": "node 1 failed", "details": {"step": "reply"}}}
+
+        class Failing(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers["content-length"]))
+                body = f"data: {json.dumps(chunk)}\n\ndata: {json.dumps(error)}\n\n".encode()
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Failing)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        stream = Client(f"http://127.0.0.1:{server.server_address[1]}").ladder("@demo/notes").chat_stream([{"role": "user", "content": "hi"}], model="m")
+        self.assertEqual(next(stream)["id"], "c1")
+        with self.assertRaises(ModelFailedError) as raised:
+            next(stream)
+        self.assertEqual((raised.exception.status, raised.exception.details, raised.exception.message), (None, {"step": "reply"}, "node 1 failed"))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import unittest
 
-from stateflow import Client, IndexOutOfRangeError, InputInvalidError, OwnerNotSelectedError, PatchInvalidError, PathNotFoundError, PathSyntaxError
+from stateflow import IndexOutOfRangeError, InputInvalidError, OwnerNotSelectedError, PatchInvalidError, PathNotFoundError, PathSyntaxError
 
-from .support import Serve
+from .support import SharedServer
 
-server: Serve
-client: Client
+shared = SharedServer()
+setUpModule, tearDownModule = shared.start, shared.cleanup
 
 DANGLING = (
     "The requested value is unavailable in the selected state. These current values reference that path, "
@@ -18,31 +18,20 @@ DANGLING = (
 )
 
 
-def setUpModule() -> None:
-    global server, client
-    server = Serve().start()
-    client = server.client()
-
-
-def tearDownModule() -> None:
-    client.close()
-    server.cleanup()
-
-
 class PatchStateTest(unittest.TestCase):
     def test_patch_state_answers_state_updates_and_names_its_transition(self) -> None:
-        tools = client.tools({"cwd": "/work/project", "mode": "active"})
+        tools = shared.client.tools({"cwd": "/work/project", "mode": "active"})
         result = tools.patch_state({"tactics": {"next": "draft"}, "lazy": {"memory": ["first thought", "second thought"]}})
         self.assertEqual(result, {"state_updates": {"effective": [{"path": "tactics.next", "value": "draft"}], "selectors": {"cwd": "cwd[1]"}}})
-        self.assertEqual(tools.last_transition, client.head("cwd:/work/project")["seq"])
+        self.assertEqual(tools.last_transition, shared.client.head("cwd:/work/project")["seq"])
         corrected = tools.patch_state({"lazy": {"memory": {"[1]": "corrected second thought"}}})
         self.assertEqual(corrected["state_updates"]["effective"], [])
-        self.assertEqual(client.state("cwd:/work/project")["lazy"], {"memory": ["first thought", "corrected second thought"]})
+        self.assertEqual(shared.client.state("cwd:/work/project")["lazy"], {"memory": ["first thought", "corrected second thought"]})
         self.assertIsNone(tools.patch_state({"tactics": {"next": "draft"}})["state_updates"].get("selectors"))
         self.assertIsNone(tools.last_transition)
 
     def test_a_failing_patch_raises_its_code_and_publishes_nothing(self) -> None:
-        tools = client.tools({"cwd": "/work/failing", "mode": "active"})
+        tools = shared.client.tools({"cwd": "/work/failing", "mode": "active"})
         tools.patch_state({"lazy": {"memory": ["a"]}})
         with self.assertRaises(PatchInvalidError) as raised:
             tools.patch_state({"tactics": {"next": "x"}, "lazy": {"memory": {"[3]": "b"}}})
@@ -51,13 +40,13 @@ class PatchStateTest(unittest.TestCase):
             tools.patch_state({})
         with self.assertRaises(OwnerNotSelectedError):
             tools.patch_state({"session": {"tactics": {"next": "x"}}})
-        self.assertEqual(client.state("cwd:/work/failing"), {"lazy": {"memory": ["a"]}})
+        self.assertEqual(shared.client.state("cwd:/work/failing"), {"lazy": {"memory": ["a"]}})
 
 
 class ReadStateTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls) -> None:
-        cls.tools = client.tools({"cwd": "/work/reads", "mode": "active"})
+        cls.tools = shared.client.tools({"cwd": "/work/reads", "mode": "active"})
         cls.tools.patch_state({"tactics": {"next": "draft"}, "lazy": {"memory": ["one", "two", "three"], "rules": {"ranges": "half-open"}}})
         cls.tools.patch_state({"tactics": {"next": "review"}})
 
@@ -77,7 +66,7 @@ class ReadStateTest(unittest.TestCase):
         )
 
     def test_a_missing_value_that_a_reference_points_to_answers_the_sentinel(self) -> None:
-        tools = client.tools({"cwd": "/work/refs", "mode": "active"})
+        tools = shared.client.tools({"cwd": "/work/refs", "mode": "active"})
         tools.patch_state({"tactics": {"note": {"$ref": "lazy.plan"}}})
         self.assertEqual(tools.read_state("lazy.plan"), {"value": None, "hint": [{"type": "dangling-reference", "message": DANGLING, "paths": ["tactics.note"]}]})
         with self.assertRaises(PathNotFoundError):

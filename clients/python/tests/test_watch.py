@@ -12,7 +12,7 @@ from typing import List, Optional
 from stateflow import Client, StateflowError, TransitionNotFoundError, Watch
 from stateflow.types import Transition
 
-from .support import Serve
+from .support import Serve, ServedTestCase
 
 
 class Collector(threading.Thread):
@@ -67,20 +67,7 @@ def publish(client: Client, stream: str, count: int) -> List[int]:
     return seqs
 
 
-class WatchTest(unittest.TestCase):
-    server: Serve
-    client: Client
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.server = Serve().start()
-        cls.client = cls.server.client()
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.client.close()
-        cls.server.cleanup()
-
+class WatchTest(ServedTestCase):
     def test_from_a_seq_it_yields_the_retained_transitions_then_the_live_ones_once_in_order(self) -> None:
         before = publish(self.client, "session:w1", 3)
         collector = Collector(self.client.watch(after=before[0] - 1))

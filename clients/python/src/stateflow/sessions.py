@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import http.client
 import json
-from typing import Any, Dict, Iterator, List, Literal, Optional, Sequence, Union, overload
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from ._closing import ClosingIterator
 from ._http import Transport, answer_error, segment
 from ._sse import read_events
 from .errors import InputInvalidError, StoreUnavailableError
@@ -58,64 +59,38 @@ class Ladder:
         session: Session = self._transport.call("POST", f"{self._base}/sessions/{segment(session_id)}/close", idempotent=False).body
         return session
 
-    @overload
-    def chat(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        model: str,
-        session: Optional[str] = ...,
-        if_match: Optional[int] = ...,
-        stream: Literal[False] = ...,
-        include_usage: bool = ...,
-    ) -> ChatCompletion: ...
-
-    @overload
-    def chat(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        model: str,
-        session: Optional[str] = ...,
-        if_match: Optional[int] = ...,
-        stream: Literal[True],
-        include_usage: bool = ...,
-    ) -> ChatStream: ...
-
-    def chat(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        model: str,
-        session: Optional[str] = None,
-        if_match: Optional[int] = None,
-        stream: bool = False,
-        include_usage: bool = False,
-    ) -> Union[ChatCompletion, ChatStream]:
-        """Run the ladder on a conversation (``POST …/chat/completions``). Not retried: a call
-        runs the ladder and may write its session's slates.
+    def chat(self, messages: Sequence[ChatMessage], *, model: str, session: Optional[str] = None, if_match: Optional[int] = None) -> ChatCompletion:
+        """Run the ladder on a conversation (``POST …/chat/completions``): the ``chat.completion``.
+        Not retried: a call runs the ladder and may write its session's slates.
 
         Args:
             messages: the conversation; the last user message is the ladder's ``input.context``.
             model: the upstream model to ask (the server's ``--model`` overrides it).
             session: a session id: the ladder runs on its slates and its writes persist.
             if_match: run only if the session's slate stream is at this revision (else ``ConflictError``).
-            stream: answer a :class:`ChatStream` of ``chat.completion.chunk``s instead.
-            include_usage: with ``stream``, a last chunk carries the ``usage``.
 
         Raises:
             SessionNotFoundError, SessionClosedError, SessionPausedError, ConflictError,
                 ModelFailedError, ModelUnavailableError, RateLimitedError (``retry_after``).
         """
-        body: Dict[str, Any] = {"model": model, "messages": list(messages)}
-        headers: Dict[str, str] = {}
-        if session is not None:
-            headers["x-session-id"] = session
-        if if_match is not None:
-            headers["if-match"] = f'"{if_match}"'
-        if not stream:
-            completion: ChatCompletion = self._transport.call("POST", f"{self._base}/chat/completions", idempotent=False, body=body, headers=headers).body
-            return completion
+        body, headers = self._chat_request(messages, model, session, if_match)
+        completion: ChatCompletion = self._transport.call("POST", f"{self._base}/chat/completions", idempotent=False, body=body, headers=headers).body
+        return completion
+
+    def chat_stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        model: str,
+        session: Optional[str] = None,
+        if_match: Optional[int] = None,
+        include_usage: bool = False,
+    ) -> ChatStream:
+        """As :meth:`chat`, streamed (``stream: true``): a :class:`ChatStream` of the
+        ``chat.completion.chunk``s as they arrive; with ``include_usage`` a last chunk carries the
+        ``usage``. Failures before the first chunk raise from this call, later ones from the
+        iteration."""
+        body, headers = self._chat_request(messages, model, session, if_match)
         body["stream"] = True
         if include_usage:
             body["stream_options"] = {"include_usage": True}
@@ -123,6 +98,14 @@ class Ladder:
         path = f"{self._base}/chat/completions"
         conn, response = self._transport.open_stream("POST", path, body=body, headers=headers, timeout=self._transport.timeout)
         return ChatStream(conn, response, self._transport.endpoint.url, path)
+
+    def _chat_request(self, messages: Sequence[ChatMessage], model: str, session: Optional[str], if_match: Optional[int]) -> Tuple[Dict[str, Any], Dict[str, str]]:
+        headers: Dict[str, str] = {}
+        if session is not None:
+            headers["x-session-id"] = session
+        if if_match is not None:
+            headers["if-match"] = f'"{if_match}"'
+        return {"model": model, "messages": list(messages)}, headers
 
     def openai_options(self) -> Dict[str, str]:
         """``base_url`` and ``api_key`` for the official ``openai`` client of this ladder:
@@ -133,10 +116,10 @@ class Ladder:
         return {"base_url": f"{endpoint.url}{self._base}", "api_key": endpoint.api_key or endpoint.token or "local"}
 
 
-class ChatStream(Iterator[ChatCompletionChunk]):
-    """The chunks of a streamed completion, as they arrive (made by :meth:`Ladder.chat`).
+class ChatStream(ClosingIterator[ChatCompletionChunk]):
+    """The chunks of a streamed completion, as they arrive.
 
-    The role delta, content deltas (or one ``refusal`` delta for an aborted run), a chunk with
+    Made by :meth:`Ladder.chat_stream`. The role delta, content deltas (or one ``refusal`` delta for an aborted run), a chunk with
     ``finish_reason`` and the ``stateflow`` member (also kept as :attr:`stateflow`), with
     ``include_usage`` a last chunk with the ``usage`` and no choices. A failure after the first
     chunk raises the exception of its code from the iteration.
@@ -147,19 +130,7 @@ class ChatStream(Iterator[ChatCompletionChunk]):
         self._conn = conn
         self._url = url
         self._path = path
-        self._chunks = self._read(response)
-
-    def __iter__(self) -> ChatStream:
-        return self
-
-    def __next__(self) -> ChatCompletionChunk:
-        return next(self._chunks)
-
-    def __enter__(self) -> ChatStream:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        self._items = self._read(response)
 
     def close(self) -> None:
         """Stop reading (the call itself runs to its end on the server and records what it wrote)."""

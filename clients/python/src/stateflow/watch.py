@@ -16,6 +16,7 @@ import socket
 import threading
 from typing import Callable, Iterator, List, Literal, Optional
 
+from ._closing import ClosingIterator
 from ._http import Transport
 from ._sse import read_events
 from .errors import StateflowError, StoreUnavailableError
@@ -25,7 +26,7 @@ from .types import Transition
 OnServerStop = Literal["reconnect", "end"]
 
 
-class Watch(Iterator[Transition]):
+class Watch(ClosingIterator[Transition]):
     """An iterator of transitions that resumes after a dropped connection.
 
     Made by :meth:`stateflow.Client.watch`. Iterate it (``for transition in watch``); end it with
@@ -58,19 +59,7 @@ class Watch(Iterator[Transition]):
         self._on_disconnect = on_disconnect
         self._closed = threading.Event()
         self._conn: Optional[http.client.HTTPConnection] = None
-        self._events = self._follow()
-
-    def __iter__(self) -> Watch:
-        return self
-
-    def __next__(self) -> Transition:
-        return next(self._events)
-
-    def __enter__(self) -> Watch:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        self._items = self._follow()
 
     def close(self) -> None:
         """End the watch: the iteration stops (a blocked ``next`` returns at once)."""
