@@ -14,6 +14,12 @@ from .support import CLIENT_ROOT, Serve, child_env
 #: What each example prints (its comments say so too).
 ROOT_OUTPUT = "{'tactics': {'next': 'review'}}\n{'value': 'ship'}\n"
 CLIENT_OUTPUT = "{'tactics': {'next': 'review'}} {'tactics': {'next': 'draft'}}\nCONFLICT 1 2\n"
+TOOLS_OUTPUT = (
+    "{'value': 'draft'}\n"
+    "{'meta': {'type': 'object', 'size': 1}, 'keys': {'memory': 'array'}}\n"
+    "{'value': ['draft', ['corrected second']]}\n"
+    "{'patch': {'[1]': 'corrected second'}}\n"
+)
 
 
 def run_example(code: str, **env: str) -> str:
@@ -35,6 +41,10 @@ class ReadmeExamplesTest(unittest.TestCase):
         self.assertEqual(run_example(readme_block(CLIENT_README, "example", "python"), **env), CLIENT_OUTPUT)
         with self.server.client() as client:
             self.assertEqual(client.state("cwd:/home/me/project"), {"tactics": {"next": "ship"}})
+
+    def test_the_state_tools_block_prints_what_its_comments_say(self) -> None:
+        code = "from stateflow import Client\nclient = Client.from_env()\n" + readme_block(CLIENT_README, "tools", "python")
+        self.assertEqual(run_example(code, STATEFLOW_URL=self.server.url, STATEFLOW_TOKEN=self.server.token), TOOLS_OUTPUT)
 
     def test_through_discovery_of_the_local_server(self) -> None:
         env = {"STATEFLOW_DIR": str(self.server.store_dir)}
