@@ -4,6 +4,7 @@ install line says, and its README example runs from that venv."""
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -32,8 +33,12 @@ class InstallTest(unittest.TestCase):
     def test_the_readme_install_line_installs_it_offline_into_a_fresh_venv_where_the_example_runs(self) -> None:
         venv = self.root / "venv"
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-        line = readme_block(ROOT_README, "python-install", "sh")
-        install = subprocess.run(["bash", "-c", f"set -euo pipefail\n{line}"], cwd=REPO_ROOT, env=offline_env(venv), capture_output=True, text=True, timeout=300)
+        # The line as printed, with the venv's own pip (as an activated venv runs it). It runs
+        # without a shell on purpose: a shell's startup files (pyenv's, say) may put another
+        # pip first on PATH, which would install into that Python instead.
+        words = shlex.split(readme_block(ROOT_README, "python-install", "sh"))
+        self.assertEqual(words[0], "pip", words)
+        install = subprocess.run([str(venv / "bin" / "pip"), *words[1:]], cwd=REPO_ROOT, env=offline_env(venv), capture_output=True, text=True, timeout=300)
         self.assertEqual(install.returncode, 0, install.stdout + install.stderr)
         python = str(venv / "bin" / "python")
         where = subprocess.run(
