@@ -16,7 +16,7 @@ export type {
   RouteSchema,
   RoutesByKey,
 } from './route-contract.js';
-export { ERROR_TEXT, errorBody } from './error-responses.js';
+export { ERROR_TEXT, EVERY_ROUTE_STATUSES, codesOfStatus, errorBody } from './error-responses.js';
 export type { ErrorBody, ErrorStatus } from './error-responses.js';
 export { CLIENT_HEADER, LAST_SEQ_HEADER, SURFACE_HEADER, TOKEN_HEADER, TRANSITION_HEADER } from './headers.js';
 // --- every route, and the document's own members ---

@@ -107,13 +107,14 @@ class PathKindError(StateflowError):
 class IndexOutOfRangeError(StateflowError):
     """
     An index or range does not fit the array (`[i]` needs `i < length`; `[a:b]` needs `b <=
-    length`), in a path or a `"[N]"` patch key.
+    length`), in a path or a `"[N]"` patch key: like `PATH_NOT_FOUND`, the address names nothing
+    that exists (404, exit 3).
 
     Details: `{ path, index, length, at? }` (`index` is `"a:b"` for a range)
     """
 
     code = "INDEX_OUT_OF_RANGE"
-    http_status = 400
+    http_status = 404
     retryable = False
 
 
@@ -374,7 +375,9 @@ class ConfigInvalidError(StateflowError):
 
 class SourceUnresolvedError(StateflowError):
     """
-    A ladder step names a source that does not resolve to a known step, slate or value.
+    A ladder step names a source that does not resolve, when the call runs, to a known step,
+    survivor, slate or input value: bad input (the ladder's `from:` or the call's input), as
+    `CONFIG_INVALID` is (400, exit 2).
 
     Details: `{ who }` (the step and field)
     """
@@ -386,13 +389,16 @@ class SourceUnresolvedError(StateflowError):
 
 class BudgetExceededError(StateflowError):
     """
-    A single slate write is larger than its folder's whole token budget; nothing is evicted.
+    Reserved for a single slate write larger than its folder's whole token budget. No call
+    raises it: a ladder call reports such a write as refused in its result (`refused[].reason`,
+    nothing evicted) and goes on. Well-formed input the budget cannot hold, as
+    `RESPONSE_TOO_LARGE` is (422, exit 2).
 
     Details: `{ folder, budget, tokens }`
     """
 
     code = "BUDGET_EXCEEDED"
-    http_status = 409
+    http_status = 422
     retryable = False
 
 
