@@ -3,8 +3,9 @@
  * Stateflow error body (`{error: {code, message, details}}`) back into the `StateflowError` it
  * was on the server, and a failed connection into `STORE_UNAVAILABLE`.
  */
-import { ErrorCode, StateflowError, isJsonObject } from '@stateflow/core';
+import { StateflowError } from '@stateflow/core';
 import { CLIENT_HEADER, LAST_SEQ_HEADER, SURFACE_HEADER, TOKEN_HEADER } from '@stateflow/http-contract/headers';
+import { decodeWireError } from '@stateflow/http-contract/wire-error';
 
 /** Where requests go and how they authenticate. */
 export interface ServerEndpoint {
@@ -102,15 +103,15 @@ export async function callServer<T>(endpoint: ServerEndpoint, route: string, opt
   return { body: body as T, lastSeq: Number.isSafeInteger(lastSeq) ? lastSeq : null, headers: response.headers };
 }
 
-/** The `StateflowError` an error answer carries (its code, message and details). */
+/**
+ * The `StateflowError` an error answer carries (its code, message and details, decoded by the
+ * contract's wire codec); `INTERNAL` naming what is wrong when the body is not one (no error
+ * body, an unknown code, details that do not fit the code).
+ */
 export function serverError(status: number, body: unknown, endpoint: ServerEndpoint, route: string): StateflowError {
-  const error = isJsonObject(body) && isJsonObject(body['error']) ? body['error'] : null;
-  const code = error?.['code'];
-  if (error !== null && typeof code === 'string' && Object.hasOwn(ErrorCode, code)) {
-    const details = isJsonObject(error['details']) ? error['details'] : {};
-    return new StateflowError(code as ErrorCode, String(error['message'] ?? code), details as never);
-  }
-  return new StateflowError('INTERNAL', `The server at ${endpoint.url} answered ${route} with HTTP ${status} and no Stateflow error body.`, {});
+  const decoded = decodeWireError(body);
+  if (decoded.ok) return decoded.error;
+  return new StateflowError('INTERNAL', `The server at ${endpoint.url} answered ${route} with HTTP ${status}, and its body ${decoded.problem}.`, {});
 }
 
 /**
