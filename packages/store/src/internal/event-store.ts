@@ -200,7 +200,7 @@ class EventStore implements Store {
     // Every stream is loaded now; read them all without yielding so the view is one moment.
     const view: StoreView = { seq: this.#ctx.lastSeq, streams: {} };
     for (const s of streams) {
-      view.streams[s] = { rev: headOf(this.#ctx, s).rev, state: this.#ctx.current.get(s) ?? EMPTY };
+      view.streams[s] = { rev: headOf(this.#ctx, s).rev, state: this.#ctx.current.get(s)?.state() ?? EMPTY };
     }
     return view;
   }

@@ -1,7 +1,7 @@
 /**
  * Input validation of the store's public methods (validate first, then touch storage).
  */
-import { StateflowError, describeInput, isJsonObject, isStateflowError, snapshotJson } from '@stateflow/core';
+import { StateTree, StateflowError, describeInput, isJsonObject, isStateflowError, snapshotJson } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { ExpectedRevision, PublishInput } from '../types.js';
 
@@ -169,13 +169,19 @@ function defineData<T>(target: Record<string, T>, key: string, value: T): void {
 }
 
 const SCOPE_STREAM = /^(global$|cwd:|session:)/;
+const LAZY = [{ kind: 'key', key: 'lazy' }] as const;
 
 /**
- * Why a stream state is invalid, or `null` when it is valid. Every state is a JSON object; in
+ * Why a stream state (plain, or a tree) is invalid, or `null` when it is valid. Every state is a JSON object; in
  * scope streams (`global`, `cwd:…`, `session:…`) the `lazy` plane, when present, is an object
  * (DESIGN.md "Fail closed").
  */
 export function stateProblem(stream: string, state: unknown): string | null {
+  if (state instanceof StateTree) {
+    // A tree is an object; only its lazy plane's kind is read (nothing is built).
+    const lazy = SCOPE_STREAM.test(stream) ? state.kindAt(LAZY) : undefined;
+    return lazy === undefined || lazy === 'object' ? null : 'the lazy plane is not an object';
+  }
   if (!isJsonObject(state)) return 'state is not a JSON object';
   if (SCOPE_STREAM.test(stream)) {
     const s = state as JsonObject;
