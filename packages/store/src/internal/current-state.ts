@@ -3,12 +3,11 @@
  * latest checkpoint plus the tail, after its head was cross-checked against the log, and kept in
  * memory with its checkpoint debt from then on.
  */
-import { StateTree } from '@stateflow/core';
-import type { JsonObject } from '@stateflow/core';
+import type { JsonObject, StateTree } from '@stateflow/core';
 import type { StreamId } from '../types.js';
 import { verifyHead } from './head-check.js';
-import { replay } from './replay.js';
-import type { Replay } from './replay.js';
+import { replayTree } from './replay.js';
+import type { TreeReplay } from './replay.js';
 import { EMPTY_TREE, headOf } from './store-context.js';
 import type { StoreContext } from './store-context.js';
 
@@ -30,11 +29,11 @@ export async function currentTreeOf(ctx: StoreContext, stream: StreamId, options
     const loaded = ctx.current.get(stream);
     if (loaded !== undefined) return loaded;
     const h = headOf(ctx, stream);
-    const load = async (): Promise<Replay | null> => {
+    const load = async (): Promise<TreeReplay | null> => {
       await verifyHead(ctx, stream, h);
-      return h.rev === 0 ? null : replay(ctx, stream, h.rev, h, { measure: true });
+      return h.rev === 0 ? null : replayTree(ctx, stream, h.rev, h, { measure: true });
     };
-    let rebuilt: Replay | null;
+    let rebuilt: TreeReplay | null;
     try {
       rebuilt = await (options.exclusive === true ? load() : ctx.lock.read(load));
     } catch (err) {
@@ -48,9 +47,8 @@ export async function currentTreeOf(ctx: StoreContext, stream: StreamId, options
     if (rebuilt === null) return ctx.current.get(stream) ?? EMPTY_TREE;
     const current = ctx.current.get(stream);
     if (current !== undefined) return current;
-    const tree = StateTree.of(rebuilt.state);
-    ctx.current.set(stream, tree);
+    ctx.current.set(stream, rebuilt.tree);
     ctx.debt.set(stream, rebuilt.debt);
-    return tree;
+    return rebuilt.tree;
   }
 }

@@ -2,7 +2,7 @@
  * Input validation of the store's public methods (validate first, then touch storage).
  */
 import { StateTree, StateflowError, describeInput, isJsonObject, isStateflowError, snapshotJson } from '@stateflow/core';
-import type { JsonObject } from '@stateflow/core';
+import type { JsonObject, PatchPathStep } from '@stateflow/core';
 import type { ExpectedRevision, PublishInput } from '../types.js';
 
 /** Longest stream id, in UTF-8 bytes. */
@@ -74,6 +74,22 @@ export function checkOptions(options: unknown, field: string): void {
   if (options !== undefined && !isJsonObject(options)) {
     throw new StateflowError('INPUT_INVALID', `${field} must be an object when given`, { field });
   }
+}
+
+/**
+ * Check a path of key and index steps (core's `PatchPathStep`; other fields ignored) and return
+ * a copy of its steps, each read once.
+ * @throws INPUT_INVALID `{ field: 'path' }`
+ */
+export function checkPath(path: unknown): PatchPathStep[] {
+  const bad = (reason: string): StateflowError => new StateflowError('INPUT_INVALID', `path must be an array of { kind: 'key', key } and { kind: 'index', index } steps: ${reason}`, { field: 'path', reason });
+  if (!Array.isArray(path)) throw bad(`got ${describeInput(path)}`);
+  return path.map((step: unknown, i) => {
+    const { kind, key, index } = isJsonObject(step) ? (step as { kind?: unknown; key?: unknown; index?: unknown }) : {};
+    if (kind === 'key' && typeof key === 'string') return { kind, key };
+    if (kind === 'index' && typeof index === 'number' && Number.isSafeInteger(index) && index >= 0) return { kind, index };
+    throw bad(`step ${i + 1} is ${describeInput(step)}`);
+  });
 }
 
 /**
