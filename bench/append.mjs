@@ -4,7 +4,7 @@
  * raw puts; and `publishMany` (the bulk path) vs a raw LevelDB batch of exactly the records it
  * writes.
  */
-import { BATCH, manyInputs, patchFor, publishManyRate, rawBatchRate, rawRate, recordedBatches, storeRate, valueBytes } from './baselines.mjs';
+import { BATCH, patchFor, publishManyRuns, rawBatchRate, rawRate, recordedBatches, storeRate, valueBytes } from './baselines.mjs';
 import { REPEATS, median, report, scaled } from './lib.mjs';
 
 const CONCURRENCY = 8;
@@ -43,15 +43,7 @@ for (const [label, n, durability, concurrency] of cases) {
 }
 {
   const n = scaled(20_000, BATCH);
-  const batches = await recordedBatches(async (store) => {
-    for (let i = 0; i < n; i += BATCH) await store.publishMany(manyInputs(i));
-  });
-  const runs = [];
-  for (let i = 0; i < REPEATS; i++) {
-    const raw = await rawBatchRate(n, batches);
-    const ours = await publishManyRate(n);
-    runs.push({ raw, ours, ratio: ours / raw });
-  }
+  const runs = await publishManyRuns(n, REPEATS);
   rows.push([`publishMany, batches of ${BATCH}, buffered (vs a raw batch of the same records)`, n, median(runs.map((r) => r.ours)), median(runs.map((r) => r.raw)), median(runs.map((r) => r.ratio))]);
 }
 {

@@ -132,3 +132,20 @@ export async function rawBatchRate(n, batches, sync = false) {
     await removeDir(dir);
   }
 }
+
+/**
+ * `repeats` alternating runs of `n` inputs in publishMany batches of {@link BATCH} against raw
+ * batches of exactly the records they write: per run `{ ours, raw, ratio }` (rates).
+ */
+export async function publishManyRuns(n, repeats) {
+  const batches = await recordedBatches(async (store) => {
+    for (let i = 0; i < n; i += BATCH) await store.publishMany(manyInputs(i));
+  });
+  const runs = [];
+  for (let i = 0; i < repeats; i++) {
+    const raw = await rawBatchRate(n, batches);
+    const ours = await publishManyRate(n);
+    runs.push({ raw, ours, ratio: ours / raw });
+  }
+  return runs;
+}
