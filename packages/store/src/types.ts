@@ -4,7 +4,7 @@
  * This file is the contract that `tools`, `slates`, `server`, `cli`, `conformance` and `bench`
  * code against. Implementation lives beside it.
  */
-import type { JsonObject, JsonValue, MergeConflict, MergeResolution } from '@stateflow/core';
+import type { JsonObject, JsonValue, MergeConflict, MergeResolution, PatchPathStep } from '@stateflow/core';
 import type { AuditCode } from './audit-code.js';
 import type { StoreObserver } from './store-observer.js';
 import type { PoolUse } from './storage.js';
@@ -283,6 +283,18 @@ export interface Store {
    *   `{ stream, rev, origin }` when rev < origin.
    */
   stateAt(stream: StreamId, rev: number): Promise<JsonObject>;
+  /**
+   * The value at `path` of `stream`'s state at revision `rev`, or `undefined` where the path does
+   * not resolve (a missing member, an index past the end, a step into a value of another kind).
+   * It costs the path, not the state: at the head it is read from the current state tree, else
+   * from the nearest checkpoint plus the tail replayed into a tree, building only the value found
+   * (README "Historical reads"). The value is plain and deeply frozen, as `stateAt`'s.
+   * @param path key and index steps (`{ kind: 'key', key }`, `{ kind: 'index', index }`; core's
+   *   `PatchPathStep`; other fields such as `column` are ignored); `[]` is the whole state.
+   * @throws as {@link Store.stateAt}; `INPUT_INVALID` `{ field: 'path' }` for a path that is not an
+   *   array of such steps.
+   */
+  valueAt(stream: StreamId, rev: number, path: readonly PatchPathStep[]): Promise<JsonValue | undefined>;
   /**
    * The net patch that produced revision `rev` (≥ 1): `applyPatch(stateAt(rev − 1), patch)`
    * deep-equals `stateAt(rev)`.

@@ -3,12 +3,12 @@
  * latest checkpoint plus the tail, after its head was cross-checked against the log, and kept in
  * memory with its checkpoint debt from then on.
  */
-import type { JsonObject } from '@stateflow/core';
+import type { JsonObject, StateTree } from '@stateflow/core';
 import type { StreamId } from '../types.js';
 import { verifyHead } from './head-check.js';
-import { replay } from './replay.js';
-import type { Replay } from './replay.js';
-import { EMPTY, headOf } from './store-context.js';
+import { replayTree } from './replay.js';
+import type { TreeReplay } from './replay.js';
+import { EMPTY_TREE, headOf } from './store-context.js';
 import type { StoreContext } from './store-context.js';
 
 /**
@@ -17,15 +17,23 @@ import type { StoreContext } from './store-context.js';
  * holds the exclusive lock already (taking a read lock then would wait for itself).
  */
 export async function currentOf(ctx: StoreContext, stream: StreamId, options: { exclusive?: boolean } = {}): Promise<JsonObject> {
+  return (await currentTreeOf(ctx, stream, options)).state();
+}
+
+/**
+ * {@link currentOf} as the tree publication stages against (README "State trees"): reading it
+ * builds nothing.
+ */
+export async function currentTreeOf(ctx: StoreContext, stream: StreamId, options: { exclusive?: boolean } = {}): Promise<StateTree> {
   for (;;) {
     const loaded = ctx.current.get(stream);
     if (loaded !== undefined) return loaded;
     const h = headOf(ctx, stream);
-    const load = async (): Promise<Replay | null> => {
+    const load = async (): Promise<TreeReplay | null> => {
       await verifyHead(ctx, stream, h);
-      return h.rev === 0 ? null : replay(ctx, stream, h.rev, h, { measure: true });
+      return h.rev === 0 ? null : replayTree(ctx, stream, h.rev, h, { measure: true });
     };
-    let rebuilt: Replay | null;
+    let rebuilt: TreeReplay | null;
     try {
       rebuilt = await (options.exclusive === true ? load() : ctx.lock.read(load));
     } catch (err) {
@@ -36,11 +44,11 @@ export async function currentOf(ctx: StoreContext, stream: StreamId, options: { 
     }
     // A state for a head that is no longer the head is not the current state: load again.
     if (ctx.heads.get(stream) !== h && !(h.rev === 0 && !ctx.heads.has(stream))) continue;
-    if (rebuilt === null) return ctx.current.get(stream) ?? EMPTY;
-    if (!ctx.current.has(stream)) {
-      ctx.current.set(stream, rebuilt.state);
-      ctx.debt.set(stream, rebuilt.debt);
-    }
-    return ctx.current.get(stream) ?? rebuilt.state;
+    if (rebuilt === null) return ctx.current.get(stream) ?? EMPTY_TREE;
+    const current = ctx.current.get(stream);
+    if (current !== undefined) return current;
+    ctx.current.set(stream, rebuilt.tree);
+    ctx.debt.set(stream, rebuilt.debt);
+    return rebuilt.tree;
   }
 }

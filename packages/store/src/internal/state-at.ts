@@ -3,11 +3,12 @@
  * the head, else the history LRU's copy, else a replay from the nearest checkpoint under a read
  * lock (so no compaction runs meanwhile).
  */
-import type { JsonObject } from '@stateflow/core';
+import { StateTree } from '@stateflow/core';
+import type { JsonObject, JsonValue, PatchPathStep } from '@stateflow/core';
 import type { StreamId } from '../types.js';
-import { currentOf } from './current-state.js';
+import { currentOf, currentTreeOf } from './current-state.js';
 import type { HeadRecord } from './records.js';
-import { replay, retained } from './replay.js';
+import { replay, replayTree, retained } from './replay.js';
 import type { StoreContext } from './store-context.js';
 import type { StorageReader } from '../storage.js';
 
@@ -26,6 +27,21 @@ export async function stateAt(ctx: StoreContext, stream: StreamId, rev: number, 
   const state = await ctx.lock.read(async () => (await replay(ctx, stream, rev, retained(ctx, stream, rev), { reader })).state);
   ctx.history.set(key, state);
   return state;
+}
+
+/**
+ * The value at `path` of `stream` at a retained `rev` (`Store.valueAt` once its arguments are
+ * checked): read from the current state tree at the head, from the history LRU's state when it
+ * holds `rev`, else from a replay into a tree under a read lock — the checkpoint (through the
+ * LRU) and the tail, building only the value found.
+ * @throws REVISION_NOT_FOUND, HISTORY_NOT_RETAINED, STORE_CORRUPT
+ */
+export async function valueAt(ctx: StoreContext, stream: StreamId, rev: number, path: readonly PatchPathStep[], reader: StorageReader = ctx.storage): Promise<JsonValue | undefined> {
+  const h = retained(ctx, stream, rev);
+  if (rev === h.rev) return (await currentTreeOf(ctx, stream)).valueAt(path);
+  const cached = ctx.history.get(`${stream}\u0000${rev}`);
+  if (cached !== undefined) return StateTree.of(cached).valueAt(path);
+  return ctx.lock.read(async () => (await replayTree(ctx, stream, rev, retained(ctx, stream, rev), { reader })).tree.valueAt(path));
 }
 
 /**
