@@ -16,7 +16,7 @@ import { transitionHash } from './hash.js';
 import { checkpointKey, headKey, idKey, logKey, revKey, seqKey } from './keys.js';
 import { currentOf } from './current-state.js';
 import { logRecord } from './log-reads.js';
-import { decodeCount, encodeCheckpoint, encodeRecord, encodeSealed } from './records.js';
+import { corrupt, decodeCount, encodeCheckpoint, encodeRecord, encodeSealed } from './records.js';
 import type { HeadRecord, PrunedRecord } from './records.js';
 import type { StorageOp } from '../storage.js';
 import { headOf } from './store-context.js';
@@ -251,12 +251,22 @@ async function stage(ctx: StoreContext, input: PublishInput, group: Group): Prom
 /**
  * The stored transition accepted with idempotency id `id` — or its pruned stub: compaction keeps
  * a pruned transition's id, so a retry is a duplicate for as long as the store keeps the stub
- * (always) — or `undefined` when no transition has that id.
- * @throws STORE_CORRUPT when the id record or its transition does not verify
+ * (always) — or `undefined` when no transition has that id. A duplicate answer hands out what it
+ * found as the caller's own transition, so the record the `I` entry points at must carry `id`:
+ * an entry pointing at another request's transition (damage, or an edit behind the store's back)
+ * fails closed rather than answering with that transition.
+ * @throws STORE_CORRUPT `{ key: 'I/<id>' }` when the id record does not decode or points at a
+ *   transition that does not carry `id`; STORE_CORRUPT `{ key: 'L/<seq>' }` when that transition
+ *   does not verify
  */
 export async function storedWithId(ctx: StoreContext, id: string): Promise<Transition | PrunedRecord | undefined> {
-  const bytes = await ctx.storage.get(idKey(id));
-  return bytes === undefined ? undefined : logRecord(ctx, decodeCount(idKey(id), bytes));
+  const key = idKey(id);
+  const bytes = await ctx.storage.get(key);
+  if (bytes === undefined) return undefined;
+  const seq = decodeCount(key, bytes);
+  const record = await logRecord(ctx, seq);
+  if (record.id !== id) throw corrupt(key, `points at seq ${seq}, which does not carry this id`);
+  return record;
 }
 
 /** @throws CONFLICT when a stream's head (as `headOf` gives it) is not the expected revision. */
