@@ -3,8 +3,10 @@
  * latest checkpoint plus the tail, after its head was cross-checked against the log, and kept in
  * memory with its checkpoint debt from then on.
  */
+import { isStateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { StreamId } from '../types.js';
+import { catchUp } from './catch-up.js';
 import { verifyHead } from './head-check.js';
 import { replay } from './replay.js';
 import type { Replay } from './replay.js';
@@ -25,13 +27,14 @@ export async function currentOf(ctx: StoreContext, stream: StreamId, options: { 
       await verifyHead(ctx, stream, h);
       return h.rev === 0 ? null : replay(ctx, stream, h.rev, h, { measure: true });
     };
+    const generation = ctx.generation;
     let rebuilt: Replay | null;
     try {
       rebuilt = await (options.exclusive === true ? load() : ctx.lock.read(load));
     } catch (err) {
       // The head moved while this load ran (a publish here, a catch-up with another process):
       // the load was against a stale head. Load again.
-      if (headOf(ctx, stream) !== h) continue;
+      if (headOf(ctx, stream) !== h || (await compactedElsewhere(ctx, generation, err))) continue;
       throw err;
     }
     // A state for a head that is no longer the head is not the current state: load again.
@@ -43,4 +46,16 @@ export async function currentOf(ctx: StoreContext, stream: StreamId, options: { 
     }
     return ctx.current.get(stream) ?? rebuilt.state;
   }
+}
+
+/**
+ * Whether a load that failed closed (`err`) read records another process's compaction removed
+ * while it ran (storage shared with other writers): a catch-up then moves the generation past
+ * `generation`, the one the load started at, and the load runs again against the new origin.
+ * Anything else is damage.
+ */
+export async function compactedElsewhere(ctx: StoreContext, generation: number, err: unknown): Promise<boolean> {
+  if (ctx.storage.capabilities.soleWriter || !isStateflowError(err, 'STORE_CORRUPT')) return false;
+  await catchUp(ctx);
+  return ctx.generation !== generation;
 }

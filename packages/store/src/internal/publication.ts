@@ -285,7 +285,7 @@ export function enforceExpected(expected: Record<StreamId, ExpectedRevision>, he
 /**
  * Write every staged transition of a group in one atomic batch (synced when any member asked
  * for fsync), with the heads it leaves, then install the group in memory and notify watchers
- * in seq order.
+ * in seq order ({@link installGroup}).
  */
 export async function writeGroup(ctx: StoreContext, group: Group, session: SessionCommit): Promise<void> {
   if (group.staged.length === 0) return;
@@ -293,13 +293,25 @@ export async function writeGroup(ctx: StoreContext, group: Group, session: Sessi
   for (const [stream, head] of group.heads) ops.push({ type: 'put', key: headKey(stream), value: encodeRecord(head) });
   const sync = group.staged.some((staged) => staged.sync) && ctx.storage.capabilities.fsync;
   const bytes = ops.reduce((sum, op) => sum + (op.type === 'put' ? op.value.byteLength : 0), 0);
-  await observedCommit(ctx.settings.observer, { transitions: group.staged.length, bytes, synced: sync }, () => session(ops, { sync }));
+  await observedCommit(ctx.settings.observer, { transitions: group.staged.length, bytes, synced: sync }, () => session(ops, { sync }, () => installGroup(ctx, group)));
+}
+
+/**
+ * Memory once a group is written: its heads, states, checkpoint debts and chain tip, and its
+ * transitions to the watchers — forward only: on shared storage a catch-up may have read the
+ * group's own transitions first (and told the watchers), or later ones of other processes.
+ */
+function installGroup(ctx: StoreContext, group: Group): void {
+  const known = ctx.lastSeq;
   for (const [stream, head] of group.heads) {
+    if ((ctx.heads.get(stream)?.seq ?? 0) >= head.seq) continue;
     ctx.heads.set(stream, head);
     ctx.current.set(stream, group.states.get(stream) as JsonObject);
     ctx.debt.set(stream, group.debts.get(stream) as CheckpointDebt);
   }
-  ctx.lastSeq = group.lastSeq;
-  ctx.lastHash = group.lastHash;
-  for (const { transition } of group.staged) ctx.hub.publish(transition);
+  if (group.lastSeq > known) {
+    ctx.lastSeq = group.lastSeq;
+    ctx.lastHash = group.lastHash;
+  }
+  for (const { transition } of group.staged) if (transition.seq > known) ctx.hub.publish(transition);
 }
