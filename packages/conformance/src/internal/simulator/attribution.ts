@@ -36,7 +36,7 @@ export function resultFor(rec: OpRecord, input: PublishSpec | undefined): Publis
 export function canHaveMade(maker: Maker, t: Transition): boolean {
   if (maker.rec.outcome.kind === 'unknown') return true;
   const result = resultFor(maker.rec, maker.input);
-  return result?.status === 'accepted' && result.transition.seq === t.seq;
+  return result?.status === 'accepted' && result.transition.seq === t.seq && result.transition.hash === t.hash;
 }
 
 /** The calls of the history by marker, fork id and revert target. */

@@ -69,8 +69,10 @@ function checkRetries(history: readonly OpRecord[], log: readonly Transition[], 
     const id = idOf(rec);
     const t = id === undefined ? undefined : byId.get(id);
     if (t === undefined) continue;
-    const answer = rec.outcome.kind === 'fail' ? (AFTER_ID.has(rec.outcome.code) ? rec.outcome.code : null) : rec.outcome.kind === 'ok' ? (resultFor(rec, rec.spec.kind === 'publish' ? rec.spec.input : undefined)?.status ?? null) : null;
-    if (answer === null || answer === 'duplicate' || (answer === 'accepted' && resultFor(rec, rec.spec.kind === 'publish' ? rec.spec.input : undefined)?.transition?.seq === t.seq)) continue;
+    const result = resultFor(rec, rec.spec.kind === 'publish' ? rec.spec.input : undefined);
+    const answer = rec.outcome.kind === 'fail' ? (AFTER_ID.has(rec.outcome.code) ? rec.outcome.code : null) : (result?.status ?? null);
+    // Its own transition, or the original's.
+    if (answer === null || answer === 'duplicate' || (answer === 'accepted' && result?.transition?.hash === t.hash)) continue;
     const makers = calls.candidates(t).filter((m) => m.rec !== rec && canHaveMade(m, t));
     if (makers.length > 0 && makers.every((m) => m.rec.completed < rec.invoked)) report(`${rec.label}: id ${String(id)} had landed at seq ${t.seq} before this call, which answered ${answer} instead of duplicate`);
   }

@@ -32,9 +32,10 @@ function window(rec: OpRecord, stream: string, log: readonly Transition[], calls
 
 /** The history's reads and compactions; `origins`: each stream's origin in the final store. */
 export function checkReads(history: readonly OpRecord[], log: readonly Transition[], lost: readonly LostCommits[], calls: Calls, oracle: StoreOracle, origins: Map<string, number>, report: (problem: string) => void): void {
-  const cut = new Set(lost.filter((l) => l.seqs.length > 0).map((l) => l.epoch));
+  // A read saw what a later power loss took when that loss ended its epoch or a later one and took a commit it could see.
+  const cut = (epoch: number): boolean => lost.some((l) => l.epoch <= epoch && l.lostIn >= epoch);
   for (const rec of history) {
-    if (rec.outcome.kind !== 'ok' || cut.has(rec.epoch)) continue;
+    if (rec.outcome.kind !== 'ok' || cut(rec.epoch)) continue;
     const { spec } = rec;
     const value = rec.outcome.value;
     if (spec.kind === 'compact' && value.kind === 'compact' && (origins.get(spec.stream) ?? 0) < value.origin) {

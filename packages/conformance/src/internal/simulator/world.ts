@@ -19,10 +19,11 @@ export interface Commit {
   epoch: number;
 }
 
-/** Commits a power loss took: the log seqs they held, in the epoch they were made in. */
+/** A commit a power loss took: the log seqs it held, the epoch it was made in, the epoch the loss ended. */
 export interface LostCommits {
   epoch: number;
   seqs: number[];
+  lostIn: number;
 }
 
 const MEMORY: StorageCapabilities = Object.freeze({ persistent: false, fsync: false, soleWriter: true, reopenAfterFailedWrite: false });
@@ -116,7 +117,7 @@ export class World {
     // A commit of an earlier epoch that no synced one followed can be lost too: each is named by its own epoch.
     for (const commit of dropped) {
       const seqs = commit.ops.flatMap((op) => (op.type === 'put' ? [seqOfLogKey(op.key)] : [])).filter((s): s is number => s !== null);
-      this.lost.push({ epoch: commit.epoch, seqs });
+      this.lost.push({ epoch: commit.epoch, seqs, lostIn: this.epoch });
     }
     this.epoch++;
     await this.base.close();
