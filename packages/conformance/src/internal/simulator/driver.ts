@@ -147,8 +147,10 @@ function restart(sim: Sim, proc: Proc, inc: Incarnation, how: 'crashed' | 'clean
     if (crashed) sim.stats.crashes++;
     if (crashed && sim.plan.faults && sim.plan.chance(0.35)) return powerLoss(sim, run);
     sim.stats.restarts++;
-    // Commits the dead process handed to storage land first, as after a real crash.
+    // Commits the dead process handed to storage land first, and the opening recovers what
+    // reached the log only (a write whose sync failed), as after a real crash.
     await sim.world.settled();
+    await sim.world.reveal();
     await open(sim, proc);
   });
   sim.restarting = run.catch(() => undefined);

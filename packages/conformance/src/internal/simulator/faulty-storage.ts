@@ -80,8 +80,11 @@ export class Incarnation {
     if (fault === 'fail') throw this.#failure('not-sent');
   }
 
-  /** `apply` under the plan's commit fault; `apply` resolves whether it applied. */
-  async #commit<T>(apply: () => Promise<T>): Promise<T> {
+  /**
+   * `apply` under the plan's commit fault. `apply(hidden)`: `hidden` for a LevelDB write whose
+   * sync failed — in the log, seen only after a reopen ({@link World.commit}).
+   */
+  async #commit<T>(apply: (hidden: boolean) => Promise<T>): Promise<T> {
     for (let n = this.#plan.turns(); n > 0; n--) await turn();
     if (this.#crashed) return never();
     const fault = this.faults ? this.#plan.commit({ lostUnknown: this.#shape === 'postgres' }) : 'pass';
@@ -89,7 +92,7 @@ export class Incarnation {
     if (this.#crashed) return never();
     if (fault === 'fail-before') throw this.#failure('not-sent');
     if (fault === 'lost-unknown') throw this.#failure('unknown');
-    const result = await apply();
+    const result = await apply(fault === 'applied-unknown' && this.#shape === 'leveldb');
     if (fault === 'crash-after') this.crash();
     if (this.#crashed) return never();
     if (fault === 'applied-unknown') throw this.#failure('unknown');
@@ -153,10 +156,10 @@ export class Incarnation {
       commit: async (ops: StorageOp[], options: { sync: boolean }) => {
         if (!open) throw new StateflowError('STORE_CLOSED', 'This write session has ended', {});
         try {
-          await this.#commit(() => {
+          await this.#commit((hidden) => {
             // Handed to storage: a crash from now on no longer ends the session, the commit does.
             this.#sessions.delete(session);
-            return this.#world.commit(held, ops, options.sync);
+            return this.#world.commit(held, ops, options.sync, hidden);
           });
         } finally {
           open = false;

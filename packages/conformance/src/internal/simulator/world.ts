@@ -17,6 +17,8 @@ export interface Commit {
   sync: boolean;
   /** The power-loss epoch it was made in (0 until the first power loss). */
   epoch: number;
+  /** In the log but not yet in the database: a LevelDB write whose sync failed (see {@link World.commit}). */
+  hidden: boolean;
 }
 
 /** A commit a power loss took: the log seqs it held, the epoch it was made in, the epoch the loss ended. */
@@ -66,14 +68,30 @@ export class World {
     return apply.finally(() => this.#applying.delete(apply));
   }
 
-  /** Apply `ops` as one commit in `session`, a write session of the base. */
-  commit(session: WriteSession, ops: StorageOp[], sync: boolean): Promise<void> {
+  /**
+   * Apply `ops` as one commit in `session`, a write session of the base. `hidden`: the commit
+   * reached the log but not the database the process reads — LevelDB applies a batch to its
+   * memtable only once the log write and its sync succeeded, so a batch whose sync failed is
+   * seen only after a reopen recovers it from the log ({@link World.reveal}); it is unsynced.
+   */
+  commit(session: WriteSession, ops: StorageOp[], sync: boolean, hidden = false): Promise<void> {
     return this.#track(
       (async () => {
-        await session.commit(ops, { sync: false });
-        this.commits.push({ ops: [...ops], sync, epoch: this.epoch });
+        if (hidden) await session.abort();
+        else await session.commit(ops, { sync: false });
+        this.commits.push({ ops: [...ops], sync: sync && !hidden, epoch: this.epoch, hidden });
       })(),
     );
+  }
+
+  /** A reopen's recovery: every hidden commit into the database, in order. */
+  async reveal(): Promise<void> {
+    for (const commit of this.commits) {
+      if (!commit.hidden) continue;
+      commit.hidden = false;
+      const session = await this.base.beginWrite();
+      await session.commit(commit.ops, { sync: false });
+    }
   }
 
   /**
@@ -94,7 +112,7 @@ export class World {
       return false;
     }
     await session.commit(ops, { sync: false });
-    this.commits.push({ ops: [...ops], sync, epoch: this.epoch });
+    this.commits.push({ ops: [...ops], sync, epoch: this.epoch, hidden: false });
     return true;
   }
 
@@ -121,6 +139,8 @@ export class World {
     }
     this.epoch++;
     await this.base.close();
+    // The rebuilt database holds every surviving commit, hidden ones too (a reopen recovers them).
+    for (const commit of this.commits) commit.hidden = false;
     this.base = await storageOf(this.commits);
     return dropped.length;
   }
