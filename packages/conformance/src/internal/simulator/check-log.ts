@@ -41,7 +41,8 @@ function checkAcknowledged(rec: OpRecord, input: PublishSpec | undefined, result
     if (t.id !== asked) report(`${rec.label}: duplicate of id ${String(asked)} answered with seq ${t.seq}, which carries id ${String(t.id)}`);
   }
   if (log[t.seq - 1]?.hash === t.hash) return;
-  const lostHere = lost.some((l) => l.epoch === rec.epoch && l.seqs.includes(t.seq));
+  // An accepted transition was committed in the call's epoch; a duplicate's in it or an earlier one it survived into.
+  const lostHere = lost.some((l) => l.seqs.includes(t.seq) && (result.status === 'accepted' ? l.epoch === rec.epoch : l.epoch <= rec.epoch && l.lostIn >= rec.epoch));
   if (!lostHere) report(`${rec.label}: ${result.status} seq ${t.seq} (hash ${t.hash.slice(0, 12)}…) is not in the log`);
   else if (input?.durability === 'fsync' && result.status === 'accepted') report(`${rec.label}: seq ${t.seq} was acknowledged with fsync and lost by a power loss`);
 }
