@@ -37,8 +37,10 @@ export function catchUp(ctx: StoreContext): Promise<void> {
 /**
  * One point read of the tip; when it moved, everything else in one snapshot of the storage —
  * the tip again, every head when the generation moved, the new transitions — so that heads and
- * log agree. Memory changes only once everything is read, in one step: a read that fails part
- * way (a lost connection) leaves it as it was, never with heads reloaded and the log not.
+ * log agree. Memory changes only once everything is read, in one step, and only forward: a read
+ * that fails part way (a lost connection) leaves it as it was, never with heads reloaded and the
+ * log not; and this store's own commits, installed while the reads ran, are not read again (a
+ * snapshot memory has moved past meanwhile teaches nothing).
  */
 async function readUpToTip(ctx: StoreContext): Promise<void> {
   const quick = await readTip(ctx.storage);
@@ -47,7 +49,8 @@ async function readUpToTip(ctx: StoreContext): Promise<void> {
     const tip = await readTip(reader);
     const heads = tip.generation === ctx.generation ? null : await readHeads(reader);
     const records = tip.seq > ctx.lastSeq ? await newTransitions(ctx, reader, tip.seq) : [];
-    if (heads !== null) {
+    if (tip.seq < ctx.lastSeq || tip.generation < ctx.generation) return;
+    if (heads !== null && tip.generation !== ctx.generation) {
       // Every head again (another process compacted); current states are dropped.
       ctx.heads.clear();
       ctx.broken.clear();
@@ -57,6 +60,7 @@ async function readUpToTip(ctx: StoreContext): Promise<void> {
       for (const [stream, err] of heads.broken) ctx.broken.set(stream, err);
     }
     for (const record of records) {
+      if (record.seq <= ctx.lastSeq) continue;
       for (const { stream, rev } of record.changes) {
         ctx.heads.set(stream, { rev, seq: record.seq, origin: ctx.heads.get(stream)?.origin ?? 0 });
         ctx.current.delete(stream);
@@ -68,26 +72,6 @@ async function readUpToTip(ctx: StoreContext): Promise<void> {
     }
     ctx.generation = tip.generation;
   });
-}
-
-/**
- * Run `install` — what a commit of this store's own does to memory — where no catch-up is under
- * way: at once on a sole writer (there are none), else queued behind the catch-ups before it.
- * A catch-up reads the log in several steps against `lastSeq`, `lastHash` and the heads, and
- * another process's view of the storage reaches memory through it; an install in the middle
- * would break its chain check (the commit it is reading is this store's own) or be undone by it.
- * A catch-up may have read the commit itself before the install runs: `install` moves memory
- * forward only.
- * @returns `undefined` when `install` ran at once, else when it will have run
- */
-export function betweenCatchUps(ctx: StoreContext, install: () => void): Promise<void> | undefined {
-  if (ctx.storage.capabilities.soleWriter) {
-    install();
-    return undefined;
-  }
-  const run = ctx.catchUpChain.then(install);
-  ctx.catchUpChain = run.catch(() => undefined);
-  return run;
 }
 
 /** `M/tip`, or for a store without one the last log record's seq at generation 0. */

@@ -5,7 +5,7 @@
  */
 import { StateflowError, isStateflowError } from '@stateflow/core';
 import type { StorageOp } from '../storage.js';
-import { betweenCatchUps, catchUp } from './catch-up.js';
+import { catchUp } from './catch-up.js';
 import { encodeValue } from './codec.js';
 import { Family, parseKey, tipKey } from './keys.js';
 import { checkWritable } from './store-context.js';
@@ -13,17 +13,16 @@ import type { StoreContext } from './store-context.js';
 
 /**
  * Commit one batch of a write session (see {@link withWriteSession}); `install`, what the commit
- * does to memory, runs once it is written, between catch-ups ({@link betweenCatchUps}).
+ * does to memory, runs at once when it is written, with the generation the commit wrote. On
+ * shared storage a catch-up may have read the commit, or later ones, first: memory moves forward
+ * only (`install` keeps to that too).
  */
 export type SessionCommit = (ops: StorageOp[], options: { sync: boolean; rewrites?: boolean }, install?: () => void) => Promise<void>;
 
-/** After a commit: the generation it wrote and the caller's `install`, between catch-ups. */
-async function installed(ctx: StoreContext, generation: number, install: (() => void) | undefined): Promise<void> {
-  const run = betweenCatchUps(ctx, () => {
-    if (generation > ctx.generation) ctx.generation = generation;
-    install?.();
-  });
-  if (run !== undefined) await run;
+/** After a commit: the generation it wrote and the caller's `install`. */
+function installed(ctx: StoreContext, generation: number, install: (() => void) | undefined): void {
+  if (generation > ctx.generation) ctx.generation = generation;
+  install?.();
 }
 
 /**
@@ -51,7 +50,7 @@ export async function withWriteSession<T>(ctx: StoreContext, work: (commit: Sess
     } catch (err) {
       throw latchFailure(ctx, err);
     }
-    await installed(ctx, generation, install);
+    installed(ctx, generation, install);
   };
   try {
     // Checked once the sessions before this one ended: one of them may have failed (or closed the store).
@@ -101,7 +100,7 @@ export async function withGroupCommit<T>(ctx: StoreContext, work: (commit: Sessi
       }
       if (applied !== true) throw new TipMoved();
       committed = true;
-      await installed(ctx, generation, install);
+      installed(ctx, generation, install);
     };
     try {
       const result = await work(commit);
