@@ -93,6 +93,8 @@ export class Incarnation {
     if (fault === 'fail-before') throw this.#failure('not-sent');
     if (fault === 'lost-unknown') throw this.#failure('unknown');
     const result = await apply(fault === 'applied-unknown' && this.#shape === 'leveldb');
+    // The answer takes its own turns: others may see the commit before its writer learns of it.
+    for (let n = this.#plan.turns(); n > 0; n--) await turn();
     if (fault === 'crash-after') this.crash();
     if (this.#crashed) return never();
     if (fault === 'applied-unknown') throw this.#failure('unknown');
