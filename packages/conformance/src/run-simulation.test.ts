@@ -14,6 +14,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fakeClock, seededRandom } from '@stateflow/test-kit';
+import { envInt } from './internal/fc-params.js';
 import { runSimulation } from './run-simulation.js';
 import type { SimulationReport } from './run-simulation.js';
 
@@ -30,14 +31,6 @@ const REGRESSION_SEEDS: Record<number, string> = {
   538: 'the same, on LevelDB',
   5297: 'a current-state load racing another process\'s compaction failed closed (revision index entry missing)',
 };
-
-function envInteger(name: string): number | undefined {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return undefined;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n)) throw new Error(`${name} must be an integer, got ${JSON.stringify(raw)}`);
-  return n;
-}
 
 const simulate = (seed: number, trace = false): Promise<SimulationReport> =>
   runSimulation({ seed, random: seededRandom(seed), clock: fakeClock({ tick: 1 }).clock, trace });
@@ -67,7 +60,7 @@ function figures(label: string, reports: SimulationReport[]): string {
   ].join('\n');
 }
 
-const only = envInteger('STATEFLOW_SIM_SEED');
+const only = envInt('STATEFLOW_SIM_SEED');
 
 describe('deterministic simulation above the storage seam', () => {
   if (only !== undefined) {
@@ -93,8 +86,8 @@ describe('deterministic simulation above the storage seam', () => {
     expect(failures).toEqual([]);
   });
 
-  const count = envInteger('STATEFLOW_SIM_SEEDS') ?? 500;
-  const from = envInteger('STATEFLOW_SIM_FROM') ?? Math.floor(Math.random() * 1_000_000_000);
+  const count = envInt('STATEFLOW_SIM_SEEDS') ?? 500;
+  const from = envInt('STATEFLOW_SIM_FROM') ?? Math.floor(Math.random() * 1_000_000_000);
   it(`${count} seeds from ${from} keep the store contract: no violation`, async () => {
     const { failures, reports } = await runSeeds(Array.from({ length: count }, (_, i) => from + i));
     process.stdout.write(`${figures(`STATEFLOW_SIM_FROM=${from} STATEFLOW_SIM_SEEDS=${count}`, reports)}\n`);
