@@ -333,7 +333,9 @@ export interface Store {
    *   surrogate in a patch); `INPUT_INVALID` for a malformed input (empty `changes`, bad `id`,
    *   `expected`, `durability`, a `meta` that is not plain JSON: cycles, BigInt, functions,
    *   symbols, class instances, NaN/±Infinity, holes, `undefined`, lone surrogates); `STORE_CORRUPT` when a changed stream fails to load or
-   *   the chain tip does not verify. A failed publish writes nothing.
+   *   the chain tip does not verify, and `STORE_CORRUPT { key: 'I/<id>' }` when the id's record
+   *   points at a transition that does not carry the id (a duplicate answer never hands out
+   *   another request's transition). A failed publish writes nothing.
    */
   publish(input: PublishInput): Promise<PublishResult>;
   /**
@@ -376,7 +378,8 @@ export interface Store {
   compact(stream: StreamId, options: { keepRevisions: number }): Promise<{ origin: number; deleted: number }>;
   /**
    * One transition that sets `to` to `from`'s state at `at` (default head), with meta
-   * `{ fork: { from, rev } }`; `noop` when `to` already has that state.
+   * `{ fork: { from, rev } }`; `noop` when `to` already has that state. The idempotency id is
+   * checked first (→ `duplicate` with the original, even though `to` is no longer empty).
    * @throws `CONFLICT` when `to` is not at the expected revision (default `'none'`);
    *   `REVISION_NOT_FOUND` / `HISTORY_NOT_RETAINED` for `at`; `INPUT_INVALID` when from = to.
    */

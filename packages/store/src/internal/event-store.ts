@@ -103,9 +103,18 @@ async function checkFormat(storage: Storage, open: { create: boolean }): Promise
   if (bytes === undefined) {
     if (!create) throw storeNotFound(storage.location ?? '(memory)', 'an empty LevelDB database without a Stateflow format record');
     const session = await storage.beginWrite();
-    // Another process sharing the storage may have created the store meanwhile: same record.
-    if ((await storage.get(key)) === undefined) await session.commit([{ type: 'put', key, value: encodeRecord(FORMAT) }], { sync: true });
-    else await session.abort();
+    // A read that fails inside the session must end it too: on PostgreSQL an open session is a
+    // transaction holding the store's lock, which every other writer would wait for.
+    let ended = false;
+    try {
+      // Another process sharing the storage may have created the store meanwhile: same record.
+      if ((await storage.get(key)) === undefined) {
+        ended = true;
+        await session.commit([{ type: 'put', key, value: encodeRecord(FORMAT) }], { sync: true });
+      }
+    } finally {
+      if (!ended) await session.abort();
+    }
     return;
   }
   let found: unknown;

@@ -16,7 +16,7 @@ import { transitionHash } from './hash.js';
 import { checkpointKey, headKey, idKey, logKey, revKey, seqKey } from './keys.js';
 import { currentTreeOf } from './current-state.js';
 import { logRecord } from './log-reads.js';
-import { decodeCount, encodeCheckpoint, encodeRecord, encodeSealed } from './records.js';
+import { corrupt, decodeCount, encodeCheckpoint, encodeRecord, encodeSealed } from './records.js';
 import type { HeadRecord, PrunedRecord } from './records.js';
 import type { StorageOp } from '../storage.js';
 import { headOf } from './store-context.js';
@@ -250,12 +250,22 @@ async function stage(ctx: StoreContext, input: PublishInput, group: Group): Prom
 /**
  * The stored transition accepted with idempotency id `id` — or its pruned stub: compaction keeps
  * a pruned transition's id, so a retry is a duplicate for as long as the store keeps the stub
- * (always) — or `undefined` when no transition has that id.
- * @throws STORE_CORRUPT when the id record or its transition does not verify
+ * (always) — or `undefined` when no transition has that id. A duplicate answer hands out what it
+ * found as the caller's own transition, so the record the `I` entry points at must carry `id`:
+ * an entry pointing at another request's transition (damage, or an edit behind the store's back)
+ * fails closed rather than answering with that transition.
+ * @throws STORE_CORRUPT `{ key: 'I/<id>' }` when the id record does not decode or points at a
+ *   transition that does not carry `id`; STORE_CORRUPT `{ key: 'L/<seq>' }` when that transition
+ *   does not verify
  */
 export async function storedWithId(ctx: StoreContext, id: string): Promise<Transition | PrunedRecord | undefined> {
-  const bytes = await ctx.storage.get(idKey(id));
-  return bytes === undefined ? undefined : logRecord(ctx, decodeCount(idKey(id), bytes));
+  const key = idKey(id);
+  const bytes = await ctx.storage.get(key);
+  if (bytes === undefined) return undefined;
+  const seq = decodeCount(key, bytes);
+  const record = await logRecord(ctx, seq);
+  if (record.id !== id) throw corrupt(key, `points at seq ${seq}, which does not carry this id`);
+  return record;
 }
 
 /** @throws CONFLICT when a stream's head (as `headOf` gives it) is not the expected revision. */
@@ -274,7 +284,7 @@ export function enforceExpected(expected: Record<StreamId, ExpectedRevision>, he
 /**
  * Write every staged transition of a group in one atomic batch (synced when any member asked
  * for fsync), with the heads it leaves, then install the group in memory and notify watchers
- * in seq order.
+ * in seq order ({@link installGroup}).
  */
 export async function writeGroup(ctx: StoreContext, group: Group, session: SessionCommit): Promise<void> {
   if (group.staged.length === 0) return;
@@ -282,13 +292,25 @@ export async function writeGroup(ctx: StoreContext, group: Group, session: Sessi
   for (const [stream, head] of group.heads) ops.push({ type: 'put', key: headKey(stream), value: encodeRecord(head) });
   const sync = group.staged.some((staged) => staged.sync) && ctx.storage.capabilities.fsync;
   const bytes = ops.reduce((sum, op) => sum + (op.type === 'put' ? op.value.byteLength : 0), 0);
-  await observedCommit(ctx.settings.observer, { transitions: group.staged.length, bytes, synced: sync }, () => session(ops, { sync }));
+  await observedCommit(ctx.settings.observer, { transitions: group.staged.length, bytes, synced: sync }, () => session(ops, { sync }, () => installGroup(ctx, group)));
+}
+
+/**
+ * Memory once a group is written: its heads, states, checkpoint debts and chain tip, and its
+ * transitions to the watchers — forward only: on shared storage a catch-up may have read the
+ * group's own transitions first (and told the watchers), or later ones of other processes.
+ */
+function installGroup(ctx: StoreContext, group: Group): void {
+  const known = ctx.lastSeq;
   for (const [stream, head] of group.heads) {
+    if ((ctx.heads.get(stream)?.seq ?? 0) >= head.seq) continue;
     ctx.heads.set(stream, head);
     ctx.current.set(stream, group.states.get(stream) as StateTree);
     ctx.debt.set(stream, group.debts.get(stream) as CheckpointDebt);
   }
-  ctx.lastSeq = group.lastSeq;
-  ctx.lastHash = group.lastHash;
-  for (const { transition } of group.staged) ctx.hub.publish(transition);
+  if (group.lastSeq > known) {
+    ctx.lastSeq = group.lastSeq;
+    ctx.lastHash = group.lastHash;
+  }
+  for (const { transition } of group.staged) if (transition.seq > known) ctx.hub.publish(transition);
 }

@@ -1,6 +1,6 @@
 /**
  * `stateAt` (README "Historical reads"): a stream at a retained revision is its current state at
- * the head, else the history LRU's copy, else a replay from the nearest checkpoint under a read
+ * the head (while it is the head), else the history LRU's copy, else a replay from the nearest checkpoint under a read
  * lock (so no compaction runs meanwhile).
  */
 import { StateTree } from '@stateflow/core';
@@ -11,6 +11,7 @@ import type { HeadRecord } from './records.js';
 import { replay, replayTree, retained } from './replay.js';
 import type { StoreContext } from './store-context.js';
 import type { StorageReader } from '../storage.js';
+import { headOf } from './store-context.js';
 
 /**
  * `stream` at a retained `rev` (`Store.stateAt` once its arguments are checked): the current
@@ -20,7 +21,13 @@ import type { StorageReader } from '../storage.js';
  */
 export async function stateAt(ctx: StoreContext, stream: StreamId, rev: number, reader: StorageReader = ctx.storage): Promise<JsonObject> {
   const h = retained(ctx, stream, rev);
-  if (rev === h.rev) return currentOf(ctx, stream);
+  if (rev === h.rev) {
+    // The current state is `rev`'s only while `rev` is still the head: a load of it waits, and a
+    // publish landing meanwhile makes it a later revision's. Memory moves heads and states
+    // together, so a head still at `rev` vouches for the state read with it.
+    const current = await currentOf(ctx, stream);
+    if (headOf(ctx, stream).rev === rev) return current;
+  }
   const key = `${stream}\u0000${rev}`;
   const cached = ctx.history.get(key);
   if (cached !== undefined) return cached;

@@ -101,24 +101,29 @@ export async function loadContext(storage: Storage, settings: Settings): Promise
 }
 
 /**
- * Every head record of `reader` into `ctx.heads`; a head that does not decode marks its stream
- * broken (`ctx.broken`, its STORE_CORRUPT thrown on use) instead of failing the whole store.
+ * Every head record of `reader`; a head that does not decode marks its stream broken (its
+ * STORE_CORRUPT, thrown on use: `StoreContext.broken`) instead of failing the whole store.
  */
-export async function loadHeads(ctx: StoreContext, reader: StorageReader): Promise<void> {
+export async function readHeads(reader: StorageReader): Promise<{ heads: Map<StreamId, HeadRecord>; broken: Map<StreamId, StateflowError> }> {
+  const heads = new Map<StreamId, HeadRecord>();
+  const broken = new Map<StreamId, StateflowError>();
   for await (const [key, value] of reader.iterate(familyRange(Family.head))) {
     const parsed = parseKey(key);
     if (parsed.family !== 'head') continue;
     try {
-      ctx.heads.set(parsed.stream, decodeHead(key, value, parsed.stream));
+      heads.set(parsed.stream, decodeHead(key, value, parsed.stream));
     } catch (err) {
       if (!isStateflowError(err, 'STORE_CORRUPT')) throw err;
-      ctx.broken.set(parsed.stream, err);
+      broken.set(parsed.stream, err);
     }
   }
+  return { heads, broken };
 }
 
 async function loadHeadsAndTip(ctx: StoreContext, reader: StorageReader): Promise<void> {
-  await loadHeads(ctx, reader);
+  const { heads, broken } = await readHeads(reader);
+  for (const [stream, head] of heads) ctx.heads.set(stream, head);
+  for (const [stream, err] of broken) ctx.broken.set(stream, err);
   const tip = await reader.get(tipKey());
   if (tip !== undefined) ctx.generation = decodeTip(tipKey(), tip).generation;
   for await (const [key, value] of reader.iterate({ ...familyRange(Family.log), reverse: true, limit: 1 })) {
