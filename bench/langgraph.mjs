@@ -5,7 +5,8 @@
  * StateflowSaver on PostgreSQL (STATEFLOW_TEST_POSTGRES, default
  * postgres://postgres@127.0.0.1:5432/test; its column is left out, saying so, when no server
  * answers) and by LangGraph.js's SqliteSaver, in the same process, one after the other. Reports bytes on disk,
- * per-step put time (all steps and the last 10%), per-step putWrites time, and getTuple of
+ * per-step put time (all steps, the first and the last 10%, and
+ * their ratio: whether a step costs more as the thread grows), per-step putWrites time, and getTuple of
  * random past checkpoints (plus StateflowSaver's first read after a reopen, which builds its
  * namespace index from the log). Every read is checked against the state that step wrote.
  */
@@ -195,6 +196,7 @@ const random = rng(7);
 const picks = Array.from({ length: READS }, () => 1 + Math.floor(random() * STEPS));
 /** The old checkpoint each round's new process reads: a random step in the first half of the run. */
 const oldSteps = Array.from({ length: ROUNDS }, () => 1 + Math.floor(random() * (STEPS / 2)));
+const head = (xs) => xs.slice(0, Math.ceil(xs.length * 0.1));
 const tail = (xs) => xs.slice(Math.floor(xs.length * 0.9));
 /** The figures of one run, keyed by row label. */
 function figures(r) {
@@ -202,7 +204,10 @@ function figures(r) {
     'bytes on disk': r.bytes,
     'bytes on disk / step': r.bytes / STEPS,
     'put ms / step, all steps': mean(r.puts),
+    'put ms / step, first 10% of steps': mean(head(r.puts)),
     'put ms / step, last 10% of steps': mean(tail(r.puts)),
+    'put growth: last 10% ÷ first 10% of steps': mean(tail(r.puts)) / mean(head(r.puts)),
+    'putWrites ms / call, last 10% ÷ first 10%': mean(tail(r.writes)) / mean(head(r.writes)),
     'putWrites ms / call': mean(r.writes),
     'whole run ms / step (graph + saver)': r.totalMs / STEPS,
     'getTuple of a random past checkpoint, ms': r.readMs / READS,
@@ -239,6 +244,7 @@ await report(
   rows,
   [
     `${STEPS} steps of one node: each appends a 200-character AIMessage (the list ends at ${STEPS + 1} messages) and rewrites one of ${SECTIONS} 200-character sections of a document channel; graph.invoke with durability "sync", so puts do not overlap the node.`,
+    'Growth rows: a configuration\'s own mean of its last 10% of calls over its first 10% (1.0: flat in thread length); their ratio columns divide that by SqliteSaver\'s own growth.',
     `Per step LangGraph calls putWrites once (the node's writes) and put once: ${calls.puts} puts and ${calls.writes} putWrites calls per run on each saver.`,
     `${ROUNDS} rounds alternating the ${columns.length}, each on a new store; every figure is that configuration's median over its rounds (the machine is shared: load that comes and goes must not decide a ratio).`,
     'StateflowSaver publishes one net patch per put and per putWrites (store checkpoint every 64 revisions): "fsync" syncs each to disk before it resolves (LevelDB sync: true; PostgreSQL synchronous_commit on), as SqliteSaver does (better-sqlite3, WAL, synchronous FULL); "buffered" is the store\'s default (survives a process crash, not an OS crash).',
