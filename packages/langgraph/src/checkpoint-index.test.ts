@@ -96,6 +96,16 @@ describe.each(backends)('the checkpoint index stream on $name', (backend) => {
     expect(await opened.store.audit()).toMatchObject({ problems: [] });
   });
 
+  it('a checkpoint id like __proto__ or $ids is an entry like any other', async () => {
+    let config: RunnableConfig = { configurable: { thread_id: 't' } };
+    for (const [i, id] of ['__proto__', '$ids', 'constructor'].entries()) config = await saver.put(config, { ...checkpoint(i + 1), id }, meta(i + 1), { value: i + 1 });
+    const fresh = new StateflowSaver(opened.store);
+    for (const [i, id] of ['__proto__', '$ids', 'constructor'].entries()) {
+      expect((await fresh.getTuple({ configurable: { thread_id: 't', checkpoint_id: id } }))?.checkpoint.channel_values).toEqual({ value: i + 1 });
+    }
+    expect(Object.getPrototypeOf(await opened.store.state('langgraph-index:t'))).toBe(Object.prototype);
+  });
+
   it('a pointer the log contradicts fails closed with STORE_CORRUPT', async () => {
     const [c1, c2] = await thread(2);
     // Point c2's id at c1's put.

@@ -94,7 +94,7 @@ export function pointerPatch(id: string, rev: number, options: { put: boolean; l
     for (const key of Object.keys(index)) {
       if (TAGS.has(key)) continue;
       entries.set(key, index[key] as JsonValue);
-      patch[key] = null;
+      setOwn(patch, key, null);
     }
   }
   const set = (key: string, fields: JsonObject) => {
@@ -116,11 +116,14 @@ export function bucketed(entries: Map<string, JsonValue>): JsonObject {
   for (const [key, entry] of entries) {
     const [outer, inner] = bucketsOf(key);
     const level = (ids[outer] ??= {}) as JsonObject;
-    const bucket = (level[inner] ??= {}) as JsonObject;
-    // An own data key even for an id like `__proto__`.
-    Object.defineProperty(bucket, key, { value: entry, enumerable: true, writable: true, configurable: true });
+    setOwn((level[inner] ??= {}) as JsonObject, key, entry);
   }
   return ids;
+}
+
+/** `object[key] = value` as an own data key, also for an id like `__proto__`. */
+function setOwn(object: JsonObject, key: string, value: JsonValue | null): void {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function bucketsOf(key: string): [string, string] {
