@@ -16,17 +16,16 @@
  *
  * Needs /usr/bin/chromium (apt-get install -y chromium) and the built CLI; skipped otherwise.
  */
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { openStore } from '@stateflow/store-leveldb';
 import { chromium } from 'playwright-core';
-import { BENCH_DIR, SCALE, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
+import { BENCH_DIR, BIN, SCALE, removeDir, report, rng, scaled, serveStore, stopServer, tempDir, time } from './lib.mjs';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const REPO = path.resolve(BENCH_DIR, '..');
-const BIN = path.join(REPO, 'packages/cli/dist/bin.js');
 const ESLINT = path.resolve(REPO, '../shared/data/histories/eslint-package-json.jsonl');
 const LOADS = 5;
 const MOVES = 40;
@@ -46,26 +45,6 @@ async function syntheticStore(dir, n) {
     await store.publish({ changes: { [stream]: { lazy: { doc: { [`key${seq % 60}`]: { value: seq } } } } } });
   }
   await store.close();
-}
-
-function serve(dir) {
-  const child = spawn(process.execPath, [BIN, '--dir', dir, 'serve', '--port', '0'], { env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '' } });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const url = /stateflow serving on (\S+)/.exec(out)?.[1];
-      if (url !== undefined && out.includes('stop with Ctrl-C')) resolve({ child, url });
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
-  });
-}
-
-function stop(child) {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  return exited;
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -183,11 +162,11 @@ try {
     ['eslint history (1,288 revisions, ~3.5 KB document)', eslintDir, 'cwd:/proj', eslintSearch],
     [`synthetic: ${n.toLocaleString('en-US')} transitions, 3 streams, 60-key document`, bigDir, 'cwd:/bench', { late: syntheticSearch(n, 0.5), early: syntheticSearch(n, 0.05) }],
   ]) {
-    const { child, url } = await serve(dir);
+    const { child, url } = await serveStore(dir);
     try {
       results.push([label, await measure(browser, url, stream, search)]);
     } finally {
-      await stop(child);
+      await stopServer(child);
     }
   }
   const version = browser.version();

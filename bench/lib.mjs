@@ -3,7 +3,8 @@
  * bench/RESULTS.md. Every figure a bench prints is a ratio against a baseline measured in the
  * same run (bench/RESULTS.md).
  */
-import { appendFile, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { appendFile, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,4 +107,38 @@ export function median(xs) {
 /** Peak resident set size of this process so far, in MiB. */
 export function peakRssMiB() {
   return process.resourceUsage().maxRSS / 1024;
+}
+
+/** The built `stateflow` command (`npm run build` first). */
+export const BIN = path.resolve(BENCH_DIR, '../packages/cli/dist/bin.js');
+
+/**
+ * Spawn `stateflow serve` on store directory `dir` (a free port, no upstream model, `args` after
+ * `serve`); resolves once it serves, with the child, its URL and its token (from the discovery
+ * file). Its stderr is this process's.
+ */
+export async function serveStore(dir, args = []) {
+  const child = spawn(process.execPath, [BIN, '--dir', dir, 'serve', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '' },
+  });
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const found = /stateflow serving on (\S+)/.exec(out)?.[1];
+      if (found !== undefined && out.includes('stop with Ctrl-C')) resolve(found);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+  });
+  const { token } = JSON.parse(await readFile(path.join(dir, 'stateflow-server.json'), 'utf8'));
+  return { child, url, token };
+}
+
+/** SIGTERM a spawned server; resolves once it exited. */
+export function stopServer(child) {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  return exited;
 }

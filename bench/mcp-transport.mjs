@@ -5,17 +5,12 @@
  * `runtime.patchState` called in-process on a store this process opens. 1 and 8 concurrent
  * clients; each client issues its calls one after another (a closed loop, as an agent does).
  */
-import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { openStore } from '@stateflow/store-leveldb';
 import { createRuntime } from '@stateflow/tools';
-import { BENCH_DIR, removeDir, report, scaled, tempDir } from './lib.mjs';
-
-const BIN = path.resolve(BENCH_DIR, '../packages/cli/dist/bin.js');
+import { BIN, removeDir, report, scaled, serveStore, stopServer, tempDir } from './lib.mjs';
 const PROJECT = '/bench/project';
 const CALLS = scaled(2_000, 200);
 const WARMUP = 50;
@@ -59,33 +54,10 @@ async function inProcess(clients) {
   }
 }
 
-/** Spawn `stateflow serve` on a new store; resolves with its URL and token once it serves. */
-async function serve(dir) {
-  const child = spawn(process.execPath, [BIN, '--dir', dir, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const found = /stateflow serving on (\S+)/.exec(out)?.[1];
-      if (found !== undefined && out.includes('stop with Ctrl-C')) resolve(found);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
-  });
-  const { token } = JSON.parse(await readFile(path.join(dir, 'stateflow-server.json'), 'utf8'));
-  return { child, url, token };
-}
-
-async function stopChild(child) {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
 /** `clients` MCP SDK clients made by `connect(server, dir, c)` against a spawned server, measured. */
 async function overMcp(clients, connect) {
   const dir = await tempDir('mcp-transport');
-  const server = await serve(dir);
+  const server = await serveStore(dir);
   const agents = [];
   try {
     for (let c = 0; c < clients; c++) {
@@ -96,7 +68,7 @@ async function overMcp(clients, connect) {
     return await measure(clients, async (c, i) => check(await agents[c].callTool({ name: 'patch_state', arguments: patchOf(c, i) })));
   } finally {
     await Promise.all(agents.map((a) => a.close()));
-    await stopChild(server.child);
+    await stopServer(server.child);
     await removeDir(dir);
   }
 }

@@ -96,7 +96,23 @@ describe('stateflow on one store', () => {
       cwd: { tactics: { next: 'write tests' }, lazy: { memory: ['first thought', 'second thought'] } },
     };
     const result = expectOk(await sf(['--global', '--cwd', proj, '--json', 'patch', JSON.stringify(patch)]));
-    expect(json(result)).toBeTypeOf('object');
+    expect(json(result)).toEqual({
+      state_updates: {
+        effective: [
+          { path: 'strategy.style', value: 'small commits' },
+          { path: 'tactics.next', value: 'write tests' },
+        ],
+        selectors: { global: 'global[1]', cwd: 'cwd[1]' },
+      },
+    });
+    // Read back: both scopes hold what was written, published as one transition.
+    expect(json(expectOk(await sf(['--global', '--cwd', proj, '--json', 'read', 'global.strategy', 'cwd.tactics', 'cwd.lazy.memory'])))).toEqual({
+      value: [{ style: 'small commits' }, { next: 'write tests' }, ['first thought', 'second thought']],
+    });
+    const log = jsonLines(expectOk(await sf(['--json', 'log'])).stdout) as Array<{ seq: number; changes: Array<{ stream: string; rev: number; patch: unknown }> }>;
+    expect(log.map((t) => [t.seq, t.changes.map((c) => [c.stream, c.rev, c.patch])])).toEqual([
+      [1, [['global', 1, patch.global], [cwdStream, 1, patch.cwd]]],
+    ]);
   });
 
   it('patch: from @file and from stdin (-)', async () => {

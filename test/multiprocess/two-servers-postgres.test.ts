@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropPostgresStore } from '@stateflow/store-postgres';
 import { freshPostgresUrl, testPostgres } from '@stateflow/test-kit';
 import type { FakeUpstream } from '../server/fake-upstream.js';
-import { TWO_STEPS_YAML, ask, countingAnswers, gatedUpstream, http, makeDirs, upstreamEnv } from '../server/fixtures.js';
+import { TWO_STEPS_YAML, ask, countingAnswers, gatedUpstream, http, makeDirs, untilRequestsWaiting, upstreamEnv } from '../server/fixtures.js';
 import type { Dirs } from '../server/fixtures.js';
 import { spawnServe, type ServeProcess } from './processes.js';
 
@@ -120,8 +120,8 @@ describe.skipIf('unavailable' in server)('two servers on one PostgreSQL store', 
     const call = http(`${server}/v1/alice/twostep/chat/completions`, { body: ask('What is a qubit?'), headers: { 'x-session-id': id } });
     await gated.draftAsked;
     const pausing = http(`${server}/v1/alice/twostep/sessions/${id}/pause`, { method: 'POST' });
-    // Let the pause reach the call (it waits at the next model call) before the draft answers.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The pause reaches the call (it waits at the next model call) before the draft answers.
+    await untilRequestsWaiting(server, 'pause', 1);
     return { id, call, pausing };
   }
 
@@ -157,7 +157,7 @@ describe.skipIf('unavailable' in server)('two servers on one PostgreSQL store', 
     const { id, call, pausing } = await startPausing(a.url);
     // B cannot reach A's call: it waits until the call parks (its lock held, the record paused), then resumes the record.
     const resuming = http(`${b.url}/v1/alice/twostep/sessions/${id}/resume`, { method: 'POST' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilRequestsWaiting(b.url, 'resume', 1);
     gated.release();
     expect((await pausing).body.status).toBe('paused');
     expect((await resuming).body.status).toBe('active');

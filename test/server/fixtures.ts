@@ -6,6 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { startFakeUpstream } from './fake-upstream.js';
+import { parseMetrics, total } from './prometheus-text.js';
 import type { FakeUpstream, UpstreamRequest } from './fake-upstream.js';
 import { removeDir, tempDir } from '@stateflow/test-kit';
 
@@ -175,4 +176,24 @@ export function gatedUpstream(other?: (request: UpstreamRequest) => string) {
     arm,
     isDraft,
   };
+}
+
+/**
+ * Resolves once `/metrics` of the server at `url` shows `count` lifecycle requests of kind
+ * `request` held open on a call (`stateflow_session_requests_waiting`, server README
+ * "Observability"): the event a test waits for before it lets a gated call go on — a pause that
+ * the call will meet, a resume already waiting for another server's call. Polls every 10 ms and
+ * fails after 10 s. `token` is the server token where the server has API keys.
+ */
+export async function untilRequestsWaiting(url: string, request: 'pause' | 'resume' | 'close', count: number, token?: string): Promise<void> {
+  const headers: Record<string, string> = token === undefined ? {} : { 'x-stateflow-token': token };
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const scraped = await fetch(`${url}/metrics`, { headers });
+    if (scraped.status !== 200) throw new Error(`GET ${url}/metrics answered ${scraped.status}`);
+    const seen = total(parseMetrics(await scraped.text()), 'stateflow_session_requests_waiting', { request });
+    if (seen === count) return;
+    if (Date.now() > deadline) throw new Error(`${url}: ${seen} ${request} requests waiting after 10 s, expected ${count}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

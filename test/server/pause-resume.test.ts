@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '@stateflow/server';
 import type { ServerHandle } from '@stateflow/server';
 import type { FakeUpstream } from './fake-upstream.js';
-import { TWO_STEPS_YAML, ask, gatedUpstream, http, upstreamEnv } from './fixtures.js';
+import { TWO_STEPS_YAML, ask, gatedUpstream, http, untilRequestsWaiting, upstreamEnv } from './fixtures.js';
 import { removeDir, tempDir } from '@stateflow/test-kit';
 
 describe('pause mid-call and resume', () => {
@@ -31,6 +31,8 @@ describe('pause mid-call and resume', () => {
     const call = http(`${base}/chat/completions`, { body: { ...ask('What is a qubit?'), model }, headers: { 'x-session-id': id } });
     await gated.draftAsked;
     const pausing = http(`${base}/sessions/${id}/pause`, { method: 'POST' });
+    // The pause waits on the call before its draft answers: the call meets it at the next model call.
+    await untilRequestsWaiting(server.url, 'pause', 1);
     gated.release();
     const paused = await pausing;
     return { base, id, call, paused };
@@ -84,7 +86,7 @@ describe('pause mid-call and resume', () => {
       await gated.draftAsked;
       const pausing = http(`${base}/sessions/${id}/pause`, { method: 'POST' });
       // The pause is pending (the draft step has not finished); the resume must not queue behind the call.
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await untilRequestsWaiting(server.url, 'pause', 1);
       const resumed = await http(`${base}/sessions/${id}/resume`, { method: 'POST' });
       expect([resumed.status, resumed.body.status]).toEqual([200, 'active']);
       const paused = await pausing;

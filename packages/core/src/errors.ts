@@ -91,6 +91,8 @@ export type PatchInvalidReason =
   | 'index-out-of-range'
   /** An object patch would create or replace a value with `{}` (only with `emptyObjects: 'refuse'`). */
   | 'empty-object'
+  /** A name the patch adds that no `read_state` path can reach (outside `[A-Za-z_$][A-Za-z0-9_$-]*`; only `validatePatchKeys`, which the agent's `patch_state` applies). */
+  | 'unreachable-key'
   /** The patch applies but leaves an invalid state (the store: a non-object `lazy` plane in a scope stream). */
   | 'invalid-state'
   /** A tool patch mixes scope roots (`global`, `cwd`, `session`) with unscoped planes. */

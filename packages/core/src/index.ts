@@ -15,7 +15,7 @@ export { projectKeys, keyKinds, readBatch, isProjection, PROJECTIONS } from './p
 export type { Projection, KeysMeta, KeyKinds, KeysResult, ProjectionResults, BatchResults } from './projections.js';
 export { lazyNavigation, LAZY_HINT_MAX_KEYS, LAZY_HINT_MAX_CHARS } from './lazy-navigation.js';
 export type { LazyNavigation } from './lazy-navigation.js';
-export { validatePatch } from './patch-validate.js';
+export { validatePatch, validatePatchKeys } from './patch-validate.js';
 export type { PatchOptions } from './patch-options.js';
 export { prefixPatchError } from './patch-error.js';
 export { applyPatch } from './patch-apply.js';
@@ -23,7 +23,7 @@ export { patchSeries } from './patch-series.js';
 export type { PatchSeries, PatchSeriesOptions } from './patch-series.js';
 export { netPatch } from './net-patch.js';
 export { diff } from './diff.js';
-export { narrowPatch, applyNarrowedPatch } from './narrow-patch.js';
+export { narrowPatch, applyNarrowedPatch, BECAME_EMPTY_OBJECT } from './narrow-patch.js';
 export type { PatchPathStep } from './narrow-patch.js';
 export { overlay } from './overlay.js';
 export { threeWayMerge } from './three-way-merge.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { diff } from './diff.js';
 import type { JsonObject, JsonValue } from './json.js';
 import type { PatchPathStep } from './narrow-patch.js';
-import { applyNarrowedPatch, narrowPatch } from './narrow-patch.js';
+import { BECAME_EMPTY_OBJECT, applyNarrowedPatch, narrowPatch } from './narrow-patch.js';
 import { netPatch } from './net-patch.js';
 import { applyPatch } from './patch-apply.js';
 
@@ -95,9 +95,31 @@ describe('narrowPatch: the seed "patch" projection shapes', () => {
     expect(narrowPatch({ lazy: { memory: { '[0]': 'x' } } }, path, memory)).toEqual({ '[0]': 'x' });
   });
 
-  it('the {} corner: an empty object created where nothing was narrows to {} ("no change")', () => {
-    expect(narrowPatch({ lazy: { fresh: {} } }, steps('lazy.fresh'), undefined)).toEqual({});
-    expect(narrowPatch({ lazy: { gone: {} } }, steps('lazy.gone'), 'x')).toEqual({});
+  describe('seed "Projections › patch": { "patch": {} } is only "No change to the selected path at that boundary"', () => {
+    // A value that became `{}` where no object was: an element of an array written whole, or
+    // history written with RFC 7396's reading (emptyObjects: 'create').
+    const becameEmpty: Array<[string, JsonObject, string, JsonValue | undefined]> = [
+      ['an array element changed from 1 to {}', { a: [{}, 2] }, 'a.[0]', 1],
+      ['an array element changed from ["x"] to {}', { a: [{}] }, 'a.[0]', ['x']],
+      ['an array element appended as {}', { a: [1, {}] }, 'a.[1]', undefined],
+      ['a member of an element changed from 5 to {}', { a: [{ b: {} }] }, 'a.[0].b', 5],
+      ['an indexed element changed from 1 to {} (a diff of the array)', { a: { '[0]': {} } }, 'a.[0]', 1],
+      ['an empty object created where nothing was', { lazy: { fresh: {} } }, 'lazy.fresh', undefined],
+      ['a scalar replaced by {}', { lazy: { gone: {} } }, 'lazy.gone', 'x'],
+      ['a scalar replaced by {} through a deletion-only patch', { lazy: { gone: { y: null } } }, 'lazy.gone', 'x'],
+    ];
+    it.each(becameEmpty)('%s reads {"": null}, which applied to the old value gives {}', (_name, patch, pathText, old) => {
+      const narrowed = narrowPatch(patch, steps(pathText), old);
+      expect(narrowed).toEqual({ '': null });
+      expect(narrowed).toBe(BECAME_EMPTY_OBJECT);
+      expect(applyNarrowedPatch(old, narrowed)).toEqual({});
+    });
+
+    it('an element that was {} and stays {} reads { "patch": {} }; an object emptied by deletions reads its deletions', () => {
+      expect(narrowPatch({ a: [{}, 3] }, steps('a.[0]'), {})).toEqual({});
+      expect(narrowPatch({ a: [{}] }, steps('a.[0]'), { k: 1 })).toEqual({ k: null });
+      expect(narrowPatch({ a: { k: null } }, steps('a'), { k: 1 })).toEqual({ k: null });
+    });
   });
 
   it('applyNarrowedPatch reads each shape', () => {

@@ -17,6 +17,18 @@ import { patchObjectShape } from './internal/patch-shape.js';
 export type PatchPathStep = { kind: 'key'; key: string } | { kind: 'index'; index: number };
 
 /**
+ * The `patch` projection's form for "the value here became `{}`" where it was absent, a scalar or
+ * an array (an element of an array written whole, or history written with RFC 7396's reading):
+ * an object patch that deletes the key `""`. Read as RFC 7396 reads any object patch of a
+ * non-object, it starts from `{}` and deletes a key `{}` does not have, so applied to the old
+ * value it gives exactly `{}` — while `{}` itself means "no change" in the seed's shapes, and
+ * `null` deletion. Of every object patch with that effect (deletions only) it is the shortest, and
+ * `""` is outside the path key grammar, so it never reads as the deletion of a member a path
+ * could name. (RFC 7396's own Appendix A creates `{"bb": {}}` with `{"bb": {"ccc": null}}`.)
+ */
+export const BECAME_EMPTY_OBJECT: JsonObject = freeze({ '': null });
+
+/**
  * The patch at `path` for the `patch` projection (seed "Projections › patch"): what the
  * (net) `patch` did to the value at `path`, expressed so that applying it to the old value there
  * gives the new value there, with RFC 7396 reading (a non-object target of an object patch
@@ -29,7 +41,9 @@ export type PatchPathStep = { kind: 'key'; key: string } | { kind: 'index'; inde
  * - `{"[1]": …}` — an indexed change of the array at `path` (as written in the patch);
  * - an array or scalar — the new value, replacing the old one whole (`["a", "b"]`);
  * - an object — a recursive object patch of the object at `path`, or, where the value was
- *   created or replaced a non-object, the new object itself.
+ *   created or replaced a non-object, the new object itself;
+ * - {@link BECAME_EMPTY_OBJECT} `{"": null}` — the value became `{}` where no object was (it was
+ *   absent, a scalar or an array).
  *
  * {@link applyNarrowedPatch} is the exact reading: `null` deletes, `{}` keeps the old value,
  * another object patches it (RFC 7396: a non-object counts as `{}`), anything else replaces it.
@@ -37,9 +51,11 @@ export type PatchPathStep = { kind: 'key'; key: string } | { kind: 'index'; inde
  * When `path` descends into a value the patch wrote whole (a replacement or creation above
  * `path`), the result is computed from `before` and the new value at `path` with `diff`'s rules
  * (equal → `{}`, absent after → `null`, absent before → the new value, objects → recursive patch,
- * same-length arrays → index patch, otherwise the new value). One corner is inherent to the
- * seed's shape language: an empty object created where nothing was, or replacing a scalar or
- * array, also narrows to `{}` and so reads as "no change"; the `value` projection tells them apart.
+ * same-length arrays → index patch, otherwise the new value).
+ *
+ * So the result is `{}` exactly when nothing changed at `path` (seed "Projections › patch":
+ * "No change to the selected path at that boundary: `{ "patch": {} }`"), and
+ * `applyNarrowedPatch(before, narrowPatch(patch, path, before))` is the value after, in every case.
  *
  * @param patch a valid patch (normally the stored net patch of one transition).
  * @param path key and index steps from the patch's root (the stream state); `[]` is the root.
@@ -64,8 +80,13 @@ function narrow(patch: JsonObject, path: ReadonlyArray<PatchPathStep>, before: J
   if (here === undefined) return {};
   if (here === null) return before === undefined ? {} : null;
   if (!isJsonObject(here)) return before !== undefined && jsonEqual(before, here) ? {} : here;
-  if (patchObjectShape(here, '') === 'keys' && !isJsonObject(before)) return mergeValue(undefined, here, '');
+  if (patchObjectShape(here, '') === 'keys' && !isJsonObject(before)) return created(mergeValue(undefined, here, ''));
   return here;
+}
+
+/** A value the patch put where no object was: `{}` there is a change, not "no change". */
+function created(value: JsonValue): JsonValue {
+  return isJsonObject(value) && Object.keys(value).length === 0 ? BECAME_EMPTY_OBJECT : value;
 }
 
 function advance(cursor: Cursor, step: PatchPathStep): Cursor {
@@ -95,8 +116,10 @@ function child(value: JsonValue | undefined, step: PatchPathStep): JsonValue | u
 
 function compare(before: JsonValue | undefined, after: JsonValue | undefined): JsonValue {
   if (after === undefined) return before === undefined ? {} : null;
-  if (before === undefined) return after;
-  return diffValue(before, after) ?? {};
+  if (before === undefined) return created(after);
+  const patch = diffValue(before, after);
+  if (patch === undefined) return {};
+  return isJsonObject(before) ? patch : created(patch);
 }
 
 /**

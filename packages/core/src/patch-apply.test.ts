@@ -117,6 +117,13 @@ describe('applyPatch: "[N]" index selectors (seed "patch_state and arrays")', ()
     { a: { '[2]': 4 } },
   );
   roundTrip('"1" is an ordinary key, not an index', { a: { '1': 'x' } }, { a: { '1': 'y' } }, { a: { '1': 'y' } }, { a: { '1': 'y' } });
+  roundTrip(
+    'U6 patch_state and arrays ("Index syntax is reserved and distinct from an ordinary object key such as "1""): {"1": "B"} onto an array replaces it',
+    { memory: ['a', 'b'] },
+    { memory: { '1': 'B' } },
+    { memory: { '1': 'B' } },
+    { memory: { '1': 'B' } },
+  );
 });
 
 describe('applyPatch: prototype-looking keys are plain data', () => {

@@ -9,10 +9,11 @@ export interface PatchOptions {
    * - `'create'` (default): RFC 7396's reading — it creates or replaces the value with `{}`.
    *   Stored histories replay with this reading, whatever wrote them (diffs of imported
    *   documents hold such patches).
-   * - `'refuse'`: `PATCH_INVALID` with `reason: 'empty-object'`. The `patch` projection of
-   *   `read_state` shows "no change" as `{}`, so a change to `{}` would read as no change; the
-   *   agent patch language (`patch_state`) refuses it. An empty object can still be written
-   *   inside an array (`{"a": [{}]}`), where it is data, not a patch.
+   * - `'refuse'`: `PATCH_INVALID` with `reason: 'empty-object'`. The seed shows "no change" as
+   *   `{}`, so such a `{}` inside a larger patch (a parent path's `patch` projection, the
+   *   baseline's recent transitions) would read as no change; the agent patch language
+   *   (`patch_state`) refuses it. An empty object can still be written inside an array
+   *   (`{"a": [{}]}`), where it is data, not a patch.
    */
   emptyObjects?: 'create' | 'refuse';
 }

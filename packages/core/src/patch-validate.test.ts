@@ -3,7 +3,7 @@ import type { JsonObject } from './json.js';
 import { netPatch } from './net-patch.js';
 import { applyPatch } from './patch-apply.js';
 import type { PatchInvalidDetails } from './errors.js';
-import { validatePatch } from './patch-validate.js';
+import { validatePatch, validatePatchKeys } from './patch-validate.js';
 import { errorOf } from '@stateflow/test-kit';
 
 const state: JsonObject = {
@@ -126,5 +126,69 @@ describe('validatePatch: valid patches pass', () => {
   it('accepts a null-prototype patch object', () => {
     const patch = Object.assign(Object.create(null) as JsonObject, { tactics: { next: 'x' } });
     expect(applyPatch(state, patch).tactics).toEqual({ next: 'x', count: 2 });
+  });
+});
+
+describe('validatePatchKeys: seed "Limits and change authority" — "Names must fit the shared path grammar"', () => {
+  // Each name below is added to an empty basis.
+  const refused: Array<[string, unknown, string, string]> = [
+    ['a key with a space', { lazy: { 'has space': 1 } }, '/lazy/has space', 'has space'],
+    ['a key with a dot', { lazy: { 'a.b': 2 } }, '/lazy/a.b', 'a.b'],
+    ['a key in non-Latin letters', { lazy: { план: 3 } }, '/lazy/план', 'план'],
+    ['a key that starts with a digit', { tactics: { '1st': 'x' } }, '/tactics/1st', '1st'],
+    ['an empty key', { tactics: { '': 'x' } }, '/tactics/', ''],
+    ['a bracketed data key', { tactics: { '[number]': 'x' } }, '/tactics/[number]', '[number]'],
+    ['a key inside an object inside an array', { lazy: { list: [{ ok: 1 }, { 'a/b': 1 }] } }, '/lazy/list/1/a~1b', 'a/b'],
+    ['a key inside an indexed element patch', { lazy: { list: { '[0]': { 'x y': 1 } } } }, '/lazy/list/[0]/x y', 'x y'],
+    ['a key below an unreachable key', { lazy: { 'has space': { ok: 1 } } }, '/lazy/has space', 'has space'],
+  ];
+  it.each(refused)('%s is PATCH_INVALID unreachable-key, naming the key and the grammar rule', (_name, patch, at, key) => {
+    const err = errorOf(() => validatePatchKeys({}, patch), 'PATCH_INVALID');
+    expect(err.details).toMatchObject({ reason: 'unreachable-key', at });
+    expect(err.message).toContain(JSON.stringify(key));
+    expect(err.message).toContain('[A-Za-z_$][A-Za-z0-9_$-]*');
+  });
+
+  it('the seed issue patch {"has space":1,"a.b":2,"план":3} fails at its first key', () => {
+    expect(errorOf(() => validatePatchKeys({}, { lazy: { 'has space': 1, 'a.b': 2, план: 3 } }), 'PATCH_INVALID').details).toMatchObject({
+      reason: 'unreachable-key',
+      at: '/lazy/has space',
+    });
+  });
+
+  it('accepts path keys, selectors and deletions of any key; leaves malformed selectors to validatePatch', () => {
+    for (const patch of [
+      { lazy: { memory: { '[1]': 'x' }, $ref: 'y', _a: 1, 'kebab-case': { b2: [{ c$: 1 }] }, ['__proto__']: 1 } },
+      { lazy: { 'has space': null, 'a.b': null, план: null } },
+      { lazy: { list: { '[01]': 1 } } },
+      { lazy: { list: [{ '[0]': 1 }] } },
+      'not an object',
+    ]) {
+      expect(() => validatePatchKeys({}, patch)).not.toThrow();
+    }
+  });
+
+  it('adds no name by rewriting a member the basis has: an imported document stays editable, it gains no new unreachable key', () => {
+    const basis = { lazy: { manifest: { scripts: { 'test:cli': 'mocha' }, list: [{ 'a.b': 1 }] }, 'has space': { x: 1 } } };
+    for (const patch of [
+      { lazy: { manifest: { scripts: { 'test:cli': 'mocha --parallel' } } } },
+      { lazy: { 'has space': { x: 2, y: 3 } } },
+      { lazy: { manifest: { list: { '[0]': { 'a.b': 2 } } } } },
+    ]) {
+      expect(() => validatePatchKeys(basis, patch), JSON.stringify(patch)).not.toThrow();
+    }
+    const refusals: Array<[unknown, string]> = [
+      [{ lazy: { manifest: { scripts: { 'release:notes': 'x' } } } }, '/lazy/manifest/scripts/release:notes'],
+      [{ lazy: { manifest: { list: [{ 'a.b': 2 }] } } }, '/lazy/manifest/list/0/a.b'],
+      [{ lazy: { manifest: { list: { '[0]': { 'c.d': 2 } } } } }, '/lazy/manifest/list/[0]/c.d'],
+      [{ lazy: { 'has space': { 'x y': 2 } } }, '/lazy/has space/x y'],
+    ];
+    for (const [patch, at] of refusals) {
+      expect(errorOf(() => validatePatchKeys(basis, patch), 'PATCH_INVALID').details, JSON.stringify(patch)).toMatchObject({ reason: 'unreachable-key', at });
+    }
+  });
+
+  it('points into the caller input with the given prefix', () => {
+    expect(errorOf(() => validatePatchKeys(undefined, { tactics: { 'a b': 1 } }, '/cwd'), 'PATCH_INVALID').details.at).toBe('/cwd/tactics/a b');
   });
 });

@@ -6,6 +6,7 @@ import type { Ladder } from './load-ladder.js';
 import { runLadder } from './run-ladder.js';
 import { scriptedModel } from './scripted-model.js';
 import { loadTokenCounter } from './token-counter.js';
+import { toSlateStreamState } from './slate-state.js';
 import { storePerTest } from '@stateflow/test-kit';
 
 let store: Store;
@@ -151,6 +152,43 @@ describe('token budgets (gpt-tokenizer o200k_base)', () => {
     const over = await call(ladder, T6, null); // 6 + 5 = 11 ≤ 12 (old + new would be 16)
     expect(over.refused).toEqual([]);
     expect(over.slates.M?.f).toEqual({ 'a.md': T6, 'b.md': T5b });
+  });
+
+  it('system metatags "created / modified / size (file-level)" ("System metatag: file timestamps"): an eviction that empties a file moves its modified time and its size to 0', async () => {
+    const to = (file: string) => ({ slate: 'M', folder: 'f', file });
+    const ladder = loadLadder({
+      name: 'budget',
+      slates: [{ title: 'M', folders: [{ name: 'f', tokenLimit: 12, evictionPolicy: 'FIFO', files: [{ name: 'a.md' }, { name: 'b.md' }] }] }],
+      steps: [
+        {
+          id: 'meta',
+          fields: [
+            { name: 'ACreated', type: 'slateRead', from: { ...to('a.md'), metatag: 'created' } },
+            { name: 'AModified', type: 'slateRead', from: { ...to('a.md'), metatag: 'modified' } },
+            { name: 'ASize', type: 'slateRead', from: { ...to('a.md'), metatag: 'size' } },
+          ],
+        },
+        { id: 'wa', fields: [{ name: 'In', type: 'text', from: 'input.context' }], slateWrite: { to: to('a.md'), field: 'text', on: 'append', match } },
+        { id: 'wb', fields: [{ name: 'In', type: 'text', from: 'input.context' }], slateWrite: { to: to('b.md'), field: 'text', on: 'append', match } },
+      ],
+    });
+    const run = async (a: string | null, b: string | null) => {
+      const model = scriptedModel(['meta', w(a), w(b)]);
+      const result = await runLadder({ store, ladder, input: 'go', session: 's', model, clock });
+      return { result, fields: model.requests[0]?.messages.at(-1)?.content };
+    };
+    await run(T5a, null); // a.md: 5 tokens
+    await run(null, T5b); // b.md: 5 tokens
+    const evicting = await run(null, T6); // 5 + 5 + 6 = 16 > 12: FIFO drops a.md's only entry
+    expect(evicting.result.evicted.map((e) => e.file)).toEqual(['a.md']);
+    expect(evicting.result.slates.M?.f?.['a.md']).toBe('');
+    const state = toSlateStreamState(await store.state(STREAM));
+    const evictedAt = state.slates.M?.folders.f?.files['b.md']?.modified as string;
+    const after = await run(null, null);
+    const created = /ACreated:\n(.*)/.exec(after.fields as string)?.[1];
+    expect(after.fields).toBe(`ACreated:\n${created}\n\nAModified:\n${evictedAt}\n\nASize:\n0`);
+    expect(created).not.toBe(evictedAt);
+    expect(state.slates.M?.folders.f?.files['a.md']?.modified).toBe(evictedAt);
   });
 
   it('the encoding is configurable', async () => {

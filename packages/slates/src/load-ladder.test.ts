@@ -64,6 +64,17 @@ describe('load-time validation: slateRead (exact seed wording)', () => {
   it('base config is valid', () => {
     expect(validateLadder(base())).toEqual([]);
   });
+  it.each([
+    ['#80', 'op', 'contains'],
+    ['#80', 'value', 'calculus'],
+    ['#81', 'orderBy', 'modified'],
+    ['#81', 'limit', 3],
+  ])('%s "slateRead does NOT support server-side filtering (op, value, orderBy, limit)": "%s" in from is refused', (_id, key, value) => {
+    expect(problemsOf(read({ slate: 'Project Memory', folder: 'facts', metatag: 'summary', [key]: value }, 'WinsIndex'))).toEqual([
+      `Step "generate": slateRead field "WinsIndex" from has unknown key "${key}"; slateRead does not support server-side filtering ` +
+        '(op, value, orderBy, limit): it reads these fields only; use retrieve: for dynamic filtering at runtime',
+    ]);
+  });
   it('non-existent slate', () => {
     const c = base();
     c.slates[0].title = 'Other';

@@ -140,14 +140,22 @@ function locate(config: Record<string, unknown>, pointer: string): { head: strin
   return { head: 'Config', rest: rest(0) };
 }
 
+/** Query keys a slate reference does not take (seeds/ladr-persistent-memory-with-slates.txt). */
+const FILTER_KEYS: ReadonlySet<string> = new Set(['op', 'value', 'orderBy', 'limit']);
+const FILTER_ADVICE = 'slateRead does not support server-side filtering (op, value, orderBy, limit): it reads these fields only; use retrieve: for dynamic filtering at runtime';
+
 function describe(config: Record<string, unknown>, e: ErrorObject): string | undefined {
   if (e.keyword === 'if') return undefined; // the failing then/else branch is reported itself
   const { head, rest, joined } = locate(config, e.instancePath);
   const at = rest === '' ? '' : ` ${rest}`;
   const where = joined === true ? `${head}${at}` : `${head}:${at}`;
   switch (e.keyword) {
-    case 'additionalProperties':
-      return `${where} has unknown key "${String(e.params.additionalProperty)}"`;
+    case 'additionalProperties': {
+      const key = String(e.params.additionalProperty);
+      // LADR: "slateRead does NOT support server-side filtering (op, value, orderBy, limit)".
+      const filtering = FILTER_KEYS.has(key) && /(^|\.)from$/.test(rest) ? `; ${FILTER_ADVICE}` : '';
+      return `${where} has unknown key "${key}"${filtering}`;
+    }
     case 'required':
       return `${where} is missing required key "${String(e.params.missingProperty)}"`;
     case 'enum':

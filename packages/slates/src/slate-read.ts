@@ -44,9 +44,16 @@ function systemValue(tag: string, file: FileState): JsonValue {
   return null;
 }
 
-/** The `index` of a folder: one row per file, sorted by file name (`[]` when empty). */
+/**
+ * The `index` of a folder: one row per file that holds something — contents, or a user metatag
+ * with a value — sorted by file name. A blank file (declared `init: blank` and not yet written,
+ * or emptied by eviction) is not listed, so the index of an empty folder is `[]`
+ * (seeds/ladr-persistent-memory-with-slates.txt: "On the first call, the slate is empty; the
+ * field renders blank or "[]""). Its own metatags (`created`, `modified`, `size`) stay readable.
+ */
 export function folderIndex(state: SlateStreamState, slate: string, folder: string, count: TokenCounter): IndexRow[] {
-  return sortedFiles(folderState(state, slate, folder)).map(([name, file]) => {
+  const listed = sortedFiles(folderState(state, slate, folder)).filter(([, file]) => fileContents(file) !== '' || Object.keys(file.metatags).length > 0);
+  return listed.map(([name, file]) => {
     const contents = fileContents(file);
     const row: IndexRow = {
       file: name,

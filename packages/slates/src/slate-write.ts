@@ -242,6 +242,8 @@ export function applyWrite(ctx: WriteContext, state: SlateStreamState, req: Writ
     for (const [name, victim] of total > limit ? candidates(info, trial, entry) : []) {
       const owner = (trial[name] = name === file ? target : structuredClone(trial[name] as FileState));
       owner.entries = owner.entries.filter((e) => e.tick !== victim.tick);
+      // Eviction changes the file: its `modified` system metatag moves with it (`size` is computed).
+      owner.modified = ctx.at;
       const t = ctx.count(victim.text);
       total -= t;
       evicted.push({ slate, folder, file: name, tokens: t, text: victim.text, step: req.step, node: req.node });

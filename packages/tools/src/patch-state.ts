@@ -20,6 +20,7 @@ import {
   netPatch,
   isStateflowError,
   prefixPatchError,
+  validatePatchKeys,
 } from '@stateflow/core';
 import type { JsonObject, JsonValue, OwnerScope, PatchInvalidReason, PatchOptions } from '@stateflow/core';
 import { SerialQueue, retryOnConflict } from '@stateflow/store';
@@ -216,6 +217,10 @@ function stage(view: StoreView, patches: Map<SelectedOwner, ScopePatch>): Staged
   const staged: Staged = { changes: new Map(), cascaded: [] };
   for (const [owner, { patch, at }] of patches) {
     const before = capturedStream(view, owner).state;
+    // Seed "Limits and change authority": "Names must fit the shared path grammar" — a name the
+    // patch adds must be one a read_state path can reach; members the basis has (an imported
+    // document's "lodash.merge") stay editable and deletable.
+    validatePatchKeys(before, patch, at);
     // The agent patch language refuses `{}` that would create or replace a value: the patch
     // projection would read that change as `{}`, "no change" (core PatchOptions).
     const { after, cascaded } = inToolPatch(at, () => applyWithIntentOwnership(owner.scope, before, patch, AGENT_PATCH));

@@ -37,7 +37,7 @@ export const readStateInputSchema = {
       default: 'value',
       description:
         'value (default): the exact selected value. keys: {meta, keys} — structural facts and immediate keys with their kinds. ' +
-        'patch: the semantic patch at the selected boundary ({} = no change, null = deleted).',
+        'patch: the semantic patch at the selected boundary ({} = no change, null = deleted, {"": null} = became an empty object {}).',
     },
   },
   oneOf: [{ required: ['path'] }, { required: ['paths'] }],
@@ -81,6 +81,7 @@ export const PATCH_STATE_DESCRIPTION = [
   'Change Stateflow memory with one recursive semantic patch: {"patch": {"cwd": {"tactics": {"next": "..."}}, "session": {...}}}.',
   'Planes: intents, strategy, tactics, artifacts, response (session only, Active mode), lazy (object root; large or later-needed detail).',
   'Objects merge, scalars and arrays replace whole, null deletes a key, "[N]" replaces or patches an existing array element.',
+  'Keys you write must be path keys ([A-Za-z_$][A-Za-z0-9_$-]*: no spaces, dots or non-Latin letters), so read_state can reach them.',
   'A {"$ref": "cwd.lazy.plan"} inside an intent owns that strategy/tactics/lazy key: deleting the intent deletes it too, unless another intent of the scope still references it.',
   'All changes publish atomically or not at all. The result is {"state_updates": {...}} describing cascaded deletions and final effective values.',
 ].join('\n');

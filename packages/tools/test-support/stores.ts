@@ -5,7 +5,11 @@
 import { openMemoryStore } from '@stateflow/store';
 import { openStore } from '@stateflow/store-leveldb';
 import type { Store, StoreOptions } from '@stateflow/store';
-import { testBackends } from '@stateflow/test-kit';
+import { afterEach, beforeEach, expect } from 'vitest';
+import { storePerTest, testBackends } from '@stateflow/test-kit';
+import { createRuntime } from '../src/runtime.js';
+import type { Runtime } from '../src/runtime.js';
+import type { Selection } from '../src/selection.js';
 import type { TestBackend, TestStore as KitTestStore } from '@stateflow/test-kit';
 
 /** A store under test (`dir` is `null` in memory; `reopen` needs a persistent backend). */
@@ -23,4 +27,21 @@ export async function dump(store: Store): Promise<unknown> {
   const transitions: unknown[] = [];
   for await (const t of store.transitions()) transitions.push(t);
   return { lastSeq: store.lastSeq(), heads, states, transitions };
+}
+
+/** Every owner selected, Active mode: the selection most spec-mapped tests read and write through. */
+export const ALL_OWNERS = { global: true, cwd: '/repo', session: 's1', mode: 'active' } as const;
+
+/**
+ * Per test, a fresh empty store of `backend` and a runtime over it with `selection` (read them
+ * from the returned object inside a test: they change before each one).
+ */
+export function runtimePerTest(backend: TestBackend<Store, StoreOptions>, selection: Selection = ALL_OWNERS): { ts: TestStore; rt: Runtime } {
+  const current = {} as { ts: TestStore; rt: Runtime };
+  storePerTest(backend, { beforeEach, afterEach }, (opened) => {
+    current.ts = opened;
+    current.rt = createRuntime({ store: opened.store, selection });
+    expect(opened.store.lastSeq()).toBe(0);
+  });
+  return current;
 }

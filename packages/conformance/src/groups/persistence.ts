@@ -5,6 +5,7 @@
 import type { ConformanceOptions, StoreInitializer, TestApi } from '../initializer.js';
 import { assert, assertJsonEqual, collect } from '../internal/assert.js';
 import { defineGroup } from '../internal/group.js';
+import { KEY_ORDERS, KEY_ORDER_WRITES } from '../internal/key-order.js';
 import { accept, counterSeries, publishSeries } from '../internal/publish.js';
 
 /**
@@ -30,6 +31,15 @@ export function persistenceGroup(init: StoreInitializer, api: TestApi, options: 
       );
       for (let r = 0; r <= 11; r++) assertJsonEqual(await store.stateAt('global', r), states[r]!, `stateAt ${r}`);
     }, { needsReopen: true, options: { checkpointInterval: 4 } });
+
+    test('U2 key order survives a reopen: integer-like keys first, then write order', async (ctx) => {
+      for (const write of KEY_ORDER_WRITES) await accept(ctx.store, { global: write });
+      const store = await ctx.reopen();
+      for (let rev = 1; rev <= KEY_ORDERS.length; rev++) {
+        assert.deepEqual(Object.keys(await store.stateAt('global', rev)), KEY_ORDERS[rev - 1], `stateAt ${rev}`);
+      }
+      assert.deepEqual(Object.keys(await store.state('global')), KEY_ORDERS[KEY_ORDERS.length - 1], 'state');
+    }, { needsReopen: true, options: { checkpointInterval: 2 } });
 
     test('a reopened store continues the seq and the hash chain and audits clean', async (ctx) => {
       const t1 = await accept(ctx.store, { global: { a: 1 } });

@@ -5,6 +5,7 @@
 import type { ConformanceOptions, StoreInitializer, TestApi } from '../initializer.js';
 import { assert, assertJsonEqual, rejectsWithCode } from '../internal/assert.js';
 import { defineGroup, type GroupBuilder } from '../internal/group.js';
+import { KEY_ORDERS, KEY_ORDER_WRITES } from '../internal/key-order.js';
 import { accept } from '../internal/publish.js';
 
 function isDeepFrozen(value: unknown): boolean {
@@ -21,6 +22,7 @@ function isDeepFrozen(value: unknown): boolean {
 export function readGroup(init: StoreInitializer, api: TestApi, options: ConformanceOptions = {}): void {
   defineGroup('read', 'read', init, api, options, ({ test }) => {
     currentReads(test);
+    keyOrder(test);
     viewsAndImmutability(test);
   });
 }
@@ -63,6 +65,20 @@ function currentReads(test: GroupBuilder['test']): void {
       'heads',
     );
   });
+}
+
+function keyOrder(test: GroupBuilder['test']): void {
+  test('U2 key order: integer-like keys come back first (2, 10, b, a, z), then write order; the same in state, stateAt across checkpoints and views', async ({ store }) => {
+    for (const write of KEY_ORDER_WRITES) await accept(store, { global: write });
+    for (let rev = 1; rev <= KEY_ORDERS.length; rev++) {
+      assert.deepEqual(Object.keys(await store.stateAt('global', rev)), KEY_ORDERS[rev - 1], `stateAt ${rev}`);
+    }
+    assert.deepEqual(Object.keys(await store.state('global')), KEY_ORDERS[KEY_ORDERS.length - 1], 'state');
+    const view = await store.view(['global']);
+    assert.deepEqual(Object.keys(view.streams.global?.state ?? {}), KEY_ORDERS[KEY_ORDERS.length - 1], 'view');
+    const t = await store.transition(1);
+    assert.deepEqual(Object.keys(t.changes[0]?.patch ?? {}), ['2', '10', 'b', '4294967295', 'a', 'z'], 'stored patch');
+  }, { options: { checkpointInterval: 2 } });
 }
 
 /** Views at one seq, frozen states, bad ids. */

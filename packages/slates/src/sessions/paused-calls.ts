@@ -58,6 +58,20 @@ export class PausableCalls {
     return this.#running.has(id);
   }
 
+  /**
+   * Requests waiting on a call in flight of this process: pauses the call has not reached yet
+   * (it parks at its next model call), and resumes of a call that is parking.
+   */
+  waiting(): { pause: number; resume: number } {
+    let pause = 0;
+    let resume = 0;
+    for (const running of this.#running.values()) {
+      pause += running.pauses.length;
+      resume += running.resumes.length;
+    }
+    return { pause, resume };
+  }
+
   /** True when the session's call in flight is parked by a pause. */
   isParked(id: string): boolean {
     return this.#running.get(id)?.phase === 'parked';

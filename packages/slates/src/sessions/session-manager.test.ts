@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { JsonObject } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
 import { SessionManager } from './session-manager.js';
@@ -202,9 +202,13 @@ describe.each(backends)('SessionManager on $name', (backend) => {
     const steps = twoStepModel('live');
     const running = sessions.call(id, 'alice', (_record, control) => runTwoSteps(pausableModel(steps.model, control, { context: 'q' })));
     await steps.firstAsked;
+    expect(sessions.waiting()).toEqual({ pause: 0, resume: 0, close: 0 });
     const pausing = sessions.pause(id, 'alice');
+    // The pause waits on the call (which meets it at its next model call): visible as waiting.
+    await vi.waitFor(() => expect(sessions.waiting()).toEqual({ pause: 1, resume: 0, close: 0 }));
     steps.releaseFirst();
     const paused = await pausing;
+    expect(sessions.waiting()).toEqual({ pause: 0, resume: 0, close: 0 });
     expect(paused.status).toBe('paused');
     expect(paused.execution).toEqual({ step: 's2', node: 0, round: 1, calls: [{ step: 's1', node: 0, round: 1, output: 'live-s1' }], call: { context: 'q' } });
     expect((await sessions.get(id, 'alice')).execution).toEqual(paused.execution);

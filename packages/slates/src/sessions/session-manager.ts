@@ -100,6 +100,8 @@ export class SessionManager {
   readonly #calls: PausableCalls;
   /** This process's calls and lifecycle changes under a session lock, for {@link idle}. */
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** Resume and close requests waiting for a call of another process to park or end (see {@link waiting}). */
+  readonly #waitingElsewhere = { resume: 0, close: 0 };
 
   /**
    * @throws USAGE when `idleMs` is not a positive number or `retentionMs` is negative.
@@ -282,7 +284,7 @@ export class SessionManager {
       const continued = await this.#calls.run(record, (r, control) => proceed(r, execution, control));
       return { record, execution, continued };
     };
-    const outcome = await this.#unlessParkedElsewhere(id, owner, locked);
+    const outcome = await this.#unlessParkedElsewhere(id, owner, 'resume', locked);
     if (outcome.ran) return outcome.value;
     const parked = outcome.parked;
     return { record: (await this.#records.update(parked, resumePatch(parked.record, this.now()), 'resumed')).record, execution: undefined };
@@ -311,7 +313,7 @@ export class SessionManager {
         return closed.record;
       }
     };
-    const outcome = await this.#unlessParkedElsewhere(id, owner, locked);
+    const outcome = await this.#unlessParkedElsewhere(id, owner, 'close', locked);
     if (outcome.ran) return outcome.value;
     // The call parked in another server sees the closed record and fails with SESSION_CLOSED;
     // a purge due at once runs at the next access or sweep.
@@ -347,6 +349,18 @@ export class SessionManager {
     return report;
   }
 
+  /**
+   * Lifecycle requests of this process that wait on a call: `pause` — pauses a call in flight
+   * here has not reached yet (it parks at its next model call); `resume` — resumes of a call
+   * that is parking here, or waiting for a call in another process to park or end; `close` —
+   * closes waiting for a call in another process. For metrics, and for a client that must know
+   * its request is waiting before it lets the call go on.
+   */
+  waiting(): { pause: number; resume: number; close: number } {
+    const here = this.#calls.waiting();
+    return { pause: here.pause, resume: here.resume + this.#waitingElsewhere.resume, close: this.#waitingElsewhere.close };
+  }
+
   /** Resolves when every queued call and lifecycle change of this process has settled. */
   async idle(): Promise<void> {
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
@@ -374,15 +388,27 @@ export class SessionManager {
    * parks and records so. Only this process ever holds a sole-writer store's locks, so there
    * this never waits for another process.
    */
-  async #unlessParkedElsewhere<T>(id: string, owner: string, locked: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false; parked: LoadedSession }> {
+  async #unlessParkedElsewhere<T>(
+    id: string,
+    owner: string,
+    request: 'resume' | 'close',
+    locked: () => Promise<T>,
+  ): Promise<{ ran: true; value: T } | { ran: false; parked: LoadedSession }> {
     const key = sessionMetaStream(id);
-    for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
-      if (this.#calls.isRunning(id)) return { ran: true, value: await this.#serial(key, locked) };
-      const loaded = await this.#records.load(id, owner);
-      const attempt = await this.#track(this.store.withLockIfFree(key, locked, { local: 'wait' }));
-      if (attempt.ran) return attempt;
-      if (loaded.record.status === 'paused' && loaded.record.execution !== undefined) return { ran: false, parked: loaded };
-      await new Promise((resolve) => setTimeout(resolve, delay));
+    let waiting = false;
+    try {
+      for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
+        if (this.#calls.isRunning(id)) return { ran: true, value: await this.#serial(key, locked) };
+        const loaded = await this.#records.load(id, owner);
+        const attempt = await this.#track(this.store.withLockIfFree(key, locked, { local: 'wait' }));
+        if (attempt.ran) return attempt;
+        if (loaded.record.status === 'paused' && loaded.record.execution !== undefined) return { ran: false, parked: loaded };
+        if (!waiting) this.#waitingElsewhere[request] += 1;
+        waiting = true;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    } finally {
+      if (waiting) this.#waitingElsewhere[request] -= 1;
     }
   }
 

@@ -24,6 +24,7 @@ export function metricSources(context: ServerContext): MetricSources {
     streams: async () => (await context.store.streams()).length,
     storeBytes: async () => (context.dir === null ? null : dirBytes(context.dir)),
     sessions: () => context.sessions.countByStatus(),
+    sessionRequestsWaiting: () => context.sessions.waiting(),
     lastSeq: () => context.store.lastSeq(),
     connections: () => context.store.connections?.() ?? [],
   };

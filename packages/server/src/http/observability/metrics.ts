@@ -36,6 +36,8 @@ export interface MetricSources {
   storeBytes(): Promise<number | null>;
   /** Ladder sessions by status. */
   sessions(): Promise<Record<string, number>>;
+  /** Session lifecycle requests of this server waiting on a call, by request (`pause`, `resume`, `close`). */
+  sessionRequestsWaiting(): Record<string, number>;
   /** The store's last seq (the watch lag is measured against it). */
   lastSeq(): number;
   /** The use of the storage's connection pools (PostgreSQL's; none for LevelDB). */
@@ -66,7 +68,7 @@ export interface McpOperation {
 const TOOLS = new Set(['read_state', 'patch_state']);
 
 /** The sources of a registry no server attached yet. */
-const NO_SOURCES: MetricSources = { streams: async () => 0, storeBytes: async () => null, sessions: async () => ({}), lastSeq: () => 0, connections: () => [] };
+const NO_SOURCES: MetricSources = { streams: async () => 0, storeBytes: async () => null, sessions: async () => ({}), sessionRequestsWaiting: () => ({}), lastSeq: () => 0, connections: () => [] };
 
 /**
  * `stateflow_storage_pool_connections{pool, state}` (state `total`, `idle`, `waiting`: callers
@@ -139,6 +141,7 @@ export class ServerMetrics {
       streams: () => this.#sources.streams(),
       storeBytes: () => this.#sources.storeBytes(),
       sessions: () => this.#sources.sessions(),
+      sessionRequestsWaiting: () => this.#sources.sessionRequestsWaiting(),
       lastSeq: () => this.#sources.lastSeq(),
       connections: () => this.#sources.connections(),
     };
@@ -161,6 +164,15 @@ export class ServerMetrics {
       async collect() {
         this.reset();
         for (const [status, count] of Object.entries(await sources.sessions())) this.set({ status }, count);
+      },
+    });
+    new Gauge({
+      name: 'stateflow_session_requests_waiting',
+      help: 'Pause, resume and close requests of this server waiting on a call in flight (a pause it has not reached yet, a resume or close of a call in another server).',
+      labelNames: ['request'],
+      registers: [this.registry],
+      collect() {
+        for (const [request, count] of Object.entries(sources.sessionRequestsWaiting())) this.set({ request }, count);
       },
     });
     new Gauge({ name: 'stateflow_watch_subscribers', help: 'Open watch streams (GET /v1/watch).', registers: [this.registry], collect() { this.set(watchers.size); } });
