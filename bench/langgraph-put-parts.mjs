@@ -1,30 +1,21 @@
 /**
  * Where a LangGraph checkpoint put's time goes, early and late in a thread: the graph of
- * bench/langgraph.mjs (1,000 steps × BENCH_SCALE, a message list growing by one message per
- * step, a document section rewritten per step) on StateflowSaver (LevelDB, fsync and buffered)
+ * langgraph-graph.mjs (1,000 steps × BENCH_SCALE, a message list growing by one message per
+ * step, a document section rewritten per step; BENCH_LANGGRAPH_MESSAGES=delta as there) on StateflowSaver (LevelDB, fsync and buffered)
  * and on SqliteSaver, each put and putWrites timed whole and split into LangGraph's serializer
  * (`serde.dumpsTyped`, which every saver calls on what it is handed), the store's `publish`
  * (StateflowSaver) and the rest (the saver's own work; SqliteSaver: its SQLite statements).
  * Medians of 3 alternating rounds.
  */
 import path from 'node:path';
-import { AIMessage, HumanMessage } from '@langchain/core/messages';
-import { Annotation, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { HumanMessage } from '@langchain/core/messages';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { StateflowSaver } from '@stateflow/langgraph';
 import { openStore } from '@stateflow/store-leveldb';
-import { REPEATS, median, removeDir, report, scaled, tempDir } from './lib.mjs';
+import { REPEATS, median, removeDir, report, tempDir } from './lib.mjs';
+import { SECTIONS, STEPS, buildGraph } from './langgraph-graph.mjs';
 
-const STEPS = scaled(1000, 20);
-const SECTIONS = 50;
-const State = Annotation.Root({ ...MessagesAnnotation.spec, doc: Annotation(), step: Annotation() });
 const now = () => Number(process.hrtime.bigint()) / 1e6;
-
-function sentence(i, length) {
-  let text = `step ${i}:`;
-  while (text.length < length) text += ` word${(i * 7 + text.length) % 997}`;
-  return text.slice(0, length);
-}
 
 /** Wrap `object[method]` so that its time adds to `parts[name]` while a timed call runs. */
 function addsTo(parts, name, object, method) {
@@ -58,16 +49,7 @@ async function run(saver, store) {
       }
     };
   }
-  const graph = new StateGraph(State)
-    .addNode('work', (state) => {
-      const i = state.step ?? 0;
-      const doc = { ...(state.doc ?? {}) };
-      doc[`section${i % SECTIONS}`] = sentence(i, 200);
-      return { messages: [new AIMessage({ content: sentence(i, 200), id: `m${i}` })], doc, step: i + 1 };
-    })
-    .addEdge(START, 'work')
-    .addConditionalEdges('work', (state) => (state.step < STEPS ? 'work' : END))
-    .compile({ checkpointer: saver });
+  const graph = buildGraph(saver);
   const out = await graph.invoke({ messages: [new HumanMessage('start')] }, { configurable: { thread_id: 'bench' }, recursionLimit: STEPS + 10, durability: 'sync' });
   if (out.step !== STEPS) throw new Error(`the graph ran ${out.step} steps`);
   return calls;

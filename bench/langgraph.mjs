@@ -14,51 +14,17 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { AIMessage, HumanMessage } from '@langchain/core/messages';
-import { Annotation, DeltaChannel, END, MessagesAnnotation, START, StateGraph, messagesDeltaReducer } from '@langchain/langgraph';
+import { HumanMessage } from '@langchain/core/messages';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { StateflowSaver } from '@stateflow/langgraph';
 import { openStore } from '@stateflow/store-leveldb';
 import { dropPostgresStore, openPostgresStore } from '@stateflow/store-postgres';
 import { freshPostgresUrl, postgresUnavailable, testPostgresUrl } from '@stateflow/test-kit';
-import { BENCH_DIR, REPEATS, dirBytes, median, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
+import { BENCH_DIR, REPEATS, dirBytes, median, removeDir, report, rng, tempDir, time } from './lib.mjs';
+import { DELTA, SECTIONS, STEPS, buildGraph, sentence } from './langgraph-graph.mjs';
 
-const STEPS = scaled(1000, 20);
 const READS = 200;
-const SECTIONS = 50;
 const THREAD = { configurable: { thread_id: 'bench' } };
-
-/**
- * BENCH_LANGGRAPH_MESSAGES=delta: the message list in LangGraph's DeltaChannel (beta), whose
- * checkpoints carry each step's new messages only (and a snapshot every 100 updates), read back
- * through the saver's getDeltaChannelHistory; default: MessagesAnnotation, the whole list per put.
- */
-const DELTA = process.env.BENCH_LANGGRAPH_MESSAGES === 'delta';
-const State = Annotation.Root({
-  ...(DELTA ? { messages: new DeltaChannel(messagesDeltaReducer, { initialValueFactory: () => [] }) } : MessagesAnnotation.spec),
-  doc: Annotation(),
-  step: Annotation(),
-});
-
-function sentence(i, length) {
-  let text = `step ${i}:`;
-  while (text.length < length) text += ` word${(i * 7 + text.length) % 997}`;
-  return text.slice(0, length);
-}
-
-/** One node that appends a message and rewrites one section of the document, STEPS times. */
-function buildGraph(checkpointer) {
-  return new StateGraph(State)
-    .addNode('work', (state) => {
-      const i = state.step ?? 0;
-      const doc = { ...(state.doc ?? {}) };
-      doc[`section${i % SECTIONS}`] = sentence(i, 200);
-      return { messages: [new AIMessage({ content: sentence(i, 200), id: `m${i}` })], doc, step: i + 1 };
-    })
-    .addEdge(START, 'work')
-    .addConditionalEdges('work', (state) => (state.step < STEPS ? 'work' : END))
-    .compile({ checkpointer });
-}
 
 /** Time every call of `saver[method]` (in ms), in call order. */
 function instrument(saver, method) {
