@@ -171,7 +171,7 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
     const messages = await steps.last().getByTestId('step-messages').innerText();
     expect(messages.split('\n').map((l) => l.trim())).toEqual(['human otters', 'ai plan: write about otters', 'ai draft ready', 'human yes', 'ai published: On otters']);
     expect(await steps.nth(1).getByTestId('step-writes').innerText()).toMatch(/^plan \(\w+\) → messages: /);
-    expect(await page.getByTestId('langgraph-steps').innerText()).not.toMatch(/\$len|\$null/);
+    expect(await page.getByTestId('langgraph-steps').innerText()).not.toMatch(/\$len|\$pages|\$null/);
     await shot('v2-4-langgraph-steps', 'history-langgraph-steps.png');
   });
 
