@@ -228,6 +228,8 @@ describe.each(backends)('SessionManager on $name', (backend) => {
     const running = sessions.call(id, 'alice', (_r, control) => runTwoSteps(pausableModel(first.model, control, { context: 'q' })));
     await first.firstAsked;
     const pausing = sessions.pause(id, 'alice');
+    // The pause must have reached the call before the call goes on to its next model call.
+    await vi.waitFor(() => expect(sessions.waiting().pause).toBe(1));
     first.releaseFirst();
     await pausing;
     const outcome = failureOf(running);
@@ -250,6 +252,8 @@ describe.each(backends)('SessionManager on $name', (backend) => {
     const running = sessions.call(id, 'alice', (_r, control) => runTwoSteps(pausableModel(steps.model, control, {})));
     await steps.firstAsked;
     const pausing = sessions.pause(id, 'alice');
+    // The pause must have reached the call before the call goes on to its next model call.
+    await vi.waitFor(() => expect(sessions.waiting().pause).toBe(1));
     steps.releaseFirst();
     await pausing;
     const outcome = failureOf(running);
@@ -314,6 +318,7 @@ describe.each(backends)('SessionManager on $name', (backend) => {
     const running = manager.call(id, 'alice', (_r, control) => runTwoSteps(pausableModel(steps.model, control, {})));
     await steps.firstAsked;
     const pausing = manager.pause(id, 'alice');
+    await vi.waitFor(() => expect(manager.waiting().pause).toBe(1));
     steps.releaseFirst();
     await publishingPaused;
     const resuming = manager.resume(id, 'alice');
@@ -330,10 +335,12 @@ describe.each(backends)('SessionManager on $name', (backend) => {
     const running = failureOf(sessions.call(id, 'alice', (_r, control) => runTwoSteps(pausableModel(steps.model, control, {}))));
     await steps.firstAsked;
     const pausing = failureOf(sessions.pause(id, 'alice'));
+    await vi.waitFor(() => expect(sessions.waiting().pause).toBe(1));
     const closing = sessions.close(id, 'alice');
+    // The close reaches the call (failing the pause waiting on it) before the call goes on.
+    expect((await pausing).code).toBe('SESSION_CLOSED');
     steps.releaseFirst();
     expect((await running).code).toBe('SESSION_CLOSED');
-    expect((await pausing).code).toBe('SESSION_CLOSED');
     expect((await closing).status).toBe('closed');
     expect(steps.asked).toEqual(['s1']);
   });
