@@ -30,7 +30,7 @@ export type {
 export { extractJson, extractJsonBlock, parseJsonText, BALANCED_PARSE_BUDGET_PER_CHAR } from './extract-json.js';
 export type { JsonBlock } from './extract-json.js';
 export type { NonJson } from './json-copy.js';
-export { createSlateState, slateContents, fileContents, touchedFiles, toSlateStreamState } from './slate-state.js';
+export { createSlateState, slateContents, fileContents, touchedFiles, decodeSlateState } from './slate-state.js';
 export type { SlateStreamState, FolderState, FileState, EntryState, SlateFileRef } from './slate-state.js';
 export { readSlate, folderIndex, folderTree, renderValue, slateMetatags } from './slate-read.js';
 export type { IndexRow, TreeNode, FileMetatags } from './slate-read.js';

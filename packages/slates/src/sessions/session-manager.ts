@@ -164,7 +164,7 @@ export class SessionManager {
   async countByStatus(): Promise<Record<string, number>> {
     const counts: Record<string, number> = {};
     for (const id of await this.#records.ids()) {
-      const record = await this.#records.read(id);
+      const record = await this.#records.readIntact(id);
       if (record !== undefined) counts[record.status] = (counts[record.status] ?? 0) + 1;
     }
     return counts;
@@ -176,7 +176,7 @@ export class SessionManager {
   async list(owner: string, ladder?: string): Promise<SessionRecord[]> {
     const out: SessionRecord[] = [];
     for (const id of await this.#records.ids()) {
-      const record = await this.#records.read(id);
+      const record = await this.#records.readIntact(id);
       if (record === undefined || record.owner !== owner) continue;
       if (ladder !== undefined && record.ladder !== ladder) continue;
       out.push(await this.get(id, owner));
@@ -278,7 +278,7 @@ export class SessionManager {
       const current = await this.#refresh(await this.#records.load(id, owner));
       assertNotEnded(current.record);
       if (current.record.status !== 'paused') return { record: current.record, execution: undefined };
-      const execution = current.record.execution as ExecutionState | undefined;
+      const execution = current.record.execution;
       const { record } = await this.#records.update(current, resumePatch(current.record, this.now()), 'resumed');
       if (execution === undefined || proceed === undefined) return { record, execution };
       const continued = await this.#calls.run(record, (r, control) => proceed(r, execution, control));
@@ -332,7 +332,7 @@ export class SessionManager {
   async sweep(): Promise<SweepReport> {
     const report: SweepReport = { expired: [], purged: [] };
     for (const id of await this.#records.ids()) {
-      const before = await this.#records.read(id);
+      const before = await this.#records.readIntact(id);
       if (before === undefined || !this.#due(before)) continue;
       // A session whose lock is held (a call, or another server's sweep) is left to the next sweep.
       const attempt = await this.#track(
