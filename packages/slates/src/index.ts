@@ -55,7 +55,8 @@ export type { RunOutcome } from './run-outcome.js';
 // --- sessions (session lifecycle; seeds/ladr-stateful-sessions.txt) ---
 export { SessionManager } from './sessions/session-manager.js';
 export { DAY_MS } from './sessions/session-retention.js';
-export type { SessionManagerOptions, CreateSessionInput, SweepReport, ResumeResult } from './sessions/session-manager.js';
+export type { SessionManagerOptions, CreateSessionInput, SweepReport } from './sessions/session-manager.js';
+export type { ResumeResult } from './sessions/session-pausing.js';
 export { pausableModel } from './sessions/session-execution.js';
 export type { ExecutionState, RecordedCall, PauseCheckpoint } from './sessions/session-execution.js';
 export {
