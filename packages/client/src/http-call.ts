@@ -5,7 +5,6 @@
  */
 import { StateflowError } from '@stateflow/core';
 import { CLIENT_HEADER, LAST_SEQ_HEADER, SURFACE_HEADER, TOKEN_HEADER } from '@stateflow/http-contract/headers';
-import { decodeWireError } from '@stateflow/http-contract/wire-error';
 
 /** Where requests go and how they authenticate. */
 export interface ServerEndpoint {
@@ -99,7 +98,7 @@ export async function callServer<T>(endpoint: ServerEndpoint, route: string, opt
   } catch (cause) {
     throw new StateflowError('INTERNAL', `The server at ${endpoint.url} answered ${route} with HTTP ${response.status} and a body that is not JSON.`, {}, { cause });
   }
-  if (!response.ok) throw serverError(response.status, body, endpoint, route);
+  if (!response.ok) throw await serverError(response.status, body, endpoint, route);
   return { body: body as T, lastSeq: Number.isSafeInteger(lastSeq) ? lastSeq : null, headers: response.headers };
 }
 
@@ -108,7 +107,9 @@ export async function callServer<T>(endpoint: ServerEndpoint, route: string, opt
  * contract's wire codec); `INTERNAL` naming what is wrong when the body is not one (no error
  * body, an unknown code, details that do not fit the code).
  */
-export function serverError(status: number, body: unknown, endpoint: ServerEndpoint, route: string): StateflowError {
+export async function serverError(status: number, body: unknown, endpoint: ServerEndpoint, route: string): Promise<StateflowError> {
+  // The codec checks details with TypeBox: only an error answer loads it (the CLI starts without).
+  const { decodeWireError } = await import('@stateflow/http-contract/wire-error');
   const decoded = decodeWireError(body);
   if (decoded.ok) return decoded.error;
   return new StateflowError('INTERNAL', `The server at ${endpoint.url} answered ${route} with HTTP ${status}, and its body ${decoded.problem}.`, {});

@@ -286,7 +286,7 @@ async function stateflowFailure(endpoint: ServerEndpoint, response: Response): P
     // Not JSON: neither form; the wire codec says so below.
   }
   if (isJsonObject(body) && body['jsonrpc'] === '2.0') return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
-  throw serverError(response.status, body, endpoint, 'mcp');
+  throw await serverError(response.status, body, endpoint, 'mcp');
 }
 
 /**
