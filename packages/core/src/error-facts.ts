@@ -14,10 +14,10 @@ export const ExitCode = { OK: 0, FAILURE: 1, USAGE: 2, NOT_FOUND: 3, CONFLICT: 4
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 /**
- * The HTTP statuses an error code can have (RFC 9110 §15.5, §15.6; 429 RFC 6585; 431 RFC 6585):
+ * The HTTP statuses an error code can have (RFC 9110 §15.5, §15.6; 429 and 431: RFC 6585):
  * each is the status of at least one code, and every transport's status table is over these.
  */
-export const HTTP_ERROR_STATUSES = [400, 401, 403, 404, 408, 409, 410, 413, 415, 422, 429, 431, 500, 502, 503] as const;
+export const HTTP_ERROR_STATUSES = [400, 401, 403, 404, 408, 409, 410, 413, 415, 422, 429, 431, 500, 501, 502, 503] as const;
 
 /** One of {@link HTTP_ERROR_STATUSES}. */
 export type HttpErrorStatus = (typeof HTTP_ERROR_STATUSES)[number];
@@ -332,6 +332,14 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     retryable: false,
     httpStatus: 415,
     exitCode: USAGE,
+  },
+  PACKAGE_NOT_INSTALLED: {
+    meaning:
+      'A feature needs an optional package that is not installed beside the server or the CLI (LangGraph views: `@stateflow/langgraph`; exporting traces: the OpenTelemetry SDK). Install the package named in `details.package` where Stateflow is installed, or leave the feature unused.',
+    details: '`{ package, feature }`',
+    retryable: false,
+    httpStatus: 501,
+    exitCode: FAILURE,
   },
   INTERNAL: {
     meaning: 'An unexpected failure; `cause` holds the original error. Report it: the HTTP server logs it to stderr with the request id the answer carries.',

@@ -49,6 +49,7 @@ describe('errors.md', () => {
       429: [FAILURE],
       431: [USAGE],
       500: [FAILURE, CORRUPT],
+      501: [FAILURE],
       502: [FAILURE],
       503: [FAILURE, CONFLICT],
     };

@@ -1,5 +1,6 @@
 export { ErrorCode, StateflowError, isStateflowError, withMessagePrefix } from './errors.js';
 export type { ErrorDetails, ErrorDetailsByCode, NoDetails, PatchInvalidDetails, PatchInvalidReason, StateflowErrorConstructor } from './errors.js';
+export { missingPackage } from './missing-package.js';
 export { ERROR_FACTS, ExitCode, HTTP_ERROR_STATUSES, errorTableMarkdown } from './error-facts.js';
 export type { ErrorFacts, HttpErrorStatus } from './error-facts.js';
 export { isJsonObject, kindOf, hasOwn, jsonEqual } from './json.js';

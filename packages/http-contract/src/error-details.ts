@@ -122,6 +122,7 @@ export const ERROR_DETAILS = {
   REQUEST_TIMEOUT: O({}),
   RATE_LIMITED: O({ limit: U([L('requests'), L('model-calls')]), max: N(), windowMs: Opt(N()), retryAfterSeconds: N() }),
   MEDIA_TYPE_UNSUPPORTED: O({ contentType: S() }),
+  PACKAGE_NOT_INSTALLED: O({ package: S(), feature: S() }),
   INTERNAL: O({ requestId: Opt(S()), operation: Opt(S()) }),
 } as const satisfies { readonly [C in ErrorCode]: SchemaOf<ErrorDetailsByCode[C]> };
 

@@ -59,6 +59,7 @@ __all__ = [
     "RequestTimeoutError",
     "RateLimitedError",
     "MediaTypeUnsupportedError",
+    "PackageNotInstalledError",
     "InternalError",
 ]
 
@@ -600,6 +601,21 @@ class MediaTypeUnsupportedError(StateflowError):
     retryable = False
 
 
+class PackageNotInstalledError(StateflowError):
+    """
+    A feature needs an optional package that is not installed beside the server or the CLI
+    (LangGraph views: `@stateflow/langgraph`; exporting traces: the OpenTelemetry SDK). Install
+    the package named in `details.package` where Stateflow is installed, or leave the feature
+    unused.
+
+    Details: `{ package, feature }`
+    """
+
+    code = "PACKAGE_NOT_INSTALLED"
+    http_status = 501
+    retryable = False
+
+
 class InternalError(StateflowError):
     """
     An unexpected failure; `cause` holds the original error. Report it: the HTTP server logs it
@@ -655,6 +671,7 @@ ERROR_CLASSES: Dict[str, Type[StateflowError]] = {
     "REQUEST_TIMEOUT": RequestTimeoutError,
     "RATE_LIMITED": RateLimitedError,
     "MEDIA_TYPE_UNSUPPORTED": MediaTypeUnsupportedError,
+    "PACKAGE_NOT_INSTALLED": PackageNotInstalledError,
     "INTERNAL": InternalError,
 }
 
