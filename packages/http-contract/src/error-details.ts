@@ -46,7 +46,7 @@ const PATCH_INVALID_REASONS = [
 /** A reason core has and the list lacks: `never` while they are equal. */
 type MissingReason = Exclude<PatchInvalidReason, (typeof PATCH_INVALID_REASONS)[number]>;
 // A reason core adds and this list lacks fails to compile here.
-export const PATCH_INVALID_REASONS_COMPLETE: [MissingReason] extends [never] ? true : MissingReason = true;
+const PATCH_INVALID_REASONS_COMPLETE: [MissingReason] extends [never] ? true : MissingReason = true;
 
 const PatchInvalid = O({ reason: U(PATCH_INVALID_REASONS.map((r) => L(r))), at: S(), index: Opt(S()), length: Opt(N()), problem: Opt(S()) });
 
@@ -132,4 +132,4 @@ export const DETAILS_SCHEMA_OF: { readonly [C in ErrorCode]: SchemaOf<ErrorDetai
 /** The codes whose details type has values the schema refuses: `never` while there are none. */
 type TooStrict = { [C in ErrorCode]: ErrorDetailsByCode[C] extends Static<(typeof ERROR_DETAILS)[C]> ? never : C }[ErrorCode];
 // A schema stricter than its code's type (a member required that the type makes optional) fails to compile here.
-export const ERROR_DETAILS_COMPLETE: [TooStrict] extends [never] ? true : TooStrict = true;
+const ERROR_DETAILS_COMPLETE: [TooStrict] extends [never] ? true : TooStrict = true;
