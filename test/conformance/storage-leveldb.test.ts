@@ -7,6 +7,11 @@ const dirs = new WeakMap<object, string>();
 runStorageConformance(
   {
     name: 'classic-level',
+    // LevelDB: durable, one process holds the directory, and a failed write needs a reopen.
+    manifest: {
+      ...{ persistent: true, fsync: true, soleWriter: true, reopenAfterFailedWrite: true },
+      ...{ getSync: true, commitIf: false, onCommit: false, lock: false, replicas: false, connections: false, repairs: true },
+    },
     async create() {
       const dir = await tempDir('storage-suite');
       const storage = await openDiskStorage(dir);

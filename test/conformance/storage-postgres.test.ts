@@ -11,6 +11,11 @@ if ('unavailable' in server) {
   runStorageConformance(
     {
       name: 'postgres',
+      // A database many processes write, one transaction per commit; no replica configured here.
+      manifest: {
+        ...{ persistent: true, fsync: true, soleWriter: false, reopenAfterFailedWrite: false },
+        ...{ getSync: false, commitIf: true, onCommit: true, lock: true, replicas: false, connections: true, repairs: false },
+      },
       async create() {
         const url = freshPostgresUrl('seam');
         const storage = await openPostgresStorage(parseTarget(url));

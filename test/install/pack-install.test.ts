@@ -6,7 +6,10 @@
  * `npm_config_prefer_offline` in the environment). Then, in that project, the README's library
  * example runs as its comments say, every package's entry point imports, the installed
  * `stateflow` reads the store the example wrote, and the "Use with LangGraph.js" install line
- * and lines run a graph whose thread `stateflow show` decodes.
+ * and lines run a graph whose thread `stateflow show` decodes. A second project installs the
+ * server and the CLI without their optional peers (`@stateflow/langgraph`, the OpenTelemetry
+ * SDK): neither comes along, the server serves, and the features that need them answer
+ * `PACKAGE_NOT_INSTALLED` naming the package.
  */
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
@@ -135,5 +138,79 @@ describe('npm pack and install into an empty project', () => {
     expect(shown.code, shown.stderr).toBe(0);
     const messages = (JSON.parse(shown.stdout) as { changes: { checkpoint: { channel_values: { messages: { appended: { type: string; content: string }[] } } } }[] }).changes[0]?.checkpoint.channel_values.messages;
     expect(messages?.appended.map((m) => [m.type, m.content])).toEqual([['ai', 'you said hi']]);
+  });
+});
+
+/** The packages a server and the CLI need, without their optional peers (LangGraph, the OTel SDK). */
+const WITHOUT_OPTIONAL_PEERS = PACKAGES.filter((name) => name !== 'langgraph' && name !== 'conformance');
+
+/** A module run in the lean project: a server on a memory store, its answers, and a traced start. */
+const LEAN_SERVER = `
+import { openMemoryStore } from '@stateflow/store';
+import { startServer } from '@stateflow/server';
+const store = await openMemoryStore();
+await store.publish({ changes: { 'langgraph:t': { a: 1 } } });
+const server = await startServer({ store, port: 0, sweepIntervalMs: 0, onWarning: () => undefined });
+const answer = async (path) => { const r = await fetch(server.url + path); return [r.status, (await r.json()).error?.code ?? 'ok']; };
+const steps = await fetch(server.url + '/v1/history/langgraph-steps?stream=langgraph:t');
+const traced = await startServer({ store, port: 0, sweepIntervalMs: 0, onWarning: () => undefined, env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' } }).then(
+  async (started) => (await started.close(), 'started'),
+  (err) => ({ code: err.code, details: err.details }),
+);
+console.log(JSON.stringify({ head: await answer('/v1/store/head?stream=langgraph:t'), steps: [steps.status, (await steps.json()).error], traced }));
+await server.close();
+await store.close();
+`;
+
+describe('the server and the CLI installed without their optional peers', () => {
+  let lean: string;
+  beforeAll(async () => {
+    lean = path.join(root, 'lean');
+    await mkdir(lean);
+    await writeFile(path.join(lean, 'package.json'), JSON.stringify({ name: 'lean-stateflow', private: true, type: 'module' }));
+    const packs = WITHOUT_OPTIONAL_PEERS.map((name) => tarballs.find((file) => path.basename(file) === `stateflow-${name}-0.1.0.tgz`) as string);
+    const install = await run('npm', ['install', ...packs], lean, NPM_OFFLINE);
+    expect(install.code, install.stderr).toBe(0);
+  });
+
+  it('installs neither LangGraph (nor LangChain) nor the OpenTelemetry SDK', () => {
+    for (const absent of ['@stateflow/langgraph', '@langchain/core', '@opentelemetry/sdk-trace-base', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/context-async-hooks']) {
+      expect(existsSync(path.join(lean, 'node_modules', absent)), absent).toBe(false);
+    }
+    expect(existsSync(path.join(lean, 'node_modules/@opentelemetry/api')), 'the API the libraries trace through stays').toBe(true);
+  });
+
+  it('serves; the LangGraph steps view answers 501 PACKAGE_NOT_INSTALLED, and tracing asked for refuses to start', async () => {
+    await writeFile(path.join(lean, 'server.mjs'), LEAN_SERVER);
+    const result = await run(process.execPath, ['server.mjs'], lean);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      head: [200, 'ok'],
+      steps: [501, { code: 'PACKAGE_NOT_INSTALLED', type: 'server_error', message: expect.stringContaining('npm install @stateflow/langgraph'), details: { package: '@stateflow/langgraph', feature: 'The LangGraph steps view (GET /v1/history/langgraph-steps)', requestId: expect.any(String) } }],
+      traced: { code: 'PACKAGE_NOT_INSTALLED', details: { package: expect.stringMatching(/^@opentelemetry\//), feature: 'Exporting traces (OTEL_EXPORTER_OTLP_ENDPOINT)' } },
+    });
+  });
+
+  it('the CLI shows a LangGraph stream stored (--stored) and refuses to decode it with PACKAGE_NOT_INSTALLED (exit 1)', async () => {
+    const dir = path.join(root, 'lean-store');
+    const stateflow = (...args: string[]) => run('npx', ['--no-install', 'stateflow', '--dir', dir, ...args], lean);
+    const patched = await stateflow('--cwd', '/work', '--json', 'patch', '{"tactics": {"next": "x"}}');
+    expect(patched.code, patched.stderr).toBe(0);
+    const forked = await stateflow('fork', 'cwd:/work', 'langgraph:t');
+    expect(forked.code, forked.stderr).toBe(0);
+    const stored = await stateflow('--json', 'show', '--stored', '2');
+    expect(stored.code, stored.stderr).toBe(0);
+    expect((JSON.parse(stored.stdout) as { changes: { stream: string }[] }).changes.map((c) => c.stream)).toEqual(['langgraph:t']);
+    const decoded = await stateflow('show', '2');
+    expect(decoded.code).toBe(1);
+    expect(decoded.stderr).toMatch(/needs the package @stateflow\/langgraph, which is not installed: npm install @stateflow\/langgraph .*\[PACKAGE_NOT_INSTALLED\]/);
+  });
+
+  it('traces once the server README\'s SDK install line has run there', async () => {
+    const install = await run('bash', ['-c', await readmeBlock('otel-install', 'sh', 'packages/server/README.md')], lean, NPM_OFFLINE);
+    expect(install.code, install.stderr).toBe(0);
+    const result = await run(process.execPath, ['server.mjs'], lean);
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { traced: unknown }).traced).toBe('started');
   });
 });

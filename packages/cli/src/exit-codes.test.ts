@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { ERROR_FACTS, ErrorCode } from '@stateflow/core';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
@@ -27,5 +28,17 @@ describe('exit code table', () => {
     expect(exitCodeFor('FORBIDDEN')).toBe(1);
     expect(exitCodeFor('BODY_TOO_LARGE')).toBe(2);
     expect(exitCodeFor('MEDIA_TYPE_UNSUPPORTED')).toBe(2);
+  });
+
+  it("lists in the README's table, row by row, exactly the codes of each exit code", async () => {
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const table = /\| exit \| class \| error codes \|\n\| --- \| --- \| --- \|\n((?:\|.*\n)+)/.exec(readme)?.[1] ?? '';
+    const rows = table.trim().split('\n').map((row) => {
+      const [, exit = '', codes = ''] = /^\| (\d) \| [^|]+ \| (.*) \|$/.exec(row) ?? [];
+      return [Number(exit), [...codes.matchAll(/`([A-Z][A-Z_]+)`/g)].map((m) => m[1]).sort()] as const;
+    });
+    const byExit = new Map<number, string[]>([[0, []]]);
+    for (const code of Object.values(ErrorCode)) byExit.set(exitCodeFor(code), [...(byExit.get(exitCodeFor(code)) ?? []), code]);
+    expect(new Map(rows)).toEqual(new Map([...byExit].map(([exit, codes]) => [exit, codes.sort()])));
   });
 });

@@ -34,6 +34,26 @@ describe('callServer', () => {
     await expect(callServer({ url }, 'v1/x', { body: {} })).rejects.toMatchObject({ code: 'CONFLICT', details: { stream: 's', expected: 1, actual: 2 } });
   });
 
+  it('an error answer that is not a Stateflow error (no body, unknown code, details off its code) is INTERNAL saying so', async () => {
+    const answers = [
+      '{"message": "bad gateway"}',
+      JSON.stringify({ error: { code: 'NO_SUCH_CODE', message: 'x', details: {} } }),
+      JSON.stringify({ error: { code: 'CONFLICT', message: 'stale', details: { stream: 's', expected: 1 } } }),
+    ];
+    const url = await listen((_req, res) => {
+      res.statusCode = 409;
+      res.setHeader('content-type', 'application/json').end(answers.shift());
+    });
+    const problems = [];
+    for (let i = 0; i < 3; i++) problems.push(await callServer({ url }, 'v1/x').catch((err: unknown) => err));
+    expect(problems.map((err) => (err as { code?: unknown }).code)).toEqual(['INTERNAL', 'INTERNAL', 'INTERNAL']);
+    expect(problems.map((err) => (err as Error).message)).toEqual([
+      `The server at ${url} answered v1/x with HTTP 409, and its body is not a Stateflow error body ({"error": {"code", "message", "details"}}).`,
+      `The server at ${url} answered v1/x with HTTP 409, and its body names the unknown error code "NO_SUCH_CODE".`,
+      expect.stringMatching(/and its body carries details that do not fit CONFLICT: \/actual /),
+    ]);
+  });
+
   it('a refused connection is STORE_UNAVAILABLE with outcome not-sent', async () => {
     const url = await listen(() => undefined);
     await new Promise((resolve) => server?.close(resolve));

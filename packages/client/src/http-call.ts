@@ -3,7 +3,7 @@
  * Stateflow error body (`{error: {code, message, details}}`) back into the `StateflowError` it
  * was on the server, and a failed connection into `STORE_UNAVAILABLE`.
  */
-import { ErrorCode, StateflowError, isJsonObject } from '@stateflow/core';
+import { StateflowError } from '@stateflow/core';
 import { CLIENT_HEADER, LAST_SEQ_HEADER, SURFACE_HEADER, TOKEN_HEADER } from '@stateflow/http-contract/headers';
 
 /** Where requests go and how they authenticate. */
@@ -98,19 +98,21 @@ export async function callServer<T>(endpoint: ServerEndpoint, route: string, opt
   } catch (cause) {
     throw new StateflowError('INTERNAL', `The server at ${endpoint.url} answered ${route} with HTTP ${response.status} and a body that is not JSON.`, {}, { cause });
   }
-  if (!response.ok) throw serverError(response.status, body, endpoint, route);
+  if (!response.ok) throw await serverError(response.status, body, endpoint, route);
   return { body: body as T, lastSeq: Number.isSafeInteger(lastSeq) ? lastSeq : null, headers: response.headers };
 }
 
-/** The `StateflowError` an error answer carries (its code, message and details). */
-export function serverError(status: number, body: unknown, endpoint: ServerEndpoint, route: string): StateflowError {
-  const error = isJsonObject(body) && isJsonObject(body['error']) ? body['error'] : null;
-  const code = error?.['code'];
-  if (error !== null && typeof code === 'string' && Object.hasOwn(ErrorCode, code)) {
-    const details = isJsonObject(error['details']) ? error['details'] : {};
-    return new StateflowError(code as ErrorCode, String(error['message'] ?? code), details as never);
-  }
-  return new StateflowError('INTERNAL', `The server at ${endpoint.url} answered ${route} with HTTP ${status} and no Stateflow error body.`, {});
+/**
+ * The `StateflowError` an error answer carries (its code, message and details, decoded by the
+ * contract's wire codec); `INTERNAL` naming what is wrong when the body is not one (no error
+ * body, an unknown code, details that do not fit the code).
+ */
+export async function serverError(status: number, body: unknown, endpoint: ServerEndpoint, route: string): Promise<StateflowError> {
+  // The codec checks details with TypeBox: only an error answer loads it (the CLI starts without).
+  const { decodeWireError } = await import('@stateflow/http-contract/wire-error');
+  const decoded = decodeWireError(body);
+  if (decoded.ok) return decoded.error;
+  return new StateflowError('INTERNAL', `The server at ${endpoint.url} answered ${route} with HTTP ${status}, and its body ${decoded.problem}.`, {});
 }
 
 /**

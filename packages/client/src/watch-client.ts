@@ -114,7 +114,7 @@ async function openStream(target: ServerEndpoint, last: number | undefined, stre
   } catch {
     // not a Stateflow error body
   }
-  throw Object.assign(serverError(response.status, error, target, 'v1/watch'), { fatal: true });
+  throw Object.assign(await serverError(response.status, error, target, 'v1/watch'), { fatal: true });
 }
 
 /** How {@link streamEvents} reads one connection. */

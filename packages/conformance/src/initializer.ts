@@ -74,7 +74,8 @@ export interface TestApi {
 /** A test or group the suite did not run, and why. */
 export interface SkipRecord {
   backend: string;
-  group: ConformanceGroup;
+  /** The store suite's group, or `storage` for the storage seam's suite. */
+  group: ConformanceGroup | 'storage';
   /** Test title, or `null` when the whole group was skipped. */
   test: string | null;
   reason: string;

@@ -13,6 +13,15 @@ export const ExitCode = { OK: 0, FAILURE: 1, USAGE: 2, NOT_FOUND: 3, CONFLICT: 4
 /** One of the values of {@link ExitCode}. */
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
+/**
+ * The HTTP statuses an error code can have (RFC 9110 §15.5, §15.6; 429 and 431: RFC 6585):
+ * each is the status of at least one code, and every transport's status table is over these.
+ */
+export const HTTP_ERROR_STATUSES = [400, 401, 403, 404, 408, 409, 410, 413, 415, 422, 429, 431, 500, 501, 502, 503] as const;
+
+/** One of {@link HTTP_ERROR_STATUSES}. */
+export type HttpErrorStatus = (typeof HTTP_ERROR_STATUSES)[number];
+
 /** The facts of one error code. */
 export interface ErrorFacts {
   /** What the code means, for a person (one or two sentences; errors.md's "meaning"). */
@@ -22,7 +31,7 @@ export interface ErrorFacts {
   /** Whether retrying the same request unchanged can succeed (the failure is transient). */
   retryable: boolean;
   /** HTTP status of a response carrying this code. */
-  httpStatus: number;
+  httpStatus: HttpErrorStatus;
   /** Exit code of a `stateflow` command failing with this code. */
   exitCode: ExitCode;
 }
@@ -54,10 +63,11 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     exitCode: USAGE,
   },
   INDEX_OUT_OF_RANGE: {
-    meaning: 'An index or range does not fit the array (`[i]` needs `i < length`; `[a:b]` needs `b <= length`), in a path or a `"[N]"` patch key.',
+    meaning:
+      'An index or range does not fit the array (`[i]` needs `i < length`; `[a:b]` needs `b <= length`), in a path or a `"[N]"` patch key: like `PATH_NOT_FOUND`, the address names nothing that exists (404, exit 3).',
     details: '`{ path, index, length, at? }` (`index` is `"a:b"` for a range)',
     retryable: false,
-    httpStatus: 400,
+    httpStatus: 404,
     exitCode: NOT_FOUND,
   },
   OWNER_NOT_SELECTED: {
@@ -200,18 +210,20 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     exitCode: USAGE,
   },
   SOURCE_UNRESOLVED: {
-    meaning: 'A ladder step names a source that does not resolve to a known step, slate or value.',
+    meaning:
+      "A ladder step names a source that does not resolve, when the call runs, to a known step, survivor, slate or input value: bad input (the ladder's `from:` or the call's input), as `CONFIG_INVALID` is (400, exit 2).",
     details: '`{ who }` (the step and field)',
     retryable: false,
     httpStatus: 400,
-    exitCode: FAILURE,
+    exitCode: USAGE,
   },
   BUDGET_EXCEEDED: {
-    meaning: "A single slate write is larger than its folder's whole token budget; nothing is evicted.",
+    meaning:
+      "Reserved for a single slate write larger than its folder's whole token budget. No call raises it: a ladder call reports such a write as refused in its result (`refused[].reason`, nothing evicted) and goes on. Well-formed input the budget cannot hold, as `RESPONSE_TOO_LARGE` is (422, exit 2).",
     details: '`{ folder, budget, tokens }`',
     retryable: false,
-    httpStatus: 409,
-    exitCode: FAILURE,
+    httpStatus: 422,
+    exitCode: USAGE,
   },
   SESSION_NOT_FOUND: {
     meaning: 'No session has this id.',
@@ -320,6 +332,14 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     retryable: false,
     httpStatus: 415,
     exitCode: USAGE,
+  },
+  PACKAGE_NOT_INSTALLED: {
+    meaning:
+      'A feature needs an optional package that is not installed beside the server or the CLI (LangGraph views: `@stateflow/langgraph`; exporting traces: the OpenTelemetry SDK). Install the package named in `details.package` where Stateflow is installed, or leave the feature unused.',
+    details: '`{ package, feature }`',
+    retryable: false,
+    httpStatus: 501,
+    exitCode: FAILURE,
   },
   INTERNAL: {
     meaning: 'An unexpected failure; `cause` holds the original error. Report it: the HTTP server logs it to stderr with the request id the answer carries.',

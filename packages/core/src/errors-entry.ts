@@ -6,5 +6,6 @@
  */
 export { ErrorCode, StateflowError, isStateflowError } from './errors.js';
 export type { ErrorDetails, ErrorDetailsByCode, NoDetails, StateflowErrorConstructor } from './errors.js';
-export { ERROR_FACTS, ExitCode } from './error-facts.js';
-export type { ErrorFacts } from './error-facts.js';
+export { missingPackage } from './missing-package.js';
+export { ERROR_FACTS, ExitCode, HTTP_ERROR_STATUSES } from './error-facts.js';
+export type { ErrorFacts, HttpErrorStatus } from './error-facts.js';

@@ -58,6 +58,7 @@ export const ErrorCode = {
   REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
   RATE_LIMITED: 'RATE_LIMITED',
   MEDIA_TYPE_UNSUPPORTED: 'MEDIA_TYPE_UNSUPPORTED',
+  PACKAGE_NOT_INSTALLED: 'PACKAGE_NOT_INSTALLED',
   INTERNAL: 'INTERNAL',
 } as const;
 
@@ -206,6 +207,8 @@ export interface ErrorDetailsByCode {
    */
   RATE_LIMITED: { limit: 'requests' | 'model-calls'; max: number; windowMs?: number; retryAfterSeconds: number };
   MEDIA_TYPE_UNSUPPORTED: { contentType: string };
+  /** `package`: the npm package a `feature` needs and that is not installed (an optional peer). */
+  PACKAGE_NOT_INSTALLED: { package: string; feature: string };
   /** `requestId`: the HTTP server's id of the request, also in its log line and `x-request-id`. */
   INTERNAL: { requestId?: string; operation?: string };
 }

@@ -1,7 +1,8 @@
 export { ErrorCode, StateflowError, isStateflowError, withMessagePrefix } from './errors.js';
 export type { ErrorDetails, ErrorDetailsByCode, NoDetails, PatchInvalidDetails, PatchInvalidReason, StateflowErrorConstructor } from './errors.js';
-export { ERROR_FACTS, ExitCode, errorTableMarkdown } from './error-facts.js';
-export type { ErrorFacts } from './error-facts.js';
+export { missingPackage } from './missing-package.js';
+export { ERROR_FACTS, ExitCode, HTTP_ERROR_STATUSES, errorTableMarkdown } from './error-facts.js';
+export type { ErrorFacts, HttpErrorStatus } from './error-facts.js';
 export { isJsonObject, kindOf, hasOwn, jsonEqual } from './json.js';
 export { describeInput } from './describe-input.js';
 export type { JsonValue, JsonObject, JsonArray, JsonScalar, JsonKind } from './json.js';

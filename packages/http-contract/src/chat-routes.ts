@@ -165,9 +165,10 @@ export const getModelRoute = {
   schema: {
     operationId: 'getModel',
     summary: "The ladder's model by its id (the OpenAI client's models.retrieve()); any other id answers 404",
-    // Any author and name reach the route (an unknown one answers 404, not 400): no patterns here.
+    // Any author and name reach the route (an unknown one answers 404): no patterns here. A path
+    // segment that is not valid percent-encoding still answers 400.
     params: Type.Object({ author: Type.String(), ladder: Type.String(), model: Type.String() }),
-    response: { 200: Type.Object(ModelObject.properties, { description: 'The model' }), ...errors(401, 404) },
+    response: { 200: Type.Object(ModelObject.properties, { description: 'The model' }), ...errors(400, 401, 404) },
   },
 } as const;
 

@@ -84,21 +84,26 @@ export const historyLineageRoute = readRoute(
   Type.Object(LineageGraph.properties, { description: 'The lineage graph' }),
 );
 
-export const historyLangGraphStepsRoute = readRoute(
-  '/v1/history/langgraph-steps',
-  'historyLangGraphSteps',
-  "A LangGraph thread (a `langgraph:` stream of @stateflow/langgraph's checkpointer) as steps: one per checkpoint, oldest first, with step number, source, channel values and messages decoded as LangGraph shows them (not the stored `$len`/`$null` form), and the pending writes with their task." +
-    VISIBILITY,
-  Type.Object(
-    {
-      stream: Type.String({ minLength: 1, maxLength: 1024, pattern: '^langgraph:', description: 'A checkpoint stream langgraph:<thread>[/<namespace>]' }),
-      from: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1, description: 'First revision to read' })),
-      limit: Type.Optional(page(LANGGRAPH_STEP_PAGE, 'Steps')),
-    },
-    { additionalProperties: false },
-  ),
-  Type.Object(LangGraphSteps.properties, { description: 'One page of steps' }),
-);
+export const historyLangGraphStepsRoute = {
+  method: 'GET',
+  url: '/v1/history/langgraph-steps',
+  schema: {
+    operationId: 'historyLangGraphSteps',
+    summary:
+      "A LangGraph thread (a `langgraph:` stream of @stateflow/langgraph's checkpointer) as steps: one per checkpoint, oldest first, with step number, source, channel values and messages decoded as LangGraph shows them (not the stored `$len`/`$null` form), and the pending writes with their task. " +
+      'It needs @stateflow/langgraph installed beside the server (an optional peer dependency): without it, 501 PACKAGE_NOT_INSTALLED.' +
+      VISIBILITY,
+    querystring: Type.Object(
+      {
+        stream: Type.String({ minLength: 1, maxLength: 1024, pattern: '^langgraph:', description: 'A checkpoint stream langgraph:<thread>[/<namespace>]' }),
+        from: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1, description: 'First revision to read' })),
+        limit: Type.Optional(page(LANGGRAPH_STEP_PAGE, 'Steps')),
+      },
+      { additionalProperties: false },
+    ),
+    response: { 200: Type.Object(LangGraphSteps.properties, { description: 'One page of steps' }), ...errors(400, 401, 404, 410, 501) },
+  },
+} as const;
 
 const jobAnswer = Type.Object({ job: Type.Union([AuditJob, Type.Null()], { description: 'The latest audit job of this server, or null before the first' }) });
 

@@ -5,6 +5,7 @@
  * checks the contract against the router and real answers.
  */
 import { describe, expect, it } from 'vitest';
+import { EVERY_ROUTE_STATUSES } from './error-responses.js';
 import { HTTP_ROUTES } from './routes.js';
 import { stateRoutes } from './state-routes.js';
 import type { RouteContract } from './route-contract.js';
@@ -29,9 +30,10 @@ describe('the route contracts', () => {
     }
   });
 
-  it('answer the error body for 403, 429 and 500 on every route, and say what each status means', () => {
+  it('answer the error body for 403, 408, 429, 431 and 500 on every route, and say what each status means', () => {
+    expect([...EVERY_ROUTE_STATUSES]).toEqual([403, 408, 429, 431, 500]);
     for (const route of ROUTES) {
-      for (const status of [403, 429, 500]) {
+      for (const status of EVERY_ROUTE_STATUSES) {
         const response = route.schema.response[status] as { description?: string; properties?: object } | undefined;
         expect(response?.properties, `${route.method} ${route.url} ${status}`).toHaveProperty('error');
         expect(response?.description, `${route.method} ${route.url} ${status}`).toBeTruthy();

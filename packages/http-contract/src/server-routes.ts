@@ -5,7 +5,8 @@
  */
 import { Type } from '@sinclair/typebox';
 import { enumOf } from './json-schemas.js';
-import { bodyErrors, errors } from './error-responses.js';
+import { bodyErrors, errors, storelessErrors } from './error-responses.js';
+import type { ErrorBody } from './error-responses.js';
 import { VISIBILITY } from './store-read-routes.js';
 import { ShownTransition, revision, streamId, streamList, tokenParameter } from './store-shapes.js';
 
@@ -47,7 +48,7 @@ export const serverProofRoute = {
     ),
     response: {
       200: Type.Object({ proof: Type.String({ description: 'HMAC-SHA256(server token, "stateflow-server-proof:" + nonce), 64 hex' }) }, { description: 'The proof' }),
-      ...errors(400),
+      ...storelessErrors(400),
     },
   },
 } as const;
@@ -58,7 +59,7 @@ export const openApiRoute = {
   schema: {
     operationId: 'openApi',
     summary: 'This document: the OpenAPI 3.1 description of every route, generated from the route schemas the server validates with',
-    response: { 200: Type.Object({}, { description: 'The OpenAPI document', additionalProperties: true }), ...errors(401) },
+    response: { 200: Type.Object({}, { description: 'The OpenAPI document', additionalProperties: true }), ...storelessErrors(401) },
   },
 } as const;
 
@@ -104,11 +105,32 @@ const mcpQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** A JSON-RPC error answered by `/mcp` itself (the MCP SDK's transport), not a Stateflow error body. */
+function jsonRpcError(description: string) {
+  return Type.Object({ jsonrpc: Type.Literal('2.0'), id: Type.Null(), error: Type.Object({ code: Type.Integer(), message: Type.String() }) }, { description });
+}
+
 /** The JSON-RPC error `/mcp` answers to a method other than POST. */
-const mcpMethodNotAllowed = Type.Object(
-  { jsonrpc: Type.Literal('2.0'), id: Type.Null(), error: Type.Object({ code: Type.Integer(), message: Type.String() }) },
-  { description: 'This MCP endpoint is stateless: POST only (watch changes with GET /v1/watch)' },
-);
+const mcpMethodNotAllowed = jsonRpcError('Method Not Allowed: this MCP endpoint is stateless, POST only (watch changes with GET /v1/watch)');
+
+/**
+ * A status `/mcp` answers in either form: the Stateflow error body (the selection in the URL,
+ * checked before any JSON-RPC is read) or the SDK's JSON-RPC error (the body it parses).
+ */
+function stateflowOrJsonRpc(stateflow: ErrorBody, jsonRpc: string) {
+  return Type.Union([stateflow, jsonRpcError(jsonRpc)], { description: `${stateflow.description ?? ''}; or a JSON-RPC error: ${jsonRpc}` });
+}
+
+/** The error answers of `POST /mcp`. */
+function mcpErrors() {
+  const answers = bodyErrors(401, 404);
+  return {
+    ...answers,
+    400: stateflowOrJsonRpc(answers[400], 'a body that is not JSON-RPC (-32700 Parse error, -32600 Invalid Request)'),
+    406: jsonRpcError('Not Acceptable: the Accept header must accept application/json and text/event-stream (the MCP SDK\'s answer)'),
+    415: stateflowOrJsonRpc(answers[415], 'a Content-Type other than application/json'),
+  };
+}
 
 export const mcpRoute = {
   method: 'POST',
@@ -123,7 +145,7 @@ export const mcpRoute = {
     response: {
       200: Type.Object({}, { description: 'The JSON-RPC response', additionalProperties: true }),
       202: Type.Null({ description: 'A notification or response was accepted' }),
-      ...bodyErrors(401, 404, 406),
+      ...mcpErrors(),
     },
   },
 } as const;
@@ -136,7 +158,7 @@ function mcpOtherMethod(method: 'GET' | 'DELETE', operationId: string) {
     schema: {
       operationId,
       summary: `${method} /mcp (the standalone SSE stream, the end of an MCP session) is not served: this endpoint is stateless, so it answers 405 with Allow: POST`,
-      response: { 405: mcpMethodNotAllowed, ...errors(401) },
+      response: { 405: mcpMethodNotAllowed, ...storelessErrors(401) },
     },
   } as const;
 }

@@ -6,7 +6,7 @@ import type { Ladder } from './load-ladder.js';
 import { runLadder } from './run-ladder.js';
 import { scriptedModel } from './scripted-model.js';
 import { loadTokenCounter } from './token-counter.js';
-import { toSlateStreamState } from './slate-state.js';
+import { decodeSlateState } from './slate-state.js';
 import { storePerTest } from '@stateflow/test-kit';
 
 let store: Store;
@@ -182,7 +182,7 @@ describe('token budgets (gpt-tokenizer o200k_base)', () => {
     const evicting = await run(null, T6); // 5 + 5 + 6 = 16 > 12: FIFO drops a.md's only entry
     expect(evicting.result.evicted.map((e) => e.file)).toEqual(['a.md']);
     expect(evicting.result.slates.M?.f?.['a.md']).toBe('');
-    const state = toSlateStreamState(await store.state(STREAM));
+    const state = decodeSlateState(STREAM, await store.state(STREAM));
     const evictedAt = state.slates.M?.folders.f?.files['b.md']?.modified as string;
     const after = await run(null, null);
     const created = /ACreated:\n(.*)/.exec(after.fields as string)?.[1];

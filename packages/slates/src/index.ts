@@ -30,7 +30,7 @@ export type {
 export { extractJson, extractJsonBlock, parseJsonText, BALANCED_PARSE_BUDGET_PER_CHAR } from './extract-json.js';
 export type { JsonBlock } from './extract-json.js';
 export type { NonJson } from './json-copy.js';
-export { createSlateState, slateContents, fileContents, touchedFiles, toSlateStreamState } from './slate-state.js';
+export { createSlateState, slateContents, fileContents, touchedFiles, decodeSlateState } from './slate-state.js';
 export type { SlateStreamState, FolderState, FileState, EntryState, SlateFileRef } from './slate-state.js';
 export { readSlate, folderIndex, folderTree, renderValue, slateMetatags } from './slate-read.js';
 export type { IndexRow, TreeNode, FileMetatags } from './slate-read.js';
@@ -55,7 +55,8 @@ export type { RunOutcome } from './run-outcome.js';
 // --- sessions (session lifecycle; seeds/ladr-stateful-sessions.txt) ---
 export { SessionManager } from './sessions/session-manager.js';
 export { DAY_MS } from './sessions/session-retention.js';
-export type { SessionManagerOptions, CreateSessionInput, SweepReport, ResumeResult } from './sessions/session-manager.js';
+export type { SessionManagerOptions, CreateSessionInput, SweepReport } from './sessions/session-manager.js';
+export type { ResumeResult } from './sessions/session-pausing.js';
 export { pausableModel } from './sessions/session-execution.js';
 export type { ExecutionState, RecordedCall, PauseCheckpoint } from './sessions/session-execution.js';
 export {

@@ -17,7 +17,6 @@ import { Workspace } from './internal/workspace.js';
 import { isLoadedLadder, loadLadder } from './load-ladder.js';
 import type { LadderRunResult, RunLadderOptions } from './run-ladder-types.js';
 import { slateContents, toWorkingState } from './slate-state.js';
-import type { SlateStreamState } from './slate-state.js';
 import { loadTokenCounter } from './token-counter.js';
 import { sessionSlateStream } from './sessions/session-record.js';
 
@@ -45,7 +44,7 @@ export async function runLadder(options: RunLadderOptions): Promise<LadderRunRes
   const stream = options.session === undefined ? null : sessionSlateStream(options.ladderId ?? ladder.config.name, options.session);
   let { state: base, rev: baseRev } = stream === null ? { state: {}, rev: 0 } : await head(options.store, stream);
   const writeCtx = { catalog: ladder.catalog, count, at };
-  let workspace = new Workspace(writeCtx, ladder, toWorkingState(base));
+  let workspace = new Workspace(writeCtx, ladder, toWorkingState(stream, base));
   const input: Record<string, JsonValue> = typeof options.input === 'string' ? { context: options.input } : options.input;
   const ctx: RunCtx = {
     ladder,
@@ -69,17 +68,17 @@ export async function runLadder(options: RunLadderOptions): Promise<LadderRunRes
     const published = await retryOnConflict({ attempts: (options.conflictRetries ?? 3) + 1 }, async (attempt) => {
       if (attempt > 1) {
         ({ state: base, rev: baseRev } = await head(options.store, stream));
-        workspace = workspace.replayOn(ladder, toWorkingState(base));
+        workspace = workspace.replayOn(ladder, toWorkingState(stream, base));
       }
       return options.store.publish({
-        changes: { [stream]: diff(base, workspace.state as unknown as JsonObject) },
+        changes: { [stream]: diff(base, workspace.state) },
         expected: { [stream]: baseRev === 0 ? 'none' : baseRev },
         meta,
       });
     });
     result.transition = published.transition?.seq ?? null;
   }
-  result.slates = slateContents(workspace.state as SlateStreamState);
+  result.slates = slateContents(workspace.state);
   result.evicted = workspace.evicted;
   result.refused = workspace.refused;
   return result;

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadLadder } from './load-ladder.js';
 import type { Ladder } from './load-ladder.js';
 import { readSlate, renderValue } from './slate-read.js';
-import { createSlateState, toWorkingState } from './slate-state.js';
+import { createSlateState } from './slate-state.js';
 import type { TokenCounter } from './token-counter.js';
 import { loadTokenCounter } from './token-counter.js';
 
@@ -25,7 +25,7 @@ beforeAll(async () => {
   count = await loadTokenCounter();
 });
 
-const state = () => toWorkingState(createSlateState(ladder, new Date(T)));
+const state = () => structuredClone(createSlateState(ladder, new Date(T)));
 const read = (ref: object) => readSlate(ladder.catalog, state(), { slate: 'S', folder: 'top', ...ref }, count);
 
 describe('readSlate', () => {

@@ -11,23 +11,26 @@ import type { FileState, FolderState, SlateStreamState } from './slate-state.js'
 import { fileContents } from './slate-state.js';
 import type { TokenCounter } from './token-counter.js';
 
-/** One row of the `index` system metatag. `size` is UTF-8 bytes, `tokens` per the encoding. */
-export interface IndexRow {
+/**
+ * One row of the `index` system metatag. `size` is UTF-8 bytes, `tokens` per the encoding;
+ * `metatags`: the user metatags that have a value. (A type, not an interface: a row is a JSON
+ * value as it is.)
+ */
+export type IndexRow = {
   file: string;
   size: number;
   tokens: number;
   created: string;
   modified: string;
-  /** User metatags that have a value. */
   metatags?: JsonObject;
-}
+};
 
 /** A node of the `tree` system metatag; `files`/`subfolders` are absent beyond the depth. */
-export interface TreeNode {
+export type TreeNode = {
   folder: string;
   files?: string[];
   subfolders?: TreeNode[];
-}
+};
 
 function folderState(state: SlateStreamState, slate: string, folder: string): FolderState | undefined {
   return state.slates[slate]?.folders[folder];
@@ -94,8 +97,8 @@ export function folderTree(
  */
 export function readSlate(catalog: Catalog, state: SlateStreamState, ref: SlateRef, count: TokenCounter): JsonValue {
   const { slate, folder, file, metatag } = ref;
-  if (metatag === 'index') return folderIndex(state, slate, folder, count) as unknown as JsonValue;
-  if (metatag === 'tree') return folderTree(catalog, state, slate, folder, ref.depth) as unknown as JsonValue;
+  if (metatag === 'index') return folderIndex(state, slate, folder, count);
+  if (metatag === 'tree') return folderTree(catalog, state, slate, folder, ref.depth);
   const files = folderState(state, slate, folder)?.files ?? {};
   if (file !== undefined) {
     const f = files[file];
@@ -130,7 +133,7 @@ export interface FileMetatags {
  */
 export function slateMetatags(state: SlateStreamState, count: TokenCounter): Record<string, Record<string, Record<string, FileMetatags>>> {
   const out: Record<string, Record<string, Record<string, FileMetatags>>> = {};
-  for (const [title, slate] of Object.entries(state.slates ?? {})) {
+  for (const [title, slate] of Object.entries(state.slates)) {
     const s: Record<string, Record<string, FileMetatags>> = (out[title] = {});
     for (const [path, folder] of Object.entries(slate.folders)) {
       const f: Record<string, FileMetatags> = (s[path] = {});

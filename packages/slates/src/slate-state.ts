@@ -8,40 +8,54 @@
  * ```
  * Folder paths are `/`-joined (`wins/archive`). System metatags are never stored.
  */
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { JsonObject } from '@stateflow/core';
+import { decodeStored, recordDecoder } from './internal/stored-record.js';
 import type { Ladder } from './load-ladder.js';
 
-/** One piece of a file's contents, in write order. `tick` orders entries for FIFO eviction. */
-export interface EntryState {
-  tick: number;
-  text: string;
-  /** Write time, ISO 8601 UTC. */
-  at: string;
-}
+const Time = Type.String({ description: 'ISO 8601 UTC' });
 
-/** A file: contents as entries (joined with a blank line), user metatags, times. */
-export interface FileState {
-  entries: EntryState[];
-  metatags: JsonObject;
-  created: string;
-  modified: string;
-  /** Time of the last read of its contents, when it was ever read. */
-  lastRead?: string;
-  /** Logical time of the last read of its contents, or of its creation (LRU order). */
-  used: number;
-}
+/** The layout of {@link EntryState}. */
+const EntryStateSchema = Type.Object({ tick: Type.Integer({ minimum: 0 }), text: Type.String(), at: Time });
+
+/** One piece of a file's contents, in write order. `tick` orders entries for FIFO eviction; `at` is the write time. */
+export type EntryState = Static<typeof EntryStateSchema>;
+
+/** The layout of {@link FileState}. */
+const FileStateSchema = Type.Object({
+  entries: Type.Array(EntryStateSchema),
+  metatags: Type.Unsafe<JsonObject>(Type.Record(Type.String(), Type.Unknown())),
+  created: Time,
+  modified: Time,
+  lastRead: Type.Optional(Time),
+  used: Type.Integer({ minimum: 0 }),
+});
+
+/**
+ * A file: contents as entries (joined with a blank line), user metatags, times. `lastRead`: time
+ * of the last read of its contents, when it was ever read; `used`: logical time of the last read
+ * of its contents, or of its creation (LRU order).
+ */
+export type FileState = Static<typeof FileStateSchema>;
+
+/** The layout of {@link FolderState}. */
+const FolderStateSchema = Type.Object({ files: Type.Record(Type.String(), FileStateSchema) });
 
 /** One folder's files. */
-export interface FolderState {
-  files: Record<string, FileState>;
-}
+export type FolderState = Static<typeof FolderStateSchema>;
+
+/** The layout of {@link SlateStreamState}. */
+const SlateStreamStateSchema = Type.Object({
+  layout: Type.Literal(1),
+  tick: Type.Integer({ minimum: 0 }),
+  slates: Type.Record(Type.String(), Type.Object({ folders: Type.Record(Type.String(), FolderStateSchema) })),
+});
 
 /** The whole stream state. */
-export interface SlateStreamState {
-  layout: 1;
-  tick: number;
-  slates: Record<string, { folders: Record<string, FolderState> }>;
-}
+export type SlateStreamState = Static<typeof SlateStreamStateSchema>;
+
+const slateStreamState = recordDecoder(SlateStreamStateSchema, 'slate stream state');
 
 /**
  * Add every declared slate, folder and file that `state` lacks, initialised per `init`
@@ -64,9 +78,13 @@ export function materialize(ladder: Ladder, state: SlateStreamState, at: string)
   return state;
 }
 
-/** A mutable copy of a stored stream state (empty → a fresh layout). */
-export function toWorkingState(stored: JsonObject): SlateStreamState {
-  return structuredClone(toSlateStreamState(stored));
+/**
+ * A mutable copy of the state stored in slate stream `stream` (empty → a fresh layout; `stream`
+ * `null`: a call without a session, on fresh slates).
+ * @throws STORE_CORRUPT `{ detail, stream }` when it is not a slate stream's layout.
+ */
+export function toWorkingState(stream: string | null, stored: JsonObject): SlateStreamState {
+  return stream === null ? freshState() : structuredClone(decodeSlateState(stream, stored));
 }
 
 /**
@@ -74,13 +92,23 @@ export function toWorkingState(stored: JsonObject): SlateStreamState {
  * `init`. The session manager publishes it with the session record.
  * @param at creation time
  */
-export function createSlateState(ladder: Ladder, at: Date = new Date()): JsonObject {
-  return materialize(ladder, toWorkingState({}), at.toISOString()) as unknown as JsonObject;
+export function createSlateState(ladder: Ladder, at: Date = new Date()): SlateStreamState {
+  return materialize(ladder, freshState(), at.toISOString());
 }
 
-/** A stored slate stream state read as its layout (a stream with no revision has no slates). */
-export function toSlateStreamState(stored: JsonObject): SlateStreamState {
-  return (stored.layout === undefined ? { layout: 1, tick: 0, slates: {} } : stored) as unknown as SlateStreamState;
+/** The layout of a slate stream with no revision: no slates. */
+function freshState(): SlateStreamState {
+  return { layout: 1, tick: 0, slates: {} };
+}
+
+/**
+ * The state stored in slate stream `stream`, read as its layout (a stream with no revision has
+ * no slates).
+ * @throws STORE_CORRUPT `{ detail, stream }` when it is not a slate stream's layout: a record
+ *   that does not decode fails closed (DESIGN.md "Fail closed"), nothing is rewritten.
+ */
+export function decodeSlateState(stream: string, stored: JsonObject): SlateStreamState {
+  return Object.keys(stored).length === 0 ? freshState() : decodeStored(slateStreamState, stored, stream);
 }
 
 /** A file's contents: its entries joined with a blank line (`''` when it has none). */
@@ -89,10 +117,9 @@ export function fileContents(file: FileState | undefined): string {
 }
 
 /** Every slate's file contents: `{ <title>: { <folder path>: { <file>: <contents> } } }`. */
-export function slateContents(state: SlateStreamState | JsonObject): Record<string, Record<string, Record<string, string>>> {
+export function slateContents(state: SlateStreamState): Record<string, Record<string, Record<string, string>>> {
   const out: Record<string, Record<string, Record<string, string>>> = {};
-  const slates = (state as SlateStreamState).slates ?? {};
-  for (const [title, slate] of Object.entries(slates)) {
+  for (const [title, slate] of Object.entries(state.slates)) {
     const s: Record<string, Record<string, string>> = (out[title] = {});
     for (const [path, folder] of Object.entries(slate.folders)) {
       const f: Record<string, string> = (s[path] = {});

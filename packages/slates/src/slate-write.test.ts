@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadLadder } from './load-ladder.js';
 import type { Ladder } from './load-ladder.js';
-import { createSlateState, fileContents, toWorkingState } from './slate-state.js';
+import { createSlateState, fileContents } from './slate-state.js';
 import type { SlateStreamState } from './slate-state.js';
 import { applyWrite, mergeByKey } from './slate-write.js';
 import type { WriteContext, WriteRequest } from './slate-write.js';
@@ -37,7 +37,7 @@ beforeAll(async () => {
   ctx = { catalog: ladder.catalog, count: await loadTokenCounter(), at: '2026-01-01T00:00:00.000Z' };
 });
 
-const fresh = (): SlateStreamState => toWorkingState(createSlateState(ladder, new Date('2026-01-01T00:00:00.000Z')));
+const fresh = (): SlateStreamState => structuredClone(createSlateState(ladder, new Date('2026-01-01T00:00:00.000Z')));
 const req = (over: Partial<WriteRequest> & { value: WriteRequest['value'] }): WriteRequest => ({
   to: { slate: 'S', folder: 'f', file: 'a.md' },
   on: 'append',

@@ -1,15 +1,13 @@
 /**
- * The storage seam's contract on PostgreSQL, with memory-level (LevelDB's byte order) as the
- * oracle: random keys and ranges iterate in the same order forward and reverse, with limits;
- * `getMany` keeps the order of its keys; a commit applies in order (a later op on a key wins)
+ * The storage seam's contract on PostgreSQL beyond the shared storage suite (which checks the
+ * byte order of random keys against memory-level on every backend,
+ * `test/conformance/storage-postgres.test.ts`): a commit applies in order (a later op on a key wins)
  * and all at once; write sessions are one at a time across two storages over one schema;
  * an aborted session writes nothing; a snapshot does not see later commits.
  */
-import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openMemoryStorage } from '@stateflow/store';
 import type { IterateOptions, Storage, StorageReader } from '@stateflow/store';
-import { fcParams, freshPostgresUrl, testPostgres } from '@stateflow/test-kit';
+import { freshPostgresUrl, testPostgres } from '@stateflow/test-kit';
 import { parseTarget } from './store-url.js';
 import { dropPostgresStore } from './open-postgres-store.js';
 import { openPostgresStorage } from './postgres-storage.js';
@@ -41,41 +39,6 @@ describe.skipIf('unavailable' in server)('the storage seam on PostgreSQL', () =>
   it('declares a shared, transactional, persistent backend', () => {
     expect(pg.capabilities).toEqual({ persistent: true, fsync: true, soleWriter: false, reopenAfterFailedWrite: false });
     expect(pg.location).toBe(parseTarget(url).location);
-  });
-
-  it('iterates random keys in the byte order LevelDB uses, forward and reverse, with ranges and limits', async () => {
-    const bytes = fc.uint8Array({ minLength: 0, maxLength: 6 }).map((b) => (b.length === 0 ? Uint8Array.of(0) : b));
-    await fc.assert(
-      fc.asyncProperty(
-        fc.uniqueArray(bytes, { minLength: 1, maxLength: 40, selector: (b) => Buffer.from(b).toString('hex') }),
-        fc.option(bytes),
-        fc.option(bytes),
-        fc.boolean(),
-        fc.option(fc.nat({ max: 12 })),
-        async (keys, gte, lt, reverse, limit) => {
-          const prefix = Uint8Array.of(0x7e, keys.length);
-          const scoped = (b: Uint8Array): Uint8Array => Buffer.concat([prefix, b]);
-          const entries = keys.map((k, i) => [scoped(k), Uint8Array.of(i)] as [Uint8Array, Uint8Array]);
-          const memory = await openMemoryStorage();
-          await put(memory, entries);
-          await put(pg, entries);
-          const range: IterateOptions = {
-            gte: gte === null ? prefix : scoped(gte),
-            lt: lt === null ? Uint8Array.of(0x7e, keys.length + 1) : scoped(lt),
-            reverse,
-            ...(limit === null ? {} : { limit }),
-          };
-          expect(await collect(pg, range)).toEqual(await collect(memory, range));
-          const probe = [...keys.slice(0, 3).map(scoped), scoped(Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff))];
-          expect((await pg.getMany(probe)).map((v) => (v === undefined ? null : [...v]))).toEqual((await memory.getMany(probe)).map((v) => (v === undefined ? null : [...v])));
-          const clear = await pg.beginWrite();
-          await clear.commit(entries.map(([key]) => ({ type: 'del' as const, key })), { sync: false });
-          await memory.close();
-        },
-      ),
-      // Every run is PostgreSQL round trips: two fifths of the ordinary runs.
-      fcParams({ share: 0.4 }),
-    );
   });
 
   it('applies a commit in order, all at once: a later op on a key wins', async () => {

@@ -7,6 +7,8 @@ export { translateLevelError } from './level-errors.js';
 export { truncateToIntactChain } from './truncate-to-intact-chain.js';
 export type { TruncationReport } from './truncate-to-intact-chain.js';
 export { seqOfLogKey } from './log-key.js';
+export { OPTIONAL_STORAGE_MEMBERS, storageManifest } from './storage-manifest.js';
+export type { OptionalStorageMember, StorageManifest } from './storage-manifest.js';
 export type { Storage, StorageReader, StorageCapabilities, StorageOp, StorageRepair, StorageReplica, PoolUse, IterateOptions, WriteSession, HeldLock } from './storage.js';
 export { AuditCode } from './audit-code.js';
 export { parseStreamFamily, familyMatches, compareFamilies, governingFamily, isExactFamily, MAX_PATTERN_BYTES } from './stream-family.js';

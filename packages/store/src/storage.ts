@@ -18,8 +18,10 @@
  *   `STORE_UNAVAILABLE` (a shared backend cannot be reached; the operation wrote nothing, or —
  *   for a commit whose acknowledgement was lost — may have), `STORE_CORRUPT`, `STORE_LOCKED`,
  *   `STORE_CLOSED`.
- * - **Capabilities are data** ({@link StorageCapabilities}): the store and the conformance suite
- *   read them, never the backend's name.
+ * - **Capabilities are data**: the flags of {@link StorageCapabilities} and which optional
+ *   members a storage implements, read together as one manifest (`storageManifest`,
+ *   `storage-manifest.ts`). The store and the conformance suite read them, never the backend's
+ *   name.
  * - **Read replicas** ({@link Storage.replicas}, optional): read-only copies of the storage that
  *   the backend keeps up to date itself (PostgreSQL's streaming replicas). A copy may lag: the
  *   store serves a historical read from one only when the copy's tip record shows it holds every

@@ -59,6 +59,7 @@ __all__ = [
     "RequestTimeoutError",
     "RateLimitedError",
     "MediaTypeUnsupportedError",
+    "PackageNotInstalledError",
     "InternalError",
 ]
 
@@ -107,13 +108,14 @@ class PathKindError(StateflowError):
 class IndexOutOfRangeError(StateflowError):
     """
     An index or range does not fit the array (`[i]` needs `i < length`; `[a:b]` needs `b <=
-    length`), in a path or a `"[N]"` patch key.
+    length`), in a path or a `"[N]"` patch key: like `PATH_NOT_FOUND`, the address names nothing
+    that exists (404, exit 3).
 
     Details: `{ path, index, length, at? }` (`index` is `"a:b"` for a range)
     """
 
     code = "INDEX_OUT_OF_RANGE"
-    http_status = 400
+    http_status = 404
     retryable = False
 
 
@@ -374,7 +376,9 @@ class ConfigInvalidError(StateflowError):
 
 class SourceUnresolvedError(StateflowError):
     """
-    A ladder step names a source that does not resolve to a known step, slate or value.
+    A ladder step names a source that does not resolve, when the call runs, to a known step,
+    survivor, slate or input value: bad input (the ladder's `from:` or the call's input), as
+    `CONFIG_INVALID` is (400, exit 2).
 
     Details: `{ who }` (the step and field)
     """
@@ -386,13 +390,16 @@ class SourceUnresolvedError(StateflowError):
 
 class BudgetExceededError(StateflowError):
     """
-    A single slate write is larger than its folder's whole token budget; nothing is evicted.
+    Reserved for a single slate write larger than its folder's whole token budget. No call
+    raises it: a ladder call reports such a write as refused in its result (`refused[].reason`,
+    nothing evicted) and goes on. Well-formed input the budget cannot hold, as
+    `RESPONSE_TOO_LARGE` is (422, exit 2).
 
     Details: `{ folder, budget, tokens }`
     """
 
     code = "BUDGET_EXCEEDED"
-    http_status = 409
+    http_status = 422
     retryable = False
 
 
@@ -594,6 +601,21 @@ class MediaTypeUnsupportedError(StateflowError):
     retryable = False
 
 
+class PackageNotInstalledError(StateflowError):
+    """
+    A feature needs an optional package that is not installed beside the server or the CLI
+    (LangGraph views: `@stateflow/langgraph`; exporting traces: the OpenTelemetry SDK). Install
+    the package named in `details.package` where Stateflow is installed, or leave the feature
+    unused.
+
+    Details: `{ package, feature }`
+    """
+
+    code = "PACKAGE_NOT_INSTALLED"
+    http_status = 501
+    retryable = False
+
+
 class InternalError(StateflowError):
     """
     An unexpected failure; `cause` holds the original error. Report it: the HTTP server logs it
@@ -649,6 +671,7 @@ ERROR_CLASSES: Dict[str, Type[StateflowError]] = {
     "REQUEST_TIMEOUT": RequestTimeoutError,
     "RATE_LIMITED": RateLimitedError,
     "MEDIA_TYPE_UNSUPPORTED": MediaTypeUnsupportedError,
+    "PACKAGE_NOT_INSTALLED": PackageNotInstalledError,
     "INTERNAL": InternalError,
 }
 

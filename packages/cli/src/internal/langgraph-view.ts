@@ -4,9 +4,11 @@
  * is printed as the checkpoint it describes, decoded as LangGraph shows it (channel values,
  * messages, pending writes), and as what changed since the revision before, instead of the
  * stored form (`$len` / `$null` tags, serializer records). `--stored` prints the stored form.
- * `@stateflow/langgraph` (and LangChain with it) is loaded only when such a stream is printed.
+ * `@stateflow/langgraph` (and LangChain with it) is loaded only when such a stream is printed: it
+ * is an optional peer dependency of the CLI, and without it printing such a stream decoded fails
+ * with `PACKAGE_NOT_INSTALLED` (`--stored` prints the stored form without it).
  */
-import { isStateflowError } from '@stateflow/core/errors';
+import { isStateflowError, missingPackage } from '@stateflow/core/errors';
 import type { CheckpointChanges, CheckpointView } from '@stateflow/langgraph';
 import type { Store, StreamChange, Transition } from '@stateflow/store';
 
@@ -45,14 +47,17 @@ export async function decodedTransition(store: Store, transition: Transition): P
 
 /**
  * What changed in checkpoint stream `stream` from revision `revA` to `revB`, decoded.
- * @throws what `stateAt` throws (REVISION_NOT_FOUND above the head, HISTORY_NOT_RETAINED below the origin)
+ * @throws what `stateAt` throws (REVISION_NOT_FOUND above the head, HISTORY_NOT_RETAINED below the
+ *   origin); PACKAGE_NOT_INSTALLED when `@stateflow/langgraph` is not installed
  */
 export async function decodedDiff(store: Store, stream: string, revA: number, revB: number): Promise<{ stream: string; from: number; to: number } & CheckpointChanges> {
   return { stream, from: revA, to: revB, ...(await changesBetween(store, stream, revA, revB)) };
 }
 
 async function changesBetween(store: Store, stream: string, revA: number, revB: number): Promise<CheckpointChanges> {
-  const { checkpointChanges, viewCheckpoint } = await import('@stateflow/langgraph');
+  const { checkpointChanges, viewCheckpoint } = await import('@stateflow/langgraph').catch((err: unknown) => {
+    throw missingPackage(err, `Printing ${stream} decoded (without --stored)`) ?? err;
+  });
   const view = async (rev: number): Promise<CheckpointView | null> => (rev === 0 ? null : viewCheckpoint(await store.stateAt(stream, rev)));
   const [before, after] = await Promise.all([view(revA), view(revB)]);
   return checkpointChanges(before, after);

@@ -56,6 +56,15 @@ function registerSkip(api: TestApi, title: string, reason: string): void {
   api.it.skip?.(`${title} (skipped: ${reason})`, async () => undefined);
 }
 
+/**
+ * Register `skip.test` as skipped with its reason (shown by runners with `it.skip`) and report
+ * it to `options.onSkip`, so no skip is silent.
+ */
+export function skipTest(api: TestApi, options: ConformanceOptions, skip: SkipRecord & { test: string }): void {
+  recordSkip(options, skip);
+  registerSkip(api, skip.test, skip.reason);
+}
+
 /** Run `body` with a fresh store from `init`, always destroying the last store held. */
 export async function withStore<T>(
   init: StoreInitializer,

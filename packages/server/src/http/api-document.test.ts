@@ -9,6 +9,7 @@
  */
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_FACTS, ErrorCode } from '@stateflow/core';
 import { HTTP_ROUTES } from '@stateflow/http-contract';
 import { openMemoryStore } from '@stateflow/store';
 import type { Store } from '@stateflow/store';
@@ -25,10 +26,19 @@ const TAKES_A_BODY = new Set(
   ),
 );
 
+/** The part of a response schema this test reads: the error body's code enum, or a union of bodies. */
+interface ResponseSchema {
+  required?: string[];
+  properties?: { error?: { properties?: { code?: { enum?: string[] } } }; jsonrpc?: object };
+  anyOf?: ResponseSchema[];
+}
+
 interface Operation {
   operationId?: string;
+  parameters?: Array<{ in: string; name: string }>;
   requestBody?: { required?: boolean; content?: Record<string, { schema?: object }> };
-  responses: Record<string, { description?: string; content?: Record<string, { schema?: object }> }>;
+  security?: unknown[];
+  responses: Record<string, { description?: string; content?: Record<string, { schema?: ResponseSchema }> }>;
 }
 type Document = { openapi: string; servers: Array<{ url: string }>; paths: Record<string, Record<string, Operation>> };
 
@@ -97,6 +107,61 @@ describe('the OpenAPI document at /openapi.json', () => {
         if (TAKES_A_BODY.has(`${method.toUpperCase()} ${path}`)) expect(operation.requestBody?.content?.['application/json']?.schema, `${name} request body`).toBeDefined();
       }
     }
+  });
+});
+
+/** The codes core's error facts answer with `status`, in their order. */
+function codesOf(status: number): string[] {
+  return Object.values(ErrorCode).filter((code) => ERROR_FACTS[code].httpStatus === status);
+}
+
+/** The Stateflow error body of a response schema (the member of a union with /mcp's JSON-RPC error). */
+function stateflowBody(schema: ResponseSchema | undefined): ResponseSchema | undefined {
+  if (schema?.anyOf !== undefined) return schema.anyOf.find((member) => member.properties?.error?.properties?.code !== undefined);
+  return schema?.properties?.jsonrpc === undefined ? schema : undefined;
+}
+
+describe('the error statuses of each route, against the error facts', () => {
+  /** Statuses Node's parser, the loopback guard, the key rate and a failure answer on any route. */
+  const EVERY_ROUTE = ['403', '408', '429', '431', '500'];
+
+  it('document only statuses of error codes, each naming exactly the codes the facts give it', () => {
+    const statuses = new Set(Object.values(ERROR_FACTS).map((f) => String(f.httpStatus)));
+    let checked = 0;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(operation.responses).filter(([s]) => Number(s) >= 400)) {
+          const name = `${method.toUpperCase()} ${path} ${status}`;
+          const body = stateflowBody(response.content?.['application/json']?.schema);
+          // /mcp's 405 and 406 are the MCP SDK's JSON-RPC answers, not Stateflow errors.
+          if (body === undefined) {
+            expect(`${path} ${status}`, name).toMatch(/^\/mcp 40[56]$/);
+            continue;
+          }
+          expect(statuses.has(status), `${name}: no error code has this status`).toBe(true);
+          expect(body.properties?.error?.properties?.code?.enum, name).toEqual(codesOf(Number(status)));
+          for (const code of codesOf(Number(status))) expect(response.description, name).toContain(code);
+          checked += 1;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(300);
+  });
+
+  it('document on every route what any request can meet, and on each what its request can get wrong', () => {
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const name = `${method.toUpperCase()} ${path}`;
+        const statuses = new Set(Object.keys(operation.responses));
+        const needs = [...EVERY_ROUTE];
+        if (TAKES_A_BODY.has(name)) needs.push('400', '413', '415');
+        if ((operation.parameters ?? []).some((p) => p.in === 'query' || p.in === 'path')) needs.push('400');
+        if (operation.security === undefined || operation.security.length > 0) needs.push('401');
+        for (const status of new Set(needs)) if (!statuses.has(status)) missing.push(`${name} ${status}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 });
 
@@ -169,5 +234,40 @@ describe('answers match the response schemas of the document', () => {
     await check('get', '/v1/store/head', '/v1/store/head', undefined, 400);
     await check('get', '/v1/store/transitions/999', '/v1/store/transitions/{seq}', undefined, 404);
     await check('post', '/v1/state/read', '/v1/state/read', { path: 'cwd' }, 400);
+  });
+
+  /**
+   * Send a failing request and check that it answers `code` with the status of its facts, a
+   * status the route documents with that code among its codes.
+   */
+  async function failure(method: 'GET' | 'POST', path: string, pattern: string, code: ErrorCode, init: RequestInit = {}): Promise<void> {
+    const response = await fetch(`${server.url}${path}`, { method, ...init });
+    const answer = (await response.json()) as { error?: { code: string } };
+    expect(answer.error?.code, `${method} ${path}: ${JSON.stringify(answer)}`).toBe(code);
+    expect(response.status, `${method} ${path}: the facts' status of ${code}`).toBe(ERROR_FACTS[code].httpStatus);
+    const documented = doc.paths[pattern]?.[method.toLowerCase()]?.responses[String(response.status)];
+    expect(stateflowBody(documented?.content?.['application/json']?.schema)?.properties?.error?.properties?.code?.enum, `${method} ${pattern} ${response.status}`).toContain(code);
+  }
+
+  const json = (body: unknown): RequestInit => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it('a failure of each class answers the status of its code, documented on its route', async () => {
+    await store.publish({ changes: { 'cwd:/r': { lazy: { list: [1, 2] } } } });
+    await store.publish({ changes: { 'cwd:/r': { lazy: { list: [1, 2, 3] } } } });
+    await store.publish({ changes: { 'cwd:/r': { lazy: { list: [1] } } } });
+    await store.compact('cwd:/r', { keepRevisions: 1 });
+    await store.publish({ changes: { 'cwd:/s1': { a: 1 }, 'cwd:/s2': { b: 1 } } });
+    const selection = { cwd: '/r', mode: 'active' };
+    await failure('GET', '/v1/store/head?stream=a%01b', '/v1/store/head', 'STREAM_INVALID');
+    await failure('GET', '/v1/@a/b/models/%ZZ', '/v1/{author}/{ladder}/models/{model}', 'INPUT_INVALID');
+    await failure('POST', '/v1/state/read', '/v1/state/read', 'PATH_SYNTAX', json({ path: 'lazy..list', selection }));
+    await failure('POST', '/v1/state/read', '/v1/state/read', 'PATH_NOT_FOUND', json({ path: 'lazy.absent', selection }));
+    await failure('POST', '/v1/state/read', '/v1/state/read', 'INDEX_OUT_OF_RANGE', json({ path: 'lazy.list[5]', selection }));
+    await failure('GET', '/v1/store/state?stream=cwd:/r&rev=9', '/v1/store/state', 'REVISION_NOT_FOUND');
+    await failure('GET', '/v1/store/state?stream=cwd:/r&rev=1', '/v1/store/state', 'HISTORY_NOT_RETAINED');
+    await failure('POST', '/v1/store/publish', '/v1/store/publish', 'CONFLICT', json({ changes: { 'cwd:/r': { a: 1 } }, expected: { 'cwd:/r': 1 } }));
+    await failure('POST', '/v1/store/merge', '/v1/store/merge', 'MERGE_UNRELATED', json({ from: 'cwd:/s1', into: 'cwd:/s2' }));
+    await failure('POST', '/v1/store/publish', '/v1/store/publish', 'MEDIA_TYPE_UNSUPPORTED', { headers: { 'content-type': 'text/plain' }, body: '{}' });
+    await failure('POST', '/v1/store/publish', '/v1/store/publish', 'BODY_TOO_LARGE', json({ changes: { 'cwd:/r': { a: 'x'.repeat(1024 * 1024) } } }));
   });
 });

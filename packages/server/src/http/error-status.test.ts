@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { ErrorCode, StateflowError } from '@stateflow/core';
+import { ERROR_FACTS, ErrorCode, StateflowError } from '@stateflow/core';
 import { HTTP_STATUS_BY_CODE, toHttpError } from './error-status.js';
 
 describe('HTTP_STATUS_BY_CODE', () => {
@@ -15,6 +15,18 @@ describe('HTTP_STATUS_BY_CODE', () => {
     const codes = new Set<string>(Object.values(ErrorCode));
     expect(stated.filter((s) => !codes.has(s.code))).toEqual([]);
     expect(stated.filter((s) => HTTP_STATUS_BY_CODE[s.code as ErrorCode] !== s.status)).toEqual([]);
+  });
+
+  it('lists in the README\'s status table, row by row, exactly the codes of each status', async () => {
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const table = /\| status \| codes \|\n\| --- \| --- \|\n((?:\|.*\n)+)/.exec(readme)?.[1] ?? '';
+    const rows = table.trim().split('\n').map((row) => {
+      const [, status = '', codes = ''] = /^\| (\d{3}) \| (.*) \|$/.exec(row) ?? [];
+      return [Number(status), [...codes.matchAll(/`([A-Z][A-Z_]+)`/g)].map((m) => m[1]).sort()] as const;
+    });
+    const byStatus = new Map<number, string[]>();
+    for (const code of Object.values(ErrorCode)) byStatus.set(ERROR_FACTS[code].httpStatus, [...(byStatus.get(ERROR_FACTS[code].httpStatus) ?? []), code]);
+    expect(new Map(rows)).toEqual(new Map([...byStatus].map(([status, codes]) => [status, codes.sort()])));
   });
 });
 

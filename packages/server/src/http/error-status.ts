@@ -5,6 +5,8 @@
 import type { ErrorObject } from 'ajv';
 import { ERROR_FACTS, StateflowError, elidePath, isStateflowError } from '@stateflow/core';
 import type { ErrorCode } from '@stateflow/core';
+import { encodeWireError } from '@stateflow/http-contract/wire-error';
+import type { WireErrorBody } from '@stateflow/http-contract/wire-error';
 import { validationError } from './request-validation.js';
 
 /**
@@ -29,12 +31,10 @@ export function shouldRetry(code: ErrorCode): 'true' | 'false' {
 }
 
 /**
- * Error body of every failed request, OpenAI-compatible (`error.message`, `error.type`,
- * `error.code`) so OpenAI clients surface it, plus Stateflow's typed `details`.
+ * Error body of every failed request (the contract's wire codec, `@stateflow/http-contract`'s
+ * `encodeWireError`, which clients decode with `decodeWireError`).
  */
-export interface HttpErrorBody {
-  error: { code: ErrorCode; type: string; message: string; details: unknown };
-}
+export type HttpErrorBody = WireErrorBody;
 
 /** What the request said, for translating fastify's errors about it. */
 export interface RequestFacts {
@@ -51,12 +51,7 @@ export interface RequestFacts {
  * NOT_FOUND); anything else unknown becomes INTERNAL without leaking its message.
  */
 export function toHttpError(err: unknown, request: RequestFacts = {}): { status: number; body: HttpErrorBody } {
-  const sf = asStateflowError(err, request);
-  const status = HTTP_STATUS_BY_CODE[sf.code] ?? 500;
-  return {
-    status,
-    body: { error: { code: sf.code, type: status >= 500 ? 'server_error' : 'invalid_request_error', message: sf.message, details: sf.details } },
-  };
+  return encodeWireError(asStateflowError(err, request));
 }
 
 function asStateflowError(err: unknown, request: RequestFacts): StateflowError {

@@ -14,7 +14,7 @@ import {
   sessionSlateStream,
   slateContents,
   slateMetatags,
-  toSlateStreamState,
+  decodeSlateState,
 } from '@stateflow/slates';
 import type { Evicted, FileMetatags, LadderObserver, Model, Refused, RunOutcome, TokenUsage } from '@stateflow/slates';
 import type { ConversationInput } from './conversation.js';
@@ -56,21 +56,25 @@ export function initialSlateState(entry: LadderEntry, at: Date): JsonObject {
   return createSlateState(entry.ladder, at);
 }
 
-/**
- * The slate projection of a stored slate stream state: every file's contents,
- * `{ <slate title>: { <folder path>: { <file>: <contents> } } }`.
- */
-export function projectSlates(state: JsonObject): Record<string, Record<string, Record<string, string>>> {
-  return slateContents(state);
+/** The slate projections of a stored slate stream state. */
+export interface SlateProjections {
+  /** Every file's contents, `{ <slate title>: { <folder path>: { <file>: <contents> } } }`. */
+  slates: Record<string, Record<string, Record<string, string>>>;
+  /**
+   * Every file's user and system metatags,
+   * `{ <slate title>: { <folder path>: { <file>: { user, system: { created, modified, size, tokens, lastRead? } } } } }`
+   * (`tokens` with the runner's default encoding, o200k_base).
+   */
+  metatags: Record<string, Record<string, Record<string, FileMetatags>>>;
 }
 
 /**
- * Every file's user and system metatags in a stored slate stream state,
- * `{ <slate title>: { <folder path>: { <file>: { user, system: { created, modified, size, tokens, lastRead? } } } } }`
- * (`tokens` with the runner's default encoding, o200k_base).
+ * The contents and metatags of the state stored in slate stream `stream`.
+ * @throws STORE_CORRUPT `{ detail, stream }` when the state is not a slate stream's layout.
  */
-export async function projectMetatags(state: JsonObject): Promise<Record<string, Record<string, Record<string, FileMetatags>>>> {
-  return slateMetatags(toSlateStreamState(state), await loadTokenCounter());
+export async function projectSlates(stream: string, state: JsonObject): Promise<SlateProjections> {
+  const decoded = decodeSlateState(stream, state);
+  return { slates: slateContents(decoded), metatags: slateMetatags(decoded, await loadTokenCounter()) };
 }
 
 /** Input of {@link runLadderCall}. */

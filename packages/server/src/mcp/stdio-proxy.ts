@@ -37,7 +37,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { StateflowError, isJsonObject, isStateflowError } from '@stateflow/core';
-import { authHeaders, callServer, unreachable, verifyServer, watchTransitions } from '@stateflow/client';
+import { authHeaders, callServer, serverError, unreachable, verifyServer, watchTransitions } from '@stateflow/client';
 import type { ServerEndpoint } from '@stateflow/client';
 import { PATCH_STATE_TOOL, READ_STATE_TOOL, jsonInput, selectedOwners } from '@stateflow/tools';
 import type { Selection } from '@stateflow/tools';
@@ -241,7 +241,7 @@ class Upstream {
       headers.set(SURFACE_HEADER, 'mcp-stdio');
       const client = this.client();
       if (client !== undefined) headers.set(CLIENT_HEADER, client);
-      return fetch(url, { ...init, headers });
+      return stateflowFailure(endpoint, await fetch(url, { ...init, headers }));
     };
   }
 
@@ -271,8 +271,27 @@ class Upstream {
 }
 
 /**
- * The Stateflow error behind a failed forward: an HTTP error answer of the server (its
- * `{error: {code, …}}` body, which the SDK puts in the message), or a failed connection.
+ * An error answer of the server that is not JSON-RPC is a Stateflow error answer: it is thrown
+ * here, decoded by the client's wire codec (`serverError`), from the `fetch` the SDK's transport
+ * calls, which rethrows it as it is. JSON-RPC answers (the SDK's own 4xx: 405, 406, a parse
+ * error) go to the SDK unchanged.
+ */
+async function stateflowFailure(endpoint: ServerEndpoint, response: Response): Promise<Response> {
+  if (response.ok) return response;
+  const text = await response.text();
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON: neither form; the wire codec says so below.
+  }
+  if (isJsonObject(body) && body['jsonrpc'] === '2.0') return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+  throw await serverError(response.status, body, endpoint, 'mcp');
+}
+
+/**
+ * The Stateflow error behind a failed forward: one the server answered (thrown by
+ * {@link stateflowFailure}), or a failed connection.
  */
 function classify(endpoint: ServerEndpoint, err: unknown): StateflowError | McpError {
   if (isStateflowError(err)) return err;
@@ -281,21 +300,9 @@ function classify(endpoint: ServerEndpoint, err: unknown): StateflowError | McpE
     if (err.code === McpErrorCode.ConnectionClosed || err.code === McpErrorCode.RequestTimeout) return unreachable(endpoint, err);
     return err;
   }
-  const message = err instanceof Error ? err.message : String(err);
-  const body = /Error POSTing to endpoint: (\{[\s\S]*\})$/.exec(message)?.[1];
-  if (body !== undefined) {
-    try {
-      const parsed: unknown = JSON.parse(body);
-      const error = isJsonObject(parsed) && isJsonObject(parsed['error']) ? parsed['error'] : null;
-      if (error !== null && typeof error['code'] === 'string') {
-        return new StateflowError(error['code'] as never, String(error['message'] ?? ''), (isJsonObject(error['details']) ? error['details'] : {}) as never);
-      }
-    } catch {
-      // not a Stateflow error body
-    }
-  }
   // fetch reports a failed connection as a TypeError ("fetch failed") with the socket error as its cause.
   if (err instanceof TypeError || (err as { name?: unknown }).name === 'TimeoutError') return unreachable(endpoint, err);
+  const message = err instanceof Error ? err.message : String(err);
   return new StateflowError('INTERNAL', `The store's server failed the request: ${message}`, {}, { cause: err });
 }
 

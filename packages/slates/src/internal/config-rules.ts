@@ -177,7 +177,7 @@ function checkAction(ctx: Ctx, step: StepDecl, index: number, branch: 'then' | '
     return;
   }
   const who = `Step "${step.id}": gated write (${branch})`;
-  const w = action.write as unknown as Record<string, unknown>;
+  const w: Record<string, unknown> = { ...action.write };
   const extra = Object.keys(w).find((k) => !WRITE_KEYS.includes(k));
   if (extra !== undefined) ctx.problems.push(`${who} has unknown key "${extra}"`);
   const shape = targetShapeProblem(w.to);

@@ -16,7 +16,9 @@ import { jsonCopy } from '../json-copy.js';
  */
 export function checkRunOptions(options: RunLadderOptions): void {
   if (typeof options !== 'object' || options === null) throw invalid('options', 'runLadder needs an options object { store, ladder, input, model, … }');
-  const { store, model, input, session, ladderId, encoding, clock, conflictRetries, onOutput } = options as unknown as Record<string, unknown>;
+  // Read as untyped members: an in-process JavaScript caller may pass anything.
+  const members: Record<string, unknown> = { ...options };
+  const { store, model, input, session, ladderId, encoding, clock, conflictRetries, onOutput } = members;
   if (typeof store !== 'object' || store === null || !('view' in store) || !('publish' in store)) {
     throw invalid('store', 'runLadder options.store must be an open store (openStore or openMemoryStore)');
   }

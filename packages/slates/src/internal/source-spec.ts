@@ -55,13 +55,17 @@ export function parseSource(from: unknown): ParsedSource | { invalid: string } {
   if ('slate' in o) {
     const extra = keys.filter((k) => !['slate', 'folder', 'file', 'metatag'].includes(k));
     if (extra.length > 0) return { invalid: `unknown key "${extra[0]}" in a slate reference` };
-    for (const k of ['slate', 'folder', 'file'] as const) {
-      if (typeof o[k] !== 'string' || o[k] === '') return { invalid: `a slate reference needs ${k} (a non-empty string)` };
-    }
-    if (o.metatag !== undefined && (typeof o.metatag !== 'string' || o.metatag === '')) {
-      return { invalid: 'metatag must be a non-empty string' };
-    }
-    return { kind: 'slate', ref: o as unknown as SlateRef };
+    const { slate, folder, file, metatag } = o;
+    const needs = (k: string) => ({ invalid: `a slate reference needs ${k} (a non-empty string)` });
+    if (!isNonEmpty(slate)) return needs('slate');
+    if (!isNonEmpty(folder)) return needs('folder');
+    if (!isNonEmpty(file)) return needs('file');
+    if (metatag !== undefined && !isNonEmpty(metatag)) return { invalid: 'metatag must be a non-empty string' };
+    return { kind: 'slate', ref: { slate, folder, file, ...(metatag === undefined ? {} : { metatag }) } };
   }
   return { invalid: `expected ${SOURCE_FORMS}` };
+}
+
+function isNonEmpty(value: unknown): value is string {
+  return typeof value === 'string' && value !== '';
 }

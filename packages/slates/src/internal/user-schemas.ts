@@ -19,9 +19,9 @@ import { RE2JS } from 're2js';
 import type { JsonObject, JsonValue } from '@stateflow/core';
 import { selfReferenceWithoutDescent } from './schema-cycles.js';
 
-// ajv-formats is CommonJS with `exports.default`; NodeNext sees the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+// ajv-formats is CommonJS: NodeNext types the default import as its module object, whose
+// `default` is the plugin (the package sets `exports.default` to it as well).
+const addFormats = addFormatsModule.default;
 
 /** A compiled author schema: `true` when the value conforms. */
 export type JsonCheck = (value: JsonValue) => boolean;

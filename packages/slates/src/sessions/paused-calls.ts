@@ -14,7 +14,6 @@
  * holds) is a transition of the record, and the call continues or fails closed when it sees it.
  */
 import { StateflowError } from '@stateflow/core';
-import type { JsonObject } from '@stateflow/core';
 import { assertNotEnded, isEnded, sessionMetaStream } from './session-record.js';
 import type { SessionRecord } from './session-record.js';
 import { resumePatch } from './session-records.js';
@@ -193,7 +192,7 @@ export class PausableCalls {
     let paused: SessionRecord;
     try {
       const loaded = await this.#records.load(record.id, record.owner);
-      paused = (await this.#records.update(loaded, { status: 'paused', execution: snapshot() as unknown as JsonObject }, 'paused')).record;
+      paused = (await this.#records.update(loaded, { status: 'paused', execution: snapshot() }, 'paused')).record;
     } catch (err) {
       running.phase = 'running';
       for (const w of [...running.pauses.splice(0), ...running.resumes.splice(0)]) w.reject(err);

@@ -10,33 +10,40 @@
  * store and the run continues with the real model from the step reached. Slate writes are
  * published once, at the end of the call, so a paused call has written nothing yet.
  */
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { JsonObject } from '@stateflow/core';
-import type { CompleteOptions, Model, ModelCompletion, ModelRequest, TokenUsage } from '../model.js';
+import type { CompleteOptions, Model, ModelCompletion, ModelRequest } from '../model.js';
 
-/** One model call already answered in a paused run. */
-export interface RecordedCall {
-  step: string;
-  node: number;
-  round: number;
-  output: string;
-  /** The call's token usage, when the model reported it. */
-  usage?: TokenUsage;
-}
+/** The layout of {@link RecordedCall}. */
+const RecordedCallSchema = Type.Object({
+  step: Type.String(),
+  node: Type.Integer({ minimum: 0 }),
+  round: Type.Integer({ minimum: 1 }),
+  output: Type.String(),
+  usage: Type.Optional(Type.Object({ promptTokens: Type.Number(), completionTokens: Type.Number(), totalTokens: Type.Number() })),
+});
+
+/** One model call already answered in a paused run; `usage`: the call's token usage, when the model reported it. */
+export type RecordedCall = Static<typeof RecordedCallSchema>;
+
+/** The layout of {@link ExecutionState}, as `SessionRecord.execution` holds it. */
+export const ExecutionStateSchema = Type.Object({
+  step: Type.String(),
+  node: Type.Integer({ minimum: 0 }),
+  round: Type.Integer({ minimum: 1 }),
+  calls: Type.Array(RecordedCallSchema),
+  call: Type.Unsafe<JsonObject>(Type.Record(Type.String(), Type.Unknown())),
+});
 
 /**
- * The execution state stored on a paused session (`SessionRecord.execution`).
- * `call` is the caller's description of the interrupted call (for the HTTP server:
- * `{ context, model }`), needed to run it again after a restart.
+ * The execution state stored on a paused session (`SessionRecord.execution`): where the run
+ * stopped (`step`, `node`, `round`: the model call about to be made), every model output of the
+ * run so far in call order (`calls`: the node outputs reached), and `call`, the caller's
+ * description of the interrupted call (for the HTTP server: `{ context, model }`), needed to run
+ * it again after a restart.
  */
-export interface ExecutionState {
-  /** Where the run stopped: the model call about to be made. */
-  step: string;
-  node: number;
-  round: number;
-  /** Every model output of the run so far, in call order (the node outputs reached). */
-  calls: RecordedCall[];
-  call: JsonObject;
-}
+export type ExecutionState = Static<typeof ExecutionStateSchema>;
 
 /** Hook a session call gives its model: resolves at once unless a pause was requested. */
 export interface PauseCheckpoint {

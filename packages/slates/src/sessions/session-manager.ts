@@ -3,23 +3,25 @@
  * lifecycle", "Sessions guarantee single-writer per call", "Cross-user isolation").
  *
  * The facade over the session's jobs: the records and their lifecycle transitions
- * (`session-records.ts`), expiry and retention (`session-retention.ts`), and the parking of
- * paused calls (`paused-calls.ts`); this file orders them under the session's lock (the
- * store's named lock `ladder-session:<id>`: in this process on LevelDB, across every server on
- * a PostgreSQL store).
+ * (`session-records.ts`), expiry and retention (`session-retention.ts`), the session locks
+ * (`session-locks.ts`), pause, resume and close (`session-pausing.ts`) and the parking of
+ * paused calls (`paused-calls.ts`); this file creates, finds, calls and sweeps sessions.
  */
 import { randomBytes } from 'node:crypto';
 import { StateflowError, isStateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { Store } from '@stateflow/store';
-import { assertCallable, assertNotEnded, isEnded, sessionMetaStream } from './session-record.js';
+import { assertCallable, isEnded, sessionMetaStream } from './session-record.js';
 import type { SessionRecord } from './session-record.js';
-import { SessionRecords, resumePatch } from './session-records.js';
+import { SessionRecords } from './session-records.js';
 import type { LoadedSession } from './session-records.js';
 import { DAY_MS, applyRetention, isRetentionDue } from './session-retention.js';
 import type { RetentionPolicy } from './session-retention.js';
 import { PausableCalls } from './paused-calls.js';
 import type { ExecutionState, PauseCheckpoint } from './session-execution.js';
+import { SessionLocks } from './session-locks.js';
+import { SessionPausing } from './session-pausing.js';
+import type { Proceed, ResumeResult } from './session-pausing.js';
 
 /** Options of {@link SessionManager}. */
 export interface SessionManagerOptions {
@@ -61,18 +63,6 @@ export interface SweepReport {
   purged: string[];
 }
 
-/** Result of {@link SessionManager.resume}. */
-export interface ResumeResult<T = unknown> {
-  record: SessionRecord;
-  /**
-   * Execution state recorded by a pause in an earlier process; `undefined` when the session was
-   * paused between calls or its parked call continued in this process.
-   */
-  execution: ExecutionState | undefined;
-  /** What `proceed` returned when it ran the recorded call again. */
-  continued?: T;
-}
-
 /**
  * Creates, finds, calls and ends ladder sessions on one store.
  *
@@ -89,6 +79,14 @@ export interface ResumeResult<T = unknown> {
  *   call, which watches its record, continues or fails closed (see {@link resume}).
  * - One sweep at a time acts on a session ({@link sweep} skips a session whose lock is held).
  * - Expiry and retention are evaluated lazily on every access and eagerly by {@link sweep}.
+ * - Fail closed: a record that does not decode fails every use of its session with
+ *   `STORE_CORRUPT` naming its stream, and is left out of {@link list}, {@link countByStatus}
+ *   and {@link sweep}, so the other sessions stay usable.
+ *
+ * @example
+ * const sessions = new SessionManager({ store });
+ * const { id } = await sessions.create({ ladder: '@alice/researcher', owner: 'alice' });
+ * await sessions.call(id, 'alice', async (record, control) => runLadder({ store, ladder, session: id, input, model: pausableModel(model, control, {}) }));
  */
 export class SessionManager {
   readonly store: Store;
@@ -98,10 +96,8 @@ export class SessionManager {
   readonly #policy: RetentionPolicy;
   readonly #records: SessionRecords;
   readonly #calls: PausableCalls;
-  /** This process's calls and lifecycle changes under a session lock, for {@link idle}. */
-  readonly #inFlight = new Set<Promise<unknown>>();
-  /** Resume and close requests waiting for a call of another process to park or end (see {@link waiting}). */
-  readonly #waitingElsewhere = { resume: 0, close: 0 };
+  readonly #locks: SessionLocks;
+  readonly #pausing: SessionPausing;
 
   /**
    * @throws USAGE when `idleMs` is not a positive number or `retentionMs` is negative.
@@ -120,6 +116,14 @@ export class SessionManager {
     this.#policy = { idleMs: this.idleMs, retentionMs: this.retentionMs };
     this.#records = new SessionRecords(this.store);
     this.#calls = new PausableCalls(this.#records, this.#clock);
+    this.#locks = new SessionLocks(this.store);
+    this.#pausing = new SessionPausing({
+      records: this.#records,
+      calls: this.#calls,
+      locks: this.#locks,
+      now: () => this.now(),
+      refresh: (loaded) => this.#refresh(loaded),
+    });
   }
 
   /** Current time of the injected clock. */
@@ -164,7 +168,7 @@ export class SessionManager {
   async countByStatus(): Promise<Record<string, number>> {
     const counts: Record<string, number> = {};
     for (const id of await this.#records.ids()) {
-      const record = await this.#records.read(id);
+      const record = await this.#records.readIntact(id);
       if (record !== undefined) counts[record.status] = (counts[record.status] ?? 0) + 1;
     }
     return counts;
@@ -176,7 +180,7 @@ export class SessionManager {
   async list(owner: string, ladder?: string): Promise<SessionRecord[]> {
     const out: SessionRecord[] = [];
     for (const id of await this.#records.ids()) {
-      const record = await this.#records.read(id);
+      const record = await this.#records.readIntact(id);
       if (record === undefined || record.owner !== owner) continue;
       if (ladder !== undefined && record.ladder !== ladder) continue;
       out.push(await this.get(id, owner));
@@ -243,17 +247,8 @@ export class SessionManager {
    * the session is paused between calls. Pausing a paused session returns it unchanged.
    * @throws SESSION_NOT_FOUND; SESSION_CLOSED when closed or expired.
    */
-  async pause(id: string, owner: string): Promise<SessionRecord> {
-    const loaded = await this.#records.load(id, owner);
-    assertNotEnded(loaded.record);
-    const inFlight = this.#calls.pause(loaded);
-    if (inFlight !== undefined) return inFlight;
-    return this.#serial(sessionMetaStream(id), async () => {
-      const current = await this.#refresh(await this.#records.load(id, owner));
-      assertNotEnded(current.record);
-      if (current.record.status === 'paused') return current.record;
-      return (await this.#records.update(current, { status: 'paused' }, 'paused')).record;
-    });
+  pause(id: string, owner: string): Promise<SessionRecord> {
+    return this.#pausing.pause(id, owner);
   }
 
   /**
@@ -266,28 +261,8 @@ export class SessionManager {
    * as `continued`. Resuming a session that is not paused returns it unchanged.
    * @throws SESSION_NOT_FOUND; SESSION_CLOSED when closed or expired; what `proceed` throws.
    */
-  async resume<T>(
-    id: string,
-    owner: string,
-    proceed?: (record: SessionRecord, execution: ExecutionState, control: PauseCheckpoint) => Promise<T>,
-  ): Promise<ResumeResult<T>> {
-    const loaded = await this.#records.load(id, owner);
-    const inFlight = this.#calls.resume(loaded);
-    if (inFlight !== undefined) return { record: await inFlight, execution: undefined };
-    const locked = async (): Promise<ResumeResult<T>> => {
-      const current = await this.#refresh(await this.#records.load(id, owner));
-      assertNotEnded(current.record);
-      if (current.record.status !== 'paused') return { record: current.record, execution: undefined };
-      const execution = current.record.execution as ExecutionState | undefined;
-      const { record } = await this.#records.update(current, resumePatch(current.record, this.now()), 'resumed');
-      if (execution === undefined || proceed === undefined) return { record, execution };
-      const continued = await this.#calls.run(record, (r, control) => proceed(r, execution, control));
-      return { record, execution, continued };
-    };
-    const outcome = await this.#unlessParkedElsewhere(id, owner, 'resume', locked);
-    if (outcome.ran) return outcome.value;
-    const parked = outcome.parked;
-    return { record: (await this.#records.update(parked, resumePatch(parked.record, this.now()), 'resumed')).record, execution: undefined };
+  resume<T>(id: string, owner: string, proceed?: Proceed<T>): Promise<ResumeResult<T>> {
+    return this.#pausing.resume(id, owner, proceed);
   }
 
   /**
@@ -296,28 +271,8 @@ export class SessionManager {
    * unchanged.
    * @throws SESSION_NOT_FOUND unknown or foreign session.
    */
-  async close(id: string, owner: string): Promise<SessionRecord> {
-    await this.#records.load(id, owner); // unknown or foreign: SESSION_NOT_FOUND before touching anything
-    this.#calls.interrupt(id);
-    const locked = async (): Promise<SessionRecord> => {
-      const current = await this.#refresh(await this.#records.load(id, owner));
-      if (isEnded(current.record.status)) return current.record;
-      const closed = await this.#records.update(current, { status: 'closed', closedAt: this.now().toISOString() }, 'closed');
-      try {
-        return (await this.#refresh(closed)).record;
-      } catch (err) {
-        // The close itself is published: answer it. A purge that could not run now (its
-        // retries exhausted by writers of the session's state) stays due, and the next access
-        // or sweep runs it again.
-        if (!isStateflowError(err, 'CONFLICT')) throw err;
-        return closed.record;
-      }
-    };
-    const outcome = await this.#unlessParkedElsewhere(id, owner, 'close', locked);
-    if (outcome.ran) return outcome.value;
-    // The call parked in another server sees the closed record and fails with SESSION_CLOSED;
-    // a purge due at once runs at the next access or sweep.
-    return (await this.#records.update(outcome.parked, { status: 'closed', closedAt: this.now().toISOString() }, 'closed')).record;
+  close(id: string, owner: string): Promise<SessionRecord> {
+    return this.#pausing.close(id, owner);
   }
 
   /**
@@ -332,15 +287,13 @@ export class SessionManager {
   async sweep(): Promise<SweepReport> {
     const report: SweepReport = { expired: [], purged: [] };
     for (const id of await this.#records.ids()) {
-      const before = await this.#records.read(id);
+      const before = await this.#records.readIntact(id);
       if (before === undefined || !this.#due(before)) continue;
       // A session whose lock is held (a call, or another server's sweep) is left to the next sweep.
-      const attempt = await this.#track(
-        this.store.withLockIfFree(sessionMetaStream(id), async () => {
-          const record = await this.#records.read(id);
-          return record === undefined ? undefined : (await this.#refresh(await this.#records.load(id, record.owner))).record;
-        }),
-      );
+      const attempt = await this.#locks.ifFree(sessionMetaStream(id), async () => {
+        const record = await this.#records.read(id);
+        return record === undefined ? undefined : (await this.#refresh(await this.#records.load(id, record.owner))).record;
+      });
       const after = attempt.ran ? attempt.value : undefined;
       if (after === undefined) continue;
       if (after.status === 'expired' && before.status !== 'expired') report.expired.push(id);
@@ -358,58 +311,18 @@ export class SessionManager {
    */
   waiting(): { pause: number; resume: number; close: number } {
     const here = this.#calls.waiting();
-    return { pause: here.pause, resume: here.resume + this.#waitingElsewhere.resume, close: this.#waitingElsewhere.close };
+    const elsewhere = this.#pausing.waitingElsewhere();
+    return { pause: here.pause, resume: here.resume + elsewhere.resume, close: elsewhere.close };
   }
 
   /** Resolves when every queued call and lifecycle change of this process has settled. */
-  async idle(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  idle(): Promise<void> {
+    return this.#locks.idle();
   }
 
   /** Run `fn` under the lock `key` (a session's: its meta stream id), tracked for {@link idle}. */
   #serial<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    return this.#track(this.store.withLock(key, fn));
-  }
-
-  #track<T>(work: Promise<T>): Promise<T> {
-    this.#inFlight.add(work);
-    const done = (): void => void this.#inFlight.delete(work);
-    work.then(done, done);
-    return work;
-  }
-
-  /**
-   * Run `locked` under the session's lock — unless a call of the session is parked in another
-   * process, which holds the lock while it waits: then `{ ran: false, parked }` with the record
-   * (paused, its execution state recorded), and the caller acts on the record, which the parked
-   * call follows. A call of this process is waited for (a close has interrupted it). While
-   * another process holds the lock for a call that is not parked (running, or about to park
-   * for a pause), this tries again every 20–500 ms: the call either ends and frees the lock or
-   * parks and records so. Only this process ever holds a sole-writer store's locks, so there
-   * this never waits for another process.
-   */
-  async #unlessParkedElsewhere<T>(
-    id: string,
-    owner: string,
-    request: 'resume' | 'close',
-    locked: () => Promise<T>,
-  ): Promise<{ ran: true; value: T } | { ran: false; parked: LoadedSession }> {
-    const key = sessionMetaStream(id);
-    let waiting = false;
-    try {
-      for (let delay = 20; ; delay = Math.min(delay * 2, 500)) {
-        if (this.#calls.isRunning(id)) return { ran: true, value: await this.#serial(key, locked) };
-        const loaded = await this.#records.load(id, owner);
-        const attempt = await this.#track(this.store.withLockIfFree(key, locked, { local: 'wait' }));
-        if (attempt.ran) return attempt;
-        if (loaded.record.status === 'paused' && loaded.record.execution !== undefined) return { ran: false, parked: loaded };
-        if (!waiting) this.#waitingElsewhere[request] += 1;
-        waiting = true;
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
-    } finally {
-      if (waiting) this.#waitingElsewhere[request] -= 1;
-    }
+    return this.#locks.serial(key, fn);
   }
 
   /** True when expiry or retention deletion is due for the record at the current time. */

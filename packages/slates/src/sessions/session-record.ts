@@ -2,8 +2,11 @@
  * The session record and the store streams a session owns
  * (seeds/ladr-stateful-sessions.txt "A session has a lifecycle"; DESIGN.md "Store model").
  */
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { StateflowError } from '@stateflow/core';
-import type { JsonObject } from '@stateflow/core';
+import { decodeStored, recordDecoder } from '../internal/stored-record.js';
+import { ExecutionStateSchema } from './session-execution.js';
 
 /**
  * Lifecycle status of a ladder session.
@@ -15,36 +18,55 @@ import type { JsonObject } from '@stateflow/core';
 export type SessionStatus = 'created' | 'active' | 'paused' | 'closed' | 'expired';
 
 /** Every {@link SessionStatus}, in lifecycle order. */
-export const SESSION_STATUSES: readonly SessionStatus[] = ['created', 'active', 'paused', 'closed', 'expired'];
+export const SESSION_STATUSES = ['created', 'active', 'paused', 'closed', 'expired'] as const satisfies readonly SessionStatus[];
+
+const Time = Type.String({ description: 'ISO 8601 UTC' });
+
+/** The layout of {@link SessionRecord}, as its meta stream holds it. */
+const SessionRecordSchema = Type.Object({
+  id: Type.String(),
+  ladder: Type.String(),
+  owner: Type.String(),
+  name: Type.String(),
+  status: Type.Union(SESSION_STATUSES.map((status) => Type.Literal(status))),
+  createdAt: Time,
+  lastUsedAt: Time,
+  closedAt: Type.Optional(Time),
+  expiredAt: Type.Optional(Time),
+  purgedAt: Type.Optional(Time),
+  execution: Type.Optional(ExecutionStateSchema),
+});
 
 /**
- * One ladder session, as stored in its meta stream ({@link sessionMetaStream}).
- * Times are ISO 8601 UTC strings.
+ * One ladder session, as stored in its meta stream ({@link sessionMetaStream}). Times are ISO
+ * 8601 UTC strings.
+ *
+ * - `id`: `sess_` followed by 32 lowercase hex characters (128 random bits).
+ * - `ladder`: the ladder the session is bound to, `@author/name`.
+ * - `owner`: user id of the creator; only this user can see or use the session.
+ * - `name`: caller-chosen display name (may be empty).
+ * - `lastUsedAt`: time of the last call (equals `createdAt` until the first call).
+ * - `closedAt`: when the owner closed it (status `closed`); `expiredAt`: when it passed its idle
+ *   period, `lastUsedAt` + idle period (status `expired`); `purgedAt`: when retention deleted its
+ *   slates and agent state (the record itself stays for audit).
+ * - `execution`: the execution state recorded by a pause (step reached, model outputs so far);
+ *   absent when the session was paused between calls.
  */
-export interface SessionRecord {
-  /** `sess_` followed by 32 lowercase hex characters (128 random bits). */
-  id: string;
-  /** The ladder the session is bound to, `@author/name`. */
-  ladder: string;
-  /** User id of the creator; only this user can see or use the session. */
-  owner: string;
-  /** Caller-chosen display name (may be empty). */
-  name: string;
-  status: SessionStatus;
-  createdAt: string;
-  /** Time of the last call (equals `createdAt` until the first call). */
-  lastUsedAt: string;
-  /** When the owner closed it (status `closed`). */
-  closedAt?: string;
-  /** When it passed its idle period: `lastUsedAt` + idle period (status `expired`). */
-  expiredAt?: string;
-  /** When retention deleted its slates and agent state; the record itself stays for audit. */
-  purgedAt?: string;
-  /**
-   * Execution state recorded by a pause (step reached, node outputs), as the ladder runner
-   * reported it; `undefined` when the session was paused between calls.
-   */
-  execution?: JsonObject;
+export type SessionRecord = Static<typeof SessionRecordSchema>;
+
+const sessionRecord = recordDecoder(SessionRecordSchema, 'session record');
+
+/**
+ * A session record read from its meta stream `stream`.
+ * @throws STORE_CORRUPT `{ detail, stream }` when it is not a session record's layout.
+ */
+export function decodeSessionRecord(stream: string, state: unknown): SessionRecord {
+  return decodeStored(sessionRecord, state, stream);
+}
+
+/** True when `value` has the layout of a session record. */
+export function isSessionRecord(value: unknown): value is SessionRecord {
+  return sessionRecord.check.Check(value);
 }
 
 /** Prefix of every session meta stream. */

@@ -5,18 +5,20 @@
  * computes (`index` rows with size and tokens, `created`, `modified`, `size`; seeds
  * ladr-persistent-memory-with-slates "system metatags"), never stored by hand.
  */
-import { fileContents, folderIndex, loadTokenCounter } from '@stateflow/slates';
-import type { SlateStreamState } from '@stateflow/slates';
+import { decodeSlateState, fileContents, folderIndex, loadTokenCounter } from '@stateflow/slates';
 import type { SlateFileView, SlateView } from '@stateflow/http-contract';
 import type { JsonObject } from '@stateflow/core';
 
 /** Longest file contents sent, in UTF-16 code units; longer ones are cut. */
 const CONTENT_CHARS = 20_000;
 
-/** The slates of a slate stream state. Tokens are counted with the default encoding (o200k_base). */
-export async function slatesView(state: JsonObject): Promise<SlateView[]> {
-  if (state['layout'] === undefined) return [];
-  const slates = state as unknown as SlateStreamState;
+/**
+ * The slates of the state of slate stream `stream`. Tokens are counted with the default
+ * encoding (o200k_base).
+ * @throws STORE_CORRUPT `{ detail, stream }` when the state is not a slate stream's layout.
+ */
+export async function slatesView(stream: string, state: JsonObject): Promise<SlateView[]> {
+  const slates = decodeSlateState(stream, state);
   const count = await loadTokenCounter();
   return Object.entries(slates.slates).map(([title, slate]) => ({
     title,

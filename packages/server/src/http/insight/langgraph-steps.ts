@@ -8,9 +8,11 @@
  * metadata's step and source, the channels that differ from the step before, and its pending
  * writes with their task and the node that ran it (from the stored `task_path`).
  *
- * `@stateflow/langgraph`, and LangChain with it, is loaded on the first such request only.
+ * `@stateflow/langgraph`, and LangChain with it, is loaded on the first such request only: it is
+ * an optional peer dependency of the server, and without it the view answers
+ * `PACKAGE_NOT_INSTALLED` (501).
  */
-import { isJsonObject } from '@stateflow/core';
+import { isJsonObject, missingPackage } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { LangGraphStep, LangGraphSteps, StepWrite } from '@stateflow/http-contract';
 import type { CheckpointView } from '@stateflow/langgraph';
@@ -33,7 +35,8 @@ const PULL_TASK = /^~__pregel_pull, (.+)$/;
 
 /**
  * One page of the steps of checkpoint stream `head.stream`, from revision `from` (≥ origin + 1).
- * @throws STORE_CORRUPT when a revision's state is not a checkpoint state
+ * @throws STORE_CORRUPT when a revision's state is not a checkpoint state; PACKAGE_NOT_INSTALLED
+ *   `{ package, feature }` when `@stateflow/langgraph` (or LangChain under it) is not installed
  */
 export async function langGraphSteps(store: Store, head: StreamHead, page: { from: number; limit: number }): Promise<LangGraphSteps> {
   const from = Math.max(page.from, head.origin + 1);
@@ -61,7 +64,9 @@ export async function langGraphSteps(store: Store, head: StreamHead, page: { fro
     step.lastRev = rev;
     step.revs++;
   }
-  const { viewCheckpoint } = await import('@stateflow/langgraph');
+  const { viewCheckpoint } = await import('@stateflow/langgraph').catch((err: unknown) => {
+    throw missingPackage(err, 'The LangGraph steps view (GET /v1/history/langgraph-steps)') ?? err;
+  });
   let previous: CheckpointView | null = null;
   for (const step of gathered) {
     const state = await store.stateAt(head.stream, step.lastRev);

@@ -55,7 +55,7 @@ export function registerHistoryDiffRoutes(app: ContractApp, context: ServerConte
       const seq = rev === 0 || rev <= head.origin ? null : await seqOfRevision(store, head, rev);
       const call = rev >= 1 && rev - 1 >= head.origin ? structuralDiff(await stateAtRev(store, head, rev - 1), state, CALL_DIFF_ENTRIES) : null;
       const time = seq === null ? null : (await store.transition(seq)).time;
-      return { stream, rev, seq, head: head.rev, origin: head.origin, time, slates: await slatesView(state), call };
+      return { stream, rev, seq, head: head.rev, origin: head.origin, time, slates: await slatesView(stream, state), call };
     },
   });
 }

@@ -5,7 +5,7 @@
  */
 import { StateflowError } from '@stateflow/core';
 import { isLocalLadder, pausableModel, sessionSlateStream } from '@stateflow/slates';
-import type { ExecutionState, SessionRecord } from '@stateflow/slates';
+import type { SessionRecord } from '@stateflow/slates';
 import {
   closeSessionRoute,
   createSessionRoute,
@@ -91,7 +91,7 @@ export function registerSessionRoutes(app: ContractApp, context: ServerContext):
     config: USER_ROUTE,
     handler: async (request) => {
       const { entry, record } = await ownedSession(context, request.user, request.params);
-      const execution = record.execution as ExecutionState | undefined;
+      const { execution } = record;
       if (execution !== undefined) requireModel(context, entry.id, String(execution.call.model ?? ''));
       const resumed = await context.sessions.resume(record.id, request.user, async (current, state, control) => {
         setWriterSurface('ladder', entry.id);

@@ -12,7 +12,7 @@ import { touchedFiles } from '@stateflow/slates';
 import type { SlateFileRef } from '@stateflow/slates';
 import { DEFAULT_SLATE_HISTORY_PAGE, readSlateHistoryRoute, readSlatesRoute } from '@stateflow/http-contract';
 import type { ContractApp } from '../contract-app.js';
-import { projectMetatags, projectSlates } from '../ladder-runtime.js';
+import { projectSlates } from '../ladder-runtime.js';
 import type { ServerContext } from '../server-context.js';
 import { ownedSlates } from './ladder-target.js';
 import { USER_ROUTE } from '../access-gate.js';
@@ -47,7 +47,7 @@ export function registerSlateRoutes(app: ContractApp, context: ServerContext): v
         });
       }
       const state: JsonObject = at === head.rev ? await context.store.state(stream) : await context.store.stateAt(stream, at);
-      return { session: record.id, ladder: entry.id, rev: at, head: head.rev, slates: projectSlates(state), metatags: await projectMetatags(state) };
+      return { session: record.id, ladder: entry.id, rev: at, head: head.rev, ...(await projectSlates(stream, state)) };
     },
   });
 
