@@ -192,6 +192,29 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     httpStatus: 422,
     exitCode: USAGE,
   },
+  UNDO_CONFLICT: {
+    meaning:
+      "An undo found paths that another writer changed after the undone writer's transitions changed them, and was not told how to settle every one (`resolve`, `prefer`): nothing was published. Resolve each listed stream and path (ours keeps the later writes, theirs takes the state without the undone writes, or a value) and undo again.",
+    details: '`{ since, through, undone, conflicts }` (`conflicts`: every `{ stream, path, base, ours, theirs, resolution? }`, `null` = absent)',
+    retryable: false,
+    httpStatus: 409,
+    exitCode: CONFLICT,
+  },
+  TAG_NOT_FOUND: {
+    meaning: 'A read, undo or tag command named a tag that is not declared (now, in `stateflow:tags`). List the tags with `stateflow tag list`.',
+    details: '`{ tag }`',
+    retryable: false,
+    httpStatus: 404,
+    exitCode: NOT_FOUND,
+  },
+  TAG_INVALID: {
+    meaning:
+      'A tag declaration is not well-formed: a name outside `[A-Za-z][A-Za-z0-9_.-]*` (at most 128 characters), a record that is not `{ seq, stream?, rev? }`, a seq or revision the log does not hold yet, or a tag set again without `move`. Nothing was written.',
+    details: "`{ tag, reason: 'name' \\| 'record' \\| 'future' \\| 'exists' }`",
+    retryable: false,
+    httpStatus: 400,
+    exitCode: USAGE,
+  },
   CONFIG_INVALID: {
     meaning: 'A ladder configuration fails validation at load time (schema, unknown keyword or format, bad reference).',
     details: '`{ problems }` (one line per problem)',
