@@ -37,4 +37,6 @@ export { structuredRef, findStructuredRefs, parseRefPath, isAnchorableRef, ancho
 export type { OwnerScope, RefKind, FoundRef } from './references.js';
 export { applyWithIntentOwnership } from './intent-ownership.js';
 export { metaWriter, writerFields } from './meta-writer.js';
+export { checkWriterMatch, matchesWriter, WRITER_MATCH_FIELDS } from './writer-match.js';
+export type { WriterMatch } from './writer-match.js';
 export type { OwnershipResult } from './intent-ownership.js';
