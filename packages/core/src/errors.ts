@@ -205,13 +205,14 @@ export interface ErrorDetailsByCode {
    * A refused `Host`/`Origin` header; a `local/` ladder on a server with API keys; a route
    * served to the store's owner only (`access: 'owner'`); a stream an API-key user may not
    * write (`reason: 'runtime-stream'`: session records and slates are written by the ladder
-   * runtime alone).
+   * runtime alone); an undo of another user's writes by an API-key user (`reason: 'others-writes'`).
    */
   FORBIDDEN:
     | { header: string; value: string }
     | { ladder: string; reason: 'local-ladder' }
     | { route: string; access: 'owner' }
-    | { stream: string; reason: 'runtime-stream' };
+    | { stream: string; reason: 'runtime-stream' }
+    | { user: string; reason: 'others-writes' };
   BODY_TOO_LARGE: { limit: number };
   HEADERS_TOO_LARGE: { limit: number };
   REQUEST_TIMEOUT: NoDetails;

@@ -564,12 +564,13 @@ class ForbiddenError(StateflowError):
     A request is refused whatever its key: on a keyless loopback server, a `Host` that is not a
     loopback name or address, or an `Origin` that is not a loopback origin (DNS rebinding,
     cross-site requests); on a server with API keys, a `local/` ladder (its one slate stream
-    would be shared across users), a route served to the store's owner only, or a write to a
-    stream the key's user may not write (session records and slates are written by the ladder
-    runtime alone).
+    would be shared across users), a route served to the store's owner only, a write to a stream
+    the key's user may not write (session records and slates are written by the ladder runtime
+    alone), or an undo of another user's writes.
 
     Details: `{ header, value }` (the value shortened), `{ ladder, reason: 'local-ladder' }`, `{
-    route, access: 'owner' }` or `{ stream, reason: 'runtime-stream' }`
+    route, access: 'owner' }`, `{ stream, reason: 'runtime-stream' }` or `{ user, reason:
+    'others-writes' }`
     """
 
     code = "FORBIDDEN"
