@@ -38,6 +38,5 @@ export type { OwnerScope, RefKind, FoundRef } from './references.js';
 export { applyWithIntentOwnership } from './intent-ownership.js';
 export { metaWriter, writerFields } from './meta-writer.js';
 export { checkWriterMatch, matchesWriter, WRITER_MATCH_FIELDS } from './writer-match.js';
-export { fitPatch } from './fit-patch.js';
 export type { WriterMatch } from './writer-match.js';
 export type { OwnershipResult } from './intent-ownership.js';

@@ -55,12 +55,16 @@ describe.each(backends)('undo on $name', (backend) => {
       since: 1,
       through: 3,
       undone: 1,
-      conflicts: [{ stream: 'global', path: '/list', base: [1], ours: [5], theirs: null }],
+      conflicts: [
+        { stream: 'global', path: '/plan', base: 'poisoned', ours: 'built on it', theirs: 'v1' },
+        { stream: 'global', path: '/list', base: [1], ours: [5], theirs: null },
+      ],
     });
     expect(h.store.lastSeq()).toBe(3);
-    const theirs = await h.store.undo({ writer: A, since: 1, resolve: { global: { '/list': 'theirs' } } });
+    const theirs = await h.store.undo({ writer: A, since: 1, resolve: { global: { '/list': 'theirs' } }, prefer: 'ours' });
     expect(theirs.status).toBe('accepted');
     expect(await h.store.state('global')).toEqual({ plan: 'built on it' });
+    expect((await failureOf(h.store.undo({ writer: A, since: 1, resolve: { global: { '/nope': 'ours' } } }))).details).toEqual({ field: 'resolve', reason: 'not-a-conflict' });
   });
 
   it('starts at a time or a tag, keeps to the streams named, and is a noop when nothing matches', async () => {

@@ -1,23 +1,17 @@
 /**
  * Undo by writer (README "Undo"): this module owns turning "remove the effects of writer A's
- * transitions since seq s" into one transition. An undo is a three-way merge per stream, the
- * merge machinery `store.merge` uses (core `threeWayMerge`, its conflicts and resolutions):
- *
- * - base0: the stream's state just before A's first transition after s;
- * - `base` (the merge base): base0 with only A's net patches applied — the state with A's changes;
- * - `theirs`: base0 with every other writer's net patches applied, in order — the state without
- *   A's changes (each patch `fitPatch`ted: an indexed write whose element exists only because of
- *   A is left out, and shows up as a conflict);
- * - `ours`: the head.
- *
- * At a path only A changed, ours equals base, so theirs (the value without A) is taken; at a path
- * only others changed, ours equals theirs and is kept exactly (the merge shares ours' subtrees);
- * where both changed it and the head differs from both sides, it is a conflict — another writer
- * built on what A wrote — settled by `resolve`/`prefer` as a merge's are. Read and committed alone
- * under the write lock and in one write session, so the states merged are the ones the
- * transition's basis names.
+ * transitions since seq s" into one transition. It is the merge machinery `store.merge` uses —
+ * core's `threeWayMerge`, its conflicts by RFC 6901 path and its resolutions — applied as a
+ * revert is in git: each of A's changes of a stream, newest first, is taken back by a three-way
+ * merge of the state so far (ours, starting from the head) with the state just before that
+ * change (theirs) over the state just after it (base). So at a path only A changed, ours equals
+ * base and theirs (the value without A) is taken; at a path only others changed, base equals
+ * theirs and ours is kept exactly (the merge shares ours' subtrees); at a path another writer
+ * changed after A did, the three differ: a conflict, settled by `resolve`/`prefer` as a merge's
+ * are. Read and committed alone under the write lock and in one write session, so the states
+ * merged are the ones the transition's basis names.
  */
-import { StateflowError, diff, fitPatch, matchesWriter, patchSeries, threeWayMerge } from '@stateflow/core';
+import { StateflowError, diff, isJsonObject, matchesWriter, patchSeries, threeWayMerge } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import { DECLARATION_STREAMS, isReservedStream } from '../declarations.js';
 import type { StreamId, UndoConflict, UndoInput, UndoPlan, UndoResult } from '../types.js';
@@ -119,44 +113,93 @@ async function collectChanges(ctx: StoreContext, input: UndoInput, since: number
   return { byStream, undone };
 }
 
-/** One stream's undo: the merge of its head with its state without the undone changes. */
+/**
+ * One stream's undo: the undone changes reverted newest first, each a three-way merge of the
+ * state so far ("ours", from the head) with the state before that change ("theirs") over the
+ * state right after it ("base"), restricted to the paths its patch wrote (core `threeWayMerge`
+ * `only`: elsewhere base and theirs are equal, so ours is kept as it is). A path that conflicts at
+ * several changes is listed once: `ours` the head's value, `base` the newest undone value,
+ * `theirs` the value before the oldest of them (what `'theirs'` leaves there). Every path another
+ * writer wrote after the change is `contested`: a difference there is a conflict even where the
+ * head holds exactly what the undone change left (another writer may have written it back).
+ */
 async function undoStream(ctx: StoreContext, stream: StreamId, changes: Change[], input: UndoInput): Promise<{ patch: JsonObject; conflicts: UndoConflict[]; rev: number }> {
-  const first = changes[0] as Change;
-  const base0 = await stateAtUnlocked(ctx, stream, first.rev - 1);
-  const withUndone = replay(base0, changes.filter((c) => c.undone));
-  const without = replay(base0, changes.filter((c) => !c.undone));
+  const steps = await undoneSteps(ctx, stream, changes);
   const ours = await currentOf(ctx, stream);
   const resolve = input.resolve?.[stream];
-  const { merged, conflicts } = threeWayMerge(withUndone, ours, without, {
-    ...(resolve === undefined ? {} : { resolve }),
-    ...(input.prefer === undefined ? {} : { prefer: input.prefer }),
-  });
-  const problem = stateProblem(stream, merged);
+  const conflicts = new Map<string, UndoConflict>();
+  // What the other writers wrote after the change being reverted (walking back from the head).
+  const contested: JsonObject = {};
+  let state = ours;
+  for (let i = changes.length - 1; i >= 0; i--) {
+    const change = changes[i] as Change;
+    const step = steps.get(i);
+    if (step === undefined) {
+      addPaths(contested, change.patch);
+      continue;
+    }
+    const merged = threeWayMerge(step.after, state, step.before, {
+      only: change.patch,
+      contested,
+      unusedResolutions: 'ignore',
+      ...(resolve === undefined ? {} : { resolve }),
+      ...(input.prefer === undefined ? {} : { prefer: input.prefer }),
+    });
+    state = merged.merged;
+    for (const c of merged.conflicts) {
+      const seen = conflicts.get(c.path);
+      conflicts.set(c.path, seen === undefined ? { stream, ...c } : { ...seen, theirs: c.theirs });
+    }
+  }
+  const unused = Object.keys(resolve ?? {}).filter((path) => !conflicts.has(path));
+  if (unused.length > 0) {
+    throw new StateflowError('INPUT_INVALID', `resolve names ${unused.map((p) => `${stream} ${JSON.stringify(p)}`).join(', ')}, which ${unused.length === 1 ? 'is not a conflict' : 'are not conflicts'} of this undo; preview it again and resolve the paths it lists`, { field: 'resolve', reason: 'not-a-conflict' });
+  }
+  const problem = stateProblem(stream, state);
   if (problem !== null) {
     throw new StateflowError('PATCH_INVALID', `Undoing on ${stream} would leave an invalid state: ${problem}; resolve that path with another value`, { reason: 'invalid-state', at: '' });
   }
-  return { patch: diff(ours, merged), conflicts: conflicts.map((c) => ({ stream, ...c })), rev: headOf(ctx, stream).rev };
+  return { patch: diff(ours, state), conflicts: [...conflicts.values()], rev: headOf(ctx, stream).rev };
+}
+
+/** One undone change: the stream's state before and after it. */
+interface UndoneStep {
+  before: JsonObject;
+  after: JsonObject;
 }
 
 /**
- * `base` with `changes`' patches applied in order: in one patch series while every patch applies
- * as stored (the common case), else patch by patch, each fitted to the state before it.
+ * The state before and after each undone change of `stream` (by its index in `changes`),
+ * replayed in one patch series from the revision before the first of them (the stored net
+ * patches, applied as stored).
  */
-function replay(base: JsonObject, changes: Change[]): JsonObject {
-  try {
-    const series = patchSeries(base, { frozenPatches: true });
-    for (const c of changes) series.apply(c.patch);
-    return series.state();
-  } catch {
-    let state = base;
-    for (const c of changes) {
-      const series = patchSeries(state, { frozenPatches: true });
-      const fitted = fitPatch(state, c.patch);
-      if (Object.keys(fitted).length === 0) continue;
-      series.apply(fitted);
-      state = series.state();
+async function undoneSteps(ctx: StoreContext, stream: StreamId, changes: Change[]): Promise<Map<number, UndoneStep>> {
+  const series = patchSeries(await stateAtUnlocked(ctx, stream, (changes[0] as Change).rev - 1), { frozenPatches: true });
+  const steps = new Map<number, UndoneStep>();
+  changes.forEach((c, i) => {
+    if (!c.undone) {
+      series.apply(c.patch);
+      return;
     }
-    return state;
+    const before = series.state();
+    series.apply(c.patch);
+    steps.set(i, { before, after: series.state() });
+  });
+  return steps;
+}
+
+/** Add the paths `patch` writes to the tree `into` (`true` at each path written whole). */
+function addPaths(into: JsonObject, patch: JsonObject): void {
+  for (const [key, value] of Object.entries(patch)) {
+    const seen = into[key];
+    if (seen === true) continue;
+    if (!isJsonObject(value) || Object.keys(value).some(isIndexKey)) {
+      defineMember(into, key, true);
+      continue;
+    }
+    let below = isJsonObject(seen) ? seen : undefined;
+    if (below === undefined) defineMember(into, key, (below = {}));
+    addPaths(below, value);
   }
 }
 
@@ -203,6 +246,14 @@ async function prunedInRange(ctx: StoreContext, seq: number): Promise<StateflowE
     `Transition ${seq} was removed by compaction, so the undo cannot tell who wrote it (stream ${stream} starts at revision ${headOf(ctx, stream).origin}); undo from a later seq`,
     { stream, rev: first?.rev ?? 0, origin: headOf(ctx, stream).origin },
   );
+}
+
+/** An indexed member (`"[N]"`): the tree marks its whole array. */
+const isIndexKey = (key: string): boolean => /^\[(0|[1-9][0-9]*)\]$/.test(key);
+
+/** Set an own data member (a key such as `__proto__` stays data). */
+function defineMember(object: JsonObject, key: string, value: JsonObject | true): void {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function undoConflict(plan: UndoPlan, open: number): StateflowError<'UNDO_CONFLICT'> {
