@@ -13,7 +13,7 @@ export { parseStreamFamily, familyMatches, compareFamilies, governingFamily, isE
 export type { StreamFamily } from './stream-family.js';
 export { RESERVED_STREAM_PREFIX, DECLARATION_STREAMS, isReservedStream, declarationKindOf } from './declarations.js';
 export type { DeclarationKind } from './declarations.js';
-export { listTags, resolveTag, setTag, removeTag, stateAtTag } from './tags.js';
+export { listTags, resolveTag, revisionAtTag, setTag, removeTag, stateAtTag } from './tags.js';
 export type { Tag, TagTarget } from './tags.js';
 export { SerialQueue } from './serial-queue.js';
 export { NamedLocks } from './named-locks.js';

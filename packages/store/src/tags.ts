@@ -42,14 +42,40 @@ export async function resolveTag(store: Store, name: string): Promise<Tag> {
 }
 
 /**
- * The state of `stream` as of the tag `name` (its revision at the tag's seq; `{}` when the stream
- * had none then).
- * @throws TAG_NOT_FOUND; HISTORY_NOT_RETAINED as `statesAt`
+ * The revision of `stream` as of the tag `name`: the one it names for a tag set on that stream,
+ * else the stream's last revision at or before the tag's seq (0 when it had none) — a binary
+ * search of the revision index (`revisionSeq`, one point read a step).
+ * @throws TAG_NOT_FOUND; HISTORY_NOT_RETAINED when compaction removed that revision
+ */
+export async function revisionAtTag(store: Store, stream: StreamId, name: string): Promise<number> {
+  const tag = await resolveTag(store, name);
+  if (tag.stream === stream) return tag.rev as number;
+  const head = await store.head(stream);
+  if (head.seq <= tag.seq) return head.rev;
+  let lo = Math.max(head.origin, 1);
+  if ((await store.revisionSeq(stream, lo)) > tag.seq) {
+    if (head.origin <= 1) return 0;
+    throw new StateflowError('HISTORY_NOT_RETAINED', `Tag ${name} (seq ${tag.seq}) is before the retained history of ${stream} (it starts at revision ${head.origin})`, { stream, rev: head.origin - 1, origin: head.origin });
+  }
+  let hi = head.rev;
+  // Invariant: revision lo was produced at or before the tag's seq, revision hi after it.
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if ((await store.revisionSeq(stream, mid)) <= tag.seq) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The state of `stream` as of the tag `name` (at {@link revisionAtTag}; `{}` when the stream had
+ * no revision then).
+ * @throws TAG_NOT_FOUND; HISTORY_NOT_RETAINED
  */
 export async function stateAtTag(store: Store, stream: StreamId, name: string): Promise<JsonObject> {
-  const tag = await resolveTag(store, name);
-  if (tag.stream === stream) return store.stateAt(stream, tag.rev as number);
-  return (await store.statesAt([stream], tag.seq))[stream] as JsonObject;
+  const rev = await revisionAtTag(store, stream, name);
+  // Revision 0 is the empty state, which needs no retained history.
+  return rev === 0 ? Object.freeze({}) : store.stateAt(stream, rev);
 }
 
 /**
