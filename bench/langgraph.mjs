@@ -5,7 +5,8 @@
  * StateflowSaver on PostgreSQL (STATEFLOW_TEST_POSTGRES, default
  * postgres://postgres@127.0.0.1:5432/test; its column is left out, saying so, when no server
  * answers) and by LangGraph.js's SqliteSaver, in the same process, one after the other. Reports bytes on disk,
- * per-step put time (all steps and the last 10%), per-step putWrites time, and getTuple of
+ * per-step put time (all steps, the first and the last 10%, and
+ * their ratio: whether a step costs more as the thread grows), per-step putWrites time, and getTuple of
  * random past checkpoints (plus StateflowSaver's first read after a reopen, which builds its
  * namespace index from the log). Every read is checked against the state that step wrote.
  */
@@ -13,41 +14,17 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { AIMessage, HumanMessage } from '@langchain/core/messages';
-import { Annotation, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { HumanMessage } from '@langchain/core/messages';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { StateflowSaver } from '@stateflow/langgraph';
 import { openStore } from '@stateflow/store-leveldb';
 import { dropPostgresStore, openPostgresStore } from '@stateflow/store-postgres';
 import { freshPostgresUrl, postgresUnavailable, testPostgresUrl } from '@stateflow/test-kit';
-import { BENCH_DIR, REPEATS, dirBytes, median, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
+import { BENCH_DIR, REPEATS, dirBytes, median, removeDir, report, rng, tempDir, time } from './lib.mjs';
+import { DELTA, SECTIONS, STEPS, buildGraph, sentence } from './langgraph-graph.mjs';
 
-const STEPS = scaled(1000, 20);
 const READS = 200;
-const SECTIONS = 50;
 const THREAD = { configurable: { thread_id: 'bench' } };
-
-const State = Annotation.Root({ ...MessagesAnnotation.spec, doc: Annotation(), step: Annotation() });
-
-function sentence(i, length) {
-  let text = `step ${i}:`;
-  while (text.length < length) text += ` word${(i * 7 + text.length) % 997}`;
-  return text.slice(0, length);
-}
-
-/** One node that appends a message and rewrites one section of the document, STEPS times. */
-function buildGraph(checkpointer) {
-  return new StateGraph(State)
-    .addNode('work', (state) => {
-      const i = state.step ?? 0;
-      const doc = { ...(state.doc ?? {}) };
-      doc[`section${i % SECTIONS}`] = sentence(i, 200);
-      return { messages: [new AIMessage({ content: sentence(i, 200), id: `m${i}` })], doc, step: i + 1 };
-    })
-    .addEdge(START, 'work')
-    .addConditionalEdges('work', (state) => (state.step < STEPS ? 'work' : END))
-    .compile({ checkpointer });
-}
 
 /** Time every call of `saver[method]` (in ms), in call order. */
 function instrument(saver, method) {
@@ -90,7 +67,9 @@ async function readBack(saver, byStep, picks) {
       const checkpoint_id = pick === null ? undefined : byStep.get(pick);
       const tuple = await saver.getTuple({ configurable: { ...THREAD.configurable, checkpoint_ns: '', checkpoint_id } });
       const values = tuple?.checkpoint.channel_values;
-      if (values?.step !== step || values.messages.length !== step + 1 || values.messages.at(-1).content !== sentence(step - 1, 200)) {
+      // A delta channel's messages are not in the checkpoint (LangGraph replays them from the writes).
+      const messagesWrong = !DELTA && (values?.messages.length !== step + 1 || values.messages.at(-1).content !== sentence(step - 1, 200));
+      if (values?.step !== step || messagesWrong) {
         throw new Error(`getTuple of step ${step} returned the wrong state`);
       }
     }
@@ -195,6 +174,7 @@ const random = rng(7);
 const picks = Array.from({ length: READS }, () => 1 + Math.floor(random() * STEPS));
 /** The old checkpoint each round's new process reads: a random step in the first half of the run. */
 const oldSteps = Array.from({ length: ROUNDS }, () => 1 + Math.floor(random() * (STEPS / 2)));
+const head = (xs) => xs.slice(0, Math.ceil(xs.length * 0.1));
 const tail = (xs) => xs.slice(Math.floor(xs.length * 0.9));
 /** The figures of one run, keyed by row label. */
 function figures(r) {
@@ -202,7 +182,10 @@ function figures(r) {
     'bytes on disk': r.bytes,
     'bytes on disk / step': r.bytes / STEPS,
     'put ms / step, all steps': mean(r.puts),
+    'put ms / step, first 10% of steps': mean(head(r.puts)),
     'put ms / step, last 10% of steps': mean(tail(r.puts)),
+    'put growth: last 10% ÷ first 10% of steps': mean(tail(r.puts)) / mean(head(r.puts)),
+    'putWrites ms / call, last 10% ÷ first 10%': mean(tail(r.writes)) / mean(head(r.writes)),
     'putWrites ms / call': mean(r.writes),
     'whole run ms / step (graph + saver)': r.totalMs / STEPS,
     'getTuple of a random past checkpoint, ms': r.readMs / READS,
@@ -234,11 +217,13 @@ const rows = Object.keys(best.sf).map((label) => [
   ...stateflowColumns.map(([key]) => best[key][label] / best.lg[label]),
 ]);
 await report(
-  'LangGraph: StateflowSaver (LevelDB, PostgreSQL) vs SqliteSaver, one graph run of growing state',
+  `LangGraph: StateflowSaver (LevelDB, PostgreSQL) vs SqliteSaver, one graph run of growing state${DELTA ? ', messages in a DeltaChannel' : ''}`,
   ['metric', ...columns.map(([, title]) => title), ...stateflowColumns.map(([, title]) => `ratio ${title.replace('StateflowSaver ', '')}/sqlite`)],
   rows,
   [
+    ...(DELTA ? ['BENCH_LANGGRAPH_MESSAGES=delta: the messages channel is LangGraph\'s DeltaChannel (messagesDeltaReducer, a snapshot every 100 updates), so a put carries the step\'s new messages, not the list; reads check the step count (the messages are rebuilt from the writes by LangGraph, not in the checkpoint).'] : []),
     `${STEPS} steps of one node: each appends a 200-character AIMessage (the list ends at ${STEPS + 1} messages) and rewrites one of ${SECTIONS} 200-character sections of a document channel; graph.invoke with durability "sync", so puts do not overlap the node.`,
+    'Growth rows: a configuration\'s own mean of its last 10% of calls over its first 10% (1.0: flat in thread length); their ratio columns divide that by SqliteSaver\'s own growth.',
     `Per step LangGraph calls putWrites once (the node's writes) and put once: ${calls.puts} puts and ${calls.writes} putWrites calls per run on each saver.`,
     `${ROUNDS} rounds alternating the ${columns.length}, each on a new store; every figure is that configuration's median over its rounds (the machine is shared: load that comes and goes must not decide a ratio).`,
     'StateflowSaver publishes one net patch per put and per putWrites (store checkpoint every 64 revisions): "fsync" syncs each to disk before it resolves (LevelDB sync: true; PostgreSQL synchronous_commit on), as SqliteSaver does (better-sqlite3, WAL, synchronous FULL); "buffered" is the store\'s default (survives a process crash, not an OS crash).',

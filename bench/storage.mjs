@@ -7,21 +7,17 @@
  * process has read nothing yet), then warm reads. Each history runs REPEATS times; every figure is
  * the median. The goal column holds performance round 2's goals (ratio to SqliteSaver).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import { emptyCheckpoint, uuid6 } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { randomInt } from 'node:crypto';
-import { diff, jsonEqual } from '@stateflow/core';
+import { jsonEqual } from '@stateflow/core';
 import { stampWriter } from '@stateflow/store';
 import { openStore } from '@stateflow/store-leveldb';
 import { generateHistory } from './histories.mjs';
-import { BENCH_DIR, REPEATS, dirBytes, median, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
-
-const HISTORIES = path.resolve(BENCH_DIR, '..', '..', 'shared', 'data', 'histories');
-const FILES = ['eslint-package-json.jsonl', 'matrix-react-sdk-en_EN-json.jsonl'];
-const STREAM = 'cwd:/repo';
+import { HISTORIES, HISTORY_FILES as FILES, STREAM, distinctRevisions, loadDocs, openSqliteSaver, publishHistory, saveHistory } from './history-writes.mjs';
+import { REPEATS, dirBytes, median, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
 /**
  * BENCH_WRITER=1: every stateflow publish carries `meta.writer` as `stateflow serve` stamps it for
  * an agent over `stateflow mcp` (user, surface, client name/version, the server's next request id), to
@@ -49,14 +45,6 @@ const GENERATED = [
   { name: 'generated 1 MB', targetBytes: 1024 * 1024, revisions: scaled(60, 20), seed: 3 },
 ];
 
-/** The documents of a history, as recorded (keys such as "[number]" are ordinary data keys). */
-function loadDocs(file) {
-  return readFileSync(path.join(HISTORIES, file), 'utf8')
-    .split('\n')
-    .filter((line) => line.length > 0)
-    .map((line) => JSON.parse(line).doc);
-}
-
 /** The revisions of the untimed warm-up reads (a seed of their own). */
 function warmRevs(n) {
   const random = rng(5);
@@ -83,26 +71,12 @@ async function readPhases(read, { cold, warm }, n) {
   return { coldMs: coldRun.ms, readMs: warmRun.ms, values };
 }
 
-/** Keep the revisions that change the document (equal documents are an invalid no-op). */
-function distinctRevisions(docs) {
-  const kept = [];
-  let prev = {};
-  for (const doc of docs) {
-    const patch = diff(prev, doc);
-    if (Object.keys(patch).length > 0) kept.push({ doc, patch });
-    prev = doc;
-  }
-  return kept;
-}
-
 async function stateflow(revs, readRevs) {
   const dir = await tempDir('storage-sf');
   try {
     let store = await openStore(dir, { durability: 'fsync' });
     if (WITH_WRITER) store = stampWriter(store, writer);
-    const write = await time(async () => {
-      for (const { patch } of revs) await store.publish({ changes: { [STREAM]: patch } });
-    });
+    const write = { ms: await publishHistory(store, revs) };
     await store.close();
     store = await openStore(dir, { cacheSize: 0 });
     await store.close(); // reopening folds LevelDB's write-ahead log into tables
@@ -143,19 +117,9 @@ async function snapshotLevel(revs, readRevs) {
 async function sqliteSaver(revs, readRevs) {
   const dir = await tempDir('storage-sqlite');
   try {
-    let saver = SqliteSaver.fromConnString(path.join(dir, 'checkpoints.sqlite'));
-    // Like for like with an fsync'd publish: better-sqlite3 builds SQLite with WAL commits at
-    // synchronous=NORMAL (no fsync per commit); FULL syncs the WAL on every commit.
-    saver.db.pragma('synchronous = FULL');
-    let config = { configurable: { thread_id: 'repo', checkpoint_ns: '' } };
-    const ids = [];
-    const write = await time(async () => {
-      for (let r = 0; r < revs.length; r++) {
-        const checkpoint = { ...emptyCheckpoint(), id: uuid6(r), channel_values: { doc: revs[r].doc }, channel_versions: { doc: r + 1 } };
-        config = await saver.put(config, checkpoint, { source: 'update', step: r, parents: {} });
-        ids.push(config.configurable.checkpoint_id);
-      }
-    });
+    let saver = openSqliteSaver(path.join(dir, 'checkpoints.sqlite'));
+    const { ms, ids } = await saveHistory(saver, revs);
+    const write = { ms };
     saver.db.close(); // folds the WAL into the database file
     const bytes = await dirBytes(dir);
     saver = SqliteSaver.fromConnString(path.join(dir, 'checkpoints.sqlite'));

@@ -12,7 +12,7 @@ import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Command } from '@langchain/langgraph';
+import { Command, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { createParser } from 'eventsource-parser';
 import { diff, isJsonObject, jsonEqual } from '@stateflow/core';
 import type { JsonObject, JsonValue } from '@stateflow/core';
@@ -275,7 +275,7 @@ const available = historiesAvailable([FILE]);
       await agent.invoke(new Command({ resume: 'yes' }), config);
       const { status, body } = await get(`/v1/history/langgraph-steps?stream=${encodeURIComponent('langgraph:otters')}`);
       expect(status, JSON.stringify(body)).toBe(200);
-      expect(JSON.stringify(body)).not.toMatch(/\$len|\$null|"lc":1/);
+      expect(JSON.stringify(body)).not.toMatch(/\$len|\$pages|\$null|"lc":1/);
       expect(body.thread_id).toBe('otters');
       expect(body.steps.map((s: any) => [s.step, s.source])).toEqual([
         [-1, 'input'],
@@ -306,6 +306,28 @@ const available = historiesAvailable([FILE]);
       const paged = await get(`/v1/history/langgraph-steps?stream=${encodeURIComponent('langgraph:otters')}&limit=2`);
       expect(paged.body.steps.map((s: any) => s.step)).toEqual([-1, 0]);
       expect(paged.body.next).toBe(body.steps[2].rev);
+    });
+
+    it('decodes a thread whose message list is stored in pages as its whole list', async () => {
+      const graph = new StateGraph(MessagesAnnotation)
+        .addNode('chat', (state) => ({ messages: Array.from({ length: 40 }, (_, i) => ({ role: 'ai', content: `reply ${state.messages.length + i}` })) }))
+        .addEdge(START, 'chat')
+        .addEdge('chat', END)
+        .compile({ checkpointer: new StateflowSaver(store) });
+      const config = { configurable: { thread_id: 'long' } };
+      for (let turn = 0; turn < 3; turn++) await graph.invoke({ messages: [{ role: 'user', content: `turn ${turn}` }] }, config);
+      const stored = (await store.state('langgraph:long')) as any;
+      expect(Object.keys(stored.channels.messages.value)).toEqual(['$len', '$pages']);
+      const { status, body } = await get(`/v1/history/langgraph-steps?stream=${encodeURIComponent('langgraph:long')}`);
+      expect(status, JSON.stringify(body)).toBe(200);
+      expect(JSON.stringify(body)).not.toMatch(/\$len|\$pages|\$null|"lc":1/);
+      const last = body.steps.at(-1);
+      expect(last.messages).toHaveLength(123);
+      expect(last.messages.slice(-2).map((m: any) => [m.type, m.content])).toEqual([
+        ['ai', 'reply 121'],
+        ['ai', 'reply 122'],
+      ]);
+      expect(last.messages[82]).toMatchObject({ type: 'human', content: 'turn 2' });
     });
   });
 

@@ -7,8 +7,9 @@
  * moves the cursor there), the blame column, the lineage graph (a click moves to the fork point),
  * the LangGraph thread as steps, the audit job, and the fixes (the effective view's Transition
  * panel, long names cut in the middle, the axis in the permalink, "over seq" ends, a key's text
- * expands it). Each view is saved under test/ui/artifacts/ and the README's screenshots under
- * docs/ are copies of them.
+ * expands it). Each view is saved under test/ui/artifacts/; with `STATEFLOW_UPDATE_DOCS=1` the
+ * README's screenshots under docs/ are refreshed from them (a plain run leaves the checkout as it
+ * was).
  *
  * Needs Chromium and the shared histories: without them the suite is skipped with a visible
  * message; under CI=true it fails instead.
@@ -53,7 +54,7 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
   const shot = async (name: string, doc?: string) => {
     const file = path.join(ARTIFACTS, `${name}.png`);
     await page.screenshot({ path: file });
-    if (doc !== undefined) await copyFile(file, path.join(REPO_ROOT, 'docs', doc));
+    if (doc !== undefined && process.env.STATEFLOW_UPDATE_DOCS === '1') await copyFile(file, path.join(REPO_ROOT, 'docs', doc));
   };
   const cursor = async () => Number(await page.getByTestId('histogram').getAttribute('aria-valuenow'));
   const treeAt = (rev: number) => page.waitForSelector(`[data-testid="tree"][data-rev="${rev}"]`);
@@ -171,7 +172,7 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
     const messages = await steps.last().getByTestId('step-messages').innerText();
     expect(messages.split('\n').map((l) => l.trim())).toEqual(['human otters', 'ai plan: write about otters', 'ai draft ready', 'human yes', 'ai published: On otters']);
     expect(await steps.nth(1).getByTestId('step-writes').innerText()).toMatch(/^plan \(\w+\) → messages: /);
-    expect(await page.getByTestId('langgraph-steps').innerText()).not.toMatch(/\$len|\$null/);
+    expect(await page.getByTestId('langgraph-steps').innerText()).not.toMatch(/\$len|\$pages|\$null/);
     await shot('v2-4-langgraph-steps', 'history-langgraph-steps.png');
   });
 

@@ -6,8 +6,8 @@
  * every publish is still one CAS transition decided under its lock.
  */
 import { freeze } from 'immer';
-import { StateflowError } from '@stateflow/core';
-import type { JsonObject } from '@stateflow/core';
+import { StateTree, StateflowError } from '@stateflow/core';
+import type { JsonObject, JsonValue, PatchPathStep } from '@stateflow/core';
 import type {
   AuditReport,
   ForkOptions,
@@ -117,6 +117,11 @@ class RemoteStore implements Store {
 
   async stateAt(stream: StreamId, rev: number): Promise<JsonObject> {
     return frozen((await this.#call('GET /v1/store/state', { query: { stream, rev: number(rev) } })).state);
+  }
+
+  /** Over HTTP the state at `rev` is read whole and the value taken from it (no route reads a path alone yet). */
+  async valueAt(stream: StreamId, rev: number, path: readonly PatchPathStep[]): Promise<JsonValue | undefined> {
+    return StateTree.of(await this.stateAt(stream, rev)).valueAt(path);
   }
 
   async patchAt(stream: StreamId, rev: number): Promise<JsonObject> {

@@ -17,6 +17,10 @@ export { persistenceGroup } from './groups/persistence.js';
 export { modelBasedGroup } from './groups/model-based.js';
 export { sharedWritersGroup } from './groups/shared-writers.js';
 export { memoryInitializer } from './memory-initializer.js';
+export { runSimulation } from './run-simulation.js';
+export { simulationShape } from './simulation-shape.js';
+export type { SimulationOptions, SimulationReport } from './run-simulation.js';
+export type { SimulationShape } from './simulation-shape.js';
 export type {
   ConformanceGroup,
   ConformanceOptions,

@@ -6,6 +6,7 @@ import { diffValue } from './internal/diff-value.js';
 import { indexKey } from './internal/index-key.js';
 import { snapshotJson } from './json-snapshot.js';
 import { mergeValue } from './internal/merge.js';
+import { plainOf } from './internal/tree.js';
 import { ownValue } from './internal/own-property.js';
 import { patchObjectShape } from './internal/patch-shape.js';
 
@@ -80,7 +81,7 @@ function narrow(patch: JsonObject, path: ReadonlyArray<PatchPathStep>, before: J
   if (here === undefined) return {};
   if (here === null) return before === undefined ? {} : null;
   if (!isJsonObject(here)) return before !== undefined && jsonEqual(before, here) ? {} : here;
-  if (patchObjectShape(here, '') === 'keys' && !isJsonObject(before)) return created(mergeValue(undefined, here, ''));
+  if (patchObjectShape(here, '') === 'keys' && !isJsonObject(before)) return created(plainOf(mergeValue(undefined, here, '')));
   return here;
 }
 
@@ -134,5 +135,5 @@ function compare(before: JsonValue | undefined, after: JsonValue | undefined): J
 export function applyNarrowedPatch(old: JsonValue | undefined, narrowed: JsonValue): JsonValue | undefined {
   if (narrowed === null) return undefined;
   if (isJsonObject(narrowed) && Object.keys(narrowed).length === 0) return old;
-  return freeze(mergeValue(old, snapshotJson(narrowed, ''), ''), true);
+  return freeze(plainOf(mergeValue(old, snapshotJson(narrowed, ''), '')), true);
 }

@@ -1,14 +1,15 @@
 import { freeze } from 'immer';
 import type { JsonObject, JsonValue } from './json.js';
-import { isJsonObject, jsonEqual } from './json.js';
+import { isJsonObject } from './json.js';
 import { checkPatch } from './internal/checked-patch.js';
 import type { PatchOptions } from './patch-options.js';
 import { refusesEmptyObjects } from './patch-options.js';
 import { classifyKey } from './internal/index-key.js';
 import { mergeValue } from './internal/merge.js';
 import { defineData } from './internal/define-data.js';
-import { ownValue } from './internal/own-property.js';
 import { patchObjectShape } from './internal/patch-shape.js';
+import type { ArrayNode, Node, ObjectNode } from './internal/tree.js';
+import { elementOf, isObjectNode, memberOf, nodeEquals, plainOf } from './internal/tree.js';
 
 /**
  * The net patch of `patch` against `before` (DESIGN.md "Store model": a transition stores the
@@ -24,27 +25,33 @@ import { patchObjectShape } from './internal/patch-shape.js';
  *
  * Returns `{}` when nothing changes (an empty patch, which `applyPatch` refuses: publish no
  * transition). The result is deeply frozen and shares no objects with the caller's `patch`.
+ * Cost: what `patch` names, never the rest of `before`.
  *
  * @throws StateflowError `PATCH_INVALID` when `patch` is not valid for `before` ({@link validatePatch},
  *   with the same `options`).
  */
 export function netPatch(before: JsonObject, patch: JsonObject, options?: PatchOptions): JsonObject {
-  const checked = checkPatch(before, patch, { refuseEmptyObjects: refusesEmptyObjects(options) });
-  return freeze((netValue(before, checked.patch) as JsonObject | undefined) ?? {}, true);
+  return netOf(before, checkPatch(before, patch, { refuseEmptyObjects: refusesEmptyObjects(options) }).patch);
+}
+
+/** The deeply frozen net patch of a validated patch snapshot against the state tree `before`. */
+export function netOf(before: ObjectNode, snapshot: JsonObject): JsonObject {
+  return freeze((netValue(before, snapshot) as JsonObject | undefined) ?? {}, true);
 }
 
 /** The net part of a validated patch value at one location; `undefined` when it changes nothing. */
-function netValue(target: JsonValue | undefined, patch: JsonValue): JsonValue | undefined {
-  if (!isJsonObject(patch)) return target !== undefined && jsonEqual(target, patch) ? undefined : patch;
+function netValue(target: Node | undefined, patch: JsonValue): JsonValue | undefined {
+  if (!isJsonObject(patch)) return target !== undefined && nodeEquals(target, patch) ? undefined : patch;
   if (patchObjectShape(patch, '') === 'index') {
-    const elements = target as JsonValue[];
-    return netMembers(patch, (key) => elements[(classifyKey(key) as { index: number }).index]);
+    const elements = target as ArrayNode;
+    return netMembers(patch, (key) => elementOf(elements, (classifyKey(key) as { index: number }).index));
   }
-  if (!isJsonObject(target)) return mergeValue(undefined, patch, '');
-  return netMembers(patch, (key) => ownValue(target, key));
+  // An object patch on a non-object creates a plain object (its members are all new).
+  if (!isObjectNode(target)) return plainOf(mergeValue(undefined, patch, ''));
+  return netMembers(patch, (key) => memberOf(target, key));
 }
 
-function netMembers(patch: JsonObject, current: (key: string) => JsonValue | undefined): JsonObject | undefined {
+function netMembers(patch: JsonObject, current: (key: string) => Node | undefined): JsonObject | undefined {
   const net: JsonObject = {};
   let changed = false;
   for (const key of Object.keys(patch)) {

@@ -1,8 +1,8 @@
-import { freeze } from 'immer';
 import type { JsonObject } from './json.js';
 import { checkPatch } from './internal/checked-patch.js';
 import type { PatchOptions } from './patch-options.js';
 import { refusesEmptyObjects } from './patch-options.js';
+import { plainOf, stateNode } from './internal/tree.js';
 
 /**
  * Applies a patch (DESIGN.md "Patches"; seed "patch_state and arrays") and returns the new
@@ -10,8 +10,8 @@ import { refusesEmptyObjects } from './patch-options.js';
  * references; if nothing changes, `state` itself is returned, frozen).
  *
  * The patch is validated completely first ({@link validatePatch}); a failing patch produces
- * nothing and leaves both arguments as they were. `state` is never mutated (subtrees shared
- * with the result are frozen, as immer's auto-freeze does). Patch values are copied before use,
+ * nothing and leaves both arguments as they were. `state` is never mutated (an unfrozen `state`
+ * that the patch applies to is deeply frozen in place, as immer's auto-freeze does). Patch values are copied before use,
  * so later mutation of the caller's patch cannot change the result.
  *
  * Semantics: objects merge recursively (into `{}` where the target is absent or not an object,
@@ -21,12 +21,19 @@ import { refusesEmptyObjects } from './patch-options.js';
  * an object exists, and where none does creates an empty object (or, with
  * `options.emptyObjects: 'refuse'`, is refused: see {@link PatchOptions}).
  *
+ * Cost: every container the patch changes is copied once (a plain result is what this returns);
+ * a caller that applies many patches to a large state and reads it rarely keeps it as a
+ * {@link StateTree}, whose writes cost what they change.
+ *
  * Implementation note: a copy-on-write walker rather than immer's `produce`, because immer
  * drafts cannot take an own `__proto__` key (assignment hits the prototype setter and immer
- * throws); immer's deep `freeze` is used for the result.
+ * throws).
  *
  * @throws StateflowError `PATCH_INVALID` — see {@link validatePatch} for `details`.
  */
 export function applyPatch(state: JsonObject, patch: JsonObject, options?: PatchOptions): JsonObject {
-  return freeze(checkPatch(state, patch, { refuseEmptyObjects: refusesEmptyObjects(options) }).result, true);
+  const { result } = checkPatch(state, patch, { refuseEmptyObjects: refusesEmptyObjects(options) });
+  // Frozen only once the patch applied: the result shares the unchanged members of `state`.
+  stateNode(state);
+  return plainOf(result) as JsonObject;
 }

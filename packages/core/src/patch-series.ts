@@ -1,6 +1,7 @@
-import { freeze } from 'immer';
 import type { JsonObject } from './json.js';
 import { checkPatch } from './internal/checked-patch.js';
+import { plainOf, stateNode } from './internal/tree.js';
+import type { ObjectNode } from './internal/tree.js';
 
 /**
  * A sequence of patches applied to one state ({@link patchSeries}): replay of a stored history
@@ -11,13 +12,14 @@ export interface PatchSeries {
    * Applies the next patch, exactly as {@link applyPatch} would to the state left by the
    * patches before it (same validation, same `PATCH_INVALID` details).
    * @throws StateflowError `PATCH_INVALID`; after a throw the series is unusable (every later
-   *   call throws an `Error`), since the failed patch may have changed its private copies.
+   *   call throws an `Error`), as a caller replaying a stored tail must stop at a patch that
+   *   does not apply.
    */
   apply(patch: JsonObject): void;
   /**
    * The state after every patch applied so far: deeply frozen, equal (as JSON, key order
    * included) to folding {@link applyPatch} over the same patches; the base itself when no
-   * patch changed anything. The series stays usable: later patches copy on write again.
+   * patch changed anything. The series stays usable.
    * @throws Error when an earlier `apply` threw.
    */
   state(): JsonObject;
@@ -36,20 +38,17 @@ export interface PatchSeriesOptions {
 }
 
 /**
- * Starts a patch series on `base`: N patches cost one copy of each container they touch and
- * one deep freeze at the end, instead of N copies and N freezes of the touched containers as
- * N calls of {@link applyPatch} would (a wide object changed by 63 small patches is copied
- * once, not 63 times). `base` is never mutated; containers the series copied are private to it
- * and are changed in place by later patches until {@link PatchSeries.state} freezes them.
+ * Starts a patch series on `base`: the patches are applied to a state tree (README "State
+ * trees"), so each costs what it changes, and {@link PatchSeries.state} builds each container
+ * the patches changed once — a wide object changed by 63 small patches is copied once, not 63
+ * times. `base` is never mutated (an unfrozen `base` is deeply frozen in place, as by
+ * {@link applyPatch}).
  *
- * Semantics are those of {@link applyPatch} for every patch (DESIGN.md "Patches"); the one
- * difference is freezing: only what survives into the returned state is frozen (an unfrozen
- * subtree of `base` that a later patch replaces is left as it was).
+ * Semantics are those of {@link applyPatch} for every patch (DESIGN.md "Patches").
  */
 export function patchSeries(base: JsonObject, options: PatchSeriesOptions = {}): PatchSeries {
   const frozen = options.frozenPatches === true;
-  let current = base;
-  let owned = new Set<object>();
+  let current: ObjectNode = stateNode(base);
   let failed = false;
   const usable = (): void => {
     if (failed) throw new Error('this patch series is unusable: an earlier patch failed');
@@ -58,7 +57,7 @@ export function patchSeries(base: JsonObject, options: PatchSeriesOptions = {}):
     apply(patch: JsonObject): void {
       usable();
       try {
-        current = checkPatch(current, patch, { owned, frozen }).result;
+        current = checkPatch(current, patch, { frozen }).result;
       } catch (err) {
         failed = true;
         throw err;
@@ -66,8 +65,7 @@ export function patchSeries(base: JsonObject, options: PatchSeriesOptions = {}):
     },
     state(): JsonObject {
       usable();
-      if (owned.size > 0) owned = new Set();
-      return freeze(current, true);
+      return plainOf(current) as JsonObject;
     },
   };
 }

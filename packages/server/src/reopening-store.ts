@@ -14,7 +14,7 @@
  * a watch resumes after the last transition it yielded.
  */
 import { isStateflowError } from '@stateflow/core';
-import type { JsonObject } from '@stateflow/core';
+import type { JsonObject, JsonValue, PatchPathStep } from '@stateflow/core';
 import { NamedLocks } from '@stateflow/store';
 import type {
   AuditReport,
@@ -104,6 +104,10 @@ class ReopeningStore implements Store {
 
   stateAt(stream: StreamId, rev: number): Promise<JsonObject> {
     return this.#read((s) => s.stateAt(stream, rev));
+  }
+
+  valueAt(stream: StreamId, rev: number, path: readonly PatchPathStep[]): Promise<JsonValue | undefined> {
+    return this.#read((s) => s.valueAt(stream, rev, path));
   }
 
   patchAt(stream: StreamId, rev: number): Promise<JsonObject> {

@@ -73,6 +73,42 @@ describe.skipIf('unavailable' in server)('PostgreSQL: fail closed', () => {
     expect(await reopened.state('session:ok')).toEqual({ fine: true });
   });
 
+  it('an idempotency row edited to point at another request\'s transition: a retry fails closed (STORE_CORRUPT I/<id>) instead of answering duplicate with that transition; nothing written', async () => {
+    fresh();
+    const store = await open();
+    await store.publish({ changes: { global: { a: 1 } }, id: 'req-a' });
+    const other = await store.publish({ changes: { global: { b: 2 } }, id: 'req-b' });
+    await store.fork('global', 'session:f', { id: 'req-f' });
+    expect(other.transition?.seq).toBe(2);
+    await store.close();
+    // I/req-a and I/req-f (key I + the id's UTF-8) now say seq 2 (MessagePack fixint 0x02), req-b's transition.
+    for (const id of ['req-a', 'req-f']) {
+      const updated = await admin.query(`UPDATE "${schema}".sf_kv SET v = $2 WHERE k = $1`, [Buffer.from(`I${id}`), Buffer.from([0x02])]);
+      expect(updated.rowCount).toBe(1);
+    }
+    const before = await admin.query(`SELECT encode(k, 'hex') AS k, encode(v, 'hex') AS v FROM "${schema}".sf_kv ORDER BY k`);
+
+    const reopened = await open();
+    const retries: [string, () => Promise<unknown>][] = [
+      ['req-a', () => reopened.publish({ changes: { global: { a: 1 } }, id: 'req-a' })],
+      ['req-a', () => reopened.publishMany([{ changes: { global: { a: 1 } }, id: 'req-a' }])],
+      ['req-f', () => reopened.fork('global', 'session:f', { id: 'req-f' })],
+      ['req-a', () => reopened.merge({ from: 'session:f', into: 'global', id: 'req-a' })],
+    ];
+    for (const [id, retry] of retries) {
+      const err = await retry().then(
+        (answer) => answer,
+        (e: unknown) => e,
+      );
+      expect(isStateflowError(err, 'STORE_CORRUPT') && err.details).toMatchObject({ key: `I/${id}` });
+    }
+    // The genuine duplicate still answers, and nothing was written by the refused retries.
+    expect(await reopened.publish({ changes: { global: { b: 2 } }, id: 'req-b' })).toMatchObject({ status: 'duplicate', transition: { seq: 2, id: 'req-b' } });
+    const after = await admin.query(`SELECT encode(k, 'hex') AS k, encode(v, 'hex') AS v FROM "${schema}".sf_kv ORDER BY k`);
+    expect(after.rows).toEqual(before.rows);
+    expect((await reopened.audit()).problems.map((p) => `${p.code} ${p.key}`)).toEqual(expect.arrayContaining(['ID_MISMATCH I/req-a', 'ID_MISMATCH I/req-f']));
+  });
+
   it('a schema newer than this build is STORE_VERSION and nothing is changed', async () => {
     fresh();
     await (await open()).publish({ changes: { global: { a: 1 } } });

@@ -19,6 +19,7 @@ import { buildNewPostgresStore } from './build-new-store.js';
 import { parseTarget } from './store-url.js';
 import { dropPostgresStore, openPostgresStore } from './open-postgres-store.js';
 import { LOCK_CLASS } from './schema.js';
+import { startTcpProxy } from './test-support/tcp-proxy.js';
 
 const server = await testPostgres();
 const ROUNDS = Number(process.env.STATEFLOW_PG_FAULT_ROUNDS ?? '6');
@@ -194,6 +195,33 @@ describe.skipIf('unavailable' in server)('PostgreSQL: faults', () => {
       },
     );
     expect(landed).toBeGreaterThan(0);
+  });
+
+  it('a connection the server ends the moment the pool hands it out (its FATAL in the packet of its startup) is a typed error, not an uncaught exception', async () => {
+    const url = fresh('fhandout');
+    await (await openPostgresStore(url)).close();
+    const target = new URL(url);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    try {
+      target.host = `127.0.0.1:${proxy.port}`;
+      // The first connection of an open is the one its schema check takes from the pool.
+      proxy.endNextAtStartup();
+      const refused = await settle(() => openPostgresStore(target.toString()));
+      expect('error' in refused && codeOf(refused.error)).toBe('STORE_UNAVAILABLE');
+      // A snapshot's connection (an audit) too, on an open store whose pool has no idle one.
+      const store = await openPostgresStore(target.toString());
+      try {
+        await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()`, [`stateflow ${schemaOf(url)}`]);
+        proxy.endNextAtStartup();
+        const audit = await settle(() => store.audit());
+        if ('error' in audit) expect(codeOf(audit.error)).toBe('STORE_UNAVAILABLE');
+        expect((await store.audit()).problems).toEqual([]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("connections terminated at many moments of a replay's staging build: typed errors, the target whole or absent, never half-built", async () => {

@@ -19,6 +19,7 @@ import type { Pool, PoolClient } from 'pg';
 import { StateflowError } from '@stateflow/core';
 import type { HeldLock, IterateOptions, PoolUse, Storage, StorageCapabilities, StorageOp, StorageReader, WriteSession } from '@stateflow/store';
 import { casCommitSql, sessionCommitSql } from './commit-statements.js';
+import { watchErrors } from './connection.js';
 import type { PostgresTarget } from './store-url.js';
 import { LOCK_NOT_AVAILABLE, translatePgError } from './pg-errors.js';
 import { PoolReader } from './pool-reader.js';
@@ -50,23 +51,29 @@ export interface PostgresStorageOptions extends PostgresTimeouts {
  */
 export async function openPostgresStorage(target: PostgresTarget, options: PostgresStorageOptions = {}): Promise<Storage> {
   const timeouts = resolveTimeouts(options);
-  const pool = new pg.Pool({ ...sessionConfig(target, timeouts, 'store'), max: options.maxConnections ?? 10 });
-  // An idle client whose server goes away emits 'error' on the pool: the next query reconnects.
-  pool.on('error', () => undefined);
+  const pool = listening(new pg.Pool({ ...sessionConfig(target, timeouts, 'store'), max: options.maxConnections ?? 10 }));
   try {
     await prepareSchema(pool, target, { create: options.createIfMissing ?? true, lockTimeoutMs: timeouts.lockTimeoutMs });
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw err;
   }
-  const lockPool = new pg.Pool({ ...sessionConfig(target, timeouts, 'named-lock'), max: options.maxLocks ?? 100, idleTimeoutMillis: 10_000 });
-  lockPool.on('error', () => undefined);
-  const replicaPools = (options.replicas ?? []).map((replica) => {
-    const replicaPool = new pg.Pool({ ...sessionConfig(replica, timeouts, 'store'), max: options.maxConnections ?? 10 });
-    replicaPool.on('error', () => undefined);
-    return { target: replica, pool: replicaPool };
-  });
+  const lockPool = listening(new pg.Pool({ ...sessionConfig(target, timeouts, 'named-lock'), max: options.maxLocks ?? 100, idleTimeoutMillis: 10_000 }));
+  const replicaPools = (options.replicas ?? []).map((replica) => ({ target: replica, pool: listening(new pg.Pool({ ...sessionConfig(replica, timeouts, 'store'), max: options.maxConnections ?? 10 })) }));
   return new PostgresStorage(pool, lockPool, target, timeouts, replicaPools);
+}
+
+/**
+ * `pool` with 'error' listeners on itself and on every client it makes, from the moment the
+ * client is connected. An idle client whose server goes away emits 'error' on the pool (the next
+ * query reconnects); a client the pool hands out has no listener of the pool's, and one added
+ * after `pool.connect()` resolves comes too late when the server ends the connection in the
+ * packet that completed its startup (a backend killed just then): the 'error' would be uncaught.
+ */
+function listening(pool: Pool): Pool {
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => void watchErrors(client));
+  return pool;
 }
 
 class PostgresStorage implements Storage {

@@ -234,6 +234,18 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     expect((await failureOf(h.store.stateAt('global', 2))).code).toBe('STORE_CORRUPT');
   });
 
+  it('an id record pointing at another request\'s transition: a retry with that id fails closed (STORE_CORRUPT I/<id>), never a duplicate of the other; nothing written', async () => {
+    const { idKey } = await import('./internal/keys.js');
+    await h.raw((s) => put(s, idKey('t3'), encodeValue(4)));
+    await expectOtherStreamsFineAndNothingWritten(async () => {
+      expect(await failureOf(h.store.publish({ changes: { global: { n: 3 } }, id: 't3' }))).toEqual({
+        code: 'STORE_CORRUPT',
+        details: { key: 'I/t3', detail: 'points at seq 4, which does not carry this id' },
+      });
+      expect(await h.store.publish({ changes: { global: { n: 4 } }, id: 't4' })).toMatchObject({ status: 'duplicate', transition: { seq: 4, id: 't4' } });
+    });
+  });
+
   it('keys no family owns — before, between and after the families, and malformed keys inside one — are UNKNOWN_RECORD once each, nothing else', async () => {
     const foreign = [[0x01, 0x61], [0x44, 0x61], [0x4a], [0x4e, 0x00], [0x5a, 0x7a, 0x7a], [0xff], [0x43, 0x67]].map((bytes) => Buffer.from(bytes));
     await h.raw((s) => rawWrite(s, foreign.map((key) => ({ type: 'put' as const, key, value: encodeValue(1) }))));

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isStateflowError } from '@stateflow/core';
 import type { Harness } from './test-support/backends.js';
 import { backends } from './test-support/backends.js';
-import { collect, failureOf } from '@stateflow/test-kit';
+import { collect, dump, failureOf } from '@stateflow/test-kit';
 
 describe.each(backends)('compaction and retention on $name', (backend) => {
   let h: Harness;
@@ -43,6 +43,10 @@ describe.each(backends)('compaction and retention on $name', (backend) => {
     // seq 3 also holds session:b rev 1 (retained): it stays whole; seqs 1,2,4..8 are pruned.
     expect((await collect(h.store.transitions())).map((t) => t.seq)).toEqual([3, 9, 10]);
     expect((await failureOf(h.store.transition(2))).code).toBe('HISTORY_NOT_RETAINED');
+    // Every pruned transition keeps its `I` record (README "Compaction"): ids of seqs 1..10.
+    const idRecords = (await h.raw(dump)).filter((entry) => entry.startsWith(Buffer.from('I').toString('hex')));
+    expect(idRecords.map((entry) => Buffer.from(entry.split('=')[0] as string, 'hex').toString().slice(1)).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `p${i + 1}`).sort());
+    await h.reopen();
     // The pruned transition's id is kept in its stub: a retry is a duplicate carrying the stub.
     expect(await h.store.publish({ changes: { global: { n: 2 } }, id: 'p2' })).toEqual({
       status: 'duplicate',

@@ -35,6 +35,15 @@ describe.each(backends)('fork, revert and append on $name', (backend) => {
     expect((await failureOf(h.store.fork('global', 'session:g', { at: 9 }))).code).toBe('REVISION_NOT_FOUND');
   });
 
+  it('a fork retried with its idempotency id answers duplicate with the original, whatever changed since (its target no longer empty, or already equal)', async () => {
+    const first = await h.store.fork('global', 'session:f', { id: 'fork-1' });
+    expect(first.status).toBe('accepted');
+    expect(await h.store.fork('global', 'session:f', { id: 'fork-1' })).toEqual({ status: 'duplicate', transition: first.transition });
+    await h.store.publish({ changes: { global: { e: 5 } } });
+    expect(await h.store.fork('global', 'session:f', { id: 'fork-1', expected: 'any' })).toEqual({ status: 'duplicate', transition: first.transition });
+    expect(h.store.lastSeq()).toBe(5);
+  });
+
   it('revert publishes a new transition restoring an earlier state; history is kept', async () => {
     const r = await h.store.revert('global', 1);
     expect(r.transition?.changes[0]?.rev).toBe(4);

@@ -5,6 +5,7 @@
  * store opens; data without a format record is still refused.
  */
 import { describe, expect, it } from 'vitest';
+import { StateflowError } from '@stateflow/core';
 import { rejectionOf } from '@stateflow/test-kit';
 import { openMemoryStorage, openStoreOver } from './index.js';
 import type { Storage } from './index.js';
@@ -49,5 +50,39 @@ describe('opening a store created by another opener at the same moment', () => {
     await db.put(Buffer.from('other'), Buffer.from('data'));
     const err = await rejectionOf(openStoreOver(await openMemoryStorage(db)));
     expect([err.code, err.message]).toEqual(['STORE_VERSION', 'The database holds data but no Stateflow format record; refusing to use it']);
+  });
+});
+
+describe('creating a store when a read fails inside its write session', () => {
+  it('fails typed and ends the session: the next open of the same storage gets one and creates the store', async () => {
+    const storage = await openMemoryStorage();
+    const key = Buffer.from(formatKey()).toString('hex');
+    let formatReads = 0;
+    // The opener of a new store reads the format record once before its write session and once
+    // inside it: that second read fails.
+    const flaky: Storage = {
+      ...storage,
+      capabilities: storage.capabilities,
+      location: storage.location,
+      get: async (k) => {
+        if (Buffer.from(k).toString('hex') === key && ++formatReads === 2) {
+          throw new StateflowError('STORE_UNAVAILABLE', 'connection lost', { url: 'memory', outcome: 'not-sent' });
+        }
+        return storage.get(k);
+      },
+      iterate: (options) => storage.iterate(options),
+      snapshot: (read) => storage.snapshot(read),
+      beginWrite: () => storage.beginWrite(),
+      close: async () => undefined,
+    };
+    expect((await rejectionOf(openStoreOver(flaky))).code).toBe('STORE_UNAVAILABLE');
+    // A session left open would make this wait for ever.
+    const next = await Promise.race([openStoreOver(flaky), new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 2_000))]);
+    expect(next).not.toBe('hung');
+    if (next !== 'hung') {
+      expect(next.lastSeq()).toBe(0);
+      await next.close();
+    }
+    await storage.close();
   });
 });

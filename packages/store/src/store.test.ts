@@ -2,6 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Harness } from './test-support/backends.js';
 import { backends } from './test-support/backends.js';
 import type { Transition } from './types.js';
+import type { Storage } from './storage.js';
+import { openMemoryStorage } from './memory-storage.js';
+import { openStoreOver } from './open-store.js';
 import { collect, dump, failureOf, fakeClock, rejectionOf } from '@stateflow/test-kit';
 
 /** The code of the Stateflow error `p` rejects with. */
@@ -220,5 +223,38 @@ describe.each(backends)('store on $name', (backend) => {
       expect(await code(h.store.state('global'))).toBe('STORE_CLOSED');
       expect(await code(h.store.publish({ changes: { global: { a: 1 } } }))).toBe('STORE_CLOSED');
     });
+  });
+});
+
+describe('a historical read racing a publish', () => {
+  /** memory-level storage whose iterations start a few event-loop turns late (a slow index seek). */
+  const slowSeeks = async (): Promise<Storage> => {
+    const storage = await openMemoryStorage();
+    const iterate = storage.iterate.bind(storage);
+    storage.iterate = async function* (options) {
+      for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+      yield* iterate(options);
+    };
+    return storage;
+  };
+
+  it('stateAt of the revision that is the head when it is called answers that revision, not the one a publish lands meanwhile', async () => {
+    // Each round: a stream at revision 0 whose current state is not loaded yet; a publish to it
+    // starts, and `turns` event-loop turns later stateAt(…, 0), which loads the current state
+    // (its head check seeks the seq index) while the publish lands.
+    const store = await openStoreOver(await slowSeeks());
+    try {
+      for (let turns = 0; turns < 12; turns++) {
+        const stream = `session:${turns}`;
+        const publish = store.publish({ changes: { [stream]: { m: turns } } });
+        for (let turn = 0; turn < turns; turn++) await new Promise((resolve) => setImmediate(resolve));
+        const read = store.stateAt(stream, 0);
+        await publish;
+        expect(await read).toEqual({});
+        expect(await store.stateAt(stream, 1)).toEqual({ m: turns });
+      }
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -4,7 +4,7 @@
  * This file is the contract that `tools`, `slates`, `server`, `cli`, `conformance` and `bench`
  * code against. Implementation lives beside it.
  */
-import type { JsonObject, JsonValue, MergeConflict, MergeResolution, WriterMatch } from '@stateflow/core';
+import type { JsonObject, JsonValue, MergeConflict, MergeResolution, PatchPathStep, WriterMatch } from '@stateflow/core';
 import type { AuditCode } from './audit-code.js';
 import type { StoreObserver } from './store-observer.js';
 import type { PoolUse } from './storage.js';
@@ -355,6 +355,18 @@ export interface Store {
    */
   stateAt(stream: StreamId, rev: number): Promise<JsonObject>;
   /**
+   * The value at `path` of `stream`'s state at revision `rev`, or `undefined` where the path does
+   * not resolve (a missing member, an index past the end, a step into a value of another kind).
+   * It costs the path, not the state: at the head it is read from the current state tree, else
+   * from the nearest checkpoint plus the tail replayed into a tree, building only the value found
+   * (README "Historical reads"). The value is plain and deeply frozen, as `stateAt`'s.
+   * @param path key and index steps (`{ kind: 'key', key }`, `{ kind: 'index', index }`; core's
+   *   `PatchPathStep`; other fields such as `column` are ignored); `[]` is the whole state.
+   * @throws as {@link Store.stateAt}; `INPUT_INVALID` `{ field: 'path' }` for a path that is not an
+   *   array of such steps.
+   */
+  valueAt(stream: StreamId, rev: number, path: readonly PatchPathStep[]): Promise<JsonValue | undefined>;
+  /**
    * The net patch that produced revision `rev` (≥ 1): `applyPatch(stateAt(rev − 1), patch)`
    * deep-equals `stateAt(rev)`.
    * @throws `REVISION_NOT_FOUND` when rev is 0 or > head; `HISTORY_NOT_RETAINED` when rev − 1 < origin.
@@ -392,7 +404,9 @@ export interface Store {
    *   surrogate in a patch); `INPUT_INVALID` for a malformed input (empty `changes`, bad `id`,
    *   `expected`, `durability`, a `meta` that is not plain JSON: cycles, BigInt, functions,
    *   symbols, class instances, NaN/±Infinity, holes, `undefined`, lone surrogates); `STORE_CORRUPT` when a changed stream fails to load or
-   *   the chain tip does not verify. A failed publish writes nothing.
+   *   the chain tip does not verify, and `STORE_CORRUPT { key: 'I/<id>' }` when the id's record
+   *   points at a transition that does not carry the id (a duplicate answer never hands out
+   *   another request's transition). A failed publish writes nothing.
    */
   publish(input: PublishInput): Promise<PublishResult>;
   /**
@@ -435,7 +449,8 @@ export interface Store {
   compact(stream: StreamId, options: { keepRevisions: number }): Promise<{ origin: number; deleted: number }>;
   /**
    * One transition that sets `to` to `from`'s state at `at` (default head), with meta
-   * `{ fork: { from, rev } }`; `noop` when `to` already has that state.
+   * `{ fork: { from, rev } }`; `noop` when `to` already has that state. The idempotency id is
+   * checked first (→ `duplicate` with the original, even though `to` is no longer empty).
    * @throws `CONFLICT` when `to` is not at the expected revision (default `'none'`);
    *   `REVISION_NOT_FOUND` / `HISTORY_NOT_RETAINED` for `at`; `INPUT_INVALID` when from = to.
    */

@@ -53,6 +53,31 @@ describe('read_state', () => {
     });
   });
 
+  it('a past revision of a plane path is read by path (Store.valueAt), with the answers and errors the whole state gives', async () => {
+    let pathReads = 0;
+    const counted = new Proxy(ts.store, {
+      get(target, key, receiver) {
+        if (key === 'valueAt') pathReads += 1;
+        const value: unknown = Reflect.get(target, key, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const rt = createRuntime({ store: counted, selection: { cwd: '/repo', mode: 'active' } });
+    await rt.patchState({ patch: { lazy: { memory: { x: 'first', list: ['a', 'b', 'c'] } } } });
+    await rt.patchState({ patch: { lazy: { memory: { x: 'second', list: null } } } });
+    expect(await rt.readState({ paths: ['cwd[1].lazy.memory.x', 'cwd[1].lazy.memory.list[1]', 'cwd[1].lazy.memory.list[0:2]', 'cwd[2].lazy.memory.x'] })).toEqual({
+      value: ['first', 'b', ['a', 'b'], 'second'],
+    });
+    expect(await rt.readState({ path: 'cwd[1].lazy.memory', projection: 'keys' })).toEqual({ meta: { type: 'object', size: 2 }, keys: { x: 'string', list: 'array' } });
+    expect(pathReads).toBe(5);
+    // Where the keys do not resolve, the whole state names the error; a response reads as the plane does.
+    const missing = await rejectionOf(rt.readState({ path: 'cwd[2].lazy.memory.list[0]' }), 'PATH_NOT_FOUND');
+    expect(missing.details).toEqual({ path: 'cwd[2].lazy.memory.list[0]', at: 'cwd[2].lazy.memory.list' });
+    await rejectionOf(rt.readState({ path: 'cwd[1].lazy.memory.list[5]' }), 'INDEX_OUT_OF_RANGE');
+    expect(await rt.readState({ path: 'cwd[1].response' })).toEqual({ value: null });
+    expect(pathReads).toBe(7);
+  });
+
   it('history beyond the head or before the origin fails explicitly', async () => {
     await multi.patchState({ patch: { cwd: { tactics: { c: 1 } } } });
     await rejectionOf(multi.readState({ path: 'cwd[2].tactics' }), 'REVISION_NOT_FOUND');

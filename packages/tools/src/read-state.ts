@@ -7,6 +7,7 @@ import {
   applyPatch,
   diff,
   elidePath,
+  isPlane,
   isStateflowError,
   jsonByteLength,
   narrowPatch,
@@ -117,8 +118,37 @@ function responseBudget(ctx: RuntimeContext): { count<T extends ProjectionResult
 async function readOne(ctx: RuntimeContext, view: StoreView, parsed: ParsedPath, projection: Projection): Promise<ProjectionResults[Projection]> {
   const target = await atTag(ctx, bind(ctx, parsed), parsed);
   if (projection === 'patch') return { patch: display(ctx, await readPatch(ctx, view, target, parsed)) };
-  const value = readPlaneAware(await rootAt(ctx, view, target), parsed.steps, parsed.text);
+  const value = (await historicalPath(ctx, view, target, parsed)) ?? readPlaneAware(await rootAt(ctx, view, target), parsed.steps, parsed.text);
   return projection === 'keys' ? projectKeys(value) : { value: display(ctx, value) };
+}
+
+/**
+ * A scope read at a past revision (`cwd[3].lazy.memory.x`) that the store answers for the path
+ * alone (`Store.valueAt`), so reading one key of a large state costs the path: the path's leading
+ * keys, from a plane other than `response` (whose empty values read as absent). The rest of the
+ * path (indices, a range) resolves on a spine holding only those keys and the value found, so it
+ * gives what the whole state gives, errors included. `undefined` — read the whole state instead —
+ * for any other path, or where the keys do not resolve (the whole state then names the error).
+ */
+async function historicalPath(ctx: RuntimeContext, view: StoreView, target: Target, parsed: ParsedPath): Promise<JsonValue | undefined> {
+  if (target.kind !== 'scope' || target.at === null) return undefined;
+  const first = parsed.steps[0];
+  if (first?.kind !== 'key' || !isPlane(first.key) || first.key === 'response') return undefined;
+  checkRevision(target.owner, target.at, capturedStream(view, target.owner).rev);
+  const keys: string[] = [];
+  for (const step of parsed.steps) {
+    if (step.kind !== 'key') break;
+    keys.push(step.key);
+  }
+  const found = await ctx.store.valueAt(target.owner.stream, target.at, keys.map((key) => ({ kind: 'key', key })));
+  if (found === undefined) return undefined;
+  let spine: JsonValue = found;
+  for (const key of keys.reverse()) {
+    const parent: JsonObject = {};
+    Object.defineProperty(parent, key, { value: spine, enumerable: true, writable: true, configurable: true });
+    spine = parent;
+  }
+  return readPlaneAware(spine, parsed.steps, parsed.text);
 }
 
 /**

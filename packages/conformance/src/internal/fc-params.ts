@@ -3,7 +3,8 @@ import type { ConformanceOptions } from '../initializer.js';
 
 const DEFAULT_RUNS = 20;
 
-function envInt(name: string): number | undefined {
+/** The integer in the environment variable `name`, or `undefined` when unset or empty. @throws Error for anything else */
+export function envInt(name: string): number | undefined {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return undefined;
   const n = Number(raw);

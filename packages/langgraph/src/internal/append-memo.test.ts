@@ -23,7 +23,7 @@ function mapInTurn(texts: string[]): { memo: AppendMemo; results: unknown[] } {
 
 describe('AppendMemo', () => {
   it('maps every text as the whole mapping does: appends, rewrites, shrinks, other values', () => {
-    const items = Array.from({ length: 40 }, (_, i) => ({ role: 'ai', content: `message ${i}`, extra: i % 3 === 0 ? null : [i, { deep: `x${i}` }] }));
+    const items = Array.from({ length: 140 }, (_, i) => ({ role: 'ai', content: `message ${i}`, extra: i % 3 === 0 ? null : [i, { deep: `x${i}` }] }));
     const texts = [
       JSON.stringify(items.slice(0, 20)),
       JSON.stringify(items.slice(0, 21)),
@@ -31,6 +31,12 @@ describe('AppendMemo', () => {
       JSON.stringify([...items.slice(0, 24), { role: 'human', content: 'changed' }]), // the last item rewritten
       JSON.stringify(items.slice(0, 10)), // shrunk
       JSON.stringify(items.slice(0, 40)),
+      JSON.stringify(items.slice(0, 64)),
+      JSON.stringify(items.slice(0, 70)), // flat to pages
+      JSON.stringify(items.slice(0, 71)),
+      JSON.stringify(items.slice(0, 128)), // a page filled
+      JSON.stringify(items.slice(0, 140)), // and the next begun
+      JSON.stringify(items.slice(0, 100)), // shrunk, paged
       JSON.stringify({ not: 'an array' }),
       JSON.stringify([1, 2, 3]),
       JSON.stringify([1, 2, 3, 4]), // inline arrays stay inline
@@ -48,6 +54,16 @@ describe('AppendMemo', () => {
     expect(after?.['$len']).toBe(30);
     expect(after?.['28']).toBe(before?.['28']); // the same object: the net patch needs no deep compare
     expect(after?.['29']).toEqual({ content: 'm29' });
+  });
+
+  it('a paged list grown by appending shares its full pages and the stored items of its last', () => {
+    const items = Array.from({ length: 131 }, (_, i) => ({ content: `m${i}` }));
+    const { results } = mapInTurn([JSON.stringify(items.slice(0, 130)), JSON.stringify(items)]);
+    const [before, after] = results as Array<{ $len: number; $pages: Record<string, Record<string, unknown>> }>;
+    expect(after?.$len).toBe(131);
+    expect(after?.$pages['64']).toBe(before?.$pages['64']);
+    expect(after?.$pages['128']?.['129']).toBe(before?.$pages['128']?.['129']);
+    expect(after?.$pages['128']?.['130']).toEqual({ content: 'm130' });
   });
 
   it('a text that only looks like an append of another array is mapped whole', () => {

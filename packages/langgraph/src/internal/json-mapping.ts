@@ -12,17 +12,28 @@
  * | `null`                                  | `{"$null": true}`                             |
  * | a string with a lone surrogate          | `{"$str": "<its JSON text, \\u-escaped>"}`    |
  * | an array of ≤ 16 numbers, booleans and well-formed strings | the same array           |
- * | any other array                         | `{"$len": n, "0": item0, …, "n-1": item}`     |
+ * | any other array of ≤ 64 items           | `{"$len": n, "0": item0, …, "n-1": item}`     |
+ * | a longer array                          | `{"$len": n, "$pages": {…}}` (below)          |
  * | an object                               | an object with each key escaped (below)       |
  * | a number, boolean, well-formed string   | itself                                        |
  *
+ * Pages: a longer array's items sit in pages of 64 (`{"64": item64, …, "127": item127}`, keyed
+ * by the item's index), and `$pages` maps the first index of each block to the block. A block is
+ * as large as the power of 64 at or below its first index (64 at least): items 0–4,095 in 64
+ * pages; then blocks of 4,096 items (64 pages each, keyed by their first index) up to 262,143;
+ * then blocks of 262,144 (64 blocks of 4,096), and so on. An item's place therefore depends on
+ * its index alone, never on the array's length, and every object on its path has at most 64
+ * keys (`$pages`: 64 + 63 per power of 64 above 4,096): appending writes `$len` and the new
+ * items along their paths, so the net patch — and what any store copies to apply it — is the
+ * new items, whatever the array's length. Arrays of up to 64 items keep the flat form (and
+ * threads stored before pages existed have flat arrays of any length: both read).
+ *
  * Keys: a well-formed key that starts with neither `$` nor `[` is kept; one that starts with
  * `$` or `[` gets one more `$` in front (`"$ref"` → `"$$ref"`, `"[1]"` → `"$[1]"`); a key with a
- * lone surrogate is written `$` + its JSON text (`$"\ud800"`). Tags (`$null`, `$str`, `$len`)
- * are the only keys that start with a single `$` followed by a letter, so no escaped key can be
- * read as a tag. Appending to a mapped array adds one `"n"` key and changes `$len`: the net
- * patch is the new items. Decoding goes straight to JSON text, so keys such as `__proto__` stay
- * data and the serializer reads exactly the text it would have read from any other saver.
+ * lone surrogate is written `$` + its JSON text (`$"\ud800"`). Tags (`$null`, `$str`, `$len`,
+ * `$pages`) are the only keys that start with a single `$` followed by a letter, so no escaped
+ * key can be read as a tag. Decoding goes straight to JSON text, so keys such as `__proto__`
+ * stay data and the serializer reads exactly the text it would have read from any other saver.
  */
 import { StateflowError, hasOwn, isJsonObject } from '@stateflow/core';
 import type { JsonObject, JsonValue } from '@stateflow/core';
@@ -33,6 +44,10 @@ const INLINE_ARRAY_MAX = 16;
 const NULL_TAG = '$null';
 const STRING_TAG = '$str';
 const LENGTH_TAG = '$len';
+const PAGES_TAG = '$pages';
+
+/** Items of a page, and the fan-out of every block above pages; arrays up to this length stay flat. */
+const PAGE_SIZE = 64;
 
 /** Whether `text` is well-formed UTF-16 (no lone surrogate): V8's native check (Node ≥ 20). */
 export function isWellFormed(text: string): boolean {
@@ -79,22 +94,84 @@ export function encodeJson(value: unknown, maxDepth = Number.POSITIVE_INFINITY):
 
 /**
  * The stored form of an array that is `mapped`'s array (a `{"$len": n, …}` form, as
- * {@link encodeJson} wrote it) with `appended` items after its end: `mapped`'s items are kept
- * as they are (shared), only the new ones are mapped. Equal, as JSON, to `encodeJson` of the
- * whole array with the same `maxDepth`; `undefined` when `mapped` is not such a form.
+ * {@link encodeJson} wrote it) with `appended` items after its end: `mapped`'s items and its
+ * full pages are kept as they are (shared), only the new items and the objects on their paths
+ * are new. Equal, as JSON, to `encodeJson` of the whole array with the same `maxDepth`;
+ * `undefined` when `mapped` is not such a form, or is a flat array that would become paged (its
+ * items move one page deeper, so the caller maps the whole array once).
  * @throws TooDeepError as {@link encodeJson}.
  */
 export function encodeAppended(mapped: JsonValue, appended: unknown[], maxDepth = Number.POSITIVE_INFINITY): JsonObject | undefined {
   if (!isJsonObject(mapped) || typeof mapped[LENGTH_TAG] !== 'number') return undefined;
   if (maxDepth < 1) throw new TooDeepError();
   const length = mapped[LENGTH_TAG];
-  // A key loop, not a spread: the stored form is a frozen state's, and V8 copies a large frozen
-  // object several times slower by spread. Its keys are `$len` and indexes only (no `__proto__`).
+  const total = length + appended.length;
+  const item: ItemAt = (index, depthLeft) => encodeAt(appended[index - length], depthLeft);
+  const pages = mapped[PAGES_TAG];
+  if (isJsonObject(pages)) return pagedForm(total, item, maxDepth - 1, { pages, length });
+  if (total > PAGE_SIZE) return undefined;
+  // A key loop, not a spread: the stored form is a frozen state's, and V8 copies a frozen object
+  // slower by spread. Its keys are `$len` and indexes only (no `__proto__`).
   const out: JsonObject = {};
   for (const key in mapped) out[key] = mapped[key] as JsonValue;
-  out[LENGTH_TAG] = length + appended.length;
-  for (let i = 0; i < appended.length; i++) out[String(length + i)] = encodeAt(appended[i], maxDepth - 1);
+  out[LENGTH_TAG] = total;
+  for (let i = length; i < total; i++) out[String(i)] = item(i, maxDepth - 1);
   return out;
+}
+
+/** The stored form of item `index` of an array, encoded with `depthLeft` containers left. */
+type ItemAt = (index: number, depthLeft: number) => JsonValue;
+
+/** An array already stored in pages: its length and its `$pages` object. */
+interface PagedArray {
+  pages: JsonObject;
+  length: number;
+}
+
+/**
+ * The items a block starting at index `start` holds: the power of 64 at or below `start`, and
+ * 64 at least (see the module header). Every block starts at a multiple of its own size.
+ */
+function blockSize(start: number): number {
+  let size = PAGE_SIZE;
+  while (size * PAGE_SIZE <= start) size *= PAGE_SIZE;
+  return size;
+}
+
+/**
+ * `{"$len": length, "$pages": …}` for `length` (> 64) items; `depthLeft`: containers allowed
+ * below the array's own object. With `kept` (the same array's first items, stored), its full
+ * blocks are reused as they are and its items where they are stored; `item` is asked for the
+ * others only.
+ */
+function pagedForm(length: number, item: ItemAt, depthLeft: number, kept?: PagedArray): JsonObject {
+  if (depthLeft < 1) throw new TooDeepError();
+  const pages: JsonObject = {};
+  for (let start = 0; start < length; start += blockSize(start)) {
+    const key = String(start);
+    pages[key] = block(start, blockSize(start), length, item, depthLeft - 1, objectAt(kept?.pages, key), kept?.length ?? 0);
+  }
+  return { [LENGTH_TAG]: length, [PAGES_TAG]: pages };
+}
+
+/** The block of `size` items from `start` (a page when `size` is 64); `old`: the kept array's block there. */
+function block(start: number, size: number, length: number, item: ItemAt, depthLeft: number, old: JsonObject | undefined, keptLength: number): JsonObject {
+  if (old !== undefined && start + size <= keptLength) return old;
+  if (depthLeft < 1) throw new TooDeepError();
+  const out: JsonObject = {};
+  const step = size / PAGE_SIZE;
+  const end = Math.min(start + size, length);
+  for (let at = start; at < end; at += step) {
+    const key = String(at);
+    if (step > 1) out[key] = block(at, step, length, item, depthLeft - 1, objectAt(old, key), keptLength);
+    else out[key] = old?.[key] ?? item(at, depthLeft - 1);
+  }
+  return out;
+}
+
+function objectAt(object: JsonObject | undefined, key: string): JsonObject | undefined {
+  const value = object?.[key];
+  return isJsonObject(value) ? value : undefined;
 }
 
 function encodeAt(value: unknown, depthLeft: number): JsonValue {
@@ -119,6 +196,7 @@ function isInlineItem(item: unknown): boolean {
 
 function encodeArray(items: unknown[], depthLeft: number): JsonValue {
   if (items.length <= INLINE_ARRAY_MAX && items.every(isInlineItem)) return items.slice() as JsonValue;
+  if (items.length > PAGE_SIZE) return pagedForm(items.length, (index, left) => encodeAt(items[index], left), depthLeft);
   const out: JsonObject = { [LENGTH_TAG]: items.length };
   for (let i = 0; i < items.length; i++) out[String(i)] = encodeAt(items[i], depthLeft);
   return out;
@@ -191,15 +269,49 @@ function writeText(stored: JsonValue, out: string[]): void {
 function writeArray(stored: JsonObject, out: string[]): void {
   const length = stored[LENGTH_TAG];
   if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) throw corrupt('$len is not a length');
-  if (Object.keys(stored).length !== length + 1) throw corrupt(`an array of $len ${length} has ${Object.keys(stored).length - 1} items`);
   out.push('[');
+  if (hasOwn(stored, PAGES_TAG)) writePages(stored, length, out);
+  else writeFlat(stored, length, out);
+  out.push(']');
+}
+
+/** The items of a flat array form (every length: threads stored before pages have long ones too). */
+function writeFlat(stored: JsonObject, length: number, out: string[]): void {
+  if (Object.keys(stored).length !== length + 1) throw corrupt(`an array of $len ${length} has ${Object.keys(stored).length - 1} items`);
   for (let i = 0; i < length; i++) {
     const key = String(i);
     if (!hasOwn(stored, key)) throw corrupt(`an array of $len ${length} lacks item ${i}`);
     if (i > 0) out.push(',');
     writeText(stored[key] as JsonValue, out);
   }
-  out.push(']');
+}
+
+function writePages(stored: JsonObject, length: number, out: string[]): void {
+  const pages = stored[PAGES_TAG];
+  if (length <= PAGE_SIZE || Object.keys(stored).length !== 2 || !isJsonObject(pages)) throw corrupt(`an array of $len ${length} is not in pages`);
+  let blocks = 0;
+  for (let start = 0; start < length; start += blockSize(start)) {
+    writeBlock(pages[String(start)], start, blockSize(start), length, out);
+    blocks++;
+  }
+  if (Object.keys(pages).length !== blocks) throw corrupt(`the pages of an array of $len ${length} hold other keys`);
+}
+
+function writeBlock(stored: JsonValue | undefined, start: number, size: number, length: number, out: string[]): void {
+  if (!isJsonObject(stored)) throw corrupt(`an array of $len ${length} lacks its page at ${start}`);
+  const step = size / PAGE_SIZE;
+  const end = Math.min(start + size, length);
+  if (Object.keys(stored).length !== Math.ceil((end - start) / step)) throw corrupt(`the page at ${start} of an array of $len ${length} holds other keys`);
+  for (let at = start; at < end; at += step) {
+    const key = String(at);
+    if (step > 1) {
+      writeBlock(stored[key], at, step, length, out);
+      continue;
+    }
+    if (!hasOwn(stored, key)) throw corrupt(`an array of $len ${length} lacks item ${at}`);
+    if (at > 0) out.push(',');
+    writeText(stored[key] as JsonValue, out);
+  }
 }
 
 function expectOnly(stored: JsonObject, tag: string): void {

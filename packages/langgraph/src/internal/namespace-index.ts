@@ -17,7 +17,8 @@
 import { applyPatch } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { Store, StreamId, Transition } from '@stateflow/store';
-import { hasStart, pointerPatch } from './checkpoint-pointers.js';
+import { isBucketed, pointerPatch } from './checkpoint-pointers.js';
+import type { IndexForm } from './checkpoint-pointers.js';
 import { readHeadId, readPointer } from './pointer-reads.js';
 import { indexStreamOf } from './stream-names.js';
 import { revisionMeta } from './transition-meta.js';
@@ -66,8 +67,11 @@ export class NamespaceIndex {
   readonly #pointed = new Set<CheckpointEntry>();
   /** The head through the index stream, while no put was read from the log (see {@link head}). */
   #pointedHead: Promise<CheckpointEntry | null | undefined> | undefined;
-  /** Whether the index stream has its `$from`: unknown until read or written. */
-  #indexStarted: boolean | undefined;
+  /**
+   * The index stream's form as far as this saver knows it: bucketed (it wrote it, or read it so),
+   * empty (no revision yet, or deleted), or unknown until read.
+   */
+  #indexForm: 'bucketed' | 'empty' | undefined;
   /** The state at #rev when this saver published it (else read from the store). */
   #state: JsonObject | undefined;
   #extending: Promise<void> | null = null;
@@ -105,7 +109,7 @@ export class NamespaceIndex {
       this.#rev = head.rev;
       this.#complete = head.rev === 0;
       // A stream without revisions has no index entries either: they are written together.
-      if (head.rev === 0) this.#indexStarted = false;
+      if (head.rev === 0) this.#indexForm = 'empty';
     }
     if (head.origin !== this.#origin) this.#compacted(head.origin);
     if (head.rev === this.#rev) return;
@@ -147,8 +151,14 @@ export class NamespaceIndex {
    * state was): published in the same transition.
    */
   async pointerPatch(id: string, rev: number, options: { put: boolean; left: string | undefined }): Promise<JsonObject> {
-    this.#indexStarted ??= hasStart(await this.#store.state(this.indexStream));
-    return pointerPatch(id, rev, { ...options, starts: !this.#indexStarted });
+    let index: IndexForm = this.#indexForm === 'bucketed' ? 'bucketed' : {};
+    if (this.#indexForm === undefined) {
+      // Read while not known bucketed: an index written before buckets moves into them now.
+      const state = await this.#store.state(this.indexStream);
+      index = isBucketed(state) ? 'bucketed' : state;
+      if (index === 'bucketed') this.#indexForm = 'bucketed';
+    }
+    return pointerPatch(id, rev, { ...options, index });
   }
 
   /** The checkpoint `id` if the transitions read so far hold it (reads nothing). */
@@ -179,7 +189,8 @@ export class NamespaceIndex {
   apply(transition: Transition, before?: JsonObject): void {
     if (transition.seq <= this.#seq) return;
     this.#seq = transition.seq;
-    if (transition.changes.some((c) => c.stream === this.indexStream)) this.#indexStarted = true;
+    // This saver's own writes of the index leave it bucketed; another writer's are read again.
+    if (transition.changes.some((c) => c.stream === this.indexStream)) this.#indexForm = before !== undefined || this.#indexForm === 'bucketed' ? 'bucketed' : undefined;
     const change = transition.changes.find((c) => c.stream === this.stream);
     if (change === undefined) return;
     this.#state = before !== undefined && change.rev === this.#rev + 1 ? applyPatch(before, change.patch) : undefined;
@@ -192,7 +203,7 @@ export class NamespaceIndex {
       this.#pointedHead = undefined;
       this.#puts = [];
       this.#complete = true;
-      this.#indexStarted = false;
+      this.#indexForm = 'empty';
       return;
     }
     if (meta.checkpointId === undefined) return;

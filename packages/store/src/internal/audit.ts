@@ -10,7 +10,7 @@
  * (`audit-indexes.ts` explains why a spill rather than per-stream cursors); idempotency ids are
  * optional client ids and stay in a map.
  */
-import { applyPatch, isJsonObject, isStateflowError } from '@stateflow/core';
+import { StateTree, isJsonObject, isStateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import { AuditCode } from '../audit-code.js';
 import type { AuditProblem, AuditReport } from '../types.js';
@@ -25,11 +25,13 @@ import type { StorageReader } from '../storage.js';
 import { stateProblem } from './validate.js';
 import { declarationProblem } from './declaration-rules.js';
 import { isReservedStream } from '../declarations.js';
+import { EMPTY_TREE } from './store-context.js';
 
 /** Per-stream replay progress. */
 interface Replay {
   rev: number;
-  state: JsonObject;
+  /** The replayed state, as a tree: each patch costs what it changes, the plain state is built only at a checkpoint. */
+  state: StateTree;
   /** False once a problem makes further replay of this stream meaningless. */
   ok: boolean;
 }
@@ -79,7 +81,7 @@ class AuditRun {
   replayOf(stream: string): Replay {
     let r = this.replays.get(stream);
     if (r === undefined) {
-      r = { rev: 0, state: {}, ok: true };
+      r = { rev: 0, state: EMPTY_TREE, ok: true };
       this.replays.set(stream, r);
     }
     return r;
@@ -159,7 +161,7 @@ async function readCheckpoints(run: AuditRun): Promise<void> {
       perStream.set(k.n, { digest: stateDigest(cp.state), seq: cp.seq });
       run.checkpoints.set(k.stream, perStream);
       const origin = run.heads.get(k.stream)?.origin;
-      if (origin !== undefined && origin > 0 && k.n === origin) run.replays.set(k.stream, { rev: origin, state: cp.state, ok: true });
+      if (origin !== undefined && origin > 0 && k.n === origin) run.replays.set(k.stream, { rev: origin, state: StateTree.of(cp.state), ok: true });
       if (origin !== undefined && k.n < origin) run.report(AuditCode.RECORD_INVALID, key, `checkpoint below the origin ${origin} should have been deleted by compaction`, k.stream);
     } catch (err) {
       run.report(checkpointCode(key, value, k.stream), key, messageOf(err), k.stream);
@@ -168,7 +170,7 @@ async function readCheckpoints(run: AuditRun): Promise<void> {
   for (const [stream, head] of run.heads) {
     if (head.origin > 0 && !run.replays.has(stream)) {
       run.report(AuditCode.CHECKPOINT_MISSING, `C/${stream}/${head.origin}`, `no valid checkpoint at the origin ${head.origin}`, stream);
-      run.replays.set(stream, { rev: head.origin, state: {}, ok: false });
+      run.replays.set(stream, { rev: head.origin, state: EMPTY_TREE, ok: false });
     }
   }
 }
@@ -217,7 +219,7 @@ async function replayLog(run: AuditRun, onProgress?: (done: number, total: numbe
       run.report(AuditCode.HASH_MISMATCH, key, 'the stored hash differs from sha256(prevHash ‖ canonical(body))', stream);
     }
     for (const change of record.changes) {
-      const before = isReservedStream(change.stream) ? (run.replays.get(change.stream)?.state ?? {}) : null;
+      const before = isReservedStream(change.stream) ? (run.replays.get(change.stream)?.state.state() ?? {}) : null;
       const suspect = replayChange(run, key, record.seq, change);
       if (before !== null) await auditDeclaration(run, key, record.seq, change, before);
       // A checkpoint whose digest differs: confirmed with canonical hashes before it is reported.
@@ -233,7 +235,7 @@ async function auditDeclaration(run: AuditRun, key: Uint8Array, seq: number, cha
   const replayed = run.replays.get(change.stream);
   if (replayed?.ok !== true || replayed.rev !== change.rev) return;
   const headRev = (stream: string): number => Math.max(run.replays.get(stream)?.rev ?? 0, run.originOf(stream));
-  const problem = await declarationProblem(change.stream, before, replayed.state, { seq, headRev });
+  const problem = await declarationProblem(change.stream, before, replayed.state.state(), { seq, headRev });
   if (problem !== null) run.report(AuditCode.DECLARATION_INVALID, key, `revision ${change.rev}: ${problem}`, change.stream);
 }
 
@@ -257,7 +259,7 @@ function replayChange(run: AuditRun, key: Uint8Array, seq: number, c: { stream: 
   };
   if (c.rev !== r.rev + 1) return fail(AuditCode.REVISION_GAP, `stream revision ${c.rev} follows revision ${r.rev}`);
   try {
-    r.state = applyPatch(r.state, c.patch);
+    r.state = r.state.apply(c.patch);
   } catch (err) {
     return fail(AuditCode.PATCH_FAILED, `the patch of revision ${c.rev} does not apply: ${messageOf(err)}`);
   }
@@ -270,13 +272,14 @@ function replayChange(run: AuditRun, key: Uint8Array, seq: number, c: { stream: 
     run.report(AuditCode.CHECKPOINT_MISMATCH, `C/${c.stream}/${c.rev}`, 'the checkpoint differs from the replayed state at its revision', c.stream);
     return null;
   }
-  return cp.digest === stateDigest(r.state) ? null : r.state;
+  const state = r.state.state();
+  return cp.digest === stateDigest(state) ? null : state;
 }
 
 /** Heads against the replay: each head's revision and seq, no checkpoint beyond it, no stream with transitions but no head. */
 function checkHeads(run: AuditRun): void {
   for (const [stream, head] of run.heads) {
-    const r = run.replays.get(stream) ?? { rev: 0, state: {}, ok: true };
+    const r = run.replays.get(stream) ?? { rev: 0, state: EMPTY_TREE, ok: true };
     if (!r.ok) continue;
     const seq = head.rev === head.origin ? undefined : run.headSeqs.get(stream);
     if (r.rev !== head.rev || (seq !== undefined && seq !== head.seq)) {

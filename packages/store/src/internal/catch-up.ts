@@ -10,9 +10,9 @@
  */
 import { Family, familyRange, logKey, logRange, parseKey, tipKey } from './keys.js';
 import { corrupt, decodeLog, decodeTip } from './records.js';
-import type { TipRecord } from './records.js';
+import type { LogRecord, TipRecord } from './records.js';
 import type { StorageReader } from '../storage.js';
-import { loadHeads } from './store-context.js';
+import { readHeads } from './store-context.js';
 import type { StoreContext } from './store-context.js';
 
 /**
@@ -37,15 +37,39 @@ export function catchUp(ctx: StoreContext): Promise<void> {
 /**
  * One point read of the tip; when it moved, everything else in one snapshot of the storage —
  * the tip again, every head when the generation moved, the new transitions — so that heads and
- * log agree.
+ * log agree. Memory changes only once everything is read, in one step, and only forward: a read
+ * that fails part way (a lost connection) leaves it as it was, never with heads reloaded and the
+ * log not; and this store's own commits, installed while the reads ran, are not read again (a
+ * snapshot memory has moved past meanwhile teaches nothing).
  */
 async function readUpToTip(ctx: StoreContext): Promise<void> {
   const quick = await readTip(ctx.storage);
   if (quick.seq === ctx.lastSeq && quick.generation === ctx.generation) return;
   await ctx.storage.snapshot(async (reader) => {
     const tip = await readTip(reader);
-    if (tip.generation !== ctx.generation) await reloadHeads(ctx, reader);
-    if (tip.seq > ctx.lastSeq) await readTransitions(ctx, reader, tip.seq);
+    const heads = tip.generation === ctx.generation ? null : await readHeads(reader);
+    const records = tip.seq > ctx.lastSeq ? await newTransitions(ctx, reader, tip.seq) : [];
+    if (tip.seq < ctx.lastSeq || tip.generation < ctx.generation) return;
+    if (heads !== null && tip.generation !== ctx.generation) {
+      // Every head again (another process compacted); current states are dropped.
+      ctx.heads.clear();
+      ctx.broken.clear();
+      ctx.current.clear();
+      ctx.debt.clear();
+      for (const [stream, head] of heads.heads) ctx.heads.set(stream, head);
+      for (const [stream, err] of heads.broken) ctx.broken.set(stream, err);
+    }
+    for (const record of records) {
+      if (record.seq <= ctx.lastSeq) continue;
+      for (const { stream, rev } of record.changes) {
+        ctx.heads.set(stream, { rev, seq: record.seq, origin: ctx.heads.get(stream)?.origin ?? 0 });
+        ctx.current.delete(stream);
+        ctx.debt.delete(stream);
+      }
+      ctx.lastSeq = record.seq;
+      ctx.lastHash = record.hash;
+      if (!record.pruned) ctx.hub.publish(record);
+    }
     ctx.generation = tip.generation;
   });
 }
@@ -61,33 +85,21 @@ export async function readTip(reader: StorageReader): Promise<TipRecord> {
   return { seq: 0, generation: 0 };
 }
 
-/** Every head again from storage (after a compaction by another process); current states are dropped. */
-async function reloadHeads(ctx: StoreContext, reader: StorageReader): Promise<void> {
-  ctx.heads.clear();
-  ctx.broken.clear();
-  ctx.current.clear();
-  ctx.debt.clear();
-  await loadHeads(ctx, reader);
-}
-
-/** The transitions after `ctx.lastSeq` up to `to`, into memory and to this process's watchers. */
-async function readTransitions(ctx: StoreContext, reader: StorageReader, to: number): Promise<void> {
+/** The transitions after `ctx.lastSeq` up to `to`, each verified and chained to the one before. */
+async function newTransitions(ctx: StoreContext, reader: StorageReader, to: number): Promise<LogRecord[]> {
+  const records: LogRecord[] = [];
   let expected = ctx.lastSeq + 1;
+  let prevHash = ctx.lastHash;
   for await (const [key, value] of reader.iterate(logRange(expected, to))) {
     const parsed = parseKey(key);
     if (parsed.family !== 'log') continue;
     if (parsed.seq !== expected) throw corrupt(logKey(expected), 'transition is missing from the log');
     const record = decodeLog(key, value, parsed.seq);
-    if (record.prevHash !== ctx.lastHash) throw corrupt(key, 'hash chain broken: prevHash does not match the previous transition');
-    for (const { stream, rev } of record.changes) {
-      ctx.heads.set(stream, { rev, seq: record.seq, origin: ctx.heads.get(stream)?.origin ?? 0 });
-      ctx.current.delete(stream);
-      ctx.debt.delete(stream);
-    }
-    ctx.lastSeq = record.seq;
-    ctx.lastHash = record.hash;
-    if (!record.pruned) ctx.hub.publish(record);
+    if (record.prevHash !== prevHash) throw corrupt(key, 'hash chain broken: prevHash does not match the previous transition');
+    records.push(record);
+    prevHash = record.hash;
     expected++;
   }
   if (expected <= to) throw corrupt(logKey(expected), 'transition is missing from the log');
+  return records;
 }

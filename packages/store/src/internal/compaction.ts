@@ -114,11 +114,14 @@ async function compactInSession(ctx: StoreContext, stream: StreamId, origin: num
   }
   const head: HeadRecord = { rev: h.rev, seq: h.seq, origin };
   ops.push({ type: 'put', key: headKey(stream), value: encodeRecord(head) });
-  await session(ops, { sync: ctx.settings.durability === 'fsync' && ctx.storage.capabilities.fsync, rewrites: true });
-  ctx.heads.set(stream, head);
-  // Reloaded on next use, so its checkpoint debt counts from the latest checkpoint again.
-  ctx.current.delete(stream);
-  ctx.debt.delete(stream);
-  ctx.history.deleteWhere((key) => key.startsWith(`${stream}\u0000`) && Number(key.slice(stream.length + 1)) < origin);
+  await session(ops, { sync: ctx.settings.durability === 'fsync' && ctx.storage.capabilities.fsync, rewrites: true }, () => {
+    // A catch-up may have brought a later head of the stream (another process's) meanwhile.
+    const known = ctx.heads.get(stream);
+    ctx.heads.set(stream, known !== undefined && known.seq > head.seq ? { ...known, origin: Math.max(known.origin, origin) } : head);
+    // Reloaded on next use, so its checkpoint debt counts from the latest checkpoint again.
+    ctx.current.delete(stream);
+    ctx.debt.delete(stream);
+    ctx.history.deleteWhere((key) => key.startsWith(`${stream}\u0000`) && Number(key.slice(stream.length + 1)) < origin);
+  });
   return { origin, deleted: origin - h.origin };
 }

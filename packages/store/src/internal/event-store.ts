@@ -8,7 +8,7 @@
  * state through the context, never through this class.
  */
 import { StateflowError, describeInput, diff, isJsonObject, overlay } from '@stateflow/core';
-import type { JsonObject } from '@stateflow/core';
+import type { JsonObject, JsonValue, PatchPathStep } from '@stateflow/core';
 import type {
   AuditReport,
   PublishInput,
@@ -40,7 +40,7 @@ import { noteSavepoint } from './savepoints.js';
 import { currentOf } from './current-state.js';
 import { logRecord, prunedError, revAtSeq, transitionsIn } from './log-reads.js';
 import { patchAt, revisionSeq } from './replay.js';
-import { stateAt } from './state-at.js';
+import { stateAt, valueAt } from './state-at.js';
 import { appendTransitions } from './import-transition.js';
 import { formatKey } from './keys.js';
 import { enqueue } from './publication.js';
@@ -57,6 +57,7 @@ import {
   checkExpected,
   checkId,
   checkOptions,
+  checkPath,
   checkPublishInput,
   checkStream,
   checkStreams,
@@ -107,9 +108,18 @@ async function checkFormat(storage: Storage, open: { create: boolean }): Promise
   if (bytes === undefined) {
     if (!create) throw storeNotFound(storage.location ?? '(memory)', 'an empty LevelDB database without a Stateflow format record');
     const session = await storage.beginWrite();
-    // Another process sharing the storage may have created the store meanwhile: same record.
-    if ((await storage.get(key)) === undefined) await session.commit([{ type: 'put', key, value: encodeRecord(FORMAT) }], { sync: true });
-    else await session.abort();
+    // A read that fails inside the session must end it too: on PostgreSQL an open session is a
+    // transaction holding the store's lock, which every other writer would wait for.
+    let ended = false;
+    try {
+      // Another process sharing the storage may have created the store meanwhile: same record.
+      if ((await storage.get(key)) === undefined) {
+        ended = true;
+        await session.commit([{ type: 'put', key, value: encodeRecord(FORMAT) }], { sync: true });
+      }
+    } finally {
+      if (!ended) await session.abort();
+    }
     return;
   }
   let found: unknown;
@@ -205,7 +215,7 @@ class EventStore implements Store {
     // Every stream is loaded now; read them all without yielding so the view is one moment.
     const view: StoreView = { seq: this.#ctx.lastSeq, streams: {} };
     for (const s of streams) {
-      view.streams[s] = { rev: headOf(this.#ctx, s).rev, state: this.#ctx.current.get(s) ?? EMPTY };
+      view.streams[s] = { rev: headOf(this.#ctx, s).rev, state: this.#ctx.current.get(s)?.state() ?? EMPTY };
     }
     return view;
   }
@@ -215,6 +225,14 @@ class EventStore implements Store {
     checkStream(stream);
     checkCount(rev, 'rev');
     return observedRead(this.#ctx.settings.observer, 'stateAt', () => readHistory(this.#ctx, () => this.#knownRev(stream, rev), (reader) => stateAt(this.#ctx, stream, rev, reader)));
+  }
+
+  async valueAt(stream: StreamId, rev: number, path: readonly PatchPathStep[]): Promise<JsonValue | undefined> {
+    checkOpen(this.#ctx);
+    checkStream(stream);
+    checkCount(rev, 'rev');
+    const steps = checkedInput('path', () => checkPath(path));
+    return observedRead(this.#ctx.settings.observer, 'stateAt', () => readHistory(this.#ctx, () => this.#knownRev(stream, rev), (reader) => valueAt(this.#ctx, stream, rev, steps, reader)));
   }
 
   async patchAt(stream: StreamId, rev: number): Promise<JsonObject> {

@@ -8,7 +8,7 @@ import { diff } from '@stateflow/core';
 import type { ExpectedRevision, PublishInput, PublishResult, StreamId } from '../types.js';
 import { currentOf } from './current-state.js';
 import { stateAtUnlocked } from './state-at.js';
-import { NOOP, enforceExpected, commit } from './publication.js';
+import { NOOP, commit, enforceExpected, storedWithId } from './publication.js';
 import { headOf } from './store-context.js';
 import { withWriteSession } from './write-session.js';
 import type { StoreContext } from './store-context.js';
@@ -16,7 +16,8 @@ import { jsonObjectCopy } from './validate.js';
 
 /**
  * Set `to` to the state of `from` at revision `at` (default: `from`'s head), guarded by
- * `expected` on `to`; arguments already checked.
+ * `expected` on `to`; arguments already checked. Check order: the idempotency id (→ `duplicate`),
+ * the source revision, `expected`.
  * @throws CONFLICT, REVISION_NOT_FOUND, HISTORY_NOT_RETAINED, STORE_CORRUPT, STORE_IO
  */
 export function forkStream(
@@ -28,6 +29,13 @@ export function forkStream(
   id: string | undefined,
 ): Promise<PublishResult> {
   return ctx.lock.write(() => withWriteSession(ctx, async (session) => {
+    // The id first, as in publish: a retry of a fork that landed finds `to` no longer empty (a
+    // CONFLICT against `'none'`) or already equal to the source (a noop), yet must answer with
+    // the original.
+    if (id !== undefined) {
+      const accepted = await storedWithId(ctx, id);
+      if (accepted !== undefined) return { status: 'duplicate', transition: accepted };
+    }
     const at = atOption ?? headOf(ctx, from).rev;
     const source = await stateAtUnlocked(ctx, from, at);
     const target = await currentOf(ctx, to);

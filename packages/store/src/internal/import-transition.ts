@@ -6,12 +6,12 @@
  * state, and its hash is sha256(prevHash ‖ canonical(body)) — each against the state the ones
  * before it leave, then committing them in one batch, all or nothing.
  */
-import { StateflowError, applyPatch, describeInput, isJsonObject, isStateflowError, netPatch, withMessagePrefix } from '@stateflow/core';
-import type { JsonObject } from '@stateflow/core';
+import { StateflowError, describeInput, isJsonObject, isStateflowError, withMessagePrefix } from '@stateflow/core';
+import type { JsonObject, StateTree } from '@stateflow/core';
 import type { StreamId, Transition } from '../types.js';
 import { transitionHash } from './hash.js';
 import { idKey } from './keys.js';
-import { currentOf } from './current-state.js';
+import { currentTreeOf } from './current-state.js';
 import { addToGroup, groupHead, newGroup, writeGroup } from './publication.js';
 import type { Group, Staged } from './publication.js';
 import { withWriteSession } from './write-session.js';
@@ -67,17 +67,17 @@ async function verifyImport(ctx: StoreContext, group: Group, t: Transition): Pro
     if (group.ids.has(t.id) || (await ctx.storage.get(idKey(t.id))) !== undefined) throw bad('id', `id ${JSON.stringify(t.id)} was already accepted`);
   }
   if (!Array.isArray(t.changes) || t.changes.length === 0) throw bad('changes', 'changes is empty');
-  const states = new Map<StreamId, JsonObject>();
+  const states = new Map<StreamId, StateTree>();
   for (const c of t.changes) {
     if (!isJsonObject(c)) throw bad('changes', 'a change is not an object');
     checkStream(c.stream);
     if (states.has(c.stream)) throw bad('changes', `stream ${c.stream} appears twice`);
     const h = groupHead(ctx, group, c.stream);
     if (c.rev !== h.rev + 1) throw bad('changes', `stream ${c.stream} is at revision ${h.rev}; the change has revision ${describeInput(c.rev)}`);
-    const before = group.states.get(c.stream) ?? (await currentOf(ctx, c.stream));
-    // netPatch validates the patch first (the same PATCH_INVALID as validatePatch).
-    if (Object.keys(netPatch(before, c.patch)).length === 0) throw bad('changes', `the patch for ${c.stream} changes nothing`);
-    const after = applyPatch(before, c.patch);
+    const before = group.states.get(c.stream) ?? (await currentTreeOf(ctx, c.stream));
+    // The change validates the patch first (the same PATCH_INVALID as validatePatch).
+    const { net, tree: after } = before.change(c.patch);
+    if (Object.keys(net).length === 0) throw bad('changes', `the patch for ${c.stream} changes nothing`);
     const problem = stateProblem(c.stream, after);
     if (problem !== null) throw bad('changes', `the patch for ${c.stream} leaves an invalid state: ${problem}`);
     states.set(c.stream, after);

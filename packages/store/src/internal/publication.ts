@@ -6,17 +6,17 @@
  * chain), and writing a group's transitions with their index, head, checkpoint and id records in
  * one atomic batch, after which memory is updated and watchers are notified.
  */
-import { StateflowError, applyPatch, isStateflowError, netPatch, withMessagePrefix } from '@stateflow/core';
-import type { JsonObject } from '@stateflow/core';
+import { StateflowError, isStateflowError, withMessagePrefix } from '@stateflow/core';
+import type { JsonObject, StateTree } from '@stateflow/core';
 import type { ExpectedRevision, PublishInput, PublishResult, StreamChange, StreamId, Transition } from '../types.js';
 import { NO_DEBT, afterCheckpoint, checkpointDue, withPatch } from './checkpoint-policy.js';
 import type { CheckpointDebt } from './checkpoint-policy.js';
 import { encodeValue } from './codec.js';
 import { transitionHash } from './hash.js';
 import { checkpointKey, headKey, idKey, logKey, revKey, seqKey } from './keys.js';
-import { currentOf } from './current-state.js';
+import { currentTreeOf } from './current-state.js';
 import { logRecord } from './log-reads.js';
-import { decodeCount, encodeCheckpoint, encodeRecord, encodeSealed } from './records.js';
+import { corrupt, decodeCount, encodeCheckpoint, encodeRecord, encodeSealed } from './records.js';
 import type { HeadRecord, PrunedRecord } from './records.js';
 import type { StorageOp } from '../storage.js';
 import { headOf } from './store-context.js';
@@ -26,14 +26,15 @@ import type { SessionCommit } from './write-session.js';
 import type { Queued, StoreContext } from './store-context.js';
 import { checkedInput, stateProblem } from './validate.js';
 import { checkDeclarationChange } from './declaration-rules.js';
+import { isReservedStream } from '../declarations.js';
 
 /** The result of a call that changes nothing (nothing is recorded, not even its id). */
 export const NOOP: PublishResult = Object.freeze({ status: 'noop', transition: null });
 
-/** One transition ready to be written, with the resulting state of each stream it changes. */
+/** One transition ready to be written, with the resulting state (a tree) of each stream it changes. */
 export interface Staged {
   transition: Transition;
-  states: Map<StreamId, JsonObject>;
+  states: Map<StreamId, StateTree>;
   sync: boolean;
 }
 
@@ -47,7 +48,8 @@ export interface Group {
   /** The encoded log, index, checkpoint and id records of every staged transition. */
   ops: StorageOp[];
   heads: Map<StreamId, HeadRecord>;
-  states: Map<StreamId, JsonObject>;
+  /** Each changed stream's state as the group leaves it: trees, so a member costs what it changes. */
+  states: Map<StreamId, StateTree>;
   debts: Map<StreamId, CheckpointDebt>;
   ids: Map<string, Transition>;
   lastSeq: number;
@@ -174,7 +176,7 @@ export function addToGroup(ctx: StoreContext, group: Group, staged: Staged): voi
       let debt = withPatch(group.debts.get(stream) ?? ctx.debt.get(stream) ?? NO_DEBT, encodeValue(patch).byteLength);
       if (checkpointDue(rev, ctx.settings.checkpointInterval, debt)) {
         const key = checkpointKey(stream, rev);
-        const value = encodeCheckpoint(key, { rev, seq: transition.seq, state: states.get(stream) as JsonObject });
+        const value = encodeCheckpoint(key, { rev, seq: transition.seq, state: (states.get(stream) as StateTree).state() });
         ops.push({ type: 'put', key, value });
         debt = afterCheckpoint(rev, value.byteLength);
       }
@@ -187,7 +189,7 @@ export function addToGroup(ctx: StoreContext, group: Group, staged: Staged): voi
   });
   for (const { stream, rev } of transition.changes) {
     group.heads.set(stream, { rev, seq: transition.seq, origin: headOf(ctx, stream).origin });
-    group.states.set(stream, states.get(stream) as JsonObject);
+    group.states.set(stream, states.get(stream) as StateTree);
     group.debts.set(stream, debts.get(stream) as CheckpointDebt);
   }
   if (transition.id !== undefined) group.ids.set(transition.id, transition);
@@ -217,25 +219,23 @@ async function stage(ctx: StoreContext, input: PublishInput, group: Group): Prom
     if (accepted !== undefined) return { status: 'duplicate', transition: accepted };
   }
   const streams = Object.keys(input.changes);
-  const basis = new Map<StreamId, JsonObject>();
-  for (const s of streams) basis.set(s, group.states.get(s) ?? (await currentOf(ctx, s)));
+  const basis = new Map<StreamId, StateTree>();
+  for (const s of streams) basis.set(s, group.states.get(s) ?? (await currentTreeOf(ctx, s)));
   enforceExpected(input.expected ?? {}, (s) => groupHead(ctx, group, s));
-  // netPatch validates each patch as it computes it (the same PATCH_INVALID as validatePatch),
-  // so every patch is read and checked once, all of them before any state is built.
-  const nets = new Map<StreamId, JsonObject>();
-  for (const s of streams) nets.set(s, checkedInput(`the patch for stream ${s}`, () => netPatch(basis.get(s) as JsonObject, input.changes[s] as JsonObject)));
+  // Each patch is validated, netted and applied by one tree change (the same PATCH_INVALID as
+  // validatePatch), all of them before any state is checked: the first invalid patch fails the call.
+  const changed = new Map<StreamId, { net: JsonObject; tree: StateTree }>();
+  for (const s of streams) changed.set(s, checkedInput(`the patch for stream ${s}`, () => (basis.get(s) as StateTree).change(input.changes[s])));
   const changes: StreamChange[] = [];
-  const states = new Map<StreamId, JsonObject>();
+  const states = new Map<StreamId, StateTree>();
   for (const s of streams) {
-    const before = basis.get(s) as JsonObject;
-    const net = nets.get(s) as JsonObject;
+    const { net, tree: after } = changed.get(s) as { net: JsonObject; tree: StateTree };
     if (Object.keys(net).length === 0) continue;
-    const after = applyPatch(before, net);
     const problem = stateProblem(s, after);
     if (problem !== null) {
       throw new StateflowError('PATCH_INVALID', `The patch for stream ${s} would leave an invalid state: ${problem}`, { reason: 'invalid-state', at: '' });
     }
-    await checkDeclarationChange(s, before, after, { seq: group.lastSeq + 1, headRev: (stream) => groupHead(ctx, group, stream).rev });
+    if (isReservedStream(s)) await checkDeclarationChange(s, (basis.get(s) as StateTree).state(), after.state(), { seq: group.lastSeq + 1, headRev: (stream) => groupHead(ctx, group, stream).rev });
     changes.push(Object.freeze({ stream: s, rev: groupHead(ctx, group, s).rev + 1, patch: net }));
     states.set(s, after);
   }
@@ -253,12 +253,22 @@ async function stage(ctx: StoreContext, input: PublishInput, group: Group): Prom
 /**
  * The stored transition accepted with idempotency id `id` — or its pruned stub: compaction keeps
  * a pruned transition's id, so a retry is a duplicate for as long as the store keeps the stub
- * (always) — or `undefined` when no transition has that id.
- * @throws STORE_CORRUPT when the id record or its transition does not verify
+ * (always) — or `undefined` when no transition has that id. A duplicate answer hands out what it
+ * found as the caller's own transition, so the record the `I` entry points at must carry `id`:
+ * an entry pointing at another request's transition (damage, or an edit behind the store's back)
+ * fails closed rather than answering with that transition.
+ * @throws STORE_CORRUPT `{ key: 'I/<id>' }` when the id record does not decode or points at a
+ *   transition that does not carry `id`; STORE_CORRUPT `{ key: 'L/<seq>' }` when that transition
+ *   does not verify
  */
 export async function storedWithId(ctx: StoreContext, id: string): Promise<Transition | PrunedRecord | undefined> {
-  const bytes = await ctx.storage.get(idKey(id));
-  return bytes === undefined ? undefined : logRecord(ctx, decodeCount(idKey(id), bytes));
+  const key = idKey(id);
+  const bytes = await ctx.storage.get(key);
+  if (bytes === undefined) return undefined;
+  const seq = decodeCount(key, bytes);
+  const record = await logRecord(ctx, seq);
+  if (record.id !== id) throw corrupt(key, `points at seq ${seq}, which does not carry this id`);
+  return record;
 }
 
 /** @throws CONFLICT when a stream's head (as `headOf` gives it) is not the expected revision. */
@@ -277,7 +287,7 @@ export function enforceExpected(expected: Record<StreamId, ExpectedRevision>, he
 /**
  * Write every staged transition of a group in one atomic batch (synced when any member asked
  * for fsync), with the heads it leaves, then install the group in memory and notify watchers
- * in seq order.
+ * in seq order ({@link installGroup}).
  */
 export async function writeGroup(ctx: StoreContext, group: Group, session: SessionCommit): Promise<void> {
   if (group.staged.length === 0) return;
@@ -285,13 +295,25 @@ export async function writeGroup(ctx: StoreContext, group: Group, session: Sessi
   for (const [stream, head] of group.heads) ops.push({ type: 'put', key: headKey(stream), value: encodeRecord(head) });
   const sync = group.staged.some((staged) => staged.sync) && ctx.storage.capabilities.fsync;
   const bytes = ops.reduce((sum, op) => sum + (op.type === 'put' ? op.value.byteLength : 0), 0);
-  await observedCommit(ctx.settings.observer, { transitions: group.staged.length, bytes, synced: sync }, () => session(ops, { sync }));
+  await observedCommit(ctx.settings.observer, { transitions: group.staged.length, bytes, synced: sync }, () => session(ops, { sync }, () => installGroup(ctx, group)));
+}
+
+/**
+ * Memory once a group is written: its heads, states, checkpoint debts and chain tip, and its
+ * transitions to the watchers — forward only: on shared storage a catch-up may have read the
+ * group's own transitions first (and told the watchers), or later ones of other processes.
+ */
+function installGroup(ctx: StoreContext, group: Group): void {
+  const known = ctx.lastSeq;
   for (const [stream, head] of group.heads) {
+    if ((ctx.heads.get(stream)?.seq ?? 0) >= head.seq) continue;
     ctx.heads.set(stream, head);
-    ctx.current.set(stream, group.states.get(stream) as JsonObject);
+    ctx.current.set(stream, group.states.get(stream) as StateTree);
     ctx.debt.set(stream, group.debts.get(stream) as CheckpointDebt);
   }
-  ctx.lastSeq = group.lastSeq;
-  ctx.lastHash = group.lastHash;
-  for (const { transition } of group.staged) ctx.hub.publish(transition);
+  if (group.lastSeq > known) {
+    ctx.lastSeq = group.lastSeq;
+    ctx.lastHash = group.lastHash;
+  }
+  for (const { transition } of group.staged) if (transition.seq > known) ctx.hub.publish(transition);
 }

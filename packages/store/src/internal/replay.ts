@@ -4,7 +4,7 @@
  * stream's sealed revision-index records; checkpoints go through the history LRU. Every record
  * read is verified by its seal; a damaged one fails closed.
  */
-import { StateflowError, patchSeries } from '@stateflow/core';
+import { StateTree, StateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { StreamId } from '../types.js';
 import { NO_DEBT } from './checkpoint-policy.js';
@@ -21,6 +21,12 @@ import { stateProblem } from './validate.js';
 /** A rebuilt state and the checkpoint debt at its revision. */
 export interface Replay {
   state: JsonObject;
+  debt: CheckpointDebt;
+}
+
+/** A rebuilt state as a tree (nothing built beyond what the tail changed) and the checkpoint debt at its revision. */
+export interface TreeReplay {
+  tree: StateTree;
   debt: CheckpointDebt;
 }
 
@@ -106,7 +112,17 @@ function verifiedRevision(key: Uint8Array, bytes: Uint8Array | undefined, stream
  * storage; a read replica that covers `rev`). Fails closed with STORE_CORRUPT.
  */
 export async function replay(ctx: StoreContext, stream: StreamId, rev: number, h: HeadRecord, options: { measure?: boolean; reader?: StorageReader } = {}): Promise<Replay> {
-  if (rev === 0) return { state: EMPTY, debt: NO_DEBT };
+  const { tree, debt } = await replayTree(ctx, stream, rev, h, options);
+  return { state: tree.state(), debt };
+}
+
+/**
+ * {@link replay} as a tree: the tail's patches are applied to the checkpoint's state as a state
+ * tree, each at the cost of what it changes, and nothing is built — a path read
+ * (`Store.valueAt`) then builds only the value it reads.
+ */
+export async function replayTree(ctx: StoreContext, stream: StreamId, rev: number, h: HeadRecord, options: { measure?: boolean; reader?: StorageReader } = {}): Promise<TreeReplay> {
+  if (rev === 0) return { tree: StateTree.of(EMPTY), debt: NO_DEBT };
   const reader = options.reader ?? ctx.storage;
   const last = rev === h.origin ? null : await revisionRecord(ctx, stream, rev, reader);
   const baseRev = last === null ? rev : Math.max(last.base, h.origin);
@@ -134,20 +150,19 @@ export async function replay(ctx: StoreContext, stream: StreamId, rev: number, h
     tail.push(verifiedRevision(keys[i] as Uint8Array, values[i], stream, r));
   }
   if (last !== null && baseRev < rev) tail.push(last);
-  // One patch series: the tail is applied with one copy of each touched container and one
-  // deep freeze, instead of a copy and a freeze per patch.
-  const series = patchSeries(base, { frozenPatches: true });
+  // One state tree: each stored patch (frozen as decoded: no defensive copy) costs what it
+  // changes; the plain state, when asked for, builds each changed container once.
+  let tree = StateTree.of(base);
   let tailBytes = 0;
   tail.forEach((record, i) => {
     try {
-      series.apply(record.patch);
+      tree = tree.apply(record.patch, { frozenPatch: true });
     } catch (err) {
       throw corrupt(revKey(stream, baseRev + 1 + i), `stored patch does not apply: ${(err as Error).message}`, stream, err);
     }
     if (options.measure === true) tailBytes += encodeValue(record.patch).byteLength;
   });
-  const state = series.state();
-  const problem = stateProblem(stream, state);
+  const problem = stateProblem(stream, tree);
   if (problem !== null) throw corrupt(revKey(stream, rev), `replay gives an invalid state: ${problem}`, stream);
-  return { state, debt: { base: baseRev, checkpointBytes, tailBytes, tailCount: tail.length } };
+  return { tree, debt: { base: baseRev, checkpointBytes, tailBytes, tailCount: tail.length } };
 }

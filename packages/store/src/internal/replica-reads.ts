@@ -18,6 +18,7 @@
 import { isStateflowError } from '@stateflow/core';
 import type { StorageReader, StorageReplica } from '../storage.js';
 import { catchUp, readTip } from './catch-up.js';
+import { compactedElsewhere } from './current-state.js';
 import type { TipRecord } from './records.js';
 import type { StoreContext } from './store-context.js';
 
@@ -96,7 +97,8 @@ async function onCovering<T>(ctx: StoreContext, seq: number | null, read: (reade
  * Run the historical read `read` (see the module header): when memory knows what it needs, on
  * a covering replica or the storage without a catch-up — and should that fail with a storage
  * error (another process compacted what memory still counts as retained), once more after
- * one —; otherwise after a catch-up. `read` must be safe to run twice (it only reads).
+ * one —; otherwise after a catch-up, and again after another while it fails closed because
+ * another process compacted meanwhile. `read` must be safe to run twice (it only reads).
  * @param need the seq `read` reads up to as memory knows it (called before and after a
  *   catch-up), or `null` when memory cannot tell
  */
@@ -110,8 +112,16 @@ export async function readHistory<T>(ctx: StoreContext, need: () => number | nul
       if (!shared || !replicaFailure(err)) throw err;
     }
   }
-  await catchUp(ctx);
-  return onCovering(ctx, need(), read);
+  for (;;) {
+    await catchUp(ctx);
+    const generation = ctx.generation;
+    try {
+      return await onCovering(ctx, need(), read);
+    } catch (err) {
+      // Another process compacted what it read meanwhile: run again against the new origin.
+      if (!shared || !(await compactedElsewhere(ctx, generation, err))) throw err;
+    }
+  }
 }
 
 /**

@@ -5,7 +5,7 @@
  * store is open, writes are possible, and a stream's head (failing closed for a broken stream).
  * Memory in the context changes only after a batch was written.
  */
-import { StateflowError, isStateflowError } from '@stateflow/core';
+import { StateTree, StateflowError, isStateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { PublishInput, PublishResult, StreamId } from '../types.js';
 import { AccessLock } from './access-lock.js';
@@ -21,6 +21,8 @@ import { WatchHub } from './watch-hub.js';
 
 /** The empty state: every stream's state at revision 0. */
 export const EMPTY: JsonObject = Object.freeze({}) as JsonObject;
+/** The empty state as a tree. */
+export const EMPTY_TREE: StateTree = StateTree.of(EMPTY);
 const ZERO_HEAD: HeadRecord = Object.freeze({ rev: 0, seq: 0, origin: 0 });
 
 /** A publish — or an all-or-nothing batch of them (`publishMany`) — waiting for the next group commit. */
@@ -43,7 +45,8 @@ export interface StoreContext {
   readonly heads: Map<StreamId, HeadRecord>;
   /** Streams whose head record does not decode: every use fails closed with this error. */
   readonly broken: Map<StreamId, StateflowError>;
-  readonly current: Map<StreamId, JsonObject>;
+  /** Current states as trees (README "State trees"): a publish into a large state costs what it changes. */
+  readonly current: Map<StreamId, StateTree>;
   /** Checkpoint debt of every stream in `current` (set and updated together with it). */
   readonly debt: Map<StreamId, CheckpointDebt>;
   /** Publishes waiting for the next group commit. */
@@ -98,24 +101,29 @@ export async function loadContext(storage: Storage, settings: Settings): Promise
 }
 
 /**
- * Every head record of `reader` into `ctx.heads`; a head that does not decode marks its stream
- * broken (`ctx.broken`, its STORE_CORRUPT thrown on use) instead of failing the whole store.
+ * Every head record of `reader`; a head that does not decode marks its stream broken (its
+ * STORE_CORRUPT, thrown on use: `StoreContext.broken`) instead of failing the whole store.
  */
-export async function loadHeads(ctx: StoreContext, reader: StorageReader): Promise<void> {
+export async function readHeads(reader: StorageReader): Promise<{ heads: Map<StreamId, HeadRecord>; broken: Map<StreamId, StateflowError> }> {
+  const heads = new Map<StreamId, HeadRecord>();
+  const broken = new Map<StreamId, StateflowError>();
   for await (const [key, value] of reader.iterate(familyRange(Family.head))) {
     const parsed = parseKey(key);
     if (parsed.family !== 'head') continue;
     try {
-      ctx.heads.set(parsed.stream, decodeHead(key, value, parsed.stream));
+      heads.set(parsed.stream, decodeHead(key, value, parsed.stream));
     } catch (err) {
       if (!isStateflowError(err, 'STORE_CORRUPT')) throw err;
-      ctx.broken.set(parsed.stream, err);
+      broken.set(parsed.stream, err);
     }
   }
+  return { heads, broken };
 }
 
 async function loadHeadsAndTip(ctx: StoreContext, reader: StorageReader): Promise<void> {
-  await loadHeads(ctx, reader);
+  const { heads, broken } = await readHeads(reader);
+  for (const [stream, head] of heads) ctx.heads.set(stream, head);
+  for (const [stream, err] of broken) ctx.broken.set(stream, err);
   const tip = await reader.get(tipKey());
   if (tip !== undefined) ctx.generation = decodeTip(tipKey(), tip).generation;
   for await (const [key, value] of reader.iterate({ ...familyRange(Family.log), reverse: true, limit: 1 })) {

@@ -1,8 +1,8 @@
 /**
  * Input validation of the store's public methods (validate first, then touch storage).
  */
-import { StateflowError, describeInput, isJsonObject, isStateflowError, snapshotJson } from '@stateflow/core';
-import type { JsonObject } from '@stateflow/core';
+import { StateTree, StateflowError, describeInput, isJsonObject, isStateflowError, snapshotJson } from '@stateflow/core';
+import type { JsonObject, PatchPathStep } from '@stateflow/core';
 import type { ExpectedRevision, PublishInput } from '../types.js';
 
 /** Longest stream id, in UTF-8 bytes. */
@@ -74,6 +74,22 @@ export function checkOptions(options: unknown, field: string): void {
   if (options !== undefined && !isJsonObject(options)) {
     throw new StateflowError('INPUT_INVALID', `${field} must be an object when given`, { field });
   }
+}
+
+/**
+ * Check a path of key and index steps (core's `PatchPathStep`; other fields ignored) and return
+ * a copy of its steps, each read once.
+ * @throws INPUT_INVALID `{ field: 'path' }`
+ */
+export function checkPath(path: unknown): PatchPathStep[] {
+  const bad = (reason: string): StateflowError => new StateflowError('INPUT_INVALID', `path must be an array of { kind: 'key', key } and { kind: 'index', index } steps: ${reason}`, { field: 'path', reason });
+  if (!Array.isArray(path)) throw bad(`got ${describeInput(path)}`);
+  return path.map((step: unknown, i) => {
+    const { kind, key, index } = isJsonObject(step) ? (step as { kind?: unknown; key?: unknown; index?: unknown }) : {};
+    if (kind === 'key' && typeof key === 'string') return { kind, key };
+    if (kind === 'index' && typeof index === 'number' && Number.isSafeInteger(index) && index >= 0) return { kind, index };
+    throw bad(`step ${i + 1} is ${describeInput(step)}`);
+  });
 }
 
 /**
@@ -169,13 +185,19 @@ function defineData<T>(target: Record<string, T>, key: string, value: T): void {
 }
 
 const SCOPE_STREAM = /^(global$|cwd:|session:)/;
+const LAZY = [{ kind: 'key', key: 'lazy' }] as const;
 
 /**
- * Why a stream state is invalid, or `null` when it is valid. Every state is a JSON object; in
+ * Why a stream state (plain, or a tree) is invalid, or `null` when it is valid. Every state is a JSON object; in
  * scope streams (`global`, `cwd:…`, `session:…`) the `lazy` plane, when present, is an object
  * (DESIGN.md "Fail closed").
  */
 export function stateProblem(stream: string, state: unknown): string | null {
+  if (state instanceof StateTree) {
+    // A tree is an object; only its lazy plane's kind is read (nothing is built).
+    const lazy = SCOPE_STREAM.test(stream) ? state.kindAt(LAZY) : undefined;
+    return lazy === undefined || lazy === 'object' ? null : 'the lazy plane is not an object';
+  }
   if (!isJsonObject(state)) return 'state is not a JSON object';
   if (SCOPE_STREAM.test(stream)) {
     const s = state as JsonObject;

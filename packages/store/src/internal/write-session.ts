@@ -11,8 +11,19 @@ import { Family, parseKey, tipKey } from './keys.js';
 import { checkWritable } from './store-context.js';
 import type { StoreContext } from './store-context.js';
 
-/** Commit one batch of a write session (see {@link withWriteSession}). */
-export type SessionCommit = (ops: StorageOp[], options: { sync: boolean; rewrites?: boolean }) => Promise<void>;
+/**
+ * Commit one batch of a write session (see {@link withWriteSession}); `install`, what the commit
+ * does to memory, runs at once when it is written, with the generation the commit wrote. On
+ * shared storage a catch-up may have read the commit, or later ones, first: memory moves forward
+ * only (`install` keeps to that too).
+ */
+export type SessionCommit = (ops: StorageOp[], options: { sync: boolean; rewrites?: boolean }, install?: () => void) => Promise<void>;
+
+/** After a commit: the generation it wrote and the caller's `install`. */
+function installed(ctx: StoreContext, generation: number, install: (() => void) | undefined): void {
+  if (generation > ctx.generation) ctx.generation = generation;
+  install?.();
+}
 
 /**
  * Run `work` in the storage's write session (the one writer across every process sharing the
@@ -30,7 +41,7 @@ export type SessionCommit = (ops: StorageOp[], options: { sync: boolean; rewrite
 export async function withWriteSession<T>(ctx: StoreContext, work: (commit: SessionCommit) => Promise<T>): Promise<T> {
   const session = await ctx.storage.beginWrite();
   let ended = false;
-  const commit: SessionCommit = async (ops, options) => {
+  const commit: SessionCommit = async (ops, options, install) => {
     ended = true;
     const generation = ctx.generation + (options.rewrites === true ? 1 : 0);
     const tip = { type: 'put' as const, key: tipKey(), value: encodeValue({ seq: nextSeq(ctx, ops), generation }) };
@@ -39,7 +50,7 @@ export async function withWriteSession<T>(ctx: StoreContext, work: (commit: Sess
     } catch (err) {
       throw latchFailure(ctx, err);
     }
-    ctx.generation = generation;
+    installed(ctx, generation, install);
   };
   try {
     // Checked once the sessions before this one ended: one of them may have failed (or closed the store).
@@ -77,7 +88,7 @@ export async function withGroupCommit<T>(ctx: StoreContext, work: (commit: Sessi
     checkWritable(ctx);
     const seen = { seq: ctx.lastSeq, generation: ctx.generation };
     let committed = false;
-    const commit: SessionCommit = async (ops, options) => {
+    const commit: SessionCommit = async (ops, options, install) => {
       const generation = ctx.generation + (options.rewrites === true ? 1 : 0);
       const expect = { key: tipKey(), value: encodeValue(seen) };
       const tip = { type: 'put' as const, key: tipKey(), value: encodeValue({ seq: nextSeq(ctx, ops), generation }) };
@@ -89,7 +100,7 @@ export async function withGroupCommit<T>(ctx: StoreContext, work: (commit: Sessi
       }
       if (applied !== true) throw new TipMoved();
       committed = true;
-      ctx.generation = generation;
+      installed(ctx, generation, install);
     };
     try {
       const result = await work(commit);

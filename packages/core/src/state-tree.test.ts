@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { seededRandom } from '@stateflow/test-kit';
+import type { JsonObject, JsonValue } from './json.js';
+import { applyPatch } from './patch-apply.js';
+import { StateTree } from './state-tree.js';
+
+const path = (...keys: string[]) => keys.map((key) => ({ kind: 'key' as const, key }));
+
+describe('StateTree', () => {
+  it('changes one key of a 100,000-key object 3,000 times (sets, deletions, keys added again) as a plain object mutated in place would', () => {
+    const n = 100_000;
+    const memory: Record<string, JsonValue> = {};
+    for (let i = 0; i < n; i++) memory[`k${i}`] = `value ${i}`;
+    // The reference: a plain object changed in place (the engine's own key order rules).
+    const reference: Record<string, JsonValue> = { ...memory };
+    let tree = StateTree.of({ lazy: { memory } });
+    const random = seededRandom(7);
+    for (let i = 0; i < 3_000; i++) {
+      const key = random() < 0.1 ? String(Math.floor(random() * 50)) : `k${Math.floor(random() * (n + 100))}`;
+      const value = random() < 0.2 ? null : `changed ${i}`;
+      const { net, tree: next } = tree.change({ lazy: { memory: { [key]: value } } });
+      const existed = Object.hasOwn(reference, key);
+      if (value === null) delete reference[key];
+      else reference[key] = value;
+      expect(Object.keys(net).length === 0).toBe(value === null ? !existed : false);
+      tree = next;
+      if (i % 500 === 0) expect(tree.valueAt(path('lazy', 'memory', key))).toBe(value ?? undefined);
+      if (i === 1_500) expect(JSON.stringify(tree.state())).toBe(JSON.stringify({ lazy: { memory: reference } }));
+    }
+    const state = tree.state();
+    expect(JSON.stringify(state)).toBe(JSON.stringify({ lazy: { memory: reference } }));
+    expect(Object.isFrozen((state.lazy as JsonObject).memory)).toBe(true);
+    expect(tree.state()).toBe(state);
+  });
+
+  it('valueAt and kindAt read one path and build nothing else; state() is the plain state', () => {
+    const tree = StateTree.of({ lazy: { memory: { a: [1, { b: 2 }] } }, plan: 'x' }).change({ lazy: { memory: { c: 3 } } }).tree;
+    expect(tree.valueAt([...path('lazy', 'memory', 'a'), { kind: 'index', index: 1 }, ...path('b')])).toBe(2);
+    expect(tree.valueAt([...path('lazy', 'memory', 'a'), { kind: 'index', index: 2 }])).toBeUndefined();
+    expect(tree.valueAt(path('plan', 'deeper'))).toBeUndefined();
+    expect(tree.valueAt(path('toString'))).toBeUndefined();
+    expect(tree.kindAt(path('lazy', 'memory', 'a'))).toBe('array');
+    expect(tree.kindAt(path('absent'))).toBeUndefined();
+    expect(tree.state()).toEqual(applyPatch({ lazy: { memory: { a: [1, { b: 2 }] } }, plan: 'x' }, { lazy: { memory: { c: 3 } } }));
+  });
+
+  it('change gives the same tree when nothing changes, and fails without producing anything', () => {
+    const tree = StateTree.of({ a: { b: 1 } });
+    const same = tree.change({ a: { b: 1 }, gone: null });
+    expect(same.net).toEqual({});
+    expect(same.tree).toBe(tree);
+    expect(() => tree.change({ a: { '[0]': 1 } })).toThrow(expect.objectContaining({ code: 'PATCH_INVALID', details: expect.objectContaining({ reason: 'index-on-non-array' }) }));
+    expect(() => tree.change({ fresh: {} }, { emptyObjects: 'refuse' })).toThrow(expect.objectContaining({ details: expect.objectContaining({ reason: 'empty-object' }) }));
+    expect(tree.state()).toEqual({ a: { b: 1 } });
+  });
+});
