@@ -36,6 +36,7 @@ import {
 } from '@stateflow/tools';
 import type { Selection } from '@stateflow/tools';
 import { observedHandlers } from './mcp-telemetry.js';
+import { withToolCall } from './tool-call.js';
 import type { McpOperationObservation } from './mcp-telemetry.js';
 
 /** URI of the baseline resource. */
@@ -111,7 +112,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       case READ_STATE_TOOL:
         return toolResult(() => runtime.readState(input));
       case PATCH_STATE_TOOL:
-        return toolResult(() => runtime.patchState(input));
+        return toolResult(() => withToolCall(PATCH_STATE_TOOL, input, () => runtime.patchState(input)));
       default:
         throw new McpError(McpErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; tools: ${READ_STATE_TOOL}, ${PATCH_STATE_TOOL}.`);
     }
