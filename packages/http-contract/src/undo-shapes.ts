@@ -20,6 +20,7 @@ export const WriterMatch = Type.Object(
   },
   { additionalProperties: false, minProperties: 1 },
 );
+export type WriterMatch = Static<typeof WriterMatch>;
 
 /** Store `UndoInput`. */
 export const UndoInput = Type.Object(
@@ -48,6 +49,7 @@ export type UndoInput = Static<typeof UndoInput>;
 
 /** An undo's conflict: a merge conflict and its stream. */
 export const UndoConflict = Type.Object({ stream: streamId, ...MergeConflict.properties });
+export type UndoConflict = Static<typeof UndoConflict>;
 
 const undoPlan = {
   writer: WriterMatch,
