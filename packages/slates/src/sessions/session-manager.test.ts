@@ -23,6 +23,12 @@ async function appendInCall(store: Store, id: string, entry: string): Promise<vo
   await store.publish({ changes: { [stream]: { log: [...log, entry] } }, expected: { [stream]: rev } });
 }
 
+/**
+ * Until `manager` holds a pause request waiting on the call in flight: releasing the call's model
+ * before that lets the call run past the step where the pause meets it.
+ */
+const untilPauseHeld = (manager: SessionManager): Promise<void> => vi.waitFor(() => expect(manager.waiting().pause).toBe(1));
+
 /** A model for steps s1, s2 whose s1 answer waits for `releaseFirst()`. */
 function twoStepModel(prefix: string) {
   const asked: string[] = [];
@@ -228,6 +234,7 @@ describe.each(backends)('SessionManager on $name', (backend) => {
     const running = sessions.call(id, 'alice', (_r, control) => runTwoSteps(pausableModel(first.model, control, { context: 'q' })));
     await first.firstAsked;
     const pausing = sessions.pause(id, 'alice');
+    await untilPauseHeld(sessions);
     first.releaseFirst();
     await pausing;
     const outcome = failureOf(running);
@@ -250,6 +257,7 @@ describe.each(backends)('SessionManager on $name', (backend) => {
     const running = sessions.call(id, 'alice', (_r, control) => runTwoSteps(pausableModel(steps.model, control, {})));
     await steps.firstAsked;
     const pausing = sessions.pause(id, 'alice');
+    await untilPauseHeld(sessions);
     steps.releaseFirst();
     await pausing;
     const outcome = failureOf(running);
@@ -314,6 +322,7 @@ describe.each(backends)('SessionManager on $name', (backend) => {
     const running = manager.call(id, 'alice', (_r, control) => runTwoSteps(pausableModel(steps.model, control, {})));
     await steps.firstAsked;
     const pausing = manager.pause(id, 'alice');
+    await untilPauseHeld(manager);
     steps.releaseFirst();
     await publishingPaused;
     const resuming = manager.resume(id, 'alice');
@@ -330,7 +339,10 @@ describe.each(backends)('SessionManager on $name', (backend) => {
     const running = failureOf(sessions.call(id, 'alice', (_r, control) => runTwoSteps(pausableModel(steps.model, control, {}))));
     await steps.firstAsked;
     const pausing = failureOf(sessions.pause(id, 'alice'));
+    await untilPauseHeld(sessions);
     const closing = sessions.close(id, 'alice');
+    // The close interrupts the call (the pending pause ends with it) before the call goes on.
+    await vi.waitFor(() => expect(sessions.waiting().pause).toBe(0));
     steps.releaseFirst();
     expect((await running).code).toBe('SESSION_CLOSED');
     expect((await pausing).code).toBe('SESSION_CLOSED');
