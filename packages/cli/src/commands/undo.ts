@@ -8,7 +8,8 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { WRITER_MATCH_FIELDS, isStateflowError, isTagName } from '@stateflow/core';
-import type { JsonValue, MergeResolution, WriterMatch } from '@stateflow/core';
+import type { MergeResolution, WriterMatch } from '@stateflow/core';
+import { resolutionValue } from '../internal/resolution-value.js';
 import type { UndoInput, UndoSince } from '@stateflow/store';
 import type { CommandContext } from '../command-context.js';
 import { exitCodeFor } from '../exit-codes.js';
@@ -54,15 +55,7 @@ function resolution(text: string, previous: Record<string, Record<string, MergeR
   const at = text.indexOf('=', hash);
   if (hash < 1 || at === -1) throw new InvalidArgumentError('expected STREAM#PATH=VALUE, as in global#/plan=theirs (the stream and the path as the table prints them).');
   const [stream, path, raw] = [text.slice(0, hash), text.slice(hash + 1, at), text.slice(at + 1)];
-  let value: MergeResolution;
-  if (raw === 'ours' || raw === 'theirs') value = raw;
-  else {
-    try {
-      value = { value: JSON.parse(raw) as JsonValue };
-    } catch {
-      throw new InvalidArgumentError(`the value of ${stream}#${path} must be ours, theirs or JSON (quote a string: '"text"').`);
-    }
-  }
+  const value = resolutionValue(raw, `${stream}#${path}`);
   const paths = { ...previous[stream] };
   if (Object.hasOwn(paths, path)) throw new InvalidArgumentError(`${stream}#${path} is resolved twice.`);
   Object.defineProperty(paths, path, { value, enumerable: true, writable: true, configurable: true });

@@ -6,7 +6,7 @@
 import { StateflowError, checkWriterMatch, describeInput, isJsonObject, isTagName } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { UndoInput, UndoSince } from '../types.js';
-import { checkCount, checkExpected, checkId, checkStream, checkStreams, jsonObjectCopy } from './validate.js';
+import { checkCount, checkExpected, checkSettlement, checkStream, checkStreams, jsonObjectCopy } from './validate.js';
 
 /**
  * Check an undo input and return the normalised copy.
@@ -38,18 +38,7 @@ export function checkUndoInput(input: unknown): UndoInput {
     }
     checked.resolve = copy as UndoInput['resolve'];
   }
-  if (prefer !== undefined) {
-    if (prefer !== 'ours' && prefer !== 'theirs') throw invalid('prefer', `prefer must be "ours" or "theirs", got ${describeInput(prefer)}`);
-    checked.prefer = prefer;
-  }
-  if (dryRun !== undefined) {
-    if (typeof dryRun !== 'boolean') throw invalid('dryRun', `dryRun must be a boolean, got ${describeInput(dryRun)}`);
-    checked.dryRun = dryRun;
-  }
-  if (id !== undefined) {
-    checkId(id, 'id');
-    checked.id = id;
-  }
+  checkSettlement({ prefer, dryRun, id }, checked);
   if (meta !== undefined) checked.meta = callerMeta(jsonObjectCopy(meta, 'meta'));
   return checked;
 }
