@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRemoteStore } from '@stateflow/client';
 import { startServer } from '@stateflow/server';
+import { setTag } from '@stateflow/store';
 import type { ServerHandle } from '@stateflow/server';
 import { http, makeDirs } from './fixtures.js';
 import type { Dirs } from './fixtures.js';
@@ -74,6 +75,11 @@ describe('POST /v1/store/undo', () => {
       const settled = await remote.undo({ writer: { user: 'bob' }, since, prefer: 'theirs' });
       expect(settled.status).toBe('accepted');
       expect(await server.store.state(agent(bob))).toEqual({ lazy: { plan: 'bob' } });
+      // A read at a tag over HTTP: the stream's revision as of the tag's seq.
+      await setTag(remote, 'before-poison', { seq: since });
+      const tagged = await http(`${server.url}/v1/store/state?stream=${encodeURIComponent(agent(bob))}&tag=before-poison`, { key: 'key-bob' });
+      expect(tagged.body).toEqual({ stream: agent(bob), rev: 1, state: { lazy: { plan: 'bob' } } });
+      expect((await http(`${server.url}/v1/store/state?stream=${encodeURIComponent(agent(bob))}&tag=nope`, { key: 'key-bob' })).body.error.code).toBe('TAG_NOT_FOUND');
     } finally {
       await remote.close();
     }
