@@ -82,8 +82,9 @@ describe('stateflow without a store', () => {
     };
     expect(await runCli(['--version'], io)).toBe(0);
     expect(out.trim()).toBe('0.1.0');
-    expect(await runCli(['show', 'one'], io)).toBe(2);
-    expect(err).toMatch(/^stateflow: .*'one' is invalid for argument 'seq'.*\[USAGE\]\n$/);
+    // A word is a tag (store README "Tags"); a fraction is neither a seq nor a tag.
+    expect(await runCli(['show', '1.5'], io)).toBe(2);
+    expect(err).toMatch(/^stateflow: .*'1.5' is invalid for argument 'seq'.*\[USAGE\]\n$/);
   });
 });
 
@@ -207,7 +208,8 @@ describe('stateflow on one store', () => {
       hash: seqHashes[1],
     });
     expect(jsonError(await sf(['--json', 'show', '99']), 3).code).toBe('TRANSITION_NOT_FOUND');
-    expect(jsonError(await sf(['--json', 'show', 'two']), 2).code).toBe('USAGE');
+    expect(jsonError(await sf(['--json', 'show', '2.5']), 2).code).toBe('USAGE');
+    expect(jsonError(await sf(['--json', 'show', 'two']), 3).code).toBe('TAG_NOT_FOUND');
   });
 
   it('diff: the patch from one revision to another', async () => {

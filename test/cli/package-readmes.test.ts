@@ -49,9 +49,9 @@ describe('package README examples run as printed', () => {
     await removeDir(root);
   });
 
-  /** Run the `example` block of packages/<name>/README.md in that package's folder; its stdout. */
-  const runExample = async (name: string, env: Record<string, string> = {}): Promise<string> => {
-    const code = await readmeBlock('example', 'js', `packages/${name}/README.md`);
+  /** Run the `block` block (default `example`) of packages/<name>/README.md in that package's folder; its stdout. */
+  const runExample = async (name: string, env: Record<string, string> = {}, block = 'example'): Promise<string> => {
+    const code = await readmeBlock(block, 'js', `packages/${name}/README.md`);
     const result = await runProcess(process.execPath, ['--input-type=module', '-e', code], { cwd: path.join(REPO_ROOT, 'packages', name), env });
     expect(result.code, result.stderr).toBe(0);
     return result.stdout;
@@ -64,6 +64,40 @@ describe('package README examples run as printed', () => {
         "{ strategy: { goal: 'ship' }, response: 'ok' }",
         "1 [ 'global' ]",
         "2 [ 'global', 'session:42' ]",
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('store "Undo": a preview, the undo, and a conflict where another writer built on the undone write', async () => {
+    expect(await runExample('store', {}, 'undo-example')).toBe(
+      [
+        "[ 2 ] { 'cwd:/repo': { lazy: null, strategy: { plan: 'ship v1' } } } []",
+        "{ strategy: { plan: 'ship v1' }, tactics: { next: 'review' } }",
+        'UNDO_CONFLICT [',
+        '  {',
+        "    stream: 'cwd:/repo',",
+        "    path: '/strategy/plan',",
+        "    base: 'poisoned',",
+        "    ours: 'ship v2',",
+        "    theirs: 'ship v1'",
+        '  }',
+        ']',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('store "Tags": set, list, read at, and compaction that keeps tagged revisions', async () => {
+    expect(await runExample('store', {}, 'tags-example')).toBe(
+      [
+        '[',
+        "  { name: 'before-cleanup', seq: 3 },",
+        "  { name: 'first', seq: 1, stream: 'global', rev: 1 }",
+        ']',
+        '{ strategy: { step: 3 } }',
+        '{ origin: 1, deleted: 1 }',
+        '{ origin: 3, deleted: 2 }',
         '',
       ].join('\n'),
     );

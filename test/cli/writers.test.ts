@@ -50,11 +50,14 @@ describe('writers of transitions through stateflow mcp', () => {
     expect((await alpha.callTool({ name: 'patch_state', arguments: { patch: { lazy: { a: 2 } } } })).isError).not.toBe(true);
 
     const logged = jsonLines(expectOk(await stateflow(['--dir', dir, '--json', 'log'])).stdout) as Logged[];
+    // Each carries the tool-call record: the tool and a digest of its arguments (server README "Who wrote it").
+    const call = { tool: 'patch_state', args: expect.stringMatching(/^sha256:[0-9a-f]{16}$/) };
     expect(logged.map((t) => t.meta?.writer)).toEqual([
-      { user: 'local', surface: 'mcp-stdio', client: 'alpha-agent/2.1.0', request: expect.any(String) },
-      { user: 'local', surface: 'mcp-stdio', client: 'beta-agent/2.1.0', request: expect.any(String) },
-      { user: 'local', surface: 'mcp-stdio', client: 'alpha-agent/2.1.0', request: expect.any(String) },
+      { user: 'local', surface: 'mcp-stdio', client: 'alpha-agent/2.1.0', request: expect.any(String), ...call },
+      { user: 'local', surface: 'mcp-stdio', client: 'beta-agent/2.1.0', request: expect.any(String), ...call },
+      { user: 'local', surface: 'mcp-stdio', client: 'alpha-agent/2.1.0', request: expect.any(String), ...call },
     ]);
+    expect(expectOk(await stateflow(['--dir', dir, 'log', '--tool', 'patch_state'])).stdout).toContain('local mcp-stdio alpha-agent/2.1.0 tool:patch_state');
     const alphas = jsonLines(expectOk(await stateflow(['--dir', dir, '--json', 'log', '--writer', 'alpha-agent'])).stdout) as Logged[];
     expect(alphas.map((t) => t.seq)).toEqual([1, 3]);
     const table = expectOk(await stateflow(['--dir', dir, 'log', '--writer', 'beta-agent/2.1.0'])).stdout;

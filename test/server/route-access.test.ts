@@ -65,6 +65,7 @@ const ROUTES: Record<string, { access: Access; target?: string }> = {
   'POST /v1/store/publish-many': { access: 'user' },
   'POST /v1/store/fork': { access: 'user' },
   'POST /v1/store/merge': { access: 'user' },
+  'POST /v1/store/undo': { access: 'user' },
   'POST /v1/store/revert': { access: 'user' },
   'POST /v1/store/compact': { access: 'user' },
   'POST /v1/store/append': { access: 'owner' },

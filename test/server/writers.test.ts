@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startServer } from '@stateflow/server';
+import { argumentsDigest, startServer } from '@stateflow/server';
 import type { ServerHandle } from '@stateflow/server';
 import type { FakeUpstream } from './fake-upstream.js';
 import { ask, http, makeDirs, startCountingUpstream, upstreamEnv } from './fixtures.js';
@@ -75,7 +75,18 @@ describe('meta.writer', () => {
       const patched = await client.callTool({ name: 'patch_state', arguments: { patch: { lazy: { plan: 'x' } } } });
       expect(patched.isError).not.toBe(true);
       expect(server.store.lastSeq()).toBe(before + 1);
-      expect((await metaOf(before + 1)).writer).toEqual({ user: 'alice', surface: 'mcp-http', client: 'alpha-agent/1.0.0 (test)', request: expect.any(String) });
+      // The tool-call record: the tool and a digest of its arguments, never the arguments.
+      expect((await metaOf(before + 1)).writer).toEqual({
+        user: 'alice',
+        surface: 'mcp-http',
+        client: 'alpha-agent/1.0.0 (test)',
+        request: expect.any(String),
+        tool: 'patch_state',
+        args: argumentsDigest({ patch: { lazy: { plan: 'x' } } }),
+      });
+      expect(argumentsDigest({ patch: { lazy: { plan: 'x' } } })).toMatch(/^sha256:[0-9a-f]{16}$/);
+      expect(argumentsDigest({ patch: { lazy: { plan: 'y' } } })).not.toBe(argumentsDigest({ patch: { lazy: { plan: 'x' } } }));
+      expect(JSON.stringify((await metaOf(before + 1)).writer)).not.toContain('"x"');
     } finally {
       await client.close();
     }

@@ -26,7 +26,7 @@ describe('usage errors', () => {
   it("point to the failing command's own help", async () => {
     for (const [args, help] of [
       [['import', 'h.jsonl', '--stream', 'global', '--at', 'lazy.h', '--nope'], 'stateflow import --help'],
-      [['log', '--from', 'x'], 'stateflow log --help'],
+      [['log', '--from', '1.5'], 'stateflow log --help'],
       [['ladder', 'run', 'f.yaml'], 'stateflow ladder run --help'],
       [['show'], 'stateflow show --help'],
       [['frobnicate'], 'stateflow --help'],

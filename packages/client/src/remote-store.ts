@@ -12,6 +12,8 @@ import type {
   AuditReport,
   ForkOptions,
   MergeInput,
+  UndoInput,
+  UndoResult,
   MergeResult,
   PublishInput,
   PublishResult,
@@ -184,6 +186,11 @@ class RemoteStore implements Store {
   /** `POST /v1/store/merge`; a `MERGE_CONFLICT` arrives as the server's typed error, its conflicts in `details`. */
   async merge(input: MergeInput): Promise<MergeResult> {
     return frozen(await this.#call('POST /v1/store/merge', { body: input }));
+  }
+
+  /** `POST /v1/store/undo`; an `UNDO_CONFLICT` arrives as the server's typed error, its conflicts in `details`. */
+  async undo(input: UndoInput): Promise<UndoResult> {
+    return frozen(await this.#call('POST /v1/store/undo', { body: input }));
   }
 
   /** One request, at most 1,000 transitions (the server answers `INPUT_INVALID` beyond). */

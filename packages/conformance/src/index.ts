@@ -9,6 +9,8 @@ export { effectiveAtGroup } from './groups/effective-at.js';
 export { compactionGroup } from './groups/compaction.js';
 export { forkRevertGroup } from './groups/fork-revert.js';
 export { mergeGroup } from './groups/merge.js';
+export { undoGroup } from './groups/undo.js';
+export { tagsGroup } from './groups/tags.js';
 export { auditGroup } from './groups/audit.js';
 export { watchGroup } from './groups/watch.js';
 export { persistenceGroup } from './groups/persistence.js';

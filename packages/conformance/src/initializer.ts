@@ -17,6 +17,8 @@ export type ConformanceGroup =
   | 'compaction'
   | 'forkRevert'
   | 'merge'
+  | 'undo'
+  | 'tags'
   | 'audit'
   | 'watch'
   | 'persistence'

@@ -7,6 +7,8 @@ import { compactionGroup } from './groups/compaction.js';
 import { effectiveAtGroup } from './groups/effective-at.js';
 import { forkRevertGroup } from './groups/fork-revert.js';
 import { mergeGroup } from './groups/merge.js';
+import { tagsGroup } from './groups/tags.js';
+import { undoGroup } from './groups/undo.js';
 import { historyGroup } from './groups/history.js';
 import { modelBasedGroup } from './groups/model-based.js';
 import { patchAtGroup } from './groups/patch-at.js';
@@ -29,6 +31,8 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, GroupFunction>
   compaction: compactionGroup,
   forkRevert: forkRevertGroup,
   merge: mergeGroup,
+  undo: undoGroup,
+  tags: tagsGroup,
   audit: auditGroup,
   watch: watchGroup,
   persistence: persistenceGroup,

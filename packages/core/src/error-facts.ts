@@ -202,6 +202,29 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     httpStatus: 422,
     exitCode: USAGE,
   },
+  UNDO_CONFLICT: {
+    meaning:
+      "An undo found paths that another writer changed after the undone writer's transitions changed them, and was not told how to settle every one (`resolve`, `prefer`): nothing was published. Resolve each listed stream and path (ours keeps the later writes, theirs takes the state without the undone writes, or a value) and undo again.",
+    details: '`{ since, through, undone, conflicts }` (`conflicts`: every `{ stream, path, base, ours, theirs, resolution? }`, `null` = absent)',
+    retryable: false,
+    httpStatus: 409,
+    exitCode: CONFLICT,
+  },
+  TAG_NOT_FOUND: {
+    meaning: 'A read, undo or tag command named a tag that is not declared (now, in `stateflow:tags`). List the tags with `stateflow tag list`.',
+    details: '`{ tag }`',
+    retryable: false,
+    httpStatus: 404,
+    exitCode: NOT_FOUND,
+  },
+  TAG_INVALID: {
+    meaning:
+      'A tag declaration is not well-formed: a name outside `[A-Za-z][A-Za-z0-9_.-]*` (at most 128 characters), a record that is not `{ seq, stream?, rev? }`, a seq or revision the log does not hold yet, or a tag set again without `move`. Nothing was written.',
+    details: "`{ tag, reason: 'name' \\| 'record' \\| 'future' \\| 'exists' }`",
+    retryable: false,
+    httpStatus: 400,
+    exitCode: USAGE,
+  },
   CONFIG_INVALID: {
     meaning: 'A ladder configuration fails validation at load time (schema, unknown keyword or format, bad reference).',
     details: '`{ problems }` (one line per problem)',
@@ -291,8 +314,8 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
   },
   FORBIDDEN: {
     meaning:
-      "A request is refused whatever its key: on a keyless loopback server, a `Host` that is not a loopback name or address, or an `Origin` that is not a loopback origin (DNS rebinding, cross-site requests); on a server with API keys, a `local/` ladder (its one slate stream would be shared across users), a route served to the store's owner only, or a write to a stream the key's user may not write (session records and slates are written by the ladder runtime alone).",
-    details: "`{ header, value }` (the value shortened), `{ ladder, reason: 'local-ladder' }`, `{ route, access: 'owner' }` or `{ stream, reason: 'runtime-stream' }`",
+      "A request is refused whatever its key: on a keyless loopback server, a `Host` that is not a loopback name or address, or an `Origin` that is not a loopback origin (DNS rebinding, cross-site requests); on a server with API keys, a `local/` ladder (its one slate stream would be shared across users), a route served to the store's owner only, a write to a stream the key's user may not write (session records and slates are written by the ladder runtime alone), or an undo of another user's writes.",
+    details: "`{ header, value }` (the value shortened), `{ ladder, reason: 'local-ladder' }`, `{ route, access: 'owner' }`, `{ stream, reason: 'runtime-stream' }` or `{ user, reason: 'others-writes' }`",
     retryable: false,
     httpStatus: 403,
     exitCode: FAILURE,

@@ -38,6 +38,9 @@ export const ErrorCode = {
   STORE_UNAVAILABLE: 'STORE_UNAVAILABLE',
   MERGE_CONFLICT: 'MERGE_CONFLICT',
   MERGE_UNRELATED: 'MERGE_UNRELATED',
+  UNDO_CONFLICT: 'UNDO_CONFLICT',
+  TAG_NOT_FOUND: 'TAG_NOT_FOUND',
+  TAG_INVALID: 'TAG_INVALID',
   // --- ladders, slates and sessions ---
   CONFIG_INVALID: 'CONFIG_INVALID',
   SOURCE_UNRESOLVED: 'SOURCE_UNRESOLVED',
@@ -169,6 +172,19 @@ export interface ErrorDetailsByCode {
    */
   MERGE_CONFLICT: { from: string; into: string; fromRev: number; intoRev: number; base: { stream: string; rev: number }; conflicts: MergeConflict[] };
   MERGE_UNRELATED: { from: string; into: string };
+  /**
+   * An undo of the writer's transitions since `since` met paths another writer changed after
+   * them and was not told how to settle each; every conflict is listed with its stream, the
+   * settled ones with their `resolution`; nothing was published.
+   */
+  UNDO_CONFLICT: { since: number; through: number; undone: number; conflicts: (MergeConflict & { stream: string })[] };
+  TAG_NOT_FOUND: { tag: string };
+  /**
+   * A tag declaration that is not well-formed (`reason`: `name` — outside the tag grammar;
+   * `record` — not `{ seq, stream?, rev? }`; `future` — a seq or revision the log does not hold
+   * yet; `exists` — a tag set again without `move`).
+   */
+  TAG_INVALID: { tag: string; reason: 'name' | 'record' | 'future' | 'exists' };
   CONFIG_INVALID: { problems: string[] };
   SOURCE_UNRESOLVED: { who: string };
   BUDGET_EXCEEDED: { folder: string; budget: number; tokens: number };
@@ -190,13 +206,14 @@ export interface ErrorDetailsByCode {
    * A refused `Host`/`Origin` header; a `local/` ladder on a server with API keys; a route
    * served to the store's owner only (`access: 'owner'`); a stream an API-key user may not
    * write (`reason: 'runtime-stream'`: session records and slates are written by the ladder
-   * runtime alone).
+   * runtime alone); an undo of another user's writes by an API-key user (`reason: 'others-writes'`).
    */
   FORBIDDEN:
     | { header: string; value: string }
     | { ladder: string; reason: 'local-ladder' }
     | { route: string; access: 'owner' }
-    | { stream: string; reason: 'runtime-stream' };
+    | { stream: string; reason: 'runtime-stream' }
+    | { user: string; reason: 'others-writes' };
   BODY_TOO_LARGE: { limit: number };
   HEADERS_TOO_LARGE: { limit: number };
   REQUEST_TIMEOUT: NoDetails;

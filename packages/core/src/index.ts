@@ -6,7 +6,7 @@ export type { ErrorFacts, HttpErrorStatus } from './error-facts.js';
 export { isJsonObject, kindOf, hasOwn, jsonEqual } from './json.js';
 export { describeInput } from './describe-input.js';
 export type { JsonValue, JsonObject, JsonArray, JsonScalar, JsonKind } from './json.js';
-export { parsePath, formatPath, isPathKey, isScopeRoot, SCOPE_ROOTS, MAX_PATH_LENGTH } from './path-grammar.js';
+export { parsePath, formatPath, isPathKey, isScopeRoot, isTagName, SCOPE_ROOTS, MAX_PATH_LENGTH, MAX_TAG_LENGTH } from './path-grammar.js';
 export { elidePath, quotePath, PATH_ECHO_LIMIT } from './path-echo.js';
 export type { ParsedPath, PathStep, PathParts, ScopeRoot } from './path-grammar.js';
 export { resolvePath, readPlaneAware } from './resolve.js';
@@ -40,4 +40,6 @@ export { structuredRef, findStructuredRefs, parseRefPath, isAnchorableRef, ancho
 export type { OwnerScope, RefKind, FoundRef } from './references.js';
 export { applyWithIntentOwnership } from './intent-ownership.js';
 export { metaWriter, writerFields } from './meta-writer.js';
+export { checkWriterMatch, matchesWriter, WRITER_MATCH_FIELDS } from './writer-match.js';
+export type { WriterMatch } from './writer-match.js';
 export type { OwnershipResult } from './intent-ownership.js';

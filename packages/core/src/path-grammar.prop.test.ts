@@ -18,14 +18,15 @@ const parts = fc
   .record({
     root: fc.constantFrom(null, ...SCOPE_ROOTS),
     at: fc.option(uint, { nil: null }),
+    tag: fc.option(fc.stringMatching(/^[A-Za-z][A-Za-z0-9_.-]{0,12}$/), { nil: null }),
     first: member,
     middle: fc.array(fc.oneof(member, index), { maxLength: 6 }),
     last: fc.option(range, { nil: null }),
   })
-  .map(({ root, at, first, middle, last }) => {
+  .map(({ root, at, tag, first, middle, last }) => {
     const steps = [first, ...middle, ...(last === null ? [] : [last])];
     // A root may be a bare name (`cwd`), so its own first step may be anything; unscoped starts with a key.
-    return { root, at: root === null ? null : at, steps };
+    return { root, at: root === null ? null : at, tag: root === null || at !== null ? null : tag, steps };
   })
   .filter((p) => p.root !== null || !(p.steps[0]?.kind === 'key' && SCOPE_ROOTS.includes(p.steps[0].key as never)));
 
@@ -37,7 +38,7 @@ describe('path grammar properties', () => {
       fc.property(parts, (p) => {
         const text = formatPath(p);
         const parsed = parsePath(text);
-        if (parsed.root !== p.root || parsed.at !== p.at) return false;
+        if (parsed.root !== p.root || parsed.at !== p.at || parsed.tag !== p.tag) return false;
         if (JSON.stringify(withoutColumns(parsed.steps)) !== JSON.stringify(withoutColumns(p.steps))) return false;
         return parsed.steps.every((s, n) => (n === 0 && p.root === null ? s.column === 1 : '.['.includes(text[s.column - 1] ?? '')));
       }),

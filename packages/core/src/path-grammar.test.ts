@@ -204,9 +204,11 @@ describe('parsePath: every example path of the seed', () => {
     ['session.lazy', { root: 'session', at: null, steps: [{ kind: 'key', key: 'lazy', column: 8 }] }],
     ['effective[12]', { root: 'effective', at: 12, steps: [] }],
     ['cwd', { root: 'cwd', at: null, steps: [] }],
+    ['cwd[@before-cleanup].lazy', { root: 'cwd', at: null, tag: 'before-cleanup', steps: [{ kind: 'key', key: 'lazy', column: 21 }] }],
+    ['effective[@burst.local.cli]', { root: 'effective', at: null, tag: 'burst.local.cli', steps: [] }],
   ];
   it.each(cases)('%s', (text, expected) => {
-    expect(parsePath(text)).toEqual({ text, ...expected });
+    expect(parsePath(text)).toEqual({ text, tag: null, ...expected });
   });
 
   it('gives [a..b] exactly the meaning of [a:b]', () => {
@@ -237,6 +239,14 @@ describe('parsePath: every example path of the seed', () => {
 
 describe('parsePath: malformed paths fail with PATH_SYNTAX at the column at fault', () => {
   const cases: [string, number, RegExp][] = [
+    ['cwd[@]', 6, /tag starts with a letter/],
+    ['cwd[@1x]', 6, /tag starts with a letter/],
+    ['cwd[@a b]', 7, /whitespace/],
+    ['cwd[@a/b]', 7, /not allowed in a tag/],
+    ['cwd[@abc', 4, /unclosed/],
+    ['cwd.lazy[@a]', 10, /predicates/],
+    ['lazy[@a]', 6, /predicates/],
+    [`cwd[@${'a'.repeat(129)}]`, 134, /at most 128/],
     ['', 1, /empty/],
     ['.lazy', 1, /cannot start with "\."/],
     ['cwd.', 4, /trailing "\."/],
@@ -320,6 +330,7 @@ describe('formatPath', () => {
     'lazy.plan',
     'effective[12]',
     'a[0][1].b',
+    'cwd[@before-cleanup].lazy',
   ])('round-trips %s', (text) => {
     expect(formatPath(parsePath(text))).toBe(text);
   });

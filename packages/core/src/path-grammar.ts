@@ -2,8 +2,9 @@
  * The `read_state` path grammar (DESIGN.md "Paths"; seed "Path and range model").
  *
  * ```
- * path     := [ root [ '[' uint ']' ] ] step*         unscoped paths alias current effective state
+ * path     := [ root [ '[' uint ']' | '[' '@' tag ']' ] ] step*   unscoped paths alias current effective state
  * root     := 'effective' | 'global' | 'cwd' | 'session'
+ * tag      := [A-Za-z][A-Za-z0-9_.-]*                  at most 128 characters (store README "Tags")
  * step     := '.' key | '[' uint ']' | '[' uint ':' uint ']' | '[' uint '..' uint ']'
  * key      := [A-Za-z_$][A-Za-z0-9_$-]*
  * uint     := '0' | [1-9][0-9]*                        canonical, at most Number.MAX_SAFE_INTEGER
@@ -13,6 +14,11 @@
  * where the grammar is silent (README "Paths"): a range is always the last step (no
  * cross-array expressions such as `a[0:2].b`); a range needs `start <= end`; a root's
  * historical selector is a single revision, never a range.
+ *
+ * A root's selector may name a tag instead of a number: `cwd[@before-cleanup]` is the cwd stream
+ * as of the tag's seq, `effective[@before-cleanup]` the overlay as of it. Unambiguous: `@` has no
+ * other meaning in the grammar (a `[@` after a step stays a refused predicate), a tag starts
+ * with a letter so it is never a number, and the bracket closes it, so `.` may appear inside.
  */
 import { StateflowError } from './errors.js';
 import { elidePath, quotePath } from './path-echo.js';
@@ -38,12 +44,15 @@ export type PathStep =
  * - `root`: the explicit scope root, or `null` for an unscoped path (alias of current effective state).
  * - `at`: the historical selector of the root (`cwd[3]` → 3: the cwd stream at revision 3;
  *   `effective[12]` → 12: the effective overlay as of global transition 12), or `null` for current.
+ * - `tag`: the tag the root's selector names instead (`cwd[@before-cleanup]` → `before-cleanup`:
+ *   the stream as of the tag's seq), or `null`; `at` is then `null`.
  * - `steps`: members, indices and (last only) a half-open range.
  */
 export interface ParsedPath {
   text: string;
   root: ScopeRoot | null;
   at: number | null;
+  tag: string | null;
   steps: PathStep[];
 }
 
@@ -51,6 +60,8 @@ export interface ParsedPath {
 export interface PathParts {
   root: ScopeRoot | null;
   at: number | null;
+  /** A tag as the root's selector (instead of `at`); absent or `null` for none. */
+  tag?: string | null;
   steps: readonly PathStep[];
 }
 
@@ -61,6 +72,16 @@ export interface PathParts {
 export const MAX_PATH_LENGTH = 4096;
 
 const KEY_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
+const TAG_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]*$/;
+const TAG_PART = /[A-Za-z0-9_.-]/;
+
+/** The longest tag name, in characters. */
+export const MAX_TAG_LENGTH = 128;
+
+/** True when `name` is a tag name: `[A-Za-z][A-Za-z0-9_.-]*`, at most {@link MAX_TAG_LENGTH} characters. */
+export function isTagName(name: string): boolean {
+  return typeof name === 'string' && name.length <= MAX_TAG_LENGTH && TAG_PATTERN.test(name);
+}
 const KEY_START = /[A-Za-z_$]/;
 const KEY_PART = /[A-Za-z0-9_$-]/;
 const DIGIT = /[0-9]/;
@@ -84,6 +105,7 @@ export function isScopeRoot(name: string): name is ScopeRoot {
  * // → { text, root: 'cwd', at: null, steps: [key lazy, key memory, range 0..10] }
  * @example parsePath('session[3].lazy.investigation') // root 'session', at 3
  * @example parsePath('lazy.plan') // root null (unscoped: current effective state)
+ * @example parsePath('cwd[@before-cleanup].lazy') // root 'cwd', tag 'before-cleanup'
  * @throws StateflowError `PATH_SYNTAX` with details `{ path, column }` (1-based column of the
  *   first character at fault) for empty text, whitespace, leading/trailing/double dots, keys
  *   outside the key grammar, quoted keys, negative or non-canonical integers, open-ended
@@ -118,9 +140,12 @@ export function formatPath(parts: PathParts): string {
     if (parts.at !== null) {
       assertUint(text, parts.at, 'a historical selector');
       text += `[${parts.at}]`;
+    } else if (parts.tag !== undefined && parts.tag !== null) {
+      if (!isTagName(parts.tag)) throw syntaxError(text, text.length, `tag ${quotePath(parts.tag)} cannot be written in a path; tags match [A-Za-z][A-Za-z0-9_.-]*`);
+      text += `[@${parts.tag}]`;
     }
-  } else if (parts.at !== null) {
-    throw syntaxError(`[${parts.at}]`, 0, 'a historical selector needs a scope root');
+  } else if (parts.at !== null || (parts.tag !== undefined && parts.tag !== null)) {
+    throw syntaxError(parts.at !== null ? `[${parts.at}]` : `[@${parts.tag}]`, 0, 'a historical selector needs a scope root');
   }
   parts.steps.forEach((step, n) => {
     const previous = n > 0 ? parts.steps[n - 1] : undefined;
@@ -210,6 +235,7 @@ class PathParser {
 
     let root: ScopeRoot | null = null;
     let at: number | null = null;
+    let tag: string | null = null;
     const first = text[0] as string;
     if (first === '.') throw this.fail(0, 'a path cannot start with "."; start with a root (effective, global, cwd, session) or a key');
     if (first === '[') {
@@ -218,7 +244,9 @@ class PathParser {
     const name = this.readKey();
     if (isScopeRoot(name)) {
       root = name;
-      if (text[this.i] === '[') {
+      if (text[this.i] === '[' && text[this.i + 1] === '@') {
+        tag = this.readTag();
+      } else if (text[this.i] === '[') {
         const selector = this.readBracket();
         if (selector.kind === 'range') {
           throw this.fail(selector.column - 1, `the historical selector of "${name}" is one revision, as in ${name}[3]; ranges select array items`);
@@ -247,7 +275,7 @@ class PathParser {
         throw this.fail(this.i, unexpected(c));
       }
     }
-    return { text, root, at, steps: this.steps };
+    return { text, root, at, tag, steps: this.steps };
   }
 
   private fail(offset: number, what: string): StateflowError<'PATH_SYNTAX'> {
@@ -270,6 +298,22 @@ class PathParser {
     const next = text[this.i];
     if (next !== undefined && next !== '.' && next !== '[') throw this.fail(this.i, unexpected(next));
     return text.slice(start, this.i);
+  }
+
+  /** Reads `[@tag]` starting at the `[` at `this.i`. */
+  private readTag(): string {
+    const open = this.i;
+    const start = open + 2;
+    this.i = start;
+    if (!/[A-Za-z]/.test(this.text[start] ?? '')) throw this.fail(start, 'a tag starts with a letter, as in cwd[@before-cleanup]');
+    while (this.i < this.text.length && TAG_PART.test(this.text[this.i] as string)) this.i++;
+    const close = this.text[this.i];
+    if (close === undefined) throw this.fail(open, 'unclosed "["; expected "]" after the tag');
+    if (close !== ']') throw this.fail(this.i, `character ${JSON.stringify(close)} is not allowed in a tag; tags match [A-Za-z][A-Za-z0-9_.-]*`);
+    const tag = this.text.slice(start, this.i);
+    if (tag.length > MAX_TAG_LENGTH) throw this.fail(start + MAX_TAG_LENGTH, `a tag is at most ${MAX_TAG_LENGTH} characters`);
+    this.i++;
+    return tag;
   }
 
   /** Reads `[uint]`, `[uint:uint]` or `[uint..uint]` starting at the `[` at `this.i`. */

@@ -93,7 +93,7 @@ function startsWithPlane(parsed: ParsedPath): boolean {
  */
 export function isAnchorableRef(text: string): boolean {
   const parsed = parseRefPath(text);
-  return parsed !== null && parsed.root === null && parsed.at === null && startsWithPlane(parsed);
+  return parsed !== null && parsed.root === null && parsed.at === null && parsed.tag === null && startsWithPlane(parsed);
 }
 
 /** Copy-on-write map over a JSON value: `fn` returns a replacement or `undefined` to recurse. */
@@ -158,7 +158,7 @@ export function relativizeRefs<T extends JsonValue>(value: T, owner: OwnerScope)
     if (ref === null) return undefined;
     if (ref.kind !== '$ref' || !ref.text.startsWith(prefix)) return node;
     const parsed = parseRefPath(ref.text);
-    const relative = parsed !== null && parsed.root === owner && parsed.at === null && startsWithPlane(parsed);
+    const relative = parsed !== null && parsed.root === owner && parsed.at === null && parsed.tag === null && startsWithPlane(parsed);
     return relative ? { $ref: ref.text.slice(prefix.length) } : node;
   }) as T;
 }

@@ -218,4 +218,29 @@ describe('threeWayMerge (properties)', () => {
       params,
     );
   });
+
+  it('only: restricted to the paths of the patch between theirs and base, the merge is the full merge', () => {
+    fc.assert(
+      fc.property(stateArb, patchArb, patchArb, (before, undone, later) => {
+        // base: before with the patch; theirs: before; ours: base with a later patch (an undo of one transition).
+        const patched = (state: JsonObject, patch: JsonObject): JsonObject | null => {
+          try {
+            return Object.keys(patch).length === 0 ? state : applyPatch(state, patch);
+          } catch {
+            return null;
+          }
+        };
+        const base = patched(before, undone);
+        if (base === null) return;
+        const net = diff(before, base);
+        const ours = patched(base, later);
+        if (ours === null) return;
+        const full = threeWayMerge(base, ours, before);
+        const only = threeWayMerge(base, ours, before, { only: net });
+        expect(JSON.stringify(only.merged)).toBe(JSON.stringify(full.merged));
+        expect(only.conflicts).toEqual(full.conflicts);
+      }),
+      params,
+    );
+  });
 });

@@ -76,6 +76,14 @@ describe('threeWayMerge', () => {
     expect(threeWayMerge(base, ours, theirs, { prefer: 'theirs' }).merged).toEqual({ a: 3, b: 3, c: 3 });
   });
 
+  it('only: visits the paths a patch writes and keeps ours everywhere else', () => {
+    const ours = { keep: { deep: [1] }, n: { a: 2, b: 1 } };
+    const { merged, conflicts } = threeWayMerge({ keep: 'ignored', n: { a: 1, b: 1 } }, ours, { keep: 'ignored too', n: { a: 0, b: 1 } }, { only: { n: { a: 1 } } });
+    expect(merged).toEqual({ keep: { deep: [1] }, n: { a: 2, b: 1 } });
+    expect(conflicts).toEqual([{ path: '/n/a', base: 1, ours: 2, theirs: 0 }]);
+    expect(merged['keep']).toBe(ours.keep);
+  });
+
   it('taking a side that deleted the value deletes it', () => {
     const { merged } = threeWayMerge({ a: { x: 1 } }, { a: { x: 2 } }, {}, { resolve: { '/a': 'theirs' } });
     expect(merged).toEqual({});
@@ -86,6 +94,7 @@ describe('threeWayMerge', () => {
     const ours = { a: 2 };
     const theirs = { a: 3 };
     expectCode(() => threeWayMerge(base, ours, theirs, { resolve: { '/b': 'ours' } }), 'INPUT_INVALID', { field: 'resolve', reason: 'not-a-conflict' });
+    expect(threeWayMerge(base, ours, theirs, { resolve: { '/b': 'ours', '/a': 'theirs' }, unusedResolutions: 'ignore' }).merged).toEqual({ a: 3 });
     expectCode(() => threeWayMerge(base, ours, theirs, { resolve: { '/a': 'mine' as 'ours' } }), 'INPUT_INVALID', { field: 'resolve', reason: 'bad-resolution' });
     expectCode(() => threeWayMerge(base, ours, theirs, { resolve: { '/a': { value: [1, null] } } }), 'INPUT_INVALID', { field: 'resolve', reason: 'null-in-value' });
     expectCode(() => threeWayMerge(base, ours, theirs, { resolve: { '/a': { value: { k: null } } } }), 'INPUT_INVALID', { field: 'resolve', reason: 'null-in-value' });

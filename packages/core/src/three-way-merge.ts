@@ -11,7 +11,7 @@ import { snapshotJson } from './json-snapshot.js';
 import type { MergeConflict, MergeResolution } from './merge-conflict.js';
 import { defineData } from './internal/define-data.js';
 import { copyObject, ownValue } from './internal/own-property.js';
-import { assertWritableValue } from './internal/patch-shape.js';
+import { assertWritableValue, patchObjectShape } from './internal/patch-shape.js';
 
 /** Options of {@link threeWayMerge}. */
 export interface ThreeWayMergeOptions {
@@ -23,6 +23,27 @@ export interface ThreeWayMergeOptions {
   resolve?: Readonly<Record<string, MergeResolution>>;
   /** The side taken at every conflict that `resolve` does not name. Default: none (the conflict stays open). */
   prefer?: 'ours' | 'theirs';
+  /**
+   * Merge only where this patch (DESIGN.md "Patches") writes: below each of its object members the
+   * merge visits only the keys it names; everywhere else ours is kept as it is. The caller
+   * promises that base and theirs are equal everywhere else — as for a state and the state before
+   * one patch (an undo reverting one transition) — so the result is the full merge's, found in
+   * time proportional to the patch instead of the states. Default: the whole states.
+   */
+  only?: JsonObject;
+  /**
+   * Paths another change touched since the base, as a tree (an object whose members are `true`
+   * or deeper trees, as a patch's keys are): at a path at or below a `true`, or above one, a
+   * difference between ours and theirs is a conflict even where one side equals the base — a
+   * caller that knows a value was written again since cannot trust equality to the base (it may
+   * have been written back to what it was). Default: none.
+   */
+  contested?: JsonObject;
+  /**
+   * `'ignore'`: a `resolve` path that names no conflict of this merge is not refused (a caller
+   * merging several times with one set of resolutions checks them itself). Default `'refuse'`.
+   */
+  unusedResolutions?: 'refuse' | 'ignore';
 }
 
 /** Result of {@link threeWayMerge}. */
@@ -69,9 +90,9 @@ const EMPTY: JsonObject = Object.freeze({});
  */
 export function threeWayMerge(base: JsonObject, ours: JsonObject, theirs: JsonObject, options: ThreeWayMergeOptions = {}): ThreeWayMergeResult {
   const walk = new Walk(checkedResolutions(options.resolve), checkedPrefer(options.prefer));
-  const merged = mergeObjects('', base, ours, theirs, walk);
+  const merged = mergeObjects('', base, ours, theirs, walk, { only: options.only, contested: options.contested });
   const unused = [...walk.resolutions.keys()].filter((path) => !walk.settled.has(path));
-  if (unused.length > 0) {
+  if (unused.length > 0 && options.unusedResolutions !== 'ignore') {
     const open = walk.conflicts.map((c) => c.path);
     throw new StateflowError(
       'INPUT_INVALID',
@@ -113,26 +134,50 @@ function same(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
   return a === undefined || b === undefined ? a === b : jsonEqual(a, b);
 }
 
-function mergeValue(path: string, base: JsonValue | undefined, ours: JsonValue | undefined, theirs: JsonValue | undefined, walk: Walk): JsonValue | undefined {
-  if (same(ours, theirs) || same(theirs, base)) return ours;
-  if (same(ours, base)) return theirs;
-  if (isJsonObject(ours) && isJsonObject(theirs)) return mergeObjects(path, isJsonObject(base) ? base : EMPTY, ours, theirs, walk);
+/** Where a merge walk is restricted ({@link ThreeWayMergeOptions.only}) and contested ({@link ThreeWayMergeOptions.contested}) below one path. */
+interface Focus {
+  only?: JsonValue | undefined;
+  contested?: JsonValue | undefined;
+}
+
+const WHOLE: Focus = {};
+
+function mergeValue(path: string, base: JsonValue | undefined, ours: JsonValue | undefined, theirs: JsonValue | undefined, walk: Walk, focus: Focus): JsonValue | undefined {
+  if (same(ours, theirs)) return ours;
+  if (focus.contested === undefined) {
+    if (same(theirs, base)) return ours;
+    if (same(ours, base)) return theirs;
+  }
+  if (isJsonObject(ours) && isJsonObject(theirs)) return mergeObjects(path, isJsonObject(base) ? base : EMPTY, ours, theirs, walk, focus);
   return walk.conflict(path, base, ours, theirs);
 }
 
-/** Key by key, copy-on-write of `ours`: ours' keys in its order, then the keys only theirs has. */
-function mergeObjects(path: string, base: JsonObject, ours: JsonObject, theirs: JsonObject, walk: Walk): JsonObject {
+/** The focus below member `key`. */
+function focusAt(focus: Focus, key: string): Focus {
+  if (focus === WHOLE) return WHOLE;
+  const only = isJsonObject(focus.only) ? (focus.only[key] as JsonValue | undefined) : undefined;
+  const contested = focus.contested === true ? true : isJsonObject(focus.contested) ? (focus.contested[key] as JsonValue | undefined) : undefined;
+  return only === undefined && contested === undefined ? WHOLE : { only, contested };
+}
+
+/**
+ * Key by key, copy-on-write of `ours`: ours' keys in its order, then the keys only theirs has
+ * (with `only` an object patch, of those only the keys it names).
+ */
+function mergeObjects(path: string, base: JsonObject, ours: JsonObject, theirs: JsonObject, walk: Walk, focus: Focus): JsonObject {
   let result: JsonObject | null = null;
   const writable = (): JsonObject => (result ??= copyObject(ours));
+  const restricted = isJsonObject(focus.only) && patchObjectShape(focus.only, path) === 'keys' ? focus.only : undefined;
   for (const key of Object.keys(ours)) {
+    if (restricted !== undefined && !hasOwn(restricted, key)) continue;
     const mine = ours[key] as JsonValue;
-    const next = mergeValue(childPointer(path, key), ownValue(base, key), mine, ownValue(theirs, key), walk);
+    const next = mergeValue(childPointer(path, key), ownValue(base, key), mine, ownValue(theirs, key), walk, focusAt(focus, key));
     if (next === undefined) delete writable()[key];
     else if (next !== mine) defineData(writable(), key, next);
   }
   for (const key of Object.keys(theirs)) {
-    if (hasOwn(ours, key)) continue;
-    const next = mergeValue(childPointer(path, key), ownValue(base, key), undefined, theirs[key] as JsonValue, walk);
+    if (hasOwn(ours, key) || (restricted !== undefined && !hasOwn(restricted, key))) continue;
+    const next = mergeValue(childPointer(path, key), ownValue(base, key), undefined, theirs[key] as JsonValue, walk, focusAt(focus, key));
     if (next !== undefined) defineData(writable(), key, next);
   }
   return result ?? ours;

@@ -60,6 +60,7 @@ export {
   Transition,
   MAX_STREAMS,
 } from './store-shapes.js';
+export { UndoConflict, UndoInput, UndoResult, WriterMatch } from './undo-shapes.js';
 export {
   STORE_READ_ROUTES,
   MAX_TRANSITION_PAGE,
@@ -83,6 +84,7 @@ export {
   publishManyRoute,
   forkRoute,
   mergeRoute,
+  undoRoute,
   revertRoute,
   compactRoute,
   appendRoute,

@@ -54,8 +54,11 @@ export const streamStateRoute = {
   url: '/v1/store/state',
   schema: {
     operationId: 'streamState',
-    summary: `A stream's state now (with the rev and the seq of the view), or at revision \`rev\`.${VISIBILITY}`,
-    querystring: Type.Object({ token, stream: streamId, rev: Type.Optional(revision) }, { additionalProperties: false }),
+    summary: `A stream's state now (with the rev and the seq of the view), at revision \`rev\`, or as of tag \`tag\` (its revision at the tag's seq; store README "Tags").${VISIBILITY}`,
+    querystring: Type.Object(
+      { token, stream: streamId, rev: Type.Optional(revision), tag: Type.Optional(Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_.-]{0,127}$', description: 'A tag (instead of rev)' })) },
+      { additionalProperties: false },
+    ),
     response: {
       200: Type.Object(
         { stream: streamId, rev: revision, seq: Type.Optional(Type.Integer({ description: 'The seq of the view (absent with rev)' })), state: jsonObject() },

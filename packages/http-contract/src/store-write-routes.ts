@@ -8,6 +8,7 @@ import type { Static } from '@sinclair/typebox';
 import { bodyErrors } from './error-responses.js';
 import { VISIBILITY } from './store-read-routes.js';
 import { AuditReport, MergeInput, MergeResult, PublishInput, PublishResult, Transition, expectedRevision, revision, streamId } from './store-shapes.js';
+import { UndoInput, UndoResult } from './undo-shapes.js';
 
 /** Most inputs one `publish-many` (or transitions one `append-many`) request may carry: its cost stays bounded, like the body size. */
 export const PUBLISH_MANY_LIMIT = 1_000;
@@ -70,6 +71,20 @@ export const mergeRoute = {
   },
 } as const;
 
+export const undoRoute = {
+  method: 'POST',
+  url: '/v1/store/undo',
+  schema: {
+    operationId: 'undo',
+    summary:
+      "Undo one writer's transitions since a seq, time or tag (store `undo`): per stream, a three-way merge of the head with the state without them, published as one transition with meta `undo`. " +
+      'Paths another writer changed after them that the undo is not told how to settle answer 409 UNDO_CONFLICT with every conflict in `error.details.conflicts`, and nothing is published; `dryRun` answers the plan (status preview) instead. ' +
+      "An API-key user undoes only her own writes (`writer.user` is hers, or left out; another user's is 403 FORBIDDEN) on streams she may write; the store's owner anyone's.",
+    body: UndoInput,
+    response: { 200: Type.Union(UndoResult.anyOf, { description: 'accepted, noop, preview or duplicate' }), ...bodyErrors(401, 403, 404, 409, 410) },
+  },
+} as const;
+
 export const revertRoute = {
   method: 'POST',
   url: '/v1/store/revert',
@@ -129,4 +144,4 @@ export const auditRoute = {
 } as const;
 
 /** The store API's writes. */
-export const STORE_WRITE_ROUTES = [publishRoute, publishManyRoute, forkRoute, mergeRoute, revertRoute, compactRoute, appendRoute, appendManyRoute, auditRoute] as const;
+export const STORE_WRITE_ROUTES = [publishRoute, publishManyRoute, forkRoute, mergeRoute, undoRoute, revertRoute, compactRoute, appendRoute, appendManyRoute, auditRoute] as const;

@@ -25,6 +25,8 @@ export type { ApiKeySources } from './http/api-keys.js';
 export type { RejectedLadder, LadderEntry, LadderCatalog } from './http/ladder-catalog.js';
 // --- MCP (read_state, patch_state, baseline resource): in-process, and the stdio client of /mcp ---
 export { createMcpServer, runMcpServer, BASELINE_RESOURCE_URI, MCP_INSTRUCTIONS } from './mcp/mcp-server.js';
+export { currentToolCall, argumentsDigest } from './mcp/tool-call.js';
+export type { ToolCall } from './mcp/tool-call.js';
 export type { McpServerOptions, RunningMcpServer } from './mcp/mcp-server.js';
 export { runMcpProxy } from './mcp/stdio-proxy.js';
 export type { McpProxyOptions, RunningMcpProxy } from './mcp/stdio-proxy.js';

@@ -23,6 +23,8 @@ import type {
   PoolUse,
   ForkOptions,
   MergeInput,
+  UndoInput,
+  UndoResult,
   MergeResult,
   PublishInput,
   PublishResult,
@@ -162,6 +164,10 @@ class ReopeningStore implements Store {
 
   merge(input: MergeInput): Promise<MergeResult> {
     return this.#write((s) => s.merge(input));
+  }
+
+  undo(input: UndoInput): Promise<UndoResult> {
+    return this.#write((s) => s.undo(input));
   }
 
   append(transition: Transition): Promise<void> {

@@ -35,6 +35,8 @@ export const AuditCode = {
   INDEX_MISMATCH: 'INDEX_MISMATCH',
   /** An idempotency record points at a transition without that id, or is missing. */
   ID_MISMATCH: 'ID_MISMATCH',
+  /** A revision of a declaration stream is not well-formed or changes what was declared (or a reserved id that is no declaration stream was written). */
+  DECLARATION_INVALID: 'DECLARATION_INVALID',
   /** The tip record (`M/tip`) names another last seq than the log's. */
   TIP_MISMATCH: 'TIP_MISMATCH',
 } as const;

@@ -15,6 +15,8 @@ export { parseStreamFamily, familyMatches, compareFamilies, governingFamily, isE
 export type { StreamFamily } from './stream-family.js';
 export { RESERVED_STREAM_PREFIX, DECLARATION_STREAMS, isReservedStream, declarationKindOf } from './declarations.js';
 export type { DeclarationKind } from './declarations.js';
+export { listTags, resolveTag, revisionAtTag, setTag, removeTag, stateAtTag } from './tags.js';
+export type { Tag, TagTarget } from './tags.js';
 export { SerialQueue } from './serial-queue.js';
 export { NamedLocks } from './named-locks.js';
 export type { BackendLock, LockAttempt } from './named-locks.js';
@@ -47,4 +49,10 @@ export type {
   JsonValue,
   MergeConflict,
   MergeResolution,
+  UndoInput,
+  UndoSince,
+  UndoPlan,
+  UndoResult,
+  UndoConflict,
+  WriterMatch,
 } from './types.js';

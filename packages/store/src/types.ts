@@ -4,7 +4,7 @@
  * This file is the contract that `tools`, `slates`, `server`, `cli`, `conformance` and `bench`
  * code against. Implementation lives beside it.
  */
-import type { JsonObject, JsonValue, MergeConflict, MergeResolution, PatchPathStep } from '@stateflow/core';
+import type { JsonObject, JsonValue, MergeConflict, MergeResolution, PatchPathStep, WriterMatch } from '@stateflow/core';
 import type { AuditCode } from './audit-code.js';
 import type { StoreObserver } from './store-observer.js';
 import type { PoolUse } from './storage.js';
@@ -166,6 +166,14 @@ export interface StoreOptions {
    * ignores it (a memory store is always new).
    */
   createIfMissing?: boolean;
+  /**
+   * Automatic savepoints (README "Tags"): when a writer (`meta.writer`, its one-line label)
+   * publishes after at least `idleMs` milliseconds without a transition of its own — or for the
+   * first time since the store was opened — the store tags the seq before that transition
+   * `savepoint.<writer>` (moved on each new burst), in a transition of its own right after it.
+   * Default: off. `idleMs` an integer ≥ 1.
+   */
+  savepoints?: { idleMs: number };
 }
 
 /** Options of {@link Store.fork}. */
@@ -236,6 +244,69 @@ export interface MergePlan {
 export type MergeResult =
   | (MergePlan & { status: 'accepted'; transition: Transition })
   | (MergePlan & { status: 'noop' | 'preview'; transition: null })
+  | { status: 'duplicate'; transition: Transition | PrunedTransition };
+
+/**
+ * Where an undo starts (README "Undo"): after global seq `N` (a number or `{ seq }`), at the
+ * first transition whose time is at or after `time` (ISO 8601), or after the seq a tag names.
+ */
+export type UndoSince = number | { seq: number } | { time: string } | { tag: string };
+
+/** Input of {@link Store.undo}. */
+export interface UndoInput {
+  /** Whose transitions to undo: every field named must match `meta.writer` (core `WriterMatch`). */
+  writer: WriterMatch;
+  /** Undo the matching transitions after this point. */
+  since: UndoSince;
+  /** Only these streams (default: every stream a matching transition changed; declaration streams never). */
+  streams?: StreamId[];
+  /** Expected head revision per stream (the `heads` a preview answered): else `CONFLICT`. */
+  expected?: Record<StreamId, ExpectedRevision>;
+  /**
+   * How to settle conflicts, per stream and RFC 6901 path: `'ours'` keeps the state as it is
+   * (the later writes), `'theirs'` takes the state without the undone transitions, `{ value }`
+   * (`{ value: null }` deletes).
+   */
+  resolve?: Record<StreamId, Record<string, MergeResolution>>;
+  /** The side taken at every conflict `resolve` does not name. Default: none (open conflicts refuse the undo). */
+  prefer?: 'ours' | 'theirs';
+  /** Compute and answer the undo (`status: 'preview'`), open conflicts included, without publishing. Default `false`. */
+  dryRun?: boolean;
+  /** Idempotency id of the undo's transition. */
+  id?: string;
+  /** Metadata stored with the transition beside `undo` (which it may not hold). */
+  meta?: JsonObject;
+}
+
+/** A conflict of an undo: core's `MergeConflict` (`base`: with the undone changes, `ours`: now, `theirs`: without them) and its stream. */
+export interface UndoConflict extends MergeConflict {
+  stream: StreamId;
+}
+
+/** What an undo computed. */
+export interface UndoPlan {
+  writer: WriterMatch;
+  /** The seq after which transitions were undone (`since` resolved). */
+  since: number;
+  /** The last seq the undo read: matching transitions after it are not undone. */
+  through: number;
+  /** The seqs of the transitions undone (matching, in range, changing a stream in scope), ascending. */
+  undone: number[];
+  /** The head revision of each stream in scope as read (pass as `expected` to publish what a preview showed). */
+  heads: Record<StreamId, number>;
+  /** The net patch per stream: what the transition publishes (accepted), would publish (preview; with open conflicts, only what meets none), `{}` for an unchanged stream. */
+  patches: Record<StreamId, JsonObject>;
+  /** Every conflict, the settled ones with their `resolution`. */
+  conflicts: UndoConflict[];
+}
+
+/**
+ * Result of {@link Store.undo}: `accepted` (one transition), `noop` (nothing to undo, or
+ * everything settled `'ours'`), `preview` — each with the {@link UndoPlan} — or `duplicate`.
+ */
+export type UndoResult =
+  | (UndoPlan & { status: 'accepted'; transition: Transition })
+  | (UndoPlan & { status: 'noop' | 'preview'; transition: null })
   | { status: 'duplicate'; transition: Transition | PrunedTransition };
 
 /** Options for a catch-up subscription. */
@@ -404,6 +475,23 @@ export interface Store {
    */
   merge(input: MergeInput): Promise<MergeResult>;
   /**
+   * Undo one writer's transitions since a point (README "Undo"): per stream, a three-way merge
+   * (core `threeWayMerge`) of the head ("ours") and the state without the writer's transitions
+   * ("theirs": the base before the first of them with every other transition's net patch
+   * replayed, `fitPatch`ted) over the state with only them ("base": the same base with only the
+   * writer's patches), published as one transition with meta `{ ...meta, undo: { writer, since,
+   * through, seqs } }`, read and committed alone under the write lock. Paths only other writers
+   * changed stay exactly as they are. Check order: idempotency id, `expected`, `since`, the
+   * transitions, the merge and its resolutions, the resulting states, the open conflicts.
+   * @throws UNDO_CONFLICT `{ since, through, undone, conflicts }` when conflicts are left open (not
+   *   with `dryRun`); TAG_NOT_FOUND for `since.tag`; HISTORY_NOT_RETAINED when compaction removed a
+   *   transition or state the undo needs; CONFLICT for `expected`; INPUT_INVALID for a malformed
+   *   input (`writer` as core `checkWriterMatch` refuses it, `since`, `streams`, `resolve` naming a
+   *   stream out of scope or a path that is no conflict, `meta.undo`); PATCH_INVALID
+   *   `invalid-state` when a resolution leaves an invalid state.
+   */
+  undo(input: UndoInput): Promise<UndoResult>;
+  /**
    * Publish a new transition whose net patch restores `stream`'s state at `toRev` (the core
    * `diff` from the current state), with meta `{ revert: { stream, rev } }`; `noop` when the
    * state already equals it. History is never rewritten.
@@ -460,4 +548,4 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export type { JsonObject, JsonValue, MergeConflict, MergeResolution };
+export type { JsonObject, JsonValue, MergeConflict, MergeResolution, WriterMatch };

@@ -1,16 +1,16 @@
 /**
  * Stamping who wrote each transition (README "Who wrote it"): a {@link Store} whose `publish`,
- * `publishMany` and `merge` put `writer()` into every input's `meta.writer`, replacing whatever
+ * `publishMany`, `merge` and `undo` put `writer()` into every input's `meta.writer`, replacing whatever
  * the input carried there; the rest of the input's `meta` is kept. The server stamps its
  * request's writer with it, the CLI its own; a library caller may use it, or pass `meta.writer`
  * itself. `fork` and `revert` record the store's own meta (`fork`, `revert`) unstamped.
  */
 import type { JsonObject } from '@stateflow/core';
-import type { MergeInput, PublishInput, Store } from './types.js';
+import type { MergeInput, PublishInput, Store, UndoInput } from './types.js';
 
 /**
  * `store` with every publication's `meta.writer` set to `writer()` (called once per input, as it
- * is published). Everything but `publish`, `publishMany` and `merge` is `store`'s own.
+ * is published). Everything but `publish`, `publishMany`, `merge` and `undo` is `store`'s own.
  * @example
  * const store = stampWriter(await openStore(dir), () => ({ user: 'ci', surface: 'batch' }));
  * await store.publish({ changes: { global: { ok: true } } }); // meta: { writer: { user: 'ci', … } }
@@ -23,6 +23,7 @@ export function stampWriter(store: Store, writer: () => JsonObject): Store {
       if (key === 'publish') return (input: PublishInput) => target.publish(stamped(input));
       if (key === 'publishMany') return (inputs: PublishInput[]) => target.publishMany(Array.isArray(inputs) ? inputs.map(stamped) : inputs);
       if (key === 'merge') return (input: MergeInput) => target.merge(stamped(input));
+      if (key === 'undo') return (input: UndoInput) => target.undo(stamped(input));
       const value: unknown = Reflect.get(target, key, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },

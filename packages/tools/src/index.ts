@@ -19,3 +19,17 @@ export type { Baseline, BaselineTransition } from './baseline.js';
 export { DEFAULT_RECENT_TRANSITIONS, MAX_SCANNED_TRANSITIONS } from './baseline.js';
 export type { DanglingReferenceResult } from './dangling-reference.js';
 export { DANGLING_REFERENCE_MESSAGE, DANGLING_HINT_MAX_PATHS } from './dangling-reference.js';
+export {
+  createHistoryTools,
+  HISTORY_TOOL,
+  DIFF_REVISIONS_TOOL,
+  UNDO_TOOL,
+  HISTORY_DESCRIPTION,
+  DIFF_REVISIONS_DESCRIPTION,
+  UNDO_DESCRIPTION,
+  MAX_HISTORY_PAGE,
+  historyInputSchema,
+  diffRevisionsInputSchema,
+  undoInputSchema,
+} from './history-tools.js';
+export type { HistoryTools, HistoryToolsOptions, HistoryEntry } from './history-tools.js';

@@ -18,6 +18,7 @@ import {
   readPlaneAware,
 } from '@stateflow/core';
 import type { JsonObject, JsonValue, ParsedPath, PatchPathStep, Projection, ProjectionResults } from '@stateflow/core';
+import { resolveTag, revisionAtTag } from '@stateflow/store';
 import type { StoreView } from '@stateflow/store';
 import { captureView, capturedStream, display, requireOwner, soleOwner } from './internal/context.js';
 import type { RuntimeContext } from './internal/context.js';
@@ -115,7 +116,7 @@ function responseBudget(ctx: RuntimeContext): { count<T extends ProjectionResult
 }
 
 async function readOne(ctx: RuntimeContext, view: StoreView, parsed: ParsedPath, projection: Projection): Promise<ProjectionResults[Projection]> {
-  const target = bind(ctx, parsed);
+  const target = await atTag(ctx, bind(ctx, parsed), parsed);
   if (projection === 'patch') return { patch: display(ctx, await readPatch(ctx, view, target, parsed)) };
   const value = (await historicalPath(ctx, view, target, parsed)) ?? readPlaneAware(await rootAt(ctx, view, target), parsed.steps, parsed.text);
   return projection === 'keys' ? projectKeys(value) : { value: display(ctx, value) };
@@ -159,6 +160,17 @@ function bind(ctx: RuntimeContext, parsed: ParsedPath): Target {
   if (parsed.root !== null) return { kind: 'scope', owner: requireOwner(ctx, parsed.root, parsed.text), at: parsed.at };
   const sole = soleOwner(ctx);
   return sole === null ? { kind: 'effective', at: null } : { kind: 'scope', owner: requireOwner(ctx, sole), at: null };
+}
+
+/**
+ * `target` with a tag selector (`cwd[@before-cleanup]`, store README "Tags") resolved: the scope's
+ * revision as of the tag, or for `effective` the tag's seq.
+ * @throws TAG_NOT_FOUND; HISTORY_NOT_RETAINED
+ */
+async function atTag(ctx: RuntimeContext, target: Target, parsed: ParsedPath): Promise<Target> {
+  if (parsed.tag === null) return target;
+  if (target.kind === 'effective') return { ...target, at: (await resolveTag(ctx.store, parsed.tag)).seq };
+  return { ...target, at: await revisionAtTag(ctx.store, target.owner.stream, parsed.tag) };
 }
 
 /** The root view a value/keys read starts from. */

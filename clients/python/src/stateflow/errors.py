@@ -41,6 +41,9 @@ __all__ = [
     "StoreUnavailableError",
     "MergeConflictError",
     "MergeUnrelatedError",
+    "UndoConflictError",
+    "TagNotFoundError",
+    "TagInvalidError",
     "ConfigInvalidError",
     "SourceUnresolvedError",
     "BudgetExceededError",
@@ -361,6 +364,49 @@ class MergeUnrelatedError(StateflowError):
     retryable = False
 
 
+class UndoConflictError(StateflowError):
+    """
+    An undo found paths that another writer changed after the undone writer's transitions
+    changed them, and was not told how to settle every one (`resolve`, `prefer`): nothing was
+    published. Resolve each listed stream and path (ours keeps the later writes, theirs takes
+    the state without the undone writes, or a value) and undo again.
+
+    Details: `{ since, through, undone, conflicts }` (`conflicts`: every `{ stream, path, base,
+    ours, theirs, resolution? }`, `null` = absent)
+    """
+
+    code = "UNDO_CONFLICT"
+    http_status = 409
+    retryable = False
+
+
+class TagNotFoundError(StateflowError):
+    """
+    A read, undo or tag command named a tag that is not declared (now, in `stateflow:tags`).
+    List the tags with `stateflow tag list`.
+
+    Details: `{ tag }`
+    """
+
+    code = "TAG_NOT_FOUND"
+    http_status = 404
+    retryable = False
+
+
+class TagInvalidError(StateflowError):
+    """
+    A tag declaration is not well-formed: a name outside `[A-Za-z][A-Za-z0-9_.-]*` (at most 128
+    characters), a record that is not `{ seq, stream?, rev? }`, a seq or revision the log does
+    not hold yet, or a tag set again without `move`. Nothing was written.
+
+    Details: `{ tag, reason: 'name' | 'record' | 'future' | 'exists' }`
+    """
+
+    code = "TAG_INVALID"
+    http_status = 400
+    retryable = False
+
+
 class ConfigInvalidError(StateflowError):
     """
     A ladder configuration fails validation at load time (schema, unknown keyword or format, bad
@@ -525,12 +571,13 @@ class ForbiddenError(StateflowError):
     A request is refused whatever its key: on a keyless loopback server, a `Host` that is not a
     loopback name or address, or an `Origin` that is not a loopback origin (DNS rebinding,
     cross-site requests); on a server with API keys, a `local/` ladder (its one slate stream
-    would be shared across users), a route served to the store's owner only, or a write to a
-    stream the key's user may not write (session records and slates are written by the ladder
-    runtime alone).
+    would be shared across users), a route served to the store's owner only, a write to a stream
+    the key's user may not write (session records and slates are written by the ladder runtime
+    alone), or an undo of another user's writes.
 
     Details: `{ header, value }` (the value shortened), `{ ladder, reason: 'local-ladder' }`, `{
-    route, access: 'owner' }` or `{ stream, reason: 'runtime-stream' }`
+    route, access: 'owner' }`, `{ stream, reason: 'runtime-stream' }` or `{ user, reason:
+    'others-writes' }`
     """
 
     code = "FORBIDDEN"
@@ -653,6 +700,9 @@ ERROR_CLASSES: Dict[str, Type[StateflowError]] = {
     "STORE_UNAVAILABLE": StoreUnavailableError,
     "MERGE_CONFLICT": MergeConflictError,
     "MERGE_UNRELATED": MergeUnrelatedError,
+    "UNDO_CONFLICT": UndoConflictError,
+    "TAG_NOT_FOUND": TagNotFoundError,
+    "TAG_INVALID": TagInvalidError,
     "CONFIG_INVALID": ConfigInvalidError,
     "SOURCE_UNRESOLVED": SourceUnresolvedError,
     "BUDGET_EXCEEDED": BudgetExceededError,

@@ -4,7 +4,9 @@
  * the two checkpoints, decoded as LangGraph shows them; `--stored` gives the stored patch.
  */
 import type { Command } from 'commander';
-import { nonNegativeInt } from '../internal/arguments.js';
+import { numberOrTag } from '../internal/arguments.js';
+import type { NumberOrTag } from '../internal/arguments.js';
+import { stateAtPoint } from '../internal/tag-points.js';
 import type { CommandContext } from '../command-context.js';
 import { isCheckpointStream } from '../internal/langgraph-view.js';
 import { emit } from '../internal/output.js';
@@ -17,13 +19,17 @@ export function registerDiffCommand(program: Command, ctx: CommandContext): void
     .command('diff')
     .description('print the patch that turns <stream> at <revA> into <stream> at <revB>; LangGraph checkpoints decoded')
     .argument('<stream>', 'stream id, e.g. global, cwd:/home/me/proj, session:s1, langgraph:chat-1')
-    .argument('<revA>', 'from revision', nonNegativeInt)
-    .argument('<revB>', 'to revision', nonNegativeInt)
+    .argument('<revA>', 'from revision, or a tag', numberOrTag)
+    .argument('<revB>', 'to revision, or a tag', numberOrTag)
     .option('--stored', 'on a langgraph: stream, print the stored patch (mapped values) instead of the decoded change')
-    .action(async (stream: string, revA: number, revB: number, local: { stored?: boolean }, command: Command) => {
+    .action(async (stream: string, revA: NumberOrTag, revB: NumberOrTag, local: { stored?: boolean }, command: Command) => {
       const options = ctx.options(command);
       const patch = await withStore(options, 'existing', async (store) => {
         await requireKnownStream(store, stream);
+        if (typeof revA !== 'number' || typeof revB !== 'number') {
+          const { diff } = await import('@stateflow/core');
+          return diff(await stateAtPoint(store, stream, revA), await stateAtPoint(store, stream, revB));
+        }
         if (local.stored === true || !isCheckpointStream(stream)) return store.diff(stream, revA, revB);
         const { decodedDiff } = await import('../internal/langgraph-view.js');
         return decodedDiff(store, stream, revA, revB);

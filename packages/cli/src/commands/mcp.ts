@@ -21,7 +21,7 @@ export function registerMcpCommand(program: Command, ctx: CommandContext): void 
     .option('--idle-timeout <ms>', `idle timeout of a server this starts, in ms (default ${DEFAULT_IDLE_TIMEOUT_MS}: 15 minutes)`, positiveInt)
     .action(async (local: { idleTimeout?: number }, command: Command) => {
       const options = ctx.options(command);
-      const { mcpClientName, runMcpProxy, runMcpServer } = await import('@stateflow/server');
+      const { currentToolCall, mcpClientName, runMcpProxy, runMcpServer } = await import('@stateflow/server');
       const dir = options.dir;
       if (dir === null) {
         // PostgreSQL: many processes share the store, so this one serves MCP on it itself.
@@ -29,7 +29,7 @@ export function registerMcpCommand(program: Command, ctx: CommandContext): void 
         let served: Parameters<typeof mcpClientName>[0] | undefined;
         const writer = () => {
           const client = served === undefined ? undefined : mcpClientName(served);
-          return { user: 'local', surface: 'mcp-stdio', ...(client === undefined ? {} : { client }) };
+          return { user: 'local', surface: 'mcp-stdio', ...(client === undefined ? {} : { client }), ...currentToolCall() };
         };
         await withStore(options, 'create', async (store) => {
           const running = await runMcpServer({ store, selection: options.selection });

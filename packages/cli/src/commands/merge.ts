@@ -8,7 +8,8 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { isStateflowError } from '@stateflow/core';
-import type { JsonValue, MergeResolution } from '@stateflow/core';
+import type { MergeResolution } from '@stateflow/core';
+import { resolutionValue } from '../internal/resolution-value.js';
 import type { MergeInput } from '@stateflow/store';
 import type { CommandContext } from '../command-context.js';
 import { exitCodeFor } from '../exit-codes.js';
@@ -41,15 +42,7 @@ function resolution(text: string, previous: Record<string, MergeResolution>): Re
   const path = text.slice(0, at);
   const raw = text.slice(at + 1);
   if (Object.hasOwn(previous, path)) throw new InvalidArgumentError(`${path} is resolved twice.`);
-  let value: MergeResolution;
-  if (raw === 'ours' || raw === 'theirs') value = raw;
-  else {
-    try {
-      value = { value: JSON.parse(raw) as JsonValue };
-    } catch {
-      throw new InvalidArgumentError(`the value of ${path} must be ours, theirs or JSON (quote a string: '"text"').`);
-    }
-  }
+  const value = resolutionValue(raw, path);
   return Object.defineProperty({ ...previous }, path, { value, enumerable: true, writable: true, configurable: true });
 }
 

@@ -27,6 +27,8 @@ interface ServeOptions {
   sessionRetention: number;
   rateLimit?: { requests: number; windowMs: number } | false;
   modelCalls?: number;
+  historyTools?: boolean;
+  savepointIdle?: number;
 }
 
 /** Default session idle expiry and retention (the session manager's defaults): 30 days. */
@@ -53,6 +55,8 @@ function serveOptions(command: Command): Command {
     .addOption(new Option('--background').hideHelp())
     .option('--rate-limit <rate>', 'per-key request rate with API keys, N/DURATION (default 600/1m; off for none); over it: 429 with Retry-After', requestRate)
     .option('--model-calls <n>', 'per-key chat/completions calls running at once with API keys (default 4; 0 for no limit); one more: 429 with Retry-After', nonNegativeInt)
+    .option('--history-tools', "offer agents the opt-in MCP tools history, diff_revisions and undo (their own writes only) beside read_state and patch_state")
+    .option('--savepoint-idle <duration>', "tag the seq before each writer's burst after this idle gap (90s, 10m; ms when bare): savepoint.<writer> (default off)", (v: string) => Math.round(duration({ allowZero: false, allowForever: false })(v)))
     .option('--body-limit <bytes>', 'largest request body in bytes (default 1048576 = 1 MiB; larger bodies cost more CPU per request)', positiveInt)
     .addOption(
       new Option('--upstream-model <name>', 'upstream model for requests whose model is the ladder itself (what GET …/models lists)').env(
@@ -126,6 +130,8 @@ function serverOptions(local: ServeOptions, ctx: CommandContext): ServerOptions 
     requireToken: local.requireToken === true,
     background: local.background === true,
     ...(local.heartbeat === undefined ? {} : { heartbeatMs: local.heartbeat }),
+    ...(local.historyTools === true ? { historyTools: true } : {}),
+    ...(local.savepointIdle === undefined ? {} : { savepointIdleMs: local.savepointIdle }),
   };
 }
 

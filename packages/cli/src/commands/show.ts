@@ -4,7 +4,9 @@
  * shows them); `--stored` shows it as stored.
  */
 import type { Command } from 'commander';
-import { nonNegativeInt } from '../internal/arguments.js';
+import { numberOrTag } from '../internal/arguments.js';
+import type { NumberOrTag } from '../internal/arguments.js';
+import { seqOf } from '../internal/tag-points.js';
 import type { CommandContext } from '../command-context.js';
 import { isCheckpointStream } from '../internal/langgraph-view.js';
 import { emit } from '../internal/output.js';
@@ -15,12 +17,12 @@ export function registerShowCommand(program: Command, ctx: CommandContext): void
   program
     .command('show')
     .description('print one transition (seq, time, changes with net patches, hashes); LangGraph checkpoints decoded')
-    .argument('<seq>', 'global sequence number of the transition', nonNegativeInt)
+    .argument('<seq>', 'global sequence number of the transition, or a tag (the transition at its seq)', numberOrTag)
     .option('--stored', 'print changes of langgraph: streams as stored (mapped values, net patches) instead of decoded')
-    .action(async (seq: number, local: { stored?: boolean }, command: Command) => {
+    .action(async (point: NumberOrTag, local: { stored?: boolean }, command: Command) => {
       const options = ctx.options(command);
       const shown = await withStore(options, 'existing', async (store) => {
-        const transition = await store.transition(seq);
+        const transition = await store.transition(await seqOf(store, point));
         if (local.stored === true || !transition.changes.some((change) => isCheckpointStream(change.stream))) return transition;
         const { decodedTransition } = await import('../internal/langgraph-view.js');
         return decodedTransition(store, transition);

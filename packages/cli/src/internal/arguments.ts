@@ -80,3 +80,16 @@ export function formatDuration(milliseconds: number): string {
   const unit = UNITS.find(([, size]) => milliseconds > 0 && milliseconds % size === 0);
   return unit === undefined ? `${milliseconds}ms` : `${milliseconds / unit[1]}${unit[0]}`;
 }
+
+/** A revision or seq as typed, or a tag (store README "Tags"): tags start with a letter, so a number is never one. */
+export type NumberOrTag = number | { tag: string };
+
+/** Parse a non-negative integer, or a tag name (`[A-Za-z][A-Za-z0-9_.-]*`). */
+export function numberOrTag(value: string): NumberOrTag {
+  if (/^[A-Za-z][A-Za-z0-9_.-]{0,127}$/.test(value)) return { tag: value };
+  try {
+    return nonNegativeInt(value);
+  } catch {
+    throw new InvalidArgumentError('expected a non-negative integer or a tag (before-cleanup).');
+  }
+}

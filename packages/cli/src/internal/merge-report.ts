@@ -25,7 +25,8 @@ const MAX_CHANGES = 20;
 /** Characters of a value shown in the conflict table. */
 const VALUE_WIDTH = 30;
 
-const KIND_LABEL: Record<MergeConflictKind, string> = {
+/** How a conflict's kind is labelled in a table. */
+export const KIND_LABEL: Record<MergeConflictKind, string> = {
   'both-modified': 'both modified:',
   'both-added': 'both added:',
   'deleted-by-ours': 'deleted by ours:',
@@ -61,19 +62,21 @@ export function mergeReport(input: MergeReportInput): string {
   return `${lines.join('\n')}\n`;
 }
 
-function indent(text: string): string {
+/** `text` with every line indented by two spaces. */
+export function indent(text: string): string {
   return text
     .split('\n')
     .map((line) => `  ${line}`)
     .join('\n');
 }
 
-function shown(value: JsonValue | null, absent: string): string {
+/** A value for a conflict table, clipped; `absent` for `null`. */
+export function shown(value: JsonValue | null, absent: string): string {
   return value === null ? absent : clip(JSON.stringify(value), VALUE_WIDTH);
 }
 
 /** The changes of a patch by path: `deleted`, or `changed` (an array's `"[N]"` patch counts as a change of the array). */
-function changedPaths(patch: JsonObject, at = ''): ['changed' | 'deleted', string][] {
+export function changedPaths(patch: JsonObject, at = ''): ['changed' | 'deleted', string][] {
   const out: ['changed' | 'deleted', string][] = [];
   for (const key of Object.keys(patch)) {
     const value = patch[key] as JsonValue;

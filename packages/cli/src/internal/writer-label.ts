@@ -6,9 +6,18 @@
 import { metaWriter, writerFields } from '@stateflow/core';
 import type { Transition } from '@stateflow/store';
 
-/** `user surface client` (e.g. `local mcp-stdio claude-code/1.2.0`; core `metaWriter`), `-` for a transition without a writer. */
+/**
+ * `user surface client` (e.g. `local mcp-stdio claude-code/1.2.0`; core `metaWriter`), then the
+ * MCP tool whose call wrote it (`tool:patch_state`); `-` for a transition without a writer.
+ */
 export function writerLabel(transition: Transition): string {
-  return metaWriter(transition.meta) ?? '-';
+  const tool = writerFields(transition.meta)?.['tool'];
+  return (metaWriter(transition.meta) ?? '-') + (tool === undefined ? '' : ` tool:${tool}`);
+}
+
+/** Whether an MCP call of tool `name` wrote the transition (`meta.writer.tool`). */
+export function calledTool(transition: Transition, name: string): boolean {
+  return writerFields(transition.meta)?.['tool'] === name;
 }
 
 /**

@@ -27,6 +27,11 @@ export interface TestSettings {
   options?: StoreOptions;
   /** The test closes and reopens the store; skipped when the initializer cannot. */
   needsReopen?: boolean;
+  /**
+   * The test writes as several writers (`meta.writer`); skipped on a backend that stamps the
+   * writer itself ({@link StoreInitializer.stampedMeta}: a server), where every write is its caller's.
+   */
+  needsCallerWriter?: boolean;
 }
 
 /** Registers tests of one group. */
@@ -39,6 +44,9 @@ export interface GroupBuilder {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** The reason used when a test writes as several writers and the backend stamps `meta.writer` itself. */
+const STAMPED_WRITER_REASON = 'the backend stamps meta.writer itself (a server: every write is its caller\'s), so the test cannot write as several writers';
 
 /** The reason used when a test needs {@link StoreInitializer.reopen} and the backend has none. */
 const NO_REOPEN_REASON = 'the initializer has no reopen (no persistence to test)';
@@ -114,10 +122,12 @@ export function defineGroup(
       registerSkip(api, title, groupReason);
       return;
     }
-    const skippedForReopen = (name: string, settings: Pick<TestSettings, 'needsReopen'>): boolean => {
-      if (!settings.needsReopen || init.reopen) return false;
-      recordSkip(options, { backend: init.name, group, test: name, reason: NO_REOPEN_REASON });
-      registerSkip(api, name, NO_REOPEN_REASON);
+    const skippedForReopen = (name: string, settings: Pick<TestSettings, 'needsReopen' | 'needsCallerWriter'>): boolean => {
+      const reason =
+        settings.needsReopen === true && !init.reopen ? NO_REOPEN_REASON : settings.needsCallerWriter === true && (init.stampedMeta ?? []).includes('writer') ? STAMPED_WRITER_REASON : null;
+      if (reason === null) return false;
+      recordSkip(options, { backend: init.name, group, test: name, reason });
+      registerSkip(api, name, reason);
       return true;
     };
     register({

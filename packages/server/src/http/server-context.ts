@@ -47,4 +47,6 @@ export interface ServerContext {
   modelCalls: ModelCallLimit;
   /** The Prometheus metrics (`GET /metrics`) and the hooks that feed them. */
   metrics: ServerMetrics;
+  /** Whether `/mcp` lists the opt-in history tools (`history`, `diff_revisions`, `undo`). */
+  historyTools: boolean;
 }

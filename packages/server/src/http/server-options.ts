@@ -86,6 +86,17 @@ export interface ServerOptions {
   sessionRetentionMs?: number;
   /** Interval of the expiry/retention sweep, in ms; `0` disables the timer. Default 1 hour. */
   sweepIntervalMs?: number;
+  /**
+   * Offer the history tools on `/mcp` — `history`, `diff_revisions`, `undo` (the caller's own
+   * writes only) — beside `read_state` and `patch_state` (README "History tools for agents").
+   * Default `false`: an agent sees the seed's two tools.
+   */
+  historyTools?: boolean;
+  /**
+   * Automatic savepoints of the store the server opens from `dir` (store README "Tags"): tag the
+   * seq before each writer's burst after this many ms without a write of its own. Default: off.
+   */
+  savepointIdleMs?: number;
   /** Largest request body in bytes (≥ 1); larger ones answer 413 `BODY_TOO_LARGE`. Default {@link DEFAULT_BODY_LIMIT} (1 MiB). */
   bodyLimit?: number;
   /** Receives start-up warnings (rejected ladders). Default: write to stderr. */

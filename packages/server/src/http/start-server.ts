@@ -84,7 +84,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   const metrics = options.metrics ?? new ServerMetrics();
   // A store the server opens is observed; a store handed in is observed when its opener passed
   // metrics.storeObserver (ServerMetrics' example).
-  const store = options.store ?? (await openServedStore(storeDir(options), { observer: metrics.storeObserver }));
+  const store = options.store ?? (await openServedStore(storeDir(options), { observer: metrics.storeObserver, ...(options.savepointIdleMs === undefined ? {} : { savepoints: { idleMs: options.savepointIdleMs } }) }));
   for (const notice of store.notices) warn(`stateflow: warning: ${notice.message} [${notice.code}]`);
   const shutdown = new AbortController();
   // Every open watch stream listens for the shutdown (and stops listening when it ends): many
@@ -182,6 +182,7 @@ function serverContext(options: ServerOptions, parts: ContextParts): ServerConte
     requireToken: options.requireToken ?? false,
     dir: ownsStore ? (options.dir ?? null) : null,
     heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    historyTools: options.historyTools === true,
     activity: null,
     shutdown,
     modelCalls: new ModelCallLimit(settings.modelCallsPerKey),

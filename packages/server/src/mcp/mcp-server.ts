@@ -35,7 +35,21 @@ import {
   readStateInputSchema,
 } from '@stateflow/tools';
 import type { Selection } from '@stateflow/tools';
+import {
+  DIFF_REVISIONS_DESCRIPTION,
+  DIFF_REVISIONS_TOOL,
+  HISTORY_DESCRIPTION,
+  HISTORY_TOOL,
+  UNDO_DESCRIPTION,
+  UNDO_TOOL,
+  createHistoryTools,
+  diffRevisionsInputSchema,
+  historyInputSchema,
+  undoInputSchema,
+} from '@stateflow/tools';
+import type { UndoInput, UndoResult } from '@stateflow/store';
 import { observedHandlers } from './mcp-telemetry.js';
+import { withToolCall } from './tool-call.js';
 import type { McpOperationObservation } from './mcp-telemetry.js';
 
 /** URI of the baseline resource. */
@@ -60,6 +74,12 @@ export interface McpServerOptions {
    * continuing `params._meta.traceparent`. Default none.
    */
   onOperation?: (operation: McpOperationObservation) => void;
+  /**
+   * Offer the opt-in history tools (`history`, `diff_revisions`, `undo`; tools README "History
+   * tools") beside the seed's two, with `undo` undoing as the caller may (the transport fixes the
+   * writer to the caller and authorizes each stream). Default: not offered.
+   */
+  historyTools?: { undo: (input: UndoInput) => Promise<UndoResult> };
 }
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -98,23 +118,23 @@ export function createMcpServer(options: McpServerOptions): Server {
   );
 
   const handle = observedHandlers(server, options.onOperation);
-  handle(ListToolsRequestSchema, () => ({
-    tools: [
-      { name: READ_STATE_TOOL, description: READ_STATE_DESCRIPTION, inputSchema: readStateInputSchema },
-      { name: PATCH_STATE_TOOL, description: PATCH_STATE_DESCRIPTION, inputSchema: patchStateInputSchema },
-    ],
-  }));
+  const history = options.historyTools === undefined ? null : createHistoryTools({ store: options.store, selection: options.selection, undo: options.historyTools.undo });
+  const tools = [
+    { name: READ_STATE_TOOL, description: READ_STATE_DESCRIPTION, inputSchema: readStateInputSchema },
+    { name: PATCH_STATE_TOOL, description: PATCH_STATE_DESCRIPTION, inputSchema: patchStateInputSchema },
+    ...(history === null ? [] : HISTORY_TOOL_LIST),
+  ];
+  handle(ListToolsRequestSchema, () => ({ tools }));
 
   handle(CallToolRequestSchema, async (request) => {
     const input = request.params.arguments ?? {};
-    switch (request.params.name) {
-      case READ_STATE_TOOL:
-        return toolResult(() => runtime.readState(input));
-      case PATCH_STATE_TOOL:
-        return toolResult(() => runtime.patchState(input));
-      default:
-        throw new McpError(McpErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; tools: ${READ_STATE_TOOL}, ${PATCH_STATE_TOOL}.`);
-    }
+    const name = request.params.name;
+    if (name === READ_STATE_TOOL) return toolResult(() => runtime.readState(input));
+    if (name === PATCH_STATE_TOOL) return toolResult(() => withToolCall(PATCH_STATE_TOOL, input, () => runtime.patchState(input)));
+    if (history !== null && name === HISTORY_TOOL) return toolResult(() => history.history(input));
+    if (history !== null && name === DIFF_REVISIONS_TOOL) return toolResult(() => history.diffRevisions(input));
+    if (history !== null && name === UNDO_TOOL) return toolResult(() => withToolCall(UNDO_TOOL, input, () => history.undo(input)));
+    throw new McpError(McpErrorCode.InvalidParams, `Unknown tool "${name}"; tools: ${tools.map((t) => t.name).join(', ')}.`);
   });
 
   handle(ListResourcesRequestSchema, () => ({
@@ -139,6 +159,13 @@ export function createMcpServer(options: McpServerOptions): Server {
 
   return server;
 }
+
+/** The opt-in history tools as `tools/list` shows them. */
+const HISTORY_TOOL_LIST = [
+  { name: HISTORY_TOOL, description: HISTORY_DESCRIPTION, inputSchema: historyInputSchema },
+  { name: DIFF_REVISIONS_TOOL, description: DIFF_REVISIONS_DESCRIPTION, inputSchema: diffRevisionsInputSchema },
+  { name: UNDO_TOOL, description: UNDO_DESCRIPTION, inputSchema: undoInputSchema },
+];
 
 /** Runs one tool call and maps its outcome to an MCP tool result. */
 async function toolResult(call: () => Promise<object>): Promise<CallToolResult> {

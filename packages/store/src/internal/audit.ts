@@ -23,6 +23,8 @@ import { FORMAT, SEAL_BYTES, checkpointBody, decodeCheckpoint, decodeCount, deco
 import type { HeadRecord, LogRecord, RevisionRecord, TipRecord } from './records.js';
 import type { StorageReader } from '../storage.js';
 import { stateProblem } from './validate.js';
+import { declarationProblem } from './declaration-rules.js';
+import { isReservedStream } from '../declarations.js';
 import { EMPTY_TREE } from './store-context.js';
 
 /** Per-stream replay progress. */
@@ -217,13 +219,24 @@ async function replayLog(run: AuditRun, onProgress?: (done: number, total: numbe
       run.report(AuditCode.HASH_MISMATCH, key, 'the stored hash differs from sha256(prevHash ‖ canonical(body))', stream);
     }
     for (const change of record.changes) {
+      const before = isReservedStream(change.stream) ? (run.replays.get(change.stream)?.state.state() ?? {}) : null;
       const suspect = replayChange(run, key, record.seq, change);
+      if (before !== null) await auditDeclaration(run, key, record.seq, change, before);
       // A checkpoint whose digest differs: confirmed with canonical hashes before it is reported.
       if (suspect !== null && !(await sameState(run.storage, change.stream, change.rev, suspect))) {
         run.report(AuditCode.CHECKPOINT_MISMATCH, `C/${change.stream}/${change.rev}`, 'the checkpoint differs from the replayed state at its revision', change.stream);
       }
     }
   }
+}
+
+/** Report a revision of a reserved stream that breaks its kind's rules (declaration-rules.ts). */
+async function auditDeclaration(run: AuditRun, key: Uint8Array, seq: number, change: { stream: string; rev: number }, before: JsonObject): Promise<void> {
+  const replayed = run.replays.get(change.stream);
+  if (replayed?.ok !== true || replayed.rev !== change.rev) return;
+  const headRev = (stream: string): number => Math.max(run.replays.get(stream)?.rev ?? 0, run.originOf(stream));
+  const problem = await declarationProblem(change.stream, before, replayed.state.state(), { seq, headRev });
+  if (problem !== null) run.report(AuditCode.DECLARATION_INVALID, key, `revision ${change.rev}: ${problem}`, change.stream);
 }
 
 /**

@@ -4,11 +4,15 @@
  * revision-index entries deleted, transitions no retained revision needs replaced by pruned
  * stubs that keep the chain link and the idempotency id — both on request (`Store.compact`) and as the retention
  * policy applied after each accepted transition, and dropping what memory held below the origin.
+ * Neither moves an origin past a tagged revision (README "Tags"): a stream's revision at each
+ * tag's seq stays retained.
  */
 import type { StreamId, Transition } from '../types.js';
 import { Family, checkpointKey, headKey, logKey, parseKey, streamRange } from './keys.js';
 import { currentOf } from './current-state.js';
-import { logRecord, seqOfRev } from './log-reads.js';
+import { logRecord, revAtSeq, seqOfRev } from './log-reads.js';
+import { DECLARATION_STREAMS } from '../declarations.js';
+import { tagsOf } from './tag-declarations.js';
 import { stateAtUnlocked } from './state-at.js';
 import { decodeRevision, encodeCheckpoint, encodeRecord } from './records.js';
 import type { HeadRecord, PrunedRecord } from './records.js';
@@ -26,7 +30,7 @@ import type { StoreContext } from './store-context.js';
 export function compactStream(ctx: StoreContext, stream: StreamId, keep: number): Promise<{ origin: number; deleted: number }> {
   return ctx.lock.exclusive(async () => {
     const h = headOf(ctx, stream);
-    return compactTo(ctx, stream, Math.max(h.origin, h.rev - keep + 1));
+    return compactTo(ctx, stream, await keepingTags(ctx, stream, Math.max(h.origin, h.rev - keep + 1)));
   });
 }
 
@@ -53,11 +57,26 @@ async function retain(ctx: StoreContext, t: Transition): Promise<void> {
     if (target > h.origin) {
       await ctx.lock.exclusive(async () => {
         const now = headOf(ctx, stream);
-        const origin = Math.floor((now.rev - policy.keepRevisions + 1) / k) * k;
+        const origin = await keepingTags(ctx, stream, Math.floor((now.rev - policy.keepRevisions + 1) / k) * k);
         if (origin > now.origin) await compactTo(ctx, stream, origin);
       });
     }
   }
+}
+
+/**
+ * `origin`, lowered to the lowest revision of `stream` a tag names that it would drop: the
+ * stream's revision at each tag's seq (a revision ≥ 1; rev 0, the empty state, needs no history),
+ * its own revision for a tag set on it. Caller holds the exclusive lock.
+ */
+async function keepingTags(ctx: StoreContext, stream: StreamId, origin: number): Promise<number> {
+  if (stream === DECLARATION_STREAMS.tags || headOf(ctx, DECLARATION_STREAMS.tags).rev === 0) return origin;
+  let floor = origin;
+  for (const tag of tagsOf(await currentOf(ctx, DECLARATION_STREAMS.tags, { exclusive: true })).values()) {
+    const rev = tag.stream === stream ? (tag.rev as number) : await revAtSeq(ctx, stream, tag.seq);
+    if (rev >= 1 && rev < floor && rev >= headOf(ctx, stream).origin) floor = rev;
+  }
+  return floor;
 }
 
 /**

@@ -24,6 +24,8 @@ import type {
   MergeInput,
   MergeResult,
   Store,
+  UndoInput,
+  UndoResult,
 } from '../types.js';
 import { runAudit } from './audit.js';
 import { catchUp } from './catch-up.js';
@@ -32,6 +34,9 @@ import { applyRetention, compactStream } from './compaction.js';
 import { forkStream, revertStream } from './fork-revert.js';
 import { mergeStreams } from './merge.js';
 import { checkMergeInput } from './merge-input.js';
+import { undoWriter } from './undo.js';
+import { checkUndoInput } from './undo-input.js';
+import { noteSavepoint } from './savepoints.js';
 import { currentOf } from './current-state.js';
 import { logRecord, prunedError, revAtSeq, transitionsIn } from './log-reads.js';
 import { patchAt, revisionSeq } from './replay.js';
@@ -312,7 +317,7 @@ class EventStore implements Store {
     checkOpen(this.#ctx);
     const checked = checkedInput('publish input', () => checkPublishInput(input));
     const [result] = await observedPublish(this.#ctx.settings.observer, checked.durability ?? this.#ctx.settings.durability, 1, () => enqueue(this.#ctx, [checked]));
-    if (result?.status === 'accepted') await applyRetention(this.#ctx, result.transition);
+    if (result?.status === 'accepted') await this.#afterAccepted(result.transition);
     return result as PublishResult;
   }
 
@@ -324,7 +329,7 @@ class EventStore implements Store {
     const checked = inputs.map((input, i) => checkedInput(`publish input ${i + 1} of ${inputs.length}`, () => checkPublishInput(input)));
     const durability = checked.some((input) => (input.durability ?? this.#ctx.settings.durability) === 'fsync') ? 'fsync' : 'buffered';
     const results = await observedPublish(this.#ctx.settings.observer, durability, checked.length, () => enqueue(this.#ctx, checked));
-    for (const result of results) if (result.status === 'accepted') await applyRetention(this.#ctx, result.transition);
+    for (const result of results) if (result.status === 'accepted') await this.#afterAccepted(result.transition);
     return results;
   }
 
@@ -346,8 +351,21 @@ class EventStore implements Store {
   async merge(input: MergeInput): Promise<MergeResult> {
     checkOpen(this.#ctx);
     const result = await mergeStreams(this.#ctx, checkedInput('merge input', () => checkMergeInput(input)));
-    if (result.status === 'accepted') await applyRetention(this.#ctx, result.transition);
+    if (result.status === 'accepted') await this.#afterAccepted(result.transition);
     return result;
+  }
+
+  async undo(input: UndoInput): Promise<UndoResult> {
+    checkOpen(this.#ctx);
+    const result = await undoWriter(this.#ctx, checkedInput('undo input', () => checkUndoInput(input)));
+    if (result.status === 'accepted') await this.#afterAccepted(result.transition);
+    return result;
+  }
+
+  /** What follows an accepted publication of a caller: retention, then the writer's savepoint. */
+  async #afterAccepted(transition: Transition): Promise<void> {
+    await applyRetention(this.#ctx, transition);
+    await noteSavepoint(this.#ctx, transition);
   }
 
   async revert(stream: StreamId, toRev: number): Promise<PublishResult> {

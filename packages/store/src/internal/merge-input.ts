@@ -6,7 +6,7 @@
 import { StateflowError, describeInput, isJsonObject } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { MergeInput } from '../types.js';
-import { checkCount, checkExpected, checkId, checkStream, jsonObjectCopy } from './validate.js';
+import { checkCount, checkExpected, checkSettlement, checkStream, jsonObjectCopy } from './validate.js';
 
 /** Meta keys the store writes itself: a caller's merge cannot claim another lineage. */
 const LINEAGE_KEYS = ['merge', 'fork'];
@@ -33,18 +33,7 @@ export function checkMergeInput(input: unknown): MergeInput {
     checked.expected = expected;
   }
   if (resolve !== undefined) checked.resolve = jsonObjectCopy(resolve, 'resolve') as MergeInput['resolve'];
-  if (prefer !== undefined) {
-    if (prefer !== 'ours' && prefer !== 'theirs') throw new StateflowError('INPUT_INVALID', `prefer must be "ours" or "theirs", got ${describeInput(prefer)}`, { field: 'prefer' });
-    checked.prefer = prefer;
-  }
-  if (dryRun !== undefined) {
-    if (typeof dryRun !== 'boolean') throw new StateflowError('INPUT_INVALID', `dryRun must be a boolean, got ${describeInput(dryRun)}`, { field: 'dryRun' });
-    checked.dryRun = dryRun;
-  }
-  if (id !== undefined) {
-    checkId(id, 'id');
-    checked.id = id;
-  }
+  checkSettlement({ prefer, dryRun, id }, checked);
   if (meta !== undefined) checked.meta = callerMeta(jsonObjectCopy(meta, 'meta'));
   return checked;
 }

@@ -25,6 +25,8 @@ import { observedCommit } from './observe.js';
 import type { SessionCommit } from './write-session.js';
 import type { Queued, StoreContext } from './store-context.js';
 import { checkedInput, stateProblem } from './validate.js';
+import { checkDeclarationChange } from './declaration-rules.js';
+import { isReservedStream } from '../declarations.js';
 
 /** The result of a call that changes nothing (nothing is recorded, not even its id). */
 export const NOOP: PublishResult = Object.freeze({ status: 'noop', transition: null });
@@ -233,6 +235,7 @@ async function stage(ctx: StoreContext, input: PublishInput, group: Group): Prom
     if (problem !== null) {
       throw new StateflowError('PATCH_INVALID', `The patch for stream ${s} would leave an invalid state: ${problem}`, { reason: 'invalid-state', at: '' });
     }
+    if (isReservedStream(s)) await checkDeclarationChange(s, (basis.get(s) as StateTree).state(), after.state(), { seq: group.lastSeq + 1, headRev: (stream) => groupHead(ctx, group, stream).rev });
     changes.push(Object.freeze({ stream: s, rev: groupHead(ctx, group, s).rev + 1, patch: net }));
     states.set(s, after);
   }

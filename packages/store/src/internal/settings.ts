@@ -18,6 +18,8 @@ export interface Settings {
   clock: () => Date;
   /** The observer told of publishes, commits and reads, or `null`. */
   observer: StoreObserver | null;
+  /** Automatic savepoints (README "Tags"), or `null` (off). */
+  savepoints: { idleMs: number } | null;
 }
 
 /**
@@ -51,7 +53,19 @@ export function resolveSettings(options: StoreOptions = {}): Settings {
     retention: keep === undefined ? null : { keepRevisions: keep },
     clock: checkedClock(options.clock ?? (() => new Date())),
     observer: checkedObserver(options.observer),
+    savepoints: checkedSavepoints(options.savepoints),
   };
+}
+
+/** @throws INPUT_INVALID `{ field: 'savepoints.idleMs' }` unless absent or `{ idleMs }` with an integer ≥ 1 */
+function checkedSavepoints(savepoints: StoreOptions['savepoints']): { idleMs: number } | null {
+  if (savepoints === undefined) return null;
+  checkOptions(savepoints, 'savepoints');
+  const idleMs = savepoints.idleMs;
+  if (!Number.isSafeInteger(idleMs) || idleMs < 1) {
+    throw new StateflowError('INPUT_INVALID', `savepoints.idleMs must be an integer ≥ 1 (milliseconds), got ${describeInput(idleMs)}`, { field: 'savepoints.idleMs' });
+  }
+  return { idleMs };
 }
 
 /**

@@ -205,3 +205,23 @@ export function stateProblem(stream: string, state: unknown): string | null {
   }
   return null;
 }
+
+/**
+ * The `prefer`, `dryRun` and `id` of a merge or an undo input, checked into `into`.
+ * @throws INPUT_INVALID `{ field }` naming the one that is wrong
+ */
+export function checkSettlement(fields: { prefer?: unknown; dryRun?: unknown; id?: unknown }, into: { prefer?: 'ours' | 'theirs'; dryRun?: boolean; id?: string }): void {
+  const { prefer, dryRun, id } = fields;
+  if (prefer !== undefined) {
+    if (prefer !== 'ours' && prefer !== 'theirs') throw new StateflowError('INPUT_INVALID', `prefer must be "ours" or "theirs", got ${describeInput(prefer)}`, { field: 'prefer' });
+    into.prefer = prefer;
+  }
+  if (dryRun !== undefined) {
+    if (typeof dryRun !== 'boolean') throw new StateflowError('INPUT_INVALID', `dryRun must be a boolean, got ${describeInput(dryRun)}`, { field: 'dryRun' });
+    into.dryRun = dryRun;
+  }
+  if (id !== undefined) {
+    checkId(id, 'id');
+    into.id = id;
+  }
+}

@@ -23,7 +23,7 @@ describe('the permalink', () => {
   const link: fc.Arbitrary<Permalink> = fc.record({
     selection,
     seq: fc.oneof(fc.constant(null), fc.nat()),
-    tab: fc.constantFrom<Tab>('tree', 'diff', 'history', 'revisions', 'slates', 'merge', 'search', 'lineage', 'steps', 'audit'),
+    tab: fc.constantFrom<Tab>('tree', 'diff', 'history', 'revisions', 'slates', 'merge', 'undo', 'search', 'lineage', 'steps', 'audit'),
     pointer: fc.oneof(fc.constant(null), text.map((t) => `/${t}`)),
     axis: fc.constantFrom(null, 'time' as const, 'seq' as const, 'date' as const),
   });
@@ -50,8 +50,8 @@ describe('the permalink', () => {
 
 describe('ViewTabs', () => {
   it('offers revisions for a stream and slates for a slate stream only', () => {
-    expect(tabsFor({ type: 'stream', stream: 'slate:s1' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'revisions', 'slates', 'merge', 'search', 'lineage', 'audit']);
-    expect(tabsFor({ type: 'stream', stream: 'global' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'revisions', 'merge', 'search', 'lineage', 'audit']);
+    expect(tabsFor({ type: 'stream', stream: 'slate:s1' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'revisions', 'slates', 'merge', 'undo', 'search', 'lineage', 'audit']);
+    expect(tabsFor({ type: 'stream', stream: 'global' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'revisions', 'merge', 'undo', 'search', 'lineage', 'audit']);
     expect(tabsFor({ type: 'stream', stream: 'langgraph:t' }).map(([id]) => id)).toContain('steps');
     expect(tabsFor({ type: 'effective', global: true, cwd: '', session: '' }).map(([id]) => id)).toEqual(['tree', 'diff', 'history', 'search', 'audit']);
   });

@@ -6,7 +6,7 @@
 import type { Selection } from './types.js';
 
 /** The centre's views. */
-export type Tab = 'tree' | 'diff' | 'history' | 'revisions' | 'slates' | 'merge' | 'search' | 'lineage' | 'steps' | 'audit';
+export type Tab = 'tree' | 'diff' | 'history' | 'revisions' | 'slates' | 'merge' | 'undo' | 'search' | 'lineage' | 'steps' | 'audit';
 
 /** The time cursor's x axis: wall time, the seq, or the transitions' meta dates. */
 export type Axis = 'time' | 'seq' | 'date';

@@ -47,10 +47,15 @@ export function Revisions(props: RevisionsProps) {
   );
 }
 
-/** One revision: its number, seq and time, its meta's keys as badges, how many streams its transition changed, and whether the cursor is on it. */
+/**
+ * One revision: its number, seq and time, its meta's keys as badges, the MCP tool call that wrote
+ * it (`meta.writer.tool`), how many streams its transition changed, and whether the cursor is on it.
+ */
 export function RevisionItem(props: { row: RevisionRow; atCursor: boolean }) {
   const r = props.row;
   const tags = r.meta === undefined ? [] : Object.keys(r.meta);
+  const writer = r.meta?.['writer'];
+  const tool = writer !== null && typeof writer === 'object' && !Array.isArray(writer) && typeof writer['tool'] === 'string' ? writer['tool'] : null;
   return (
     <div class={props.atCursor ? 'rev-row at-cursor' : 'rev-row'} data-rev={r.rev}>
       <span class="rev">rev {r.rev}</span> <span class="muted small">seq {r.seq} · {timeText(r.time)}</span>
@@ -59,6 +64,11 @@ export function RevisionItem(props: { row: RevisionRow; atCursor: boolean }) {
           {t}
         </span>
       ))}
+      {tool !== null && (
+        <span class="badge" data-testid="tool-call">
+          tool call: {tool}
+        </span>
+      )}
       {r.streams > 1 && <span class="badge">{r.streams} streams</span>}
       {props.atCursor && <span class="badge">at cursor</span>}
     </div>

@@ -12,6 +12,7 @@ import { DiffView } from './diff-view.js';
 import { LangGraphStepsView } from './langgraph-steps-view.js';
 import { LineageView } from './lineage-view.js';
 import { MergeView } from './merge-view.js';
+import { UndoView } from './undo-view.js';
 import { PathHistory } from './path-history.js';
 import type { Tab } from './permalink.js';
 import { Revisions } from './revisions.js';
@@ -76,6 +77,7 @@ export function SelectionViews(props: SelectionViewsProps) {
       {tab === 'revisions' && stream !== null && <Revisions stream={stream} rev={view?.rev ?? null} onSeq={props.onSeq} />}
       {tab === 'slates' && stream !== null && view?.rev != null && <SlatesView stream={stream} rev={view.rev} />}
       {tab === 'merge' && stream !== null && <MergeView key={stream} stream={stream} onDone={(m) => (props.onStatus(m), props.onChanged())} />}
+      {tab === 'undo' && stream !== null && <UndoView key={stream} stream={stream} onDone={(m) => (props.onStatus(m), props.onChanged())} />}
       <InsightTabs {...props} stream={stream} jump={jump} />
     </>
   );

@@ -43,7 +43,10 @@ export type {
   StreamPage,
   StreamRow,
   StructuralDiff,
+  UndoConflict,
+  UndoResult,
   ValueSummary,
+  WriterMatch,
 } from '@stateflow/http-contract';
 /** A transition as the page reads it (the log, the watch stream): its hashes absent when some changes are hidden. */
 export type { Transition };

@@ -1,5 +1,5 @@
 /**
- * The centre's tab bar (the views that apply to the selection: revisions, merge and lineage for a
+ * The centre's tab bar (the views that apply to the selection: revisions, merge, undo and lineage for a
  * stream, slates for a slate stream, steps for a LangGraph thread; search and the audit always) and the title of the selection.
  */
 import type { Tab } from './permalink.js';
@@ -16,6 +16,7 @@ export function tabsFor(selection: Selection): Array<readonly [Tab, string]> {
     ...(stream !== null ? [['revisions', 'Revisions'] as const] : []),
     ...(stream?.startsWith('slate:') === true ? [['slates', 'Slates'] as const] : []),
     ...(stream !== null ? [['merge', 'Merge'] as const] : []),
+    ...(stream !== null ? [['undo', 'Undo'] as const] : []),
     ['search', 'Search'],
     ...(stream !== null ? [['lineage', 'Lineage'] as const] : []),
     ...(stream?.startsWith('langgraph:') === true ? [['steps', 'Steps'] as const] : []),

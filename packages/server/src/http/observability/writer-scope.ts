@@ -16,7 +16,9 @@
  *   `initialize` in {@link CLIENT_HEADER}; for other `/mcp` callers (stateless: no
  *   `initialize` is kept) the request's `User-Agent`; at most {@link MAX_CLIENT_CHARS} characters;
  * - `ladder`: the ladder id of a ladder call's writes;
- * - `request`: the request id (the `x-request-id` answer header, the logs' `reqId`).
+ * - `request`: the request id (the `x-request-id` answer header, the logs' `reqId`);
+ * - `tool`, `args`: for a write an MCP tool call made, the tool and a digest of its arguments
+ *   (`mcp/tool-call.ts`; never the arguments).
  *
  * `surface` and `client` are the calling process's own words (as `User-Agent` is); `user` and
  * `request` are the server's. A caller's `meta` keeps every other key it sent (a note of its own).
@@ -26,6 +28,7 @@ import type { FastifyRequest } from 'fastify';
 import { stampWriter } from '@stateflow/store';
 import type { Store } from '@stateflow/store';
 import { CLIENT_HEADER, SURFACE_HEADER } from '@stateflow/http-contract/headers';
+import { currentToolCall } from '../../mcp/tool-call.js';
 
 /** Where a write came in. */
 export type WriterSurface = 'http' | 'mcp-http' | 'mcp-stdio' | 'cli' | 'ladder' | 'server';
@@ -37,6 +40,9 @@ export interface Writer {
   client?: string;
   ladder?: string;
   request?: string;
+  /** The MCP tool whose call wrote it, and a digest of the call's arguments (`mcp/tool-call.ts`). */
+  tool?: string;
+  args?: string;
 }
 
 /** Longest `client` kept, in characters (a `User-Agent` can be long; the history stays small). */
@@ -79,6 +85,8 @@ export function currentWriter(): Writer {
   if (client !== undefined && client !== '') writer.client = client.slice(0, MAX_CLIENT_CHARS);
   if (scope.ladder !== undefined) writer.ladder = scope.ladder;
   writer.request = request.id;
+  const call = currentToolCall();
+  if (call !== undefined) Object.assign(writer, call);
   return writer;
 }
 

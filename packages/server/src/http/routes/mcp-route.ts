@@ -23,6 +23,8 @@ import { validateExcept } from '../request-validation.js';
 import { authorizeSelection, sessionPrecondition } from '../selection-access.js';
 import { USER_ROUTE } from '../access-gate.js';
 import { currentWriter, setWriterSurface } from '../observability/writer-scope.js';
+import { undoAsCaller } from '../undo-access.js';
+import type { UndoInput } from '@stateflow/store';
 import type { McpOperationObservation } from '../../mcp/mcp-telemetry.js';
 
 /** Query parameters `/mcp` accepts (`token` is the server token, checked before routing). */
@@ -43,7 +45,9 @@ export function registerMcpRoute(app: ContractApp, context: ServerContext): void
       const session = await authorizeSelection(context, request, selection);
       const surface = currentWriter().surface;
       const onOperation = (operation: McpOperationObservation): void => context.metrics.mcpOperation({ ...operation, surface });
-      const server = createMcpServer({ store: context.store, selection, onOperation, ...sessionPrecondition(context, request, session) });
+      // The history tools' undo: the caller's own writes only, each stream authorized as any write.
+      const historyTools = context.historyTools ? { undo: (input: UndoInput) => undoAsCaller(context, request, { ...input, writer: { user: request.user } }) } : undefined;
+      const server = createMcpServer({ store: context.store, selection, onOperation, ...sessionPrecondition(context, request, session), ...(historyTools === undefined ? {} : { historyTools }) });
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {
         await server.connect(transport);

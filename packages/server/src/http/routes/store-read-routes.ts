@@ -3,6 +3,7 @@
  * log. With API keys only the caller's own ladder sessions' streams are visible.
  */
 import { StateflowError } from '@stateflow/core';
+import { revisionAtTag } from '@stateflow/store';
 import {
   DEFAULT_TRANSITION_PAGE,
   effectiveAtRoute,
@@ -87,8 +88,13 @@ function registerStateReads(app: ContractApp, context: ServerContext): void {
     ...streamStateRoute,
     config: USER_ROUTE,
     handler: async (request) => {
-      const { stream, rev } = request.query;
+      const { stream, rev, tag } = request.query;
       await assertStreamsVisible(context, request, [stream]);
+      if (rev !== undefined && tag !== undefined) throw new StateflowError('INPUT_INVALID', 'Give rev or tag, not both', { field: 'tag' });
+      if (tag !== undefined) {
+        const at = await revisionAtTag(store, stream, tag);
+        return { stream, rev: at, state: at === 0 ? {} : await store.stateAt(stream, at) };
+      }
       if (rev !== undefined) return { stream, rev, state: await store.stateAt(stream, rev) };
       const view = await store.view([stream]);
       const captured = view.streams[stream] ?? { rev: 0, state: {} };

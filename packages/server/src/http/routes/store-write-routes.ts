@@ -1,6 +1,6 @@
 /**
- * The store API's writes (server README "Store API"): publish, publish-many, fork, merge, revert
- * and compact name only streams the caller may write (`stream-writes.ts`); append, append-many and
+ * The store API's writes (server README "Store API"): publish, publish-many, fork, merge, undo,
+ * revert and compact name only streams the caller may write (`stream-writes.ts`); append, append-many and
  * the audit cover the whole log, so they are for the store's owner only.
  */
 import type { PublishInput } from '@stateflow/store';
@@ -14,12 +14,14 @@ import {
   publishManyRoute,
   publishRoute,
   revertRoute,
+  undoRoute,
 } from '@stateflow/http-contract';
 import type { FastifyRequest } from 'fastify';
 import type { ContractApp } from '../contract-app.js';
 import type { ServerContext } from '../server-context.js';
 import { assertStreamsVisible } from '../stream-visibility.js';
 import { authorizeWrites } from '../stream-writes.js';
+import { undoAsCaller } from '../undo-access.js';
 import { OWNER_ROUTE, USER_ROUTE } from '../access-gate.js';
 
 /** Register the store API's writes on `app`. */
@@ -76,6 +78,9 @@ function registerStreamOperations(app: ContractApp, context: ServerContext): voi
       return context.store.merge(request.body);
     },
   });
+
+  // An undo writes only streams its caller may write, and only her own writes' effects (undo-access.ts).
+  app.route({ ...undoRoute, config: USER_ROUTE, handler: async (request) => undoAsCaller(context, request, request.body) });
 
   app.route({
     ...revertRoute,
