@@ -186,6 +186,13 @@ describe('runLadder inputs (classic-level on disk)', () => {
     expect(err.details.field).toBe(field);
   });
 
+  it('options whose getter throws are INPUT_INVALID (options, unreadable), not the getter\'s error', async () => {
+    const hostile = await options({});
+    Object.defineProperty(hostile, 'session', { enumerable: true, get: () => { throw new Error('getter exploded'); } });
+    const err = await rejectionOf(async () => runLadder(hostile), 'INPUT_INVALID');
+    expect(err.details).toEqual({ field: 'options', reason: 'unreadable' });
+  });
+
   it('a look-alike Ladder object is loaded as a config (CONFIG_INVALID), not trusted', async () => {
     await rejectionOf(async () => runLadder(await options({ ladder: { config: {}, catalog: {}, checks: {} } })), 'CONFIG_INVALID');
     await rejectionOf(async () => runLadder(await options({ ladder: 'name: x\nsteps: [*a]' })), 'CONFIG_INVALID');

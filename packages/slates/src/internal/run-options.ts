@@ -9,7 +9,7 @@ import { jsonCopy } from '../json-copy.js';
 
 /**
  * @throws StateflowError `INPUT_INVALID` with `{ field, reason }` when `options` is not an
- *   object, `store` is not a store, `model` has no `complete` function, `input` is neither a
+ *   object or cannot be read (a getter throws: reason `unreadable`), `store` is not a store, `model` has no `complete` function, `input` is neither a
  *   string nor a JSON object (BigInt, cycles, functions, lone surrogates … anywhere inside),
  *   `session` / `ladderId` / `encoding` are not non-empty strings, `clock` or `onOutput` is not a function,
  *   or `conflictRetries` is not an integer ≥ 0. (`ladder` is checked by loading it.)
@@ -17,7 +17,12 @@ import { jsonCopy } from '../json-copy.js';
 export function checkRunOptions(options: RunLadderOptions): void {
   if (typeof options !== 'object' || options === null) throw invalid('options', 'runLadder needs an options object { store, ladder, input, model, … }');
   // Read as untyped members: an in-process JavaScript caller may pass anything.
-  const members: Record<string, unknown> = { ...options };
+  let members: Record<string, unknown>;
+  try {
+    members = { ...options };
+  } catch (err) {
+    throw invalid('options', `runLadder could not read its options (a getter threw: ${(err as Error)?.message ?? String(err)}); pass a plain object`, 'unreadable');
+  }
   const { store, model, input, session, ladderId, encoding, clock, conflictRetries, onOutput } = members;
   if (typeof store !== 'object' || store === null || !('view' in store) || !('publish' in store)) {
     throw invalid('store', 'runLadder options.store must be an open store (openStore or openMemoryStore)');
