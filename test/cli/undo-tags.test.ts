@@ -4,12 +4,13 @@
  * three writers (the CLI stamps every write of its own as one writer): a dry run's report and
  * exit code, the undo it publishes, a refused undo's conflict table (exit 4), `--resolve`, tags
  * set, listed, read at (`show`, `diff`, `log --from`, `read cwd[@tag]`), kept by `compact`, and
- * removed; bad arguments exit 2.
+ * removed; bad arguments exit 2; `serve --savepoint-idle` tags each writer's burst.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '@stateflow/store-leveldb';
-import { expectOk, json, jsonError, removeDir, stateflow, tempDir, type RunResult } from './helpers.js';
+import { http } from '../server/fixtures.js';
+import { expectOk, json, jsonError, removeDir, startServe, stateflow, stopServe, tempDir, type RunResult } from './helpers.js';
 
 let root: string;
 
@@ -97,5 +98,34 @@ describe('stateflow tag and log --tool', () => {
     expectOk(await sf(['tag', 'rm', 'before-cleanup']));
     expect(jsonError(await sf(['--json', 'tag', 'rm', 'before-cleanup']), 3)).toMatchObject({ code: 'TAG_NOT_FOUND' });
     expect((await sf(['tag', 'set', 'x', '--stream', 'cwd:/repo'])).code).toBe(2);
+  });
+});
+
+describe('stateflow serve --savepoint-idle', () => {
+  it("tags the seq before each writer's burst after the idle gap; off by default", async () => {
+    // seq 1: the first burst's first write (savepoint at 0, its tag transition seq 2); seq 3: the
+    // same burst; after the gap, seq 4 starts a new burst and the writer's savepoint moves to 3.
+    for (const [name, flags, expected] of [
+      ['savepoints-on', ['--savepoint-idle', '2s'], [{ name: 'savepoint.local-http', seq: 3 }]],
+      ['savepoints-off', [], []],
+    ] as const) {
+      const dir = path.join(root, name);
+      const { child, banner } = await startServe(['--dir', dir, 'serve', '--port', '0', ...flags], {});
+      try {
+        const url = /stateflow serving on (\S+)/.exec(banner)?.[1];
+        expect(url, banner).toBeDefined();
+        const publish = async (value: number) => {
+          const answer = await http(`${url}/v1/store/publish`, { body: { changes: { global: { n: value } } } });
+          expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+        };
+        await publish(1);
+        await publish(2);
+        await new Promise((resolve) => setTimeout(resolve, 2300));
+        await publish(3);
+      } finally {
+        await stopServe(child);
+      }
+      expect(json(expectOk(await stateflow(['--dir', dir, 'tag', 'list', '--json']))), name).toEqual({ tags: expected });
+    }
   });
 });
