@@ -44,18 +44,7 @@ function writeStatement(kv: string, ops: StorageOp[], channel: string, guard: { 
   return `${ctes.length === 0 ? '' : `WITH ${ctes.join(', ')} `}SELECT ${guard.condition} AS committed, CASE WHEN ${guard.condition} THEN ${notify} END AS notified`;
 }
 
-/**
- * The statement that makes every commit sent before it on this server durable (README "Commit
- * and WAL flush"): a transactional WAL message (`pg_logical_emit_message`, prefix `stateflow`,
- * empty) committed as its own transaction with synchronous_commit on. It touches no table and
- * takes no lock; its commit waits for the WAL flush up to its own record, which lies after the
- * store's commit just made with synchronous_commit off, so once it returns that commit is on
- * disk. Flushes of several backends are one fsync (PostgreSQL's group flush), none of them under
- * the store's lock.
- */
-export const FLUSH_SQL = "SELECT pg_logical_emit_message(true, 'stateflow', '')";
-
-/** `SET LOCAL synchronous_commit = off;` for a commit that does not wait for the WAL flush itself (buffered, or flushed after by {@link FLUSH_SQL}). */
+/** `SET LOCAL synchronous_commit = off;` for a commit that need not wait for the WAL flush. */
 const durability = (sync: boolean): string => (sync ? '' : 'SET LOCAL synchronous_commit = off; ');
 
 /** The end of a write session's transaction: write `ops`, notify, `COMMIT` (the session already holds the lock). */

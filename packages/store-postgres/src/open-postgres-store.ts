@@ -23,8 +23,6 @@ export interface PostgresStoreOptions extends StoreOptions, PostgresTimeouts {
    * replica URL names the store's schema or none.
    */
   readReplicas?: string[];
-  /** Where a durable commit waits for its WAL flush: `'after-lock'` (default) or `'under-lock'` (README "Commit and WAL flush"). */
-  flush?: 'after-lock' | 'under-lock';
 }
 
 /**
@@ -38,7 +36,7 @@ export interface PostgresStoreOptions extends StoreOptions, PostgresTimeouts {
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
   if (typeof url !== 'string') throw new StateflowError('INPUT_INVALID', 'openPostgresStore needs a postgres:// URL', { field: 'url' });
-  const { maxConnections, maxLocks, readReplicas, lockTimeoutMs, idleInTransactionTimeoutMs, statementTimeoutMs, flush, ...storeOptions } = options;
+  const { maxConnections, maxLocks, readReplicas, lockTimeoutMs, idleInTransactionTimeoutMs, statementTimeoutMs, ...storeOptions } = options;
   const target = parseTarget(url);
   const storage = await openPostgresStorage(target, {
     createIfMissing: options.createIfMissing ?? true,
@@ -47,7 +45,6 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     ...(lockTimeoutMs === undefined ? {} : { lockTimeoutMs }),
     ...(idleInTransactionTimeoutMs === undefined ? {} : { idleInTransactionTimeoutMs }),
     ...(statementTimeoutMs === undefined ? {} : { statementTimeoutMs }),
-    ...(flush === undefined ? {} : { flush }),
     replicas: replicaTargets(target, readReplicas ?? []),
   });
   return openStoreOver(storage, storeOptions);

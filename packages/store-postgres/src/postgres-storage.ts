@@ -18,7 +18,7 @@ import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import { StateflowError } from '@stateflow/core';
 import type { HeldLock, IterateOptions, PoolUse, Storage, StorageCapabilities, StorageOp, StorageReader, WriteSession } from '@stateflow/store';
-import { FLUSH_SQL, casCommitSql, sessionCommitSql } from './commit-statements.js';
+import { casCommitSql, sessionCommitSql } from './commit-statements.js';
 import { watchErrors } from './connection.js';
 import type { PostgresTarget } from './store-url.js';
 import { LOCK_NOT_AVAILABLE, translatePgError } from './pg-errors.js';
@@ -43,26 +43,14 @@ export interface PostgresStorageOptions extends PostgresTimeouts {
    * passed over by the reads.
    */
   replicas?: PostgresTarget[];
-  /**
-   * Where a durable commit waits for its WAL flush (README "Commit and WAL flush"): `'after-lock'`
-   * (default) commits with synchronous_commit off under the store's lock and then waits for the
-   * flush on the same connection ({@link FLUSH_SQL}), so the next writer's commit overlaps this
-   * one's fsync; `'under-lock'` commits with synchronous_commit on, holding the lock through the
-   * fsync. `'after-lock'` falls back to `'under-lock'` when the server refuses the flush statement
-   * (checked at open).
-   */
-  flush?: 'after-lock' | 'under-lock';
 }
 
 /**
  * Open the storage of the store at `target`, migrating its schema.
- * @throws INPUT_INVALID for bad options (nothing opened); NOT_FOUND, STORE_VERSION, STORE_UNAVAILABLE, STORE_IO (see `prepareSchema`)
+ * @throws NOT_FOUND, STORE_VERSION, STORE_UNAVAILABLE, STORE_IO (see `prepareSchema`)
  */
 export async function openPostgresStorage(target: PostgresTarget, options: PostgresStorageOptions = {}): Promise<Storage> {
   const timeouts = resolveTimeouts(options);
-  if (options.flush !== undefined && options.flush !== 'after-lock' && options.flush !== 'under-lock') {
-    throw new StateflowError('INPUT_INVALID', `flush must be 'after-lock' or 'under-lock', got ${String(options.flush)}`, { field: 'flush' });
-  }
   const pool = listening(new pg.Pool({ ...sessionConfig(target, timeouts, 'store'), max: options.maxConnections ?? 10 }));
   try {
     await prepareSchema(pool, target, { create: options.createIfMissing ?? true, lockTimeoutMs: timeouts.lockTimeoutMs });
@@ -70,24 +58,9 @@ export async function openPostgresStorage(target: PostgresTarget, options: Postg
     await pool.end().catch(() => undefined);
     throw err;
   }
-  const flushAfter = options.flush === 'under-lock' ? false : await flushAllowed(pool);
   const lockPool = listening(new pg.Pool({ ...sessionConfig(target, timeouts, 'named-lock'), max: options.maxLocks ?? 100, idleTimeoutMillis: 10_000 }));
   const replicaPools = (options.replicas ?? []).map((replica) => ({ target: replica, pool: listening(new pg.Pool({ ...sessionConfig(replica, timeouts, 'store'), max: options.maxConnections ?? 10 })) }));
-  return new PostgresStorage(pool, lockPool, target, timeouts, replicaPools, flushAfter);
-}
-
-/**
- * Whether the server runs {@link FLUSH_SQL} for this role: one non-transactional, empty WAL
- * message (the function is missing or revoked on some servers; the store then flushes under
- * its lock).
- */
-async function flushAllowed(pool: Pool): Promise<boolean> {
-  try {
-    await pool.query("SELECT pg_logical_emit_message(false, 'stateflow', '')");
-    return true;
-  } catch {
-    return false;
-  }
+  return new PostgresStorage(pool, lockPool, target, timeouts, replicaPools);
 }
 
 /**
@@ -121,11 +94,8 @@ class PostgresStorage implements Storage {
 
   readonly replicas: readonly PoolReader[];
   readonly #replicaPools: Pool[];
-  /** A durable commit is sent with synchronous_commit off and then flushed by {@link FLUSH_SQL}, outside the store's lock. */
-  readonly #flushAfter: boolean;
 
-  constructor(pool: Pool, lockPool: Pool, target: PostgresTarget, timeouts: Required<PostgresTimeouts>, replicas: { target: PostgresTarget; pool: Pool }[], flushAfter: boolean) {
-    this.#flushAfter = flushAfter;
+  constructor(pool: Pool, lockPool: Pool, target: PostgresTarget, timeouts: Required<PostgresTimeouts>, replicas: { target: PostgresTarget; pool: Pool }[]) {
     this.#pool = pool;
     this.#lockPool = lockPool;
     this.#target = target;
@@ -178,9 +148,8 @@ class PostgresStorage implements Storage {
       commit: async (ops, options) => {
         if (!open) throw new StateflowError('STORE_CLOSED', 'This write session has ended', {});
         try {
-          // The writes and the COMMIT in one round trip; the WAL flush after it, the lock released.
-          await client.query(sessionCommitSql(this.#kv, ops, this.#channel, this.#commitOptions(options)));
-          await this.#flush(client, options);
+          // The writes and the COMMIT in one round trip.
+          await client.query(sessionCommitSql(this.#kv, ops, this.#channel, options));
           end({ broken: false });
         } catch (err) {
           await client.query('ROLLBACK').catch(() => undefined);
@@ -201,13 +170,10 @@ class PostgresStorage implements Storage {
     const client = await this.#reader.connect();
     let broken = true;
     try {
-      const results = await client.query(casCommitSql(this.#kv, this.#lockSql, expect, ops, this.#channel, this.#commitOptions(options)));
+      const results = await client.query(casCommitSql(this.#kv, this.#lockSql, expect, ops, this.#channel, options));
       const last = (Array.isArray(results) ? results.at(-1) : results) as pg.QueryResult<{ committed: boolean }> | undefined;
-      const committed = last?.rows[0]?.committed === true;
-      // Committed and visible, not yet known durable: a failure of the flush is an unknown outcome.
-      if (committed) await this.#flush(client, options);
       broken = false;
-      return committed;
+      return last?.rows[0]?.committed === true;
     } catch (err) {
       // The lock is the first statement: a wait for it that timed out applied nothing.
       if ((err as { code?: unknown } | null)?.code === LOCK_NOT_AVAILABLE) throw await translateLockWait(err, this.#pool, this.#target, this.#timeouts.lockTimeoutMs);
@@ -215,16 +181,6 @@ class PostgresStorage implements Storage {
     } finally {
       client.release(broken);
     }
-  }
-
-  /** The options the commit's SQL is built with: a durable commit flushed after the lock is sent as not waiting for the flush itself. */
-  #commitOptions(options: { sync: boolean }): { sync: boolean } {
-    return { sync: options.sync && !this.#flushAfter };
-  }
-
-  /** Wait for the WAL flush of the commit just made on `client`, when it is durable and flushed after the lock. */
-  async #flush(client: PoolClient, options: { sync: boolean }): Promise<void> {
-    if (options.sync && this.#flushAfter) await client.query(FLUSH_SQL);
   }
 
   async lock(name: string, options: { wait: boolean }): Promise<HeldLock | null> {
