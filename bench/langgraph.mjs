@@ -251,9 +251,9 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 const best = Object.fromEntries(Object.entries(rounds).map(([key, fs]) => [key, Object.fromEntries(Object.keys(fs[0]).map((k) => [k, median(fs.map((f) => f[k]))]))]));
 const calls = { puts: STEPS + 2, writes: STEPS + 1 };
-const stateflowColumns = columns.filter(([key]) => key !== 'lg' && key !== 'pgsaver');
+const stateflowColumns = best.lg ? columns.filter(([key]) => key !== 'lg' && key !== 'pgsaver') : [];
 const versusPostgresSaver = best.pg && best.pgsaver;
-const rows = Object.keys(best.sf).map((label) => [
+const rows = Object.keys(Object.values(best)[0]).map((label) => [
   label,
   ...columns.map(([key]) => best[key][label]),
   ...stateflowColumns.map(([key]) => best[key][label] / best.lg[label]),
