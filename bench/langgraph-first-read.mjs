@@ -4,8 +4,9 @@
  * thread" does. Prints one JSON line: `{ openMs, readMs }` (open: the store or database file;
  * read: the one getTuple, checked against what that step wrote).
  *
- *   node bench/langgraph-first-read.mjs <leveldb|postgres|sqlite> <dir|url|file> <checkpoint_id> <step>
+ *   node bench/langgraph-first-read.mjs <leveldb|postgres|sqlite|pgsaver> <dir|url|file|url?schema=S> <checkpoint_id> <step>
  */
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { StateflowSaver } from '@stateflow/langgraph';
 import { openStore } from '@stateflow/store-leveldb';
@@ -21,6 +22,12 @@ let close;
 if (kind === 'sqlite') {
   saver = SqliteSaver.fromConnString(place);
   close = async () => saver.db.close();
+} else if (kind === 'pgsaver') {
+  const url = new URL(place);
+  const schema = url.searchParams.get('schema');
+  url.searchParams.delete('schema');
+  saver = PostgresSaver.fromConnString(url.toString(), { schema });
+  close = () => saver.end();
 } else {
   const store = kind === 'postgres' ? await openPostgresStore(place, { cacheSize: 0 }) : await openStore(place, { cacheSize: 0 });
   saver = new StateflowSaver(store);

@@ -4,17 +4,19 @@
  * whose sections are edited one per step — checkpointed by StateflowSaver on LevelDB, by
  * StateflowSaver on PostgreSQL (STATEFLOW_TEST_POSTGRES, default
  * postgres://postgres@127.0.0.1:5432/test; its column is left out, saying so, when no server
- * answers) and by LangGraph.js's SqliteSaver, in the same process, one after the other. Reports bytes on disk,
+ * answers), by LangGraph.js's SqliteSaver and by its PostgresSaver (same server), in the same process, one after the other. Reports bytes on disk,
  * per-step put time (all steps, the first and the last 10%, and
  * their ratio: whether a step costs more as the thread grows), per-step putWrites time, and getTuple of
  * random past checkpoints (plus StateflowSaver's first read after a reopen, which builds its
  * namespace index from the log). Every read is checked against the state that step wrote.
  */
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { HumanMessage } from '@langchain/core/messages';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { StateflowSaver } from '@stateflow/langgraph';
 import { openStore } from '@stateflow/store-leveldb';
@@ -87,85 +89,122 @@ async function firstReadInNewProcess(kind, place, byStep, step) {
   return JSON.parse(stdout.trim().split('\n').at(-1));
 }
 
+/** Bytes of every table (heap, TOAST, indexes) in PostgreSQL schema `schema`, no VACUUM. */
+async function schemaBytes(schema) {
+  return withAdmin(async (client) => {
+    const { rows } = await client.query(
+      `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`,
+      [schema],
+    );
+    return Number(rows[0].bytes);
+  });
+}
+
+async function withAdmin(fn) {
+  const client = new pg.Client({ connectionString: testPostgresUrl() });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
- * Where a StateflowSaver's store lives, made new for each run: `open(options)` opens it (again),
- * `bytes()` is its size on disk once closed, `remove()` deletes it.
+ * Where a checkpointer lives, made new for each run: `open(reopen)` opens a saver on it (again;
+ * `reopen`: for the reads, StateflowSaver's history cache off) as `{ saver, close }`, `bytes()`
+ * is its size on disk once closed, `kind` and `place` what bench/langgraph-first-read.mjs opens,
+ * `remove()` deletes it.
  */
-async function levelPlace() {
-  const dir = await tempDir('langgraph-sf');
+function stateflowPlace(kind, place, openStore, durability, bytes, remove) {
   return {
-    kind: 'leveldb',
-    place: dir,
-    open: (options) => openStore(dir, options),
-    async bytes() {
-      await (await openStore(dir)).close(); // reopening folds LevelDB's write-ahead log into tables
-      return dirBytes(dir);
+    kind,
+    place,
+    async open(reopen) {
+      const store = await openStore(reopen ? { cacheSize: 0 } : undefined);
+      return { saver: new StateflowSaver(store, reopen ? undefined : { durability }), close: () => store.close() };
     },
+    bytes,
+    remove,
+  };
+}
+
+async function levelPlace(durability) {
+  const dir = await tempDir('langgraph-sf');
+  const bytes = async () => {
+    await (await openStore(dir)).close(); // reopening folds LevelDB's write-ahead log into tables
+    return dirBytes(dir);
+  };
+  return stateflowPlace('leveldb', dir, (options) => openStore(dir, options), durability, bytes, () => removeDir(dir));
+}
+
+async function postgresPlace(durability) {
+  const url = freshPostgresUrl('bench_lg');
+  const schema = new URL(url).searchParams.get('schema');
+  return stateflowPlace('postgres', url, (options) => openPostgresStore(url, options), durability, () => schemaBytes(schema), () => dropPostgresStore(url));
+}
+
+async function sqlitePlace() {
+  const dir = await tempDir('langgraph-sqlite');
+  const file = path.join(dir, 'checkpoints.sqlite');
+  return {
+    kind: 'sqlite',
+    place: file,
+    async open() {
+      const saver = SqliteSaver.fromConnString(file);
+      return { saver, close: async () => saver.db.close() }; // closing folds the WAL into the database file
+    },
+    bytes: () => dirBytes(dir),
     remove: () => removeDir(dir),
   };
 }
 
-async function postgresPlace() {
-  const url = freshPostgresUrl('bench_lg');
-  const schema = new URL(url).searchParams.get('schema');
+/** LangGraph's PostgresSaver in a new schema of the test database (synchronous_commit on: each put is durable). */
+async function postgresSaverPlace() {
+  const schema = `bench_pgsaver_${randomBytes(6).toString('hex')}`;
+  await withAdmin((client) => client.query(`CREATE SCHEMA "${schema}"`));
+  const url = new URL(testPostgresUrl());
+  url.searchParams.set('schema', schema);
   return {
-    kind: 'postgres',
-    place: url,
-    open: (options) => openPostgresStore(url, options),
-    async bytes() {
-      const client = new pg.Client({ connectionString: testPostgresUrl() });
-      await client.connect();
-      try {
-        const { rows } = await client.query(
-          `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`,
-          [schema],
-        );
-        return Number(rows[0].bytes);
-      } finally {
-        await client.end();
-      }
+    kind: 'pgsaver',
+    place: url.toString(),
+    async open() {
+      const saver = PostgresSaver.fromConnString(testPostgresUrl(), { schema });
+      await saver.setup();
+      return { saver, close: () => saver.end() };
     },
-    remove: () => dropPostgresStore(url),
+    bytes: () => schemaBytes(schema),
+    remove: () => withAdmin((client) => client.query(`DROP SCHEMA "${schema}" CASCADE`)),
   };
 }
 
-async function stateflow(picks, oldStep, durability, makePlace) {
-  const place = await makePlace();
-  try {
-    let store = await place.open();
-    const result = await run(new StateflowSaver(store, { durability }));
-    await store.close();
-    const bytes = await place.bytes();
-    const child = await firstReadInNewProcess(place.kind, place.place, result.byStep, oldStep);
-    store = await place.open({ cacheSize: 0 });
-    const saver = new StateflowSaver(store);
-    const firstHead = await readBack(saver, result.byStep, [null]);
-    const first = await readBack(saver, result.byStep, [picks[0]]);
-    const reads = await readBack(saver, result.byStep, picks);
-    await store.close();
-    return { ...result, bytes, child, firstHeadMs: firstHead.ms, firstReadMs: first.ms, readMs: reads.ms };
-  } finally {
-    await place.remove();
-  }
+/** Every checkpoint of the thread through `saver.list`, newest first, checked by count. */
+async function listAll(saver) {
+  return time(async () => {
+    let count = 0;
+    for await (const tuple of saver.list(THREAD)) if (tuple.checkpoint) count++;
+    if (count !== STEPS + 2) throw new Error(`list returned ${count} checkpoints for ${STEPS + 2} puts`);
+  });
 }
 
-async function sqlite(picks, oldStep) {
-  const dir = await tempDir('langgraph-sqlite');
-  const file = path.join(dir, 'checkpoints.sqlite');
+/** One round on a new place: the run, its bytes, a new process's first read of `oldStep`, reads after a reopen. */
+async function measure(makePlace, picks, oldStep) {
+  const place = await makePlace();
   try {
-    let saver = SqliteSaver.fromConnString(file);
-    const result = await run(saver);
-    saver.db.close(); // folds the WAL into the database file
-    const bytes = await dirBytes(dir);
-    const child = await firstReadInNewProcess('sqlite', file, result.byStep, oldStep);
-    saver = SqliteSaver.fromConnString(file);
-    const firstHead = await readBack(saver, result.byStep, [null]);
-    const first = await readBack(saver, result.byStep, [picks[0]]);
-    const reads = await readBack(saver, result.byStep, picks);
-    saver.db.close();
-    return { ...result, bytes, child, firstHeadMs: firstHead.ms, firstReadMs: first.ms, readMs: reads.ms };
+    let opened = await place.open(false);
+    const result = await run(opened.saver);
+    await opened.close();
+    const bytes = await place.bytes();
+    const child = await firstReadInNewProcess(place.kind, place.place, result.byStep, oldStep);
+    opened = await place.open(true);
+    const firstHead = await readBack(opened.saver, result.byStep, [null]);
+    const first = await readBack(opened.saver, result.byStep, [picks[0]]);
+    const reads = await readBack(opened.saver, result.byStep, picks);
+    const listed = await listAll(opened.saver);
+    await opened.close();
+    return { ...result, bytes, child, firstHeadMs: firstHead.ms, firstReadMs: first.ms, readMs: reads.ms, listMs: listed.ms };
   } finally {
-    await removeDir(dir);
+    await place.remove();
   }
 }
 
@@ -193,32 +232,36 @@ function figures(r) {
     'then a random past checkpoint, ms': r.firstReadMs,
     'new process: open the store, ms': r.child.openMs,
     'new process: first getTuple of an old checkpoint, ms': r.child.readMs,
+    [`list the whole thread (${STEPS + 2} checkpoints), ms`]: r.listMs,
   };
 }
 // Alternate the savers and report each figure's median over the rounds: on a shared machine,
 // load that comes and goes during one saver's run must not decide a ratio.
 const noPostgres = await postgresUnavailable();
 const columns = [
-  ['sf', 'StateflowSaver fsync', (old) => stateflow(picks, old, 'fsync', levelPlace)],
-  ['buffered', 'StateflowSaver buffered', (old) => stateflow(picks, old, 'buffered', levelPlace)],
-  ...(noPostgres === null ? [['pg', 'StateflowSaver PostgreSQL fsync', (old) => stateflow(picks, old, 'fsync', postgresPlace)]] : []),
-  ['lg', 'SqliteSaver', (old) => sqlite(picks, old)],
+  ['sf', 'StateflowSaver fsync', () => levelPlace('fsync')],
+  ['buffered', 'StateflowSaver buffered', () => levelPlace('buffered')],
+  ...(noPostgres === null ? [['pg', 'StateflowSaver PostgreSQL fsync', () => postgresPlace('fsync')]] : []),
+  ['lg', 'SqliteSaver', sqlitePlace],
+  ...(noPostgres === null ? [['pgsaver', 'PostgresSaver', postgresSaverPlace]] : []),
 ].filter(([key]) => !process.env.BENCH_LANGGRAPH_COLUMNS || process.env.BENCH_LANGGRAPH_COLUMNS.split(',').includes(key));
 const rounds = {};
 for (let round = 0; round < ROUNDS; round++) {
-  for (const [key, , runner] of columns) (rounds[key] ??= []).push(figures(await runner(oldSteps[round])));
+  for (const [key, , makePlace] of columns) (rounds[key] ??= []).push(figures(await measure(makePlace, picks, oldSteps[round])));
 }
 const best = Object.fromEntries(Object.entries(rounds).map(([key, fs]) => [key, Object.fromEntries(Object.keys(fs[0]).map((k) => [k, median(fs.map((f) => f[k]))]))]));
 const calls = { puts: STEPS + 2, writes: STEPS + 1 };
-const stateflowColumns = columns.filter(([key]) => key !== 'lg');
-const rows = Object.keys(best.sf).map((label) => [
+const stateflowColumns = best.lg ? columns.filter(([key]) => key !== 'lg' && key !== 'pgsaver') : [];
+const versusPostgresSaver = best.pg && best.pgsaver;
+const rows = Object.keys(Object.values(best)[0]).map((label) => [
   label,
   ...columns.map(([key]) => best[key][label]),
   ...stateflowColumns.map(([key]) => best[key][label] / best.lg[label]),
+  ...(versusPostgresSaver ? [best.pg[label] / best.pgsaver[label]] : []),
 ]);
 await report(
-  `LangGraph: StateflowSaver (LevelDB, PostgreSQL) vs SqliteSaver, one graph run of growing state${DELTA ? ', messages in a DeltaChannel' : ''}`,
-  ['metric', ...columns.map(([, title]) => title), ...stateflowColumns.map(([, title]) => `ratio ${title.replace('StateflowSaver ', '')}/sqlite`)],
+  `LangGraph: StateflowSaver (LevelDB, PostgreSQL) vs SqliteSaver and PostgresSaver, one graph run of growing state${DELTA ? ', messages in a DeltaChannel' : ''}`,
+  ['metric', ...columns.map(([, title]) => title), ...stateflowColumns.map(([, title]) => `ratio ${title.replace('StateflowSaver ', '')}/sqlite`), ...(versusPostgresSaver ? ['ratio PostgreSQL fsync/PostgresSaver'] : [])],
   rows,
   [
     ...(DELTA ? ['BENCH_LANGGRAPH_MESSAGES=delta: the messages channel is LangGraph\'s DeltaChannel (messagesDeltaReducer, a snapshot every 100 updates), so a put carries the step\'s new messages, not the list; reads check the step count (the messages are rebuilt from the writes by LangGraph, not in the checkpoint).'] : []),
@@ -229,9 +272,9 @@ await report(
     'StateflowSaver publishes one net patch per put and per putWrites (store checkpoint every 64 revisions): "fsync" syncs each to disk before it resolves (LevelDB sync: true; PostgreSQL synchronous_commit on), as SqliteSaver does (better-sqlite3, WAL, synchronous FULL); "buffered" is the store\'s default (survives a process crash, not an OS crash).',
     'Bytes: every file of the store directory after close (LevelDB reopened once so its log is folded into tables; SQLite closed so its WAL is checkpointed); PostgreSQL: pg_total_relation_size (heap, TOAST, indexes) of every table in the store\'s schema, no VACUUM, on the same machine (loopback TCP).',
     noPostgres === null
-      ? 'PostgreSQL: a new schema per run on the server of STATEFLOW_TEST_POSTGRES, dropped after it.'
+      ? 'PostgreSQL: a new schema per run on the server of STATEFLOW_TEST_POSTGRES, dropped after it; PostgresSaver (@langchain/langgraph-checkpoint-postgres, its own pool, synchronous_commit on as the server default, so each put and putWrites is durable) in a schema of its own on the same server. Its ratio column divides StateflowSaver PostgreSQL fsync by PostgresSaver.'
       : `PostgreSQL column left out: ${noPostgres}.`,
-    `Reads: ${READS} random steps read back by checkpoint_id after a reopen (StateflowSaver with the store's history cache off), each checked against that step's messages and step count. Before them, the head (no checkpoint_id, as a resume reads it) and then one random past checkpoint are each timed alone: StateflowSaver reads its namespace index from the newest end of the stream's log, as far back as each read needs.`,
+    `Reads: ${READS} random steps read back by checkpoint_id after a reopen (StateflowSaver with the store's history cache off), each checked against that step's messages and step count, then one list of the whole thread (every checkpoint, newest first). Before them, the head (no checkpoint_id, as a resume reads it) and then one random past checkpoint are each timed alone: StateflowSaver reads its namespace index from the newest end of the stream's log, as far back as each read needs.`,
     `New process: after each run the store is closed and a child process (bench/langgraph-first-read.mjs) opens it (LevelDB directory, PostgreSQL schema, SQLite file) and times its first getTuple of one old checkpoint (round r reads step ${oldSteps.join(', ')}; the same step on every saver), checked against what that step wrote.`,
   ],
 );

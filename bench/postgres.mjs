@@ -40,15 +40,34 @@ function waitForGo() {
   });
 }
 
-/** Child: `lanes` concurrent publish loops of `n` publishes each on the PostgreSQL store at `url`. */
+/**
+ * Child: `lanes` concurrent publish loops of `n` publishes each on the PostgreSQL store at `url`.
+ * Its last stdout line counts its commits (`pg`'s query wrapped, counting only: a statement with
+ * a `committed` column is a commit; `lost`: a compare-and-set that found the tip moved) and the
+ * catch-up snapshots it took.
+ */
 async function childWriter(url, n, lanes) {
+  const counts = { commits: 0, lost: 0, snapshots: 0 };
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function counted(...a) {
+    const text = typeof a[0] === 'string' ? a[0] : '';
+    const result = query.apply(this, a);
+    if (text.startsWith('BEGIN ISOLATION LEVEL REPEATABLE READ')) counts.snapshots++;
+    if (text.includes('AS committed')) {
+      counts.commits++;
+      result.then((r) => (Array.isArray(r) ? r.at(-1) : r).rows[0]?.committed === false && counts.lost++, () => undefined);
+    }
+    return result;
+  };
   const store = await openPostgresStore(url, { durability: 'fsync', maxConnections: lanes + 2 });
   await store.head('global');
   await waitForGo();
+  Object.assign(counts, { commits: 0, lost: 0, snapshots: 0 });
   await Promise.all(Array.from({ length: lanes }, async (_, lane) => {
     for (let i = 0; i < n; i++) await store.publish({ changes: { [`session:w${process.pid}-${lane}`]: patchFor(i, lane) } });
   }));
   await store.close();
+  process.stdout.write(`${JSON.stringify(counts)}\n`);
   process.exit(0);
 }
 
@@ -80,16 +99,22 @@ async function admin(sql) {
 
 /**
  * Milliseconds `children` processes running `args` take, from the moment all of them are set up
- * (connected, store open) to the last exit: process start-up is not part of the figure.
+ * (connected, store open) to the last exit: process start-up is not part of the figure. With
+ * `reports`, each child's last stdout line (JSON) is pushed to it.
  */
-async function processes(children, args) {
+async function processes(children, args, reports = null) {
   const spawned = Array.from({ length: children }, () => spawn(process.execPath, [SELF, ...args], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  const outputs = spawned.map(() => ({ text: '' }));
   const exited = spawned.map((child) => new Promise((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`bench child exited ${code}`))))));
-  await Promise.all(spawned.map((child) => new Promise((resolve) => child.stdout.setEncoding('utf8').on('data', (d) => d.includes('ready') && resolve()))));
+  await Promise.all(spawned.map((child, i) => new Promise((resolve) => child.stdout.setEncoding('utf8').on('data', (d) => {
+    outputs[i].text += d;
+    if (d.includes('ready')) resolve();
+  }))));
   const { ms } = await time(async () => {
     for (const child of spawned) child.stdin.write('go\n');
     await Promise.all(exited);
   });
+  if (reports !== null) for (const { text } of outputs) reports.push(JSON.parse(text.trim().split('\n').at(-1)));
   return ms;
 }
 
@@ -118,7 +143,9 @@ async function publishRound(n, per) {
   const schema8 = `sf_bench_${process.pid}_8`;
   await dropPostgresStore(urlFor(schema8));
   await (await openPostgresStore(urlFor(schema8))).close();
-  const pg8 = await processes(2, ['writer', urlFor(schema8), String(per), '4']);
+  const reports = [];
+  const pg8 = await processes(2, ['writer', urlFor(schema8), String(per), '4'], reports);
+  const sum = (field) => reports.reduce((total, r) => total + r[field], 0);
   await admin(`DROP SCHEMA IF EXISTS raw8 CASCADE; CREATE SCHEMA raw8; CREATE TABLE raw8.raw (k bytea PRIMARY KEY, v bytea NOT NULL)`);
   const raw8 = await processes(2, ['insert', 'raw8', String(per), '4']);
   const dir8 = await tempDir('pg-level8');
@@ -134,6 +161,7 @@ async function publishRound(n, per) {
   return {
     pgSingle: rate(n, pgSingle.ms), rawSingle: rate(n, rawSingle), levelSingle: rate(n, levelSingle.ms),
     pg8: rate(total, pg8), raw8: rate(total, raw8), level8: rate(total, levelConcurrent.ms),
+    commits8: sum('commits'), lost8: sum('lost'), snapshots8: sum('snapshots'), total8: total,
   };
 }
 
@@ -156,6 +184,7 @@ async function publishRates() {
       'raw INSERT: one row (key + the JSON of the same patch) per autocommitted transaction, from as many connections as writers: the physical limit of one durable commit per transition.',
       'Processes (the 2-process rows, the raw INSERT loops) are timed from the moment every one of them is connected to the last exit: start-up is not counted.',
       'LevelDB: the same publishes on the embedded store (8 writers in one process, since one process holds a LevelDB directory).',
+      `Contention of the 2-process row (the compare-and-set on the tip record, medians over the rounds): ${med((r) => r.total8 / (r.commits8 - r.lost8)).toFixed(2)} publishes per landed commit (group commit), ${(100 * med((r) => r.lost8 / r.commits8)).toFixed(1)} % of the commits sent lost their compare-and-set to the other process (nothing written; the loser catches up and stages again), ${med((r) => r.snapshots8 / r.total8).toFixed(2)} catch-up snapshots per publish.`,
     ],
   );
   return rows;
