@@ -56,3 +56,5 @@ export type {
   UndoConflict,
   WriterMatch,
 } from './types.js';
+export { checkShape, diffInShape, getShape, listShapes, registerUpcastFunction, setShape, stateAtShape, transitionsInShape, upgradeHeads, versionAt } from './shapes.js';
+export type { Shape, ShapeCheckFailure, ShapeCheckReport, ShapeSelector, ShapeVersionInput } from './shapes.js';
