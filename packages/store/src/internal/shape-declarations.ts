@@ -113,7 +113,7 @@ export function shapesOf(state: JsonObject): readonly ShapeDeclaration[] {
   return shapes;
 }
 
-const ajv = new Ajv2020({ strict: true, allErrors: false, validateFormats: false, addUsedSchema: false });
+const ajv = new Ajv2020({ strict: true, allErrors: false, validateFormats: false, addUsedSchema: false, ownProperties: true });
 const validators = new WeakMap<JsonObject, ValidateFunction>();
 
 /**
