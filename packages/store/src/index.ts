@@ -57,4 +57,6 @@ export type {
   WriterMatch,
 } from './types.js';
 export { checkShape, diffInShape, getShape, listShapes, registerUpcastFunction, setShape, stateAtShape, transitionsInShape, upgradeHeads, versionAt } from './shapes.js';
-export type { Shape, ShapeCheckFailure, ShapeCheckReport, ShapeSelector, ShapeVersionInput } from './shapes.js';
+export type { Shape, ShapeCheckFailure, ShapeCheckReport, ShapeVersionInput } from './shapes.js';
+export { shaped } from './shapes.js';
+export type { ShapeReadOptions, ShapeSelector } from './types.js';

@@ -56,6 +56,15 @@ describe.each(backends)('shapes on $name', (backend) => {
     for await (const t of transitionsInShape(h.store, { stream: S }, 'current')) shaped.push(t.changes.map((c) => c.patch));
     expect(shaped.slice(0, 3)).toEqual([[{ name: 'one', tags: ['x'], status: 'open' }], [{ name: 'two' }], [{ tags: { '[0]': 'y' } }]]);
     expect(shaped.slice(3)).toEqual([[{}], [{}]]);
+    // The same reads through the store's own methods.
+    expect(await h.store.stateAt(S, 1, { shape: 'current' })).toEqual({ name: 'one', tags: ['x'], status: 'open' });
+    expect(await h.store.stateAt(S, 1, { shape: 2 })).toEqual({ name: 'one', tags: ['x'] });
+    expect(await h.store.stateAt(S, 1, { shape: 'stored' })).toEqual({ title: 'one', tags: 'x' });
+    expect(await h.store.diff(S, 1, 3, { shape: 'current' })).toEqual({ name: 'two', tags: { '[0]': 'y' } });
+    const viaStore = [];
+    for await (const t of h.store.transitions({ stream: S, shape: 'current' })) viaStore.push(t.changes[0]?.patch);
+    expect(viaStore).toEqual(shaped.map(([p]) => p));
+    expect((await failureOf(h.store.stateAt(S, 1, { shape: 'newest' as 'current' }))).details).toEqual({ field: 'shape' });
     expect(storedBefore).toEqual([await h.store.stateAt(S, 1), await h.store.stateAt(S, 2), await h.store.stateAt(S, 3)]);
     expect((await h.store.audit()).problems).toEqual([]);
     const reopened = await h.reopen();

@@ -20,12 +20,10 @@ import { compiled, firstError, shapeInvalid, shapeOf, shapesOf } from './interna
 import type { ShapeDeclaration } from './internal/shape-declarations.js';
 import { governingShape, recordedShape } from './internal/shape-writes.js';
 import type { RecordedShape } from './internal/shape-writes.js';
-import type { PublishResult, Store, StreamId, Transition } from './types.js';
+import type { PublishResult, ShapeReadOptions, ShapeSelector, Store, StreamId, Transition } from './types.js';
 
 const SHAPES = DECLARATION_STREAMS.shapes;
 
-/** Which shape a read returns: the state as written, upcast to the latest version, or to version N (≥ 1). */
-export type ShapeSelector = 'stored' | 'current' | number;
 
 /** A declared shape: its name, the stream-family pattern it governs, and every version (version k at index k − 1). */
 export interface Shape {
@@ -240,6 +238,11 @@ export async function* transitionsInShape(store: Store, range: { from?: number; 
     }
     yield Object.freeze({ ...transition, changes });
   }
+}
+
+/** Whether a read asks for a shape other than the stored one (`stored` or none: `false`). */
+export function shaped<T extends ShapeReadOptions>(options: T | undefined): options is T & { shape: Exclude<ShapeSelector, 'stored'> } {
+  return options?.shape !== undefined && options.shape !== 'stored';
 }
 
 const memos = new WeakMap<Store, { shapes: readonly ShapeDeclaration[]; lru: Lru<string, JsonObject> }>();
