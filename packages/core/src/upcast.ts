@@ -24,7 +24,6 @@
  * (fail closed) and never passes the input off as upcast. The input is never changed: the result
  * shares every untouched subtree with it and every new node is frozen.
  */
-import { freeze } from 'immer';
 import { defineData } from './internal/define-data.js';
 import { isJsonObject } from './json.js';
 import type { JsonArray, JsonObject, JsonValue } from './json.js';
@@ -143,21 +142,21 @@ function applyOne(value: JsonValue, op: UpcastOperation, at: string, functions: 
   switch (op.op) {
     case 'move':
     case 'copy': {
-      const source = getAt(value, pointerSegments(op.from));
+      const source = getAt(value, tokensOf(op.from));
       if (source === undefined) return value;
-      const without = op.op === 'move' ? removeAt(value, pointerSegments(op.from), at) : value;
-      return setAt(without, pointerSegments(op.path), source, at);
+      const without = op.op === 'move' ? removeAt(value, tokensOf(op.from), at) : value;
+      return setAt(without, tokensOf(op.path), source, at);
     }
     case 'remove':
-      return getAt(value, pointerSegments(op.path)) === undefined ? value : removeAt(value, pointerSegments(op.path), at);
+      return getAt(value, tokensOf(op.path)) === undefined ? value : removeAt(value, tokensOf(op.path), at);
     case 'default':
-      return getAt(value, pointerSegments(op.path)) === undefined ? setAt(value, pointerSegments(op.path), freeze(structuredClone(op.value), true), at) : value;
+      return getAt(value, tokensOf(op.path)) === undefined ? setAt(value, tokensOf(op.path), snapshotJson(op.value), at) : value;
     case 'wrap': {
-      const tokens = pointerSegments(op.path);
+      const tokens = tokensOf(op.path);
       const found = getAt(value, tokens);
       if (found === undefined) return value;
       const wrapped: JsonValue = op.key === undefined ? [found] : withMember({}, op.key, found);
-      return tokens.length === 0 ? freeze(wrapped) : setAt(value, tokens, freeze(wrapped), at);
+      return tokens.length === 0 ? frozen(wrapped) : setAt(value, tokens, frozen(wrapped), at);
     }
     case 'each':
       return eachMember(value, op, at, functions);
@@ -167,15 +166,15 @@ function applyOne(value: JsonValue, op: UpcastOperation, at: string, functions: 
 }
 
 function eachMember(value: JsonValue, op: Extract<UpcastOperation, { op: 'each' }>, at: string, functions: ReadonlyMap<string, UpcastFunction>): JsonValue {
-  const tokens = pointerSegments(op.path);
+  const tokens = tokensOf(op.path);
   const container = getAt(value, tokens);
   if (container === undefined) return value;
   let next: JsonValue;
-  if (Array.isArray(container)) next = freeze(container.map((member) => applyAll(member, op.ops, `${at}.`, functions)));
+  if (Array.isArray(container)) next = frozen(container.map((member) => applyAll(member, op.ops, `${at}.`, functions)));
   else if (isJsonObject(container)) {
     const out: JsonObject = {};
     for (const [key, member] of Object.entries(container)) defineData(out, key, applyAll(member, op.ops, `${at}.`, functions));
-    next = freeze(out);
+    next = frozen(out);
   } else throw new Failure(at, 'not-container', `each at ${JSON.stringify(op.path)} found a ${typeof container}, not an array or object`);
   return tokens.length === 0 ? next : setAt(value, tokens, next, at);
 }
@@ -194,6 +193,19 @@ function callFunction(value: JsonValue, fn: string, at: string, functions: Reado
   } catch (err) {
     throw new Failure(at, 'not-json', `the upcast function ${JSON.stringify(fn)} returned a value that is not JSON: ${(err as Error).message}`, err);
   }
+}
+
+const segmentCache = new Map<string, readonly string[]>();
+
+/** The tokens of `pointer` (cached: an `each` applies the same few pointers to every member). */
+function tokensOf(pointer: string): readonly string[] {
+  let tokens = segmentCache.get(pointer);
+  if (tokens === undefined) {
+    tokens = Object.freeze(pointerSegments(pointer));
+    if (segmentCache.size >= 4096) segmentCache.clear();
+    segmentCache.set(pointer, tokens);
+  }
+  return tokens;
 }
 
 function getAt(value: JsonValue, tokens: readonly string[]): JsonValue | undefined {
@@ -218,11 +230,11 @@ function setAt(value: JsonValue, tokens: readonly string[], member: JsonValue, a
     if (index < 0 || index > value.length) throw new Failure(at, 'pointer', `token ${JSON.stringify(token)} is not an index of an array of ${value.length}`);
     const out: JsonArray = [...value];
     out[index] = rest.length === 0 ? member : setAt(index < value.length ? (value[index] as JsonValue) : {}, rest, member, at);
-    return freeze(out);
+    return frozen(out);
   }
   if (!isJsonObject(value)) throw new Failure(at, 'pointer', `token ${JSON.stringify(token)} steps into a ${value === null ? 'null' : typeof value}`);
   const child = Object.hasOwn(value, token) ? (value[token] as JsonValue) : {};
-  return freeze(withMember(copyObject(value), token, rest.length === 0 ? member : setAt(child, rest, member, at)));
+  return frozen(withMember(copyObject(value), token, rest.length === 0 ? member : setAt(child, rest, member, at)));
 }
 
 /** `value` without the member at `tokens` (≥ 1, known to exist). */
@@ -234,22 +246,26 @@ function removeAt(value: JsonValue, tokens: readonly string[], at: string): Json
     const out: JsonArray = [...value];
     if (rest.length === 0) out.splice(index, 1);
     else out[index] = removeAt(value[index] as JsonValue, rest, at);
-    return freeze(out);
+    return frozen(out);
   }
   const out = copyObject(value as JsonObject);
   if (rest.length === 0) delete out[token];
   else defineData(out, token, removeAt((value as JsonObject)[token] as JsonValue, rest, at));
-  return freeze(out);
+  return frozen(out);
 }
 
-/** A shallow copy that keeps keys such as `__proto__` as data. */
+/** A shallow copy that keeps keys such as `__proto__` as data (spread defines own properties, it never assigns). */
 function copyObject(value: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  for (const [key, member] of Object.entries(value)) defineData(out, key, member);
-  return out;
+  return { ...value };
 }
 
 function withMember(target: JsonObject, key: string, member: JsonValue): JsonObject {
   defineData(target, key, member);
   return target;
+}
+
+/** `value`, shallowly frozen (a node built here; its members are frozen already). */
+function frozen<T extends JsonValue>(value: T): T {
+  Object.freeze(value);
+  return value;
 }

@@ -193,7 +193,7 @@ export async function versionAt(store: Store, stream: StreamId, rev: number): Pr
 /**
  * The state of `stream` at revision `rev` in shape `shape` (`'stored'`: `store.stateAt`): for a
  * stream no shape governs, `current` is the stored state and a version is `SHAPE_NOT_FOUND`.
- * Results are kept per revision (an LRU of 1,024 per store, dropped when a shape is declared).
+ * Results are kept per revision (an LRU of {@link MEMO_REVISIONS} per store, dropped when a shape is declared).
  * @throws SHAPE_NOT_FOUND `{ shape, version }` for a version that is not declared;
  *   SHAPE_UPCAST_FAILED `{ stream, rev, shape, step, op, reason }` when the upcast cannot apply
  *   or its result fails the schema; as `store.stateAt`
@@ -245,6 +245,9 @@ export function shaped<T extends ShapeReadOptions>(options: T | undefined): opti
   return options?.shape !== undefined && options.shape !== 'stored';
 }
 
+/** Revisions read in a shape that each store keeps (an LRU; a history page or a replay of a few thousand revisions fits). */
+export const MEMO_REVISIONS = 4096;
+
 const memos = new WeakMap<Store, { shapes: readonly ShapeDeclaration[]; lru: Lru<string, JsonObject> }>();
 
 /** `stream`@`rev` in version `target` of `shape`, memoised per revision; `stored`: the stored state when the caller has it. */
@@ -252,14 +255,13 @@ async function inShape(store: Store, shape: ShapeDeclaration, stream: StreamId, 
   if (rev === 0) return stored ?? (await store.stateAt(stream, 0));
   const shapes = shapesOf(await store.state(SHAPES));
   let memo = memos.get(store);
-  if (memo?.shapes !== shapes) memos.set(store, (memo = { shapes, lru: new Lru(1024) }));
+  if (memo?.shapes !== shapes) memos.set(store, (memo = { shapes, lru: new Lru(MEMO_REVISIONS) }));
   // Only a declared shape's results are kept (a candidate being checked is not one).
   const lru = shapes.includes(shape) ? memo.lru : null;
   const key = `${shape.name}\u0000${target}\u0000${rev}\u0000${stream}`;
   const hit = lru?.get(key);
   if (hit !== undefined) return hit;
-  const [recorded, state] = await Promise.all([versionAt(store, stream, rev), stored ?? store.stateAt(stream, rev)]);
-  const from = versionIn(shape, recorded);
+  const [from, state] = await Promise.all([versionOf(store, shape, stream, rev), stored ?? store.stateAt(stream, rev)]);
   const result: ChainResult = upcastChain(shape, state, from, target);
   const fail = (step: number, op: string, reason: StateflowError<'SHAPE_UPCAST_FAILED'>['details']['reason'], why: string, cause?: unknown): never => {
     throw new StateflowError(
@@ -280,6 +282,48 @@ async function inShape(store: Store, shape: ShapeDeclaration, stream: StreamId, 
   }
   lru?.set(key, result.state);
   return result.state;
+}
+
+/**
+ * Revisions whose version was read, per store, shape and stream. The version recorded along a
+ * stream never decreases (every write records the current version of the shape governing it
+ * then; versions are only appended, patterns never change, shapes are never removed, and a write
+ * to a head in an older version is refused), so a version read at two revisions holds at every
+ * revision between them: a pass over a history reads O(log n) transitions per version boundary,
+ * not one per revision.
+ */
+const samples = new WeakMap<Store, Map<string, Map<number, number>>>();
+
+/** The version of `shape` revision `rev` of `stream` was written in (0: before it). */
+async function versionOf(store: Store, shape: ShapeDeclaration, stream: StreamId, rev: number): Promise<number> {
+  let byStream = samples.get(store);
+  if (byStream === undefined) samples.set(store, (byStream = new Map()));
+  const key = `${shape.name}\u0000${stream}`;
+  let known = byStream.get(key);
+  if (known === undefined) byStream.set(key, (known = new Map()));
+  const read = async (r: number): Promise<number> => {
+    let v = known.get(r);
+    if (v === undefined) known.set(r, (v = versionIn(shape, await versionAt(store, stream, r))));
+    return v;
+  };
+  if (known.has(rev)) return known.get(rev) as number;
+  let lo = -1;
+  let hi = Infinity;
+  for (const r of known.keys()) {
+    if (r < rev && r > lo) lo = r;
+    if (r > rev && r < hi) hi = r;
+  }
+  if (hi === Infinity) hi = (await store.head(stream)).rev;
+  if (lo === -1) lo = Math.max((await store.head(stream)).origin, 1);
+  if (lo >= rev || hi <= rev) return read(rev);
+  // Bisect between the nearest known revisions until rev lies between two of one version.
+  while (hi - lo > 1 && (await read(lo)) !== (await read(hi))) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (mid === rev) return read(rev);
+    if (mid < rev) lo = mid;
+    else hi = mid;
+  }
+  return read(lo);
 }
 
 /** The version of `shape` a recorded entry says (0: none, or another shape's). */
