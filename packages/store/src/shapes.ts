@@ -77,6 +77,11 @@ export async function listShapes(store: Store): Promise<Shape[]> {
   return shapesOf(await store.state(SHAPES)).map(shown).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
+/** The name of the shape that governs `stream` now (stream-family precedence), or `null`. */
+export async function shapeOfStream(store: Store, stream: StreamId): Promise<string | null> {
+  return governingShape(shapesOf(await store.state(SHAPES)), stream)?.name ?? null;
+}
+
 /**
  * The shape `name`.
  * @throws SHAPE_NOT_FOUND `{ shape }`
