@@ -1,6 +1,6 @@
 /**
  * `stateflow shape set <name> --streams <pattern> --schema <file> [--upcast <file>] [--force]`,
- * `shape list`, `shape show <name> [--version N]`, `shape check <name> [--all]`: versioned state
+ * `shape list`, `shape show <name> [version]`, `shape check <name> [version] [--all]`: versioned state
  * shapes (store README "Shapes"). A shape is a declaration on `stateflow:shapes`; `set` checks
  * every head of the family first, declares the next version and upgrades the heads.
  */
@@ -72,26 +72,26 @@ export function registerShapeCommand(program: Command, ctx: CommandContext): voi
     .command('show')
     .description('print a shape: every version, or one')
     .argument('<name>', 'the shape')
-    .option('--version <n>', 'only this version', positiveInt)
-    .action(async (name: string, flags: { version?: number }, command: Command) => {
+    .argument('[version]', 'only this version (a positional: --version is the program\'s)', positiveInt)
+    .action(async (name: string, wanted: number | undefined, _flags: unknown, command: Command) => {
       const options = ctx.options(command);
       const { getShape } = await import('@stateflow/store');
       const found = await withStore(options, 'existing', (store) => getShape(store, name));
-      if (flags.version === undefined) return emit(ctx.io, options, found);
-      const version = found.versions[flags.version - 1];
-      if (version === undefined) throw new StateflowError('SHAPE_NOT_FOUND', `Shape ${name} has no version ${flags.version} (it has ${found.versions.length})`, { shape: name, version: flags.version });
+      if (wanted === undefined) return emit(ctx.io, options, found);
+      const version = found.versions[wanted - 1];
+      if (version === undefined) throw new StateflowError('SHAPE_NOT_FOUND', `Shape ${name} has no version ${wanted} (it has ${found.versions.length})`, { shape: name, version: wanted });
       emit(ctx.io, options, { name, streams: found.streams, ...version });
     });
   shape
     .command('check')
     .description('upcast every head of the family (--all: every retained revision) to the latest version and list what fails; exit 1 when any does')
     .argument('<name>', 'the shape')
+    .argument('[version]', 'check this version instead of the latest', positiveInt)
     .option('--all', 'every retained revision, not only the heads')
-    .option('--version <n>', 'check this version instead of the latest', positiveInt)
-    .action(async (name: string, flags: { all?: boolean; version?: number }, command: Command) => {
+    .action(async (name: string, version: number | undefined, flags: { all?: boolean }, command: Command) => {
       const options = ctx.options(command);
       const { checkShape } = await import('@stateflow/store');
-      const report = await withStore(options, 'existing', (store) => checkShape(store, name, { all: flags.all === true, ...(flags.version === undefined ? {} : { version: flags.version }) }));
+      const report = await withStore(options, 'existing', (store) => checkShape(store, name, { all: flags.all === true, ...(version === undefined ? {} : { version }) }));
       const failures = report.failures.map((f) => ({ stream: f.stream, rev: f.rev, code: f.error.code, message: f.error.message, details: f.error.details }));
       emit(ctx.io, options, { ...report, failures }, () =>
         [
