@@ -58,7 +58,10 @@ export function governingShape(shapes: readonly ShapeDeclaration[], stream: Stre
 
 /** The declarations as the group will leave them. */
 async function declaredShapes(ctx: StoreContext, group: GroupView): Promise<readonly ShapeDeclaration[]> {
-  const tree = group.states.get(DECLARATION_STREAMS.shapes) ?? (await currentTreeOf(ctx, DECLARATION_STREAMS.shapes));
+  const staged = group.states.get(DECLARATION_STREAMS.shapes);
+  // A store without shapes pays one map lookup per publish.
+  if (staged === undefined && headOf(ctx, DECLARATION_STREAMS.shapes).rev === 0) return [];
+  const tree = staged ?? (await currentTreeOf(ctx, DECLARATION_STREAMS.shapes));
   return shapesOf(tree.state());
 }
 
