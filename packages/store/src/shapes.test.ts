@@ -4,6 +4,7 @@ import type { Harness } from './test-support/backends.js';
 import { backends } from './test-support/backends.js';
 import { checkShape, diffInShape, getShape, listShapes, registerUpcastFunction, setShape, stateAtShape, transitionsInShape, upgradeHeads, versionAt } from './shapes.js';
 import { failureOf, rejectionOf } from '@stateflow/test-kit';
+import { transitionHash } from './internal/hash.js';
 
 const SHAPES = 'stateflow:shapes';
 const S = 'session:a';
@@ -155,6 +156,19 @@ describe.each(backends)('shapes on $name', (backend) => {
     expect((await failureOf(stateAtShape(reader, S, 1, 3))).details).toEqual({ shape: 'note', version: 3 });
     expect((await failureOf(stateAtShape(reader, S, 2, 1))).details).toMatchObject({ reason: 'missing-step', step: 1 });
     expect((await failureOf(getShape(reader, 'nope'))).code).toBe('SHAPE_NOT_FOUND');
+  });
+
+  it('the audit checks every recorded shape version exists', async () => {
+    await setShape(h.store, 'note', { streams: 'session:*', schema: V1 });
+    await h.store.publish({ changes: { [S]: { title: 'one' } } });
+    expect((await h.store.audit()).problems).toEqual([]);
+    // An imported transition carries its meta verbatim: one naming a version never declared.
+    const last = await h.store.transition(2);
+    const body = { seq: 3, time: last.time, meta: { shape: { 'session:b': { name: 'note', version: 7 } } }, changes: [{ stream: 'session:b', rev: 1, patch: { title: 'x' } }] };
+    await h.store.append({ ...body, prevHash: last.hash, hash: transitionHash(last.hash, body) });
+    expect((await h.store.audit()).problems).toEqual([
+      { code: 'DECLARATION_INVALID', key: 'L/3', stream: 'session:b', detail: 'session:b is recorded in version 7 of shape note, which is not declared (it has 1 versions here)' },
+    ]);
   });
 
   it('refuses ill-formed declarations on stateflow:shapes, writing nothing', async () => {

@@ -51,6 +51,26 @@ async function upcastKeeps(ctx: StoreContext, group: GroupView, stream: StreamId
   return result.ok && jsonEqual(result.state, before);
 }
 
+/**
+ * What is wrong with the shape versions a transition records (`meta.shape`) against the
+ * declarations as of that transition (`shapes`, the state of `stateflow:shapes`), or `null`:
+ * each recorded version must be declared (the audit's check).
+ */
+export function recordedShapesProblem(meta: JsonObject | undefined, shapes: JsonObject): string | null {
+  if (meta?.shape === undefined) return null;
+  if (!isJsonObject(meta.shape)) return 'meta.shape is not an object of { name, version } per stream';
+  const declared = shapesOf(shapes);
+  for (const stream of Object.keys(meta.shape)) {
+    const entry = recordedShape(meta, stream);
+    if (entry === null) return `meta.shape of ${stream} is not { name, version }`;
+    const shape = declared.find((s) => s.name === entry.name);
+    if (shape === undefined || !Number.isSafeInteger(entry.version) || entry.version < 1 || entry.version > shape.versions.length) {
+      return `${stream} is recorded in version ${entry.version} of shape ${entry.name}, which is not declared (it has ${shape?.versions.length ?? 0} versions here)`;
+    }
+  }
+  return null;
+}
+
 /** The shape governing `stream` among `shapes` (stream-family precedence), or `undefined`. */
 export function governingShape(shapes: readonly ShapeDeclaration[], stream: StreamId): ShapeDeclaration | undefined {
   return governingFamily(shapes, stream);
