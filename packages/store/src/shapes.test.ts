@@ -158,6 +158,17 @@ describe.each(backends)('shapes on $name', (backend) => {
     expect((await failureOf(getShape(reader, 'nope'))).code).toBe('SHAPE_NOT_FOUND');
   });
 
+  it('after compaction every retained revision but the origin reads in a shape', async () => {
+    await setShape(h.store, 'note', { streams: 'session:*', schema: V1 });
+    for (let i = 1; i <= 10; i++) await h.store.publish({ changes: { [S]: { title: `t${i}` } } });
+    await setShape(h.store, 'note', { streams: 'session:*', schema: V2, upcast: UP2 });
+    const { origin } = await h.store.compact(S, { keepRevisions: 4 });
+    expect(origin).toBe(8);
+    expect((await failureOf(stateAtShape(h.store, S, origin))).code).toBe('HISTORY_NOT_RETAINED');
+    expect(await stateAtShape(h.store, S, origin, 'stored')).toEqual({ title: 't8' });
+    expect([await stateAtShape(h.store, S, 9), await stateAtShape(h.store, S, 10), await stateAtShape(h.store, S, 11)]).toEqual([{ name: 't9' }, { name: 't10' }, { name: 't10' }]);
+  });
+
   it('the audit checks every recorded shape version exists', async () => {
     await setShape(h.store, 'note', { streams: 'session:*', schema: V1 });
     await h.store.publish({ changes: { [S]: { title: 'one' } } });

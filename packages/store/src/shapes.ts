@@ -319,7 +319,9 @@ async function versionOf(store: Store, shape: ShapeDeclaration, stream: StreamId
     if (r > rev && r < hi) hi = r;
   }
   if (hi === Infinity) hi = (await store.head(stream)).rev;
-  if (lo === -1) lo = Math.max((await store.head(stream)).origin, 1);
+  // The origin's own transition may be pruned (its state is the checkpoint): the first
+  // transition known to be retained is the one after it.
+  if (lo === -1) lo = (await store.head(stream)).origin + 1;
   if (lo >= rev || hi <= rev) return read(rev);
   // Bisect between the nearest known revisions until rev lies between two of one version.
   while (hi - lo > 1 && (await read(lo)) !== (await read(hi))) {
