@@ -88,6 +88,13 @@ describe('package README examples run as printed', () => {
     );
   });
 
+  it('store "Shapes": declare, upgrade, read stored and current, a refused write — the output printed under it', async () => {
+    const readme = await readFile(path.join(REPO_ROOT, 'packages/store/README.md'), 'utf8');
+    const printed = /<!-- shapes-example:end -->\n\nprints\n\n```\n([\s\S]*?)\n```/.exec(readme)?.[1];
+    expect(printed).toMatch(/SHAPE_VIOLATION/);
+    expect(await runExample('store', {}, 'shapes-example')).toBe(`${printed}\n`);
+  });
+
   it('store "Tags": set, list, read at, and compaction that keeps tagged revisions', async () => {
     expect(await runExample('store', {}, 'tags-example')).toBe(
       [

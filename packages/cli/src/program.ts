@@ -35,6 +35,7 @@ const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Regist
   ['merge', async () => (await import('./commands/merge.js')).registerMergeCommand],
   ['undo', async () => (await import('./commands/undo.js')).registerUndoCommand],
   ['tag', async () => (await import('./commands/tag.js')).registerTagCommand],
+  ['shape', async () => (await import('./commands/shape.js')).registerShapeCommand],
   ['compact', async () => (await import('./commands/compact.js')).registerCompactCommand],
   ['audit', async () => (await import('./commands/audit.js')).registerAuditCommand],
   ['import', async () => (await import('./commands/import.js')).registerImportCommand],

@@ -22,10 +22,11 @@ import type {
   StoreView,
   StreamHead,
   StreamId,
+  ShapeReadOptions,
   Transition,
   WatchOptions,
 } from '@stateflow/store';
-import { NamedLocks } from '@stateflow/store';
+import { NamedLocks, diffInShape, shaped, stateAtShape, transitionsInShape } from '@stateflow/store';
 import type { LockAttempt } from '@stateflow/store';
 import type { HttpRoutes, RouteReply, ShownTransition } from '@stateflow/http-contract';
 import type { ServerEndpoint } from './http-call.js';
@@ -115,7 +116,9 @@ class RemoteStore implements Store {
     return frozen(await this.#call('POST /v1/store/view', { body: { streams } }));
   }
 
-  async stateAt(stream: StreamId, rev: number): Promise<JsonObject> {
+  /** In a shape other than `stored`, upcast here: the shape's operations are data read from `stateflow:shapes`. */
+  async stateAt(stream: StreamId, rev: number, options?: ShapeReadOptions): Promise<JsonObject> {
+    if (shaped(options)) return stateAtShape(this, stream, rev, options.shape);
     return frozen((await this.#call('GET /v1/store/state', { query: { stream, rev: number(rev) } })).state);
   }
 
@@ -153,7 +156,11 @@ class RemoteStore implements Store {
     return shownAsTransition(await this.#call('GET /v1/store/transitions/:seq', { params: { seq: number(seq) } }));
   }
 
-  async *transitions(range: { from?: number; to?: number; stream?: StreamId } = {}): AsyncIterable<Transition> {
+  async *transitions(range: { from?: number; to?: number; stream?: StreamId } & ShapeReadOptions = {}): AsyncIterable<Transition> {
+    if (shaped(range)) {
+      yield* transitionsInShape(this, { from: range.from, to: range.to, stream: range.stream }, range.shape);
+      return;
+    }
     let from = range.from;
     // The end defaults to the last seq at the call, as the local store's does: the first page
     // fixes it for the pages after it.
@@ -167,7 +174,8 @@ class RemoteStore implements Store {
     }
   }
 
-  async diff(stream: StreamId, revA: number, revB: number): Promise<JsonObject> {
+  async diff(stream: StreamId, revA: number, revB: number, options?: ShapeReadOptions): Promise<JsonObject> {
+    if (shaped(options)) return diffInShape(this, stream, revA, revB, options.shape);
     return frozen((await this.#call('GET /v1/store/diff', { query: { stream, from: number(revA), to: number(revB) } })).patch);
   }
 

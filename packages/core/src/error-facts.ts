@@ -225,6 +225,37 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     httpStatus: 400,
     exitCode: USAGE,
   },
+  SHAPE_INVALID: {
+    meaning:
+      'A shape declaration is not well-formed: a name outside the tag grammar, a record that is not `{ streams, versions }`, a stream pattern that is bad or changed after version 1, a schema ajv does not compile in strict mode, a bad upcast operation list, a version removed or rewritten, or (`heads`) a new version some stream head would not validate under, declared without `force`. Nothing was written.',
+    details: "`{ shape, reason: 'name' \\| 'record' \\| 'streams' \\| 'schema' \\| 'upcast' \\| 'history' \\| 'heads' }`",
+    retryable: false,
+    httpStatus: 400,
+    exitCode: USAGE,
+  },
+  SHAPE_NOT_FOUND: {
+    meaning: 'A read or command named a shape that is not declared (now, in `stateflow:shapes`), or a version it does not have. List the shapes with `stateflow shape list`.',
+    details: '`{ shape, version? }`',
+    retryable: false,
+    httpStatus: 404,
+    exitCode: NOT_FOUND,
+  },
+  SHAPE_VIOLATION: {
+    meaning:
+      "A write would leave a stream's state invalid under the current version of its shape (`path`, the schema `rule` and `schemaPath` say where and why), or the stream's head is not in that version yet (`rule: 'version'`: an upgrade is running; retry after it). Nothing was written.",
+    details: '`{ stream, shape, version, path, rule, schemaPath }`',
+    retryable: false,
+    httpStatus: 422,
+    exitCode: USAGE,
+  },
+  SHAPE_UPCAST_FAILED: {
+    meaning:
+      'A read in a shape other than `stored` could not upcast a revision: a version step missing, a registered upcast function missing in this process or throwing, an operation that cannot apply, or a result the schema refuses. The stored state is never passed off as upcast; read with `shape: stored`, or register the function.',
+    details: "`{ stream, rev, shape, step, op, reason }`",
+    retryable: false,
+    httpStatus: 422,
+    exitCode: USAGE,
+  },
   CONFIG_INVALID: {
     meaning: 'A ladder configuration fails validation at load time (schema, unknown keyword or format, bad reference).',
     details: '`{ problems }` (one line per problem)',

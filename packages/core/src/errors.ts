@@ -41,6 +41,10 @@ export const ErrorCode = {
   UNDO_CONFLICT: 'UNDO_CONFLICT',
   TAG_NOT_FOUND: 'TAG_NOT_FOUND',
   TAG_INVALID: 'TAG_INVALID',
+  SHAPE_INVALID: 'SHAPE_INVALID',
+  SHAPE_NOT_FOUND: 'SHAPE_NOT_FOUND',
+  SHAPE_VIOLATION: 'SHAPE_VIOLATION',
+  SHAPE_UPCAST_FAILED: 'SHAPE_UPCAST_FAILED',
   // --- ladders, slates and sessions ---
   CONFIG_INVALID: 'CONFIG_INVALID',
   SOURCE_UNRESOLVED: 'SOURCE_UNRESOLVED',
@@ -185,6 +189,29 @@ export interface ErrorDetailsByCode {
    * yet; `exists` — a tag set again without `move`).
    */
   TAG_INVALID: { tag: string; reason: 'name' | 'record' | 'future' | 'exists' };
+  /**
+   * A shape declaration that is not well-formed (`reason`: `name` — outside the tag grammar;
+   * `record` — not `{ streams, versions }`; `streams` — a bad pattern, or one changed after
+   * version 1; `schema` — not a JSON Schema ajv compiles in strict mode; `upcast` — a bad
+   * operation list; `history` — a version removed or rewritten; `heads` — a head that would
+   * not validate under the new version, without `force`).
+   */
+  SHAPE_INVALID: { shape: string; reason: 'name' | 'record' | 'streams' | 'schema' | 'upcast' | 'history' | 'heads' };
+  /** No shape `shape` is declared, or it has no version `version`. */
+  SHAPE_NOT_FOUND: { shape: string; version?: number };
+  /**
+   * A write whose resulting state of `stream` does not validate under version `version` of
+   * `shape`: `path` (RFC 6901) is where, `rule` the schema keyword (`required`, `type`, …) and
+   * `schemaPath` the rule in the schema; `rule: 'version'` when the head is not in that version
+   * yet (an upgrade is running).
+   */
+  SHAPE_VIOLATION: { stream: string; shape: string; version: number; path: string; rule: string; schemaPath: string };
+  /**
+   * Revision `rev` of `stream` could not be upcast to `shape`'s version `step` (the step from
+   * `step − 1`): `op` is the operation's index (`''` for the step itself), `reason` the core
+   * reason, `missing-step` (no such version) or `invalid-result` (the result fails the schema).
+   */
+  SHAPE_UPCAST_FAILED: { stream: string; rev: number; shape: string; step: number; op: string; reason: 'pointer' | 'not-container' | 'missing-function' | 'function-threw' | 'not-json' | 'missing-step' | 'invalid-result' };
   CONFIG_INVALID: { problems: string[] };
   SOURCE_UNRESOLVED: { who: string };
   BUDGET_EXCEEDED: { folder: string; budget: number; tokens: number };

@@ -43,3 +43,5 @@ export { metaWriter, writerFields } from './meta-writer.js';
 export { checkWriterMatch, matchesWriter, WRITER_MATCH_FIELDS } from './writer-match.js';
 export type { WriterMatch } from './writer-match.js';
 export type { OwnershipResult } from './intent-ownership.js';
+export { upcast, upcastOperationsProblem } from './upcast.js';
+export type { UpcastFailureReason, UpcastFunction, UpcastOperation, UpcastOptions, UpcastResult } from './upcast.js';

@@ -32,6 +32,7 @@ import type {
   StoreView,
   StreamHead,
   StreamId,
+  ShapeReadOptions,
   Transition,
   WatchOptions,
 } from '@stateflow/store';
@@ -102,8 +103,8 @@ class ReopeningStore implements Store {
     return this.#read((s) => s.view(streams));
   }
 
-  stateAt(stream: StreamId, rev: number): Promise<JsonObject> {
-    return this.#read((s) => s.stateAt(stream, rev));
+  stateAt(stream: StreamId, rev: number, options?: ShapeReadOptions): Promise<JsonObject> {
+    return this.#read((s) => s.stateAt(stream, rev, options));
   }
 
   valueAt(stream: StreamId, rev: number, path: readonly PatchPathStep[]): Promise<JsonValue | undefined> {
@@ -130,12 +131,12 @@ class ReopeningStore implements Store {
     return this.#read((s) => s.transition(seq));
   }
 
-  async *transitions(range?: { from?: number; to?: number; stream?: StreamId }): AsyncIterable<Transition> {
+  async *transitions(range?: { from?: number; to?: number; stream?: StreamId } & ShapeReadOptions): AsyncIterable<Transition> {
     yield* (await this.#current()).transitions(range);
   }
 
-  diff(stream: StreamId, revA: number, revB: number): Promise<JsonObject> {
-    return this.#read((s) => s.diff(stream, revA, revB));
+  diff(stream: StreamId, revA: number, revB: number, options?: ShapeReadOptions): Promise<JsonObject> {
+    return this.#read((s) => s.diff(stream, revA, revB, options));
   }
 
   audit(options?: { onProgress?: (done: number, total: number) => void }): Promise<AuditReport> {

@@ -309,6 +309,18 @@ export type UndoResult =
   | (UndoPlan & { status: 'noop' | 'preview'; transition: null })
   | { status: 'duplicate'; transition: Transition | PrunedTransition };
 
+/**
+ * The shape a read returns (README "Shapes"): `'stored'` (default: the state as written),
+ * `'current'` (upcast to the latest version of the stream's shape) or a version number ≥ 1.
+ * Reads in a shape throw as `stateAtShape`: `SHAPE_NOT_FOUND`, `SHAPE_UPCAST_FAILED`.
+ */
+export interface ShapeReadOptions {
+  shape?: ShapeSelector;
+}
+
+/** Which shape a read returns: the state as written, upcast to the latest version, or to version N (≥ 1). */
+export type ShapeSelector = 'stored' | 'current' | number;
+
 /** Options for a catch-up subscription. */
 export interface WatchOptions {
   /** Yield transitions with seq > from. Default: current last seq (live only). */
@@ -350,10 +362,11 @@ export interface Store {
   /**
    * State of `stream` at revision `rev`: nearest checkpoint ≤ rev, then at most K−1 stored net
    * patches (an LRU keeps recent results).
+   * With `options.shape` other than `'stored'` the state is upcast ({@link ShapeReadOptions}).
    * @throws `REVISION_NOT_FOUND` `{ stream, rev, head }` when rev > head; `HISTORY_NOT_RETAINED`
    *   `{ stream, rev, origin }` when rev < origin.
    */
-  stateAt(stream: StreamId, rev: number): Promise<JsonObject>;
+  stateAt(stream: StreamId, rev: number, options?: ShapeReadOptions): Promise<JsonObject>;
   /**
    * The value at `path` of `stream`'s state at revision `rev`, or `undefined` where the path does
    * not resolve (a missing member, an index past the end, a step into a value of another kind).
@@ -435,9 +448,9 @@ export interface Store {
    *   missing (every seq up to the last one keeps a record or a pruned stub), or when a
    *   stream's seq index names a missing record: a lost transition is never skipped silently.
    */
-  transitions(range?: { from?: number; to?: number; stream?: StreamId }): AsyncIterable<Transition>;
-  /** The core `diff` from `stateAt(revA)` to `stateAt(revB)`. Throws as {@link Store.stateAt}. */
-  diff(stream: StreamId, revA: number, revB: number): Promise<JsonObject>;
+  transitions(range?: { from?: number; to?: number; stream?: StreamId } & ShapeReadOptions): AsyncIterable<Transition>;
+  /** The core `diff` from `stateAt(revA)` to `stateAt(revB)`, both in `options.shape`. Throws as {@link Store.stateAt}. */
+  diff(stream: StreamId, revA: number, revB: number, options?: ShapeReadOptions): Promise<JsonObject>;
   /**
    * Move `stream`'s origin to `max(origin, head − keepRevisions + 1)` in one batch: checkpoint at
    * the origin, delete older checkpoints and revision-index entries, and replace transitions

@@ -18,3 +18,4 @@ export { removeDir, storePerTest, tempDir, testBackends } from './stores.js';
 export type { ClosableStore, StoreOpeners, TestBackend, TestHooks, TestStore } from './stores.js';
 export { collect, dump, rawWrite } from './raw-storage.js';
 export type { IterableStorage, RawOp, WritableStorage } from './raw-storage.js';
+export { PACKAGE_JSON_SHAPES } from './package-json-shapes.js';

@@ -152,7 +152,8 @@ describe.each(backends)('failure semantics and normative invariants ($name)', (b
       expect(Object.keys(patchStateInputSchema.properties)).toEqual(['patch']);
       await rejectionOf(rt.patchState({ patch: { cwd: { tactics: { x: 1 } } }, edits: [{ op: 'insert' }] }), 'INPUT_INVALID');
       await rejectionOf(rt.patchState({ patch: { cwd: { lazy: { memory: { '[0]': 'A', insert: 'x' } } } } }), 'PATCH_INVALID');
-      expect(Object.keys(readStateInputSchema.properties)).toEqual(['path', 'paths', 'projection']);
+      // `shape` (store README "Shapes") chooses how a revision reads, not which: history stays in the path.
+      expect(Object.keys(readStateInputSchema.properties)).toEqual(['path', 'paths', 'projection', 'shape']);
     });
 
     it('NI11: index safety: indices are interpreted only against one captured basis under CAS', async () => {

@@ -18,8 +18,8 @@ import {
   readPlaneAware,
 } from '@stateflow/core';
 import type { JsonObject, JsonValue, ParsedPath, PatchPathStep, Projection, ProjectionResults } from '@stateflow/core';
-import { resolveTag, revisionAtTag } from '@stateflow/store';
-import type { StoreView } from '@stateflow/store';
+import { resolveTag, revisionAtTag, shapeOfStream } from '@stateflow/store';
+import type { ShapeSelector, StoreView } from '@stateflow/store';
 import { captureView, capturedStream, display, requireOwner, soleOwner } from './internal/context.js';
 import type { RuntimeContext } from './internal/context.js';
 import { danglingReferenceSentinel } from './dangling-reference.js';
@@ -56,11 +56,13 @@ type Target = { kind: 'effective'; at: number | null } | { kind: 'scope'; owner:
 /**
  * Handles one `read_state` call against one captured view.
  * @throws StateflowError `INPUT_INVALID`, `PATH_SYNTAX`, `PATH_NOT_FOUND`, `PATH_KIND`,
- *   `INDEX_OUT_OF_RANGE`, `OWNER_NOT_SELECTED`, `REVISION_NOT_FOUND`, `HISTORY_NOT_RETAINED`.
+ *   `INDEX_OUT_OF_RANGE`, `OWNER_NOT_SELECTED`, `REVISION_NOT_FOUND`, `HISTORY_NOT_RETAINED`;
+ *   `SHAPE_NOT_FOUND`, `SHAPE_UPCAST_FAILED` for a read in a shape.
  */
 export async function readState(ctx: RuntimeContext, input: unknown): Promise<ReadStateResult> {
   const request = checkToolInput('read_state', input);
   const projection = (request.projection ?? 'value') as Projection;
+  const shape = (request.shape ?? 'current') as ShapeSelector;
   if (Array.isArray(request.paths) && request.paths.length > ctx.maxReadPaths) {
     throw new StateflowError(
       'RESPONSE_TOO_LARGE',
@@ -73,7 +75,7 @@ export async function readState(ctx: RuntimeContext, input: unknown): Promise<Re
   if (typeof request.path === 'string') {
     const parsed = parsePath(request.path);
     try {
-      return budget.count(await readOne(ctx, view, parsed, projection), 0);
+      return budget.count(await readOne(ctx, view, parsed, projection, shape), 0);
     } catch (err) {
       if (projection !== 'value' || !isStateflowError(err, 'PATH_NOT_FOUND')) throw err;
       const sentinel = danglingReferenceSentinel(ctx, view, parsed);
@@ -88,7 +90,7 @@ export async function readState(ctx: RuntimeContext, input: unknown): Promise<Re
   const results: ProjectionResults[Projection][] = [];
   // Sequential on purpose: the first failing path in request order is the error reported, and
   // the response cap stops the batch at the path that crosses it.
-  for (const [index, parsed] of parsedPaths.entries()) results.push(budget.count(await readOne(ctx, view, parsed, projection), index));
+  for (const [index, parsed] of parsedPaths.entries()) results.push(budget.count(await readOne(ctx, view, parsed, projection, shape), index));
   let next = 0;
   return readBatch(paths, projection, () => results[next++] as ProjectionResults[Projection]);
 }
@@ -115,10 +117,15 @@ function responseBudget(ctx: RuntimeContext): { count<T extends ProjectionResult
   };
 }
 
-async function readOne(ctx: RuntimeContext, view: StoreView, parsed: ParsedPath, projection: Projection): Promise<ProjectionResults[Projection]> {
+async function readOne(ctx: RuntimeContext, view: StoreView, parsed: ParsedPath, projection: Projection, shape: ShapeSelector): Promise<ProjectionResults[Projection]> {
   const target = await atTag(ctx, bind(ctx, parsed), parsed);
-  if (projection === 'patch') return { patch: display(ctx, await readPatch(ctx, view, target, parsed)) };
-  const value = (await historicalPath(ctx, view, target, parsed)) ?? readPlaneAware(await rootAt(ctx, view, target), parsed.steps, parsed.text);
+  // A stream no shape governs reads as stored (its current is its stored state) by the paths
+  // that cost less: a path read alone (valueAt), the stored patch.
+  const governed = shape !== 'stored' && target.kind === 'scope' && (await shapeOfStream(ctx.store, target.owner.stream)) !== null;
+  if (!governed && shape === 'current') shape = 'stored';
+  if (projection === 'patch') return { patch: display(ctx, await readPatch(ctx, view, target, parsed, shape)) };
+  const alone = shape === 'stored' ? await historicalPath(ctx, view, target, parsed) : undefined;
+  const value = alone ?? readPlaneAware(await rootAt(ctx, view, target, shape), parsed.steps, parsed.text);
   return projection === 'keys' ? projectKeys(value) : { value: display(ctx, value) };
 }
 
@@ -173,13 +180,18 @@ async function atTag(ctx: RuntimeContext, target: Target, parsed: ParsedPath): P
   return { ...target, at: await revisionAtTag(ctx.store, target.owner.stream, parsed.tag) };
 }
 
-/** The root view a value/keys read starts from. */
-async function rootAt(ctx: RuntimeContext, view: StoreView, target: Target): Promise<JsonObject> {
+/**
+ * The root view a value/keys read starts from, in `shape` (store README "Shapes"): a past
+ * revision upcast; the head as captured for `stored` and `current` (declaring a version upgrades
+ * every head), upcast for a version number. Effective views are read as stored.
+ */
+async function rootAt(ctx: RuntimeContext, view: StoreView, target: Target, shape: ShapeSelector): Promise<JsonObject> {
   if (target.kind === 'scope') {
     const current = capturedStream(view, target.owner);
-    if (target.at === null) return scopeView(current.state);
-    checkRevision(target.owner, target.at, current.rev);
-    return scopeView(await ctx.store.stateAt(target.owner.stream, target.at));
+    if (target.at === null && typeof shape !== 'number') return scopeView(current.state);
+    const rev = target.at ?? current.rev;
+    checkRevision(target.owner, rev, current.rev);
+    return scopeView(await ctx.store.stateAt(target.owner.stream, rev, { shape }));
   }
   if (target.at === null) return effectiveView(ctx.owners.map((owner) => capturedStream(view, owner).state), ctx.mode);
   checkTransition(target.at, view.seq);
@@ -198,7 +210,7 @@ async function effectiveAt(ctx: RuntimeContext, seq: number): Promise<JsonObject
  * effective view made by global transition N (`effective[N]`, or the last transition that
  * changed a selected owner). `{}` = no change there, `null` = deleted there.
  */
-async function readPatch(ctx: RuntimeContext, view: StoreView, target: Target, parsed: ParsedPath): Promise<JsonValue> {
+async function readPatch(ctx: RuntimeContext, view: StoreView, target: Target, parsed: ParsedPath, shape: ShapeSelector): Promise<JsonValue> {
   rejectRange(parsed);
   let before: JsonObject;
   let after: JsonObject;
@@ -208,8 +220,13 @@ async function readPatch(ctx: RuntimeContext, view: StoreView, target: Target, p
     const rev = target.at ?? current.rev;
     if (target.at !== null) checkRevision(target.owner, rev, current.rev);
     if (rev === 0) throw noPatch(`${target.owner.scope} has no transition at revision 0 (its empty initial state)`, target.owner.stream, current.rev);
-    [patch, before] = await Promise.all([ctx.store.patchAt(target.owner.stream, rev), ctx.store.stateAt(target.owner.stream, rev - 1)]);
-    after = applyPatch(before, patch);
+    if (shape === 'stored') {
+      [patch, before] = await Promise.all([ctx.store.patchAt(target.owner.stream, rev), ctx.store.stateAt(target.owner.stream, rev - 1)]);
+      after = applyPatch(before, patch);
+    } else {
+      [before, after] = await Promise.all([ctx.store.stateAt(target.owner.stream, rev - 1, { shape }), ctx.store.stateAt(target.owner.stream, rev, { shape })]);
+      patch = diff(before, after);
+    }
   } else {
     const seq = target.at ?? (await lastChangeSeq(ctx, view));
     if (target.at !== null) checkTransition(seq, view.seq);

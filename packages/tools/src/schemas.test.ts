@@ -19,7 +19,7 @@ describe('tool input schemas (draft 2020-12)', () => {
   it.each([
     [{ path: 'cwd', offset: 3 }, 'offset', 'read_state does not accept a top-level "offset": history belongs in the path itself, as in cwd[1].lazy.memory or effective[12].tactics.'],
     [{ path: 'cwd', scope: 'cwd' }, 'scope', 'read_state does not accept a top-level "scope": ownership belongs in the path itself, as in cwd.lazy.memory or session.tactics.'],
-    [{ path: 'cwd', limit: 3 }, 'limit', 'read_state does not accept "limit"; allowed: path or paths, and projection.'],
+    [{ path: 'cwd', limit: 3 }, 'limit', 'read_state does not accept "limit"; allowed: path or paths, projection and shape.'],
   ])('read_state rejects %j naming the field', (input, field, message) => {
     let caught: unknown;
     try {

@@ -16,7 +16,8 @@ const PATH_DESCRIPTION =
   'session[3].lazy.investigation, tactics.nextAction.';
 
 /**
- * JSON Schema of the `read_state` input: exactly one of `path` / `paths`, optional `projection`.
+ * JSON Schema of the `read_state` input: exactly one of `path` / `paths`, optional `projection`
+ * and `shape` (store README "Shapes": default `current`, what an agent reading its memory wants).
  * No other member is accepted (top-level `offset` and `scope` included: history and ownership
  * belong in the path, as in `cwd[1].lazy.memory`).
  */
@@ -38,6 +39,12 @@ export const readStateInputSchema = {
       description:
         'value (default): the exact selected value. keys: {meta, keys} — structural facts and immediate keys with their kinds. ' +
         'patch: the semantic patch at the selected boundary ({} = no change, null = deleted, {"": null} = became an empty object {}).',
+    },
+    shape: {
+      oneOf: [{ enum: ['stored', 'current'] }, { type: 'integer', minimum: 1 }],
+      default: 'current',
+      description:
+        'current (default): past revisions upcast to the latest version of the stream\'s declared shape. stored: as written. N: upcast to version N.',
     },
   },
   oneOf: [{ required: ['path'] }, { required: ['paths'] }],

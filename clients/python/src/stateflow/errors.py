@@ -44,6 +44,10 @@ __all__ = [
     "UndoConflictError",
     "TagNotFoundError",
     "TagInvalidError",
+    "ShapeInvalidError",
+    "ShapeNotFoundError",
+    "ShapeViolationError",
+    "ShapeUpcastFailedError",
     "ConfigInvalidError",
     "SourceUnresolvedError",
     "BudgetExceededError",
@@ -407,6 +411,65 @@ class TagInvalidError(StateflowError):
     retryable = False
 
 
+class ShapeInvalidError(StateflowError):
+    """
+    A shape declaration is not well-formed: a name outside the tag grammar, a record that is not
+    `{ streams, versions }`, a stream pattern that is bad or changed after version 1, a schema
+    ajv does not compile in strict mode, a bad upcast operation list, a version removed or
+    rewritten, or (`heads`) a new version some stream head would not validate under, declared
+    without `force`. Nothing was written.
+
+    Details: `{ shape, reason: 'name' | 'record' | 'streams' | 'schema' | 'upcast' | 'history' |
+    'heads' }`
+    """
+
+    code = "SHAPE_INVALID"
+    http_status = 400
+    retryable = False
+
+
+class ShapeNotFoundError(StateflowError):
+    """
+    A read or command named a shape that is not declared (now, in `stateflow:shapes`), or a
+    version it does not have. List the shapes with `stateflow shape list`.
+
+    Details: `{ shape, version? }`
+    """
+
+    code = "SHAPE_NOT_FOUND"
+    http_status = 404
+    retryable = False
+
+
+class ShapeViolationError(StateflowError):
+    """
+    A write would leave a stream's state invalid under the current version of its shape (`path`,
+    the schema `rule` and `schemaPath` say where and why), or the stream's head is not in that
+    version yet (`rule: 'version'`: an upgrade is running; retry after it). Nothing was written.
+
+    Details: `{ stream, shape, version, path, rule, schemaPath }`
+    """
+
+    code = "SHAPE_VIOLATION"
+    http_status = 422
+    retryable = False
+
+
+class ShapeUpcastFailedError(StateflowError):
+    """
+    A read in a shape other than `stored` could not upcast a revision: a version step missing, a
+    registered upcast function missing in this process or throwing, an operation that cannot
+    apply, or a result the schema refuses. The stored state is never passed off as upcast; read
+    with `shape: stored`, or register the function.
+
+    Details: `{ stream, rev, shape, step, op, reason }`
+    """
+
+    code = "SHAPE_UPCAST_FAILED"
+    http_status = 422
+    retryable = False
+
+
 class ConfigInvalidError(StateflowError):
     """
     A ladder configuration fails validation at load time (schema, unknown keyword or format, bad
@@ -703,6 +766,10 @@ ERROR_CLASSES: Dict[str, Type[StateflowError]] = {
     "UNDO_CONFLICT": UndoConflictError,
     "TAG_NOT_FOUND": TagNotFoundError,
     "TAG_INVALID": TagInvalidError,
+    "SHAPE_INVALID": ShapeInvalidError,
+    "SHAPE_NOT_FOUND": ShapeNotFoundError,
+    "SHAPE_VIOLATION": ShapeViolationError,
+    "SHAPE_UPCAST_FAILED": ShapeUpcastFailedError,
     "CONFIG_INVALID": ConfigInvalidError,
     "SOURCE_UNRESOLVED": SourceUnresolvedError,
     "BUDGET_EXCEEDED": BudgetExceededError,

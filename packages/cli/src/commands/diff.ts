@@ -1,10 +1,11 @@
 /**
- * `stateflow diff <stream> <revA> <revB> [--stored]`: the patch that turns revision A of a
+ * `stateflow diff <stream> <revA> <revB> [--stored] [--shape stored|current|N]`: the patch that turns revision A of a
  * stream into revision B (store `diff`). On a LangGraph checkpoint stream, what changed between
  * the two checkpoints, decoded as LangGraph shows them; `--stored` gives the stored patch.
  */
 import type { Command } from 'commander';
-import { numberOrTag } from '../internal/arguments.js';
+import { numberOrTag, shapeOption } from '../internal/arguments.js';
+import type { ShapeSelector } from '@stateflow/store';
 import type { NumberOrTag } from '../internal/arguments.js';
 import { stateAtPoint } from '../internal/tag-points.js';
 import type { CommandContext } from '../command-context.js';
@@ -22,13 +23,14 @@ export function registerDiffCommand(program: Command, ctx: CommandContext): void
     .argument('<revA>', 'from revision, or a tag', numberOrTag)
     .argument('<revB>', 'to revision, or a tag', numberOrTag)
     .option('--stored', 'on a langgraph: stream, print the stored patch (mapped values) instead of the decoded change')
-    .action(async (stream: string, revA: NumberOrTag, revB: NumberOrTag, local: { stored?: boolean }, command: Command) => {
+    .option('--shape <shape>', 'stored (default: as written), current (upcast to the latest version of the stream\'s shape) or a version N', shapeOption, 'stored')
+    .action(async (stream: string, revA: NumberOrTag, revB: NumberOrTag, local: { stored?: boolean; shape: ShapeSelector }, command: Command) => {
       const options = ctx.options(command);
       const patch = await withStore(options, 'existing', async (store) => {
         await requireKnownStream(store, stream);
-        if (typeof revA !== 'number' || typeof revB !== 'number') {
+        if (typeof revA !== 'number' || typeof revB !== 'number' || local.shape !== 'stored') {
           const { diff } = await import('@stateflow/core');
-          return diff(await stateAtPoint(store, stream, revA), await stateAtPoint(store, stream, revB));
+          return diff(await stateAtPoint(store, stream, revA, local.shape), await stateAtPoint(store, stream, revB, local.shape));
         }
         if (local.stored === true || !isCheckpointStream(stream)) return store.diff(stream, revA, revB);
         const { decodedDiff } = await import('../internal/langgraph-view.js');

@@ -5,8 +5,8 @@
  * `--writer` keeps one writer's, `--tool` one tool's calls.
  */
 import type { Command } from 'commander';
-import type { Transition } from '@stateflow/store';
-import { numberOrTag, positiveInt } from '../internal/arguments.js';
+import type { ShapeSelector, Transition } from '@stateflow/store';
+import { numberOrTag, shapeOption, positiveInt } from '../internal/arguments.js';
 import type { NumberOrTag } from '../internal/arguments.js';
 import { seqOf } from '../internal/tag-points.js';
 import type { CommandContext } from '../command-context.js';
@@ -26,6 +26,7 @@ interface LogOptions {
   limit?: number;
   writer?: string;
   tool?: string;
+  shape: ShapeSelector;
 }
 
 /** Register `log`. */
@@ -38,11 +39,12 @@ export function registerLogCommand(program: Command, ctx: CommandContext): void 
     .option('--to <seq>', 'last seq to list (inclusive), or a tag', numberOrTag)
     .option('--limit <n>', 'list at most n transitions', positiveInt)
     .option('--writer <name>', "only transitions this writer wrote: its MCP client's name (with or without /version), user, surface or ladder")
+    .option('--shape <shape>', 'stored (default: as written), current (upcast to the latest version of the stream\'s shape) or a version N', shapeOption, 'stored')
     .option('--tool <name>', 'only transitions an MCP tool call wrote with this tool (meta.writer.tool), e.g. patch_state')
     .action(async (local: LogOptions, command: Command) => {
       const options = ctx.options(command);
       await withStore(options, 'existing', async (store) => {
-        const range: { from?: number; to?: number; stream?: string } = {};
+        const range: { from?: number; to?: number; stream?: string; shape?: ShapeSelector } = { shape: local.shape };
         if (local.from !== undefined) range.from = await seqOf(store, local.from);
         if (local.to !== undefined) range.to = await seqOf(store, local.to);
         if (local.stream !== undefined) range.stream = local.stream;

@@ -1,10 +1,11 @@
 /**
- * `stateflow show <seq> [--stored]`: one transition with its changes and hashes. A change of a
+ * `stateflow show <seq> [--stored] [--shape stored|current|N]`: one transition with its changes and hashes. A change of a
  * LangGraph checkpoint stream is shown decoded (the checkpoint and what it changed, as LangGraph
  * shows them); `--stored` shows it as stored.
  */
 import type { Command } from 'commander';
-import { numberOrTag } from '../internal/arguments.js';
+import { numberOrTag, shapeOption } from '../internal/arguments.js';
+import type { ShapeSelector } from '@stateflow/store';
 import type { NumberOrTag } from '../internal/arguments.js';
 import { seqOf } from '../internal/tag-points.js';
 import type { CommandContext } from '../command-context.js';
@@ -19,10 +20,16 @@ export function registerShowCommand(program: Command, ctx: CommandContext): void
     .description('print one transition (seq, time, changes with net patches, hashes); LangGraph checkpoints decoded')
     .argument('<seq>', 'global sequence number of the transition, or a tag (the transition at its seq)', numberOrTag)
     .option('--stored', 'print changes of langgraph: streams as stored (mapped values, net patches) instead of decoded')
-    .action(async (point: NumberOrTag, local: { stored?: boolean }, command: Command) => {
+    .option('--shape <shape>', 'stored (default: as written), current (upcast to the latest version of the stream\'s shape) or a version N', shapeOption, 'stored')
+    .action(async (point: NumberOrTag, local: { stored?: boolean; shape: ShapeSelector }, command: Command) => {
       const options = ctx.options(command);
       const shown = await withStore(options, 'existing', async (store) => {
-        const transition = await store.transition(await seqOf(store, point));
+        const seq = await seqOf(store, point);
+        if (local.shape !== 'stored') {
+          // The transition's changes re-expressed in the shape (store transitionsInShape).
+          for await (const shaped of store.transitions({ from: seq, to: seq, shape: local.shape })) return shaped;
+        }
+        const transition = await store.transition(seq);
         if (local.stored === true || !transition.changes.some((change) => isCheckpointStream(change.stream))) return transition;
         const { decodedTransition } = await import('../internal/langgraph-view.js');
         return decodedTransition(store, transition);

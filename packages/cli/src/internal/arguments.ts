@@ -93,3 +93,10 @@ export function numberOrTag(value: string): NumberOrTag {
     throw new InvalidArgumentError('expected a non-negative integer or a tag (before-cleanup).');
   }
 }
+
+/** `--shape stored|current|N` of the reading commands (store README "Shapes"). */
+export function shapeOption(value: string): 'stored' | 'current' | number {
+  if (value === 'stored' || value === 'current') return value;
+  if (/^[1-9][0-9]*$/.test(value)) return Number(value);
+  throw new InvalidArgumentError('expected stored, current or a version number ≥ 1.');
+}

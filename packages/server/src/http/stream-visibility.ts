@@ -4,10 +4,13 @@
  * a request carrying the server token — sees every stream. An API-key user sees only the streams
  * of ladder sessions it owns: `ladder-session:<id>`, `slate:<ladder>:<id>` and the agent state
  * `session:<id>`. Every other stream (global, cwd, other users' sessions) does not exist for it,
- * exactly as another user's session does not exist in the sessions API.
+ * exactly as another user's session does not exist in the sessions API. The shape declarations
+ * (`stateflow:shapes`, store README "Shapes") are seen by every user: a reader needs them to
+ * read its own streams in a shape; writing them stays the owner's.
  */
 import { StateflowError, isStateflowError } from '@stateflow/core';
 import type { ShownTransition } from '@stateflow/http-contract';
+import { DECLARATION_STREAMS } from '@stateflow/store';
 import type { Transition } from '@stateflow/store';
 import { SESSION_ID_PATTERN, SESSION_META_PREFIX } from '@stateflow/slates';
 import type { ServerContext } from './server-context.js';
@@ -47,6 +50,7 @@ export function streamVisibility(context: ServerContext, caller: { user: string;
     return answer;
   };
   const canSee = async (stream: string): Promise<boolean> => {
+    if (stream === DECLARATION_STREAMS.shapes) return true;
     const id = sessionOf(stream);
     return id !== null && SESSION_ID_PATTERN.test(id) && (await ownsSession(id));
   };

@@ -24,7 +24,8 @@ import type { HeadRecord, LogRecord, RevisionRecord, TipRecord } from './records
 import type { StorageReader } from '../storage.js';
 import { stateProblem } from './validate.js';
 import { declarationProblem } from './declaration-rules.js';
-import { isReservedStream } from '../declarations.js';
+import { recordedShapesProblem } from './shape-writes.js';
+import { DECLARATION_STREAMS, isReservedStream } from '../declarations.js';
 import { EMPTY_TREE } from './store-context.js';
 
 /** Per-stream replay progress. */
@@ -227,6 +228,9 @@ async function replayLog(run: AuditRun, onProgress?: (done: number, total: numbe
         run.report(AuditCode.CHECKPOINT_MISMATCH, `C/${change.stream}/${change.rev}`, 'the checkpoint differs from the replayed state at its revision', change.stream);
       }
     }
+    // Every recorded shape version exists (README "Shapes"), as declared when it was written.
+    const shapes = recordedShapesProblem(record.meta, run.replays.get(DECLARATION_STREAMS.shapes)?.state.state() ?? {});
+    if (shapes !== null) run.report(AuditCode.DECLARATION_INVALID, key, shapes, stream);
   }
 }
 

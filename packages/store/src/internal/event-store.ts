@@ -18,6 +18,7 @@ import type {
   StoreNotice,
   StreamHead,
   StreamId,
+  ShapeReadOptions,
   Transition,
   WatchOptions,
   ForkOptions,
@@ -28,6 +29,7 @@ import type {
   UndoResult,
 } from '../types.js';
 import { runAudit } from './audit.js';
+import { shaped, stateAtShape, transitionsInShape } from '../shapes.js';
 import { catchUp } from './catch-up.js';
 import { decodeValue } from './codec.js';
 import { applyRetention, compactStream } from './compaction.js';
@@ -220,7 +222,8 @@ class EventStore implements Store {
     return view;
   }
 
-  async stateAt(stream: StreamId, rev: number): Promise<JsonObject> {
+  async stateAt(stream: StreamId, rev: number, options?: ShapeReadOptions): Promise<JsonObject> {
+    if (shaped(options)) return stateAtShape(this, stream, rev, options.shape);
     checkOpen(this.#ctx);
     checkStream(stream);
     checkCount(rev, 'rev');
@@ -280,9 +283,13 @@ class EventStore implements Store {
     return record;
   }
 
-  async *transitions(range: { from?: number; to?: number; stream?: StreamId } = {}): AsyncIterable<Transition> {
+  async *transitions(range: { from?: number; to?: number; stream?: StreamId } & ShapeReadOptions = {}): AsyncIterable<Transition> {
     checkOpen(this.#ctx);
     checkOptions(range, 'range');
+    if (shaped(range)) {
+      yield* transitionsInShape(this, { from: range.from, to: range.to, stream: range.stream }, range.shape);
+      return;
+    }
     const from = range.from === undefined ? 1 : range.from;
     checkCount(from, 'from');
     if (range.to !== undefined) checkCount(range.to, 'to');
@@ -306,8 +313,8 @@ class EventStore implements Store {
     }
   }
 
-  async diff(stream: StreamId, revA: number, revB: number): Promise<JsonObject> {
-    const [a, b] = [await this.stateAt(stream, revA), await this.stateAt(stream, revB)];
+  async diff(stream: StreamId, revA: number, revB: number, options?: ShapeReadOptions): Promise<JsonObject> {
+    const [a, b] = [await this.stateAt(stream, revA, options), await this.stateAt(stream, revB, options)];
     return diff(a, b);
   }
 

@@ -27,6 +27,7 @@ import type { Queued, StoreContext } from './store-context.js';
 import { checkedInput, stateProblem } from './validate.js';
 import { checkDeclarationChange } from './declaration-rules.js';
 import { isReservedStream } from '../declarations.js';
+import { shapesOfWrite } from './shape-writes.js';
 
 /** The result of a call that changes nothing (nothing is recorded, not even its id). */
 export const NOOP: PublishResult = Object.freeze({ status: 'noop', transition: null });
@@ -218,6 +219,9 @@ async function stage(ctx: StoreContext, input: PublishInput, group: Group): Prom
     const accepted = group.ids.get(input.id) ?? (await storedWithId(ctx, input.id));
     if (accepted !== undefined) return { status: 'duplicate', transition: accepted };
   }
+  if (input.meta !== undefined && Object.hasOwn(input.meta, 'shape')) {
+    throw new StateflowError('INPUT_INVALID', 'meta.shape is written by the store (the shape version of each stream, README "Shapes"); leave it out', { field: 'meta.shape' });
+  }
   const streams = Object.keys(input.changes);
   const basis = new Map<StreamId, StateTree>();
   for (const s of streams) basis.set(s, group.states.get(s) ?? (await currentTreeOf(ctx, s)));
@@ -240,11 +244,14 @@ async function stage(ctx: StoreContext, input: PublishInput, group: Group): Prom
     states.set(s, after);
   }
   if (changes.length === 0) return NOOP;
+  const shapes = await shapesOfWrite(ctx, group, states, input.meta);
   const body: Omit<Transition, 'hash' | 'prevHash'> = { seq: group.lastSeq + 1, time: ctx.settings.clock().toISOString(), changes: Object.freeze(changes) as StreamChange[] };
   if (input.id !== undefined) body.id = input.id;
   // Already a frozen copy (checkPublishInput): later mutation of the caller's object cannot
   // change what is stored, hashed, or seen by watchers and duplicates.
   if (input.meta !== undefined) body.meta = input.meta;
+  // The shape each governed stream was written in (README "Shapes"): the reader's chain starts there.
+  if (shapes !== null) body.meta = Object.freeze({ ...input.meta, shape: shapes });
   const transition: Transition = Object.freeze({ ...body, prevHash: group.lastHash, hash: transitionHash(group.lastHash, body) });
   addToGroup(ctx, group, { transition, states, sync: (input.durability ?? ctx.settings.durability) === 'fsync' });
   return { status: 'accepted', transition };

@@ -82,5 +82,5 @@ function inputError(tool: string, errors: ErrorObject[]): StateflowError<'INPUT_
 }
 
 function allowed(tool: string): string {
-  return tool === 'read_state' ? 'allowed: path or paths, and projection' : 'allowed: patch';
+  return tool === 'read_state' ? 'allowed: path or paths, projection and shape' : 'allowed: patch';
 }
