@@ -216,8 +216,9 @@ export interface ReadCheckpoint {
 /**
  * Decode and verify `stream`'s checkpoint at `rev` (`bytes` under `key`), reading its pages from
  * `reader` when it is paged. `options.path`: only the value at that path is wanted — a page
- * into a large object on it is then the only one read, the object holding just that member
- * (`partial`). `options.layout`: also give the paged layout (for the next checkpoint).
+ * into a large object on it is then the only one read, the object holding just that member, and
+ * a path beside every large object reads no page (`partial`: the large objects off the path are
+ * left `{}`). `options.layout`: also give the paged layout (for the next checkpoint).
  * @throws STORE_CORRUPT when the root or a page is missing, damaged or inconsistent
  */
 export async function readCheckpoint(reader: StorageReader, key: Uint8Array, bytes: Uint8Array, stream: string, rev: number, options: { path?: readonly PatchPathStep[]; layout?: boolean } = {}): Promise<ReadCheckpoint> {
@@ -225,6 +226,9 @@ export async function readCheckpoint(reader: StorageReader, key: Uint8Array, byt
   if (root.paged === undefined) return { record: root, partial: false, bytes: bytes.byteLength };
   const { path } = options;
   const on = path === undefined ? undefined : root.paged.find((o) => o.path.length < path.length && o.path.every((k, i) => path[i]?.kind === 'key' && path[i].key === k));
+  const under = (o: PagedObjectRef): boolean => path !== undefined && path.length <= o.path.length && path.every((step, i) => step.kind === 'key' && step.key === o.path[i]);
+  // Not into a large object, nor above one: the root alone holds the value.
+  if (path !== undefined && on === undefined && !root.paged.some(under)) return { record: { ...root, paged: undefined }, partial: true, bytes: bytes.byteLength };
   if (on !== undefined && path !== undefined) {
     const step = path[on.path.length] as PatchPathStep;
     if (step.kind !== 'key') return { record: { ...root, state: placed(root.state, on.path, {}, { key, stream }), paged: undefined }, partial: true, bytes: bytes.byteLength };
