@@ -24,8 +24,9 @@ export const PAGED_MIN_MEMBERS = 1024;
 export const PAGE_MEMBERS = 64;
 
 /**
- * A state whose latest checkpoint took fewer bytes than this (and was not paged) is checkpointed
- * as one record: looking for its large objects would cost more than it saves.
+ * A state whose latest checkpoint and the patches since took fewer bytes than this (and whose
+ * checkpoint was not paged) is checkpointed as one record: looking for its large objects would
+ * cost more than it saves.
  */
 export const PAGED_MIN_BYTES = 64 * 1024;
 
@@ -80,16 +81,17 @@ const keySteps = (path: readonly string[]): PatchPathStep[] => path.map((key) =>
 
 /**
  * The records of `stream`'s checkpoint at `rev` (transition `seq`) of `tree`: one record when the
- * previous checkpoint was small and not paged, else a root record and the pages changed since the
- * previous paged checkpoint (`prior.layout`, with the net patches since it in `prior.tail`).
+ * previous checkpoint (`prior.bytes`) and the patches since (`prior.tailBytes`) were small and
+ * that checkpoint not paged, else a root record and the pages changed since the previous paged
+ * checkpoint (`prior.layout`, with the net patches since it in `prior.tail`).
  */
-export function checkpointRecords(stream: string, rev: number, seq: number, tree: StateTree, prior: { bytes: number; layout?: PageLayout | undefined; tail?: TailPatch | null | undefined }): WrittenCheckpoint {
+export function checkpointRecords(stream: string, rev: number, seq: number, tree: StateTree, prior: { bytes: number; tailBytes: number; layout?: PageLayout | undefined; tail?: TailPatch | null | undefined }): WrittenCheckpoint {
   const key = checkpointKey(stream, rev);
   const whole = (): WrittenCheckpoint => {
     const value = encodeCheckpoint(key, { rev, seq, state: tree.state() });
     return { puts: [{ key, value }], bytes: value.byteLength };
   };
-  if (prior.layout === undefined && prior.bytes < PAGED_MIN_BYTES) return whole();
+  if (prior.layout === undefined && prior.bytes + prior.tailBytes < PAGED_MIN_BYTES) return whole();
   const { root, large } = tree.outline(PAGED_MIN_MEMBERS);
   if (large.length === 0) return whole();
   const patches: JsonObject[] = [];

@@ -176,7 +176,7 @@ export function addToGroup(ctx: StoreContext, group: Group, staged: Staged): voi
     for (const { stream, rev, patch } of transition.changes) {
       let debt = withPatch(group.debts.get(stream) ?? ctx.debt.get(stream) ?? NO_DEBT, encodeValue(patch).byteLength, patch);
       if (checkpointDue(rev, ctx.settings.checkpointInterval, debt)) {
-        const written = checkpointRecords(stream, rev, transition.seq, states.get(stream) as StateTree, { bytes: debt.checkpointBytes, layout: debt.layout, tail: debt.tail });
+        const written = checkpointRecords(stream, rev, transition.seq, states.get(stream) as StateTree, { bytes: debt.checkpointBytes, tailBytes: debt.tailBytes, layout: debt.layout, tail: debt.tail });
         for (const { key, value } of written.puts) ops.push({ type: 'put', key, value });
         debt = afterCheckpoint(rev, written.bytes, written.layout);
       }
