@@ -93,7 +93,7 @@ describe('paged checkpoints', () => {
     expect(await store.valueAt(STREAM, 8, steps('lazy', 'small', 'a'))).toBe(1);
     // Four reads: the root and one page each (none for the small object), far less than the state.
     expect(reopened.reads.pages).toBe(3);
-    expect(reopened.reads.bytes).toBeLessThan(asciiJson(state).byteLength / 10);
+    expect(reopened.reads.bytes).toBeLessThan(asciiJson(state).byteLength / 5);
     const whole = await store.stateAt(STREAM, 8);
     expect(Object.keys((whole.lazy as { memory: JsonObject }).memory)).toEqual(Object.keys(state.lazy.memory));
     expect((await store.audit()).problems).toEqual([]);

@@ -15,6 +15,7 @@ import { asciiJson, decodeFields, parseAsciiJson } from './codec.js';
 import { Family, checkpointKey, pageKey, pageRange, parseKey, streamRange } from './keys.js';
 import { SEAL_BYTES, corrupt, decodeCheckpoint, encodeCheckpoint, encodeSealed, sealHolds } from './records.js';
 import type { CheckpointRecord, PagedObjectRef } from './records.js';
+import { encodePagedRefs } from './records.js';
 import { stateProblem } from './validate.js';
 
 /** An object of more members than this is written in pages. */
@@ -103,7 +104,7 @@ export function checkpointRecords(stream: string, rev: number, seq: number, tree
     return (old === undefined ? undefined : writer.updated(old, size, patches)) ?? writer.fresh(path);
   });
   const refs: PagedObjectRef[] = objects.map((o) => ({ path: [...o.path], next: o.next, pages: o.pages.map((p) => [p.rev, p.n]) }));
-  const value = encodeSealed(key, { rev, seq, root: asciiJson(root), pages: asciiJson(refs as unknown as JsonValue) });
+  const value = encodeSealed(key, { rev, seq, root: asciiJson(root), pages: encodePagedRefs(refs) });
   writer.puts.push({ key, value });
   const bytes = objects.reduce((sum, o) => sum + o.pages.reduce((s, p) => s + p.bytes, 0), value.byteLength);
   return { puts: writer.puts, bytes, layout: { rev, objects } };

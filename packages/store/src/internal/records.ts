@@ -59,7 +59,8 @@ export interface CheckpointRecord {
   seq: number;
   state: JsonObject;
   /**
-   * A paged checkpoint's root record (format 4, stored as `{ rev, seq, root, pages }`): `state`
+   * A paged checkpoint's root record (format 4, stored as `{ rev, seq, root, pages }`, see
+   * {@link encodePagedRefs}): `state`
    * holds each large object as `{}`, and this names those objects and their pages
    * (`paged-checkpoint.ts`); `undefined` for a checkpoint in one record.
    */
@@ -219,29 +220,55 @@ export function decodeCheckpoint(key: Uint8Array, bytes: Uint8Array, stream: str
 export function checkpointBody(key: Uint8Array, body: Uint8Array, stream: string): CheckpointRecord {
   let fields: Map<string, unknown>;
   let state: JsonValue | undefined;
-  let pages: JsonValue | undefined;
+  let pages: PagedObjectRef[] | null | undefined;
   try {
     fields = decodeFields(body);
     const json = fields.get('json');
     const root = fields.get('root');
     const paged = fields.get('pages');
     state = json instanceof Uint8Array ? parseAsciiJson(json) : fields.has('state') ? toFrozenJson(fields.get('state')) : root instanceof Uint8Array ? parseAsciiJson(root) : undefined;
-    if (root instanceof Uint8Array) pages = paged instanceof Uint8Array ? parseAsciiJson(paged) : null;
+    if (root instanceof Uint8Array) pages = decodePagedRefs(paged) ?? null;
   } catch (err) {
     throw corrupt(key, `value does not decode: ${(err as Error).message}`, stream, err);
   }
   const rev = fields.get('rev');
   const seq = fields.get('seq');
-  if (!isCount(rev) || !isCount(seq) || !isJsonObject(state) || (pages !== undefined && !isPagedRefs(pages))) throw corrupt(key, 'checkpoint record has the wrong shape', stream);
-  return { rev, seq, state, paged: pages === undefined ? undefined : (pages as unknown as PagedObjectRef[]) };
+  if (!isCount(rev) || !isCount(seq) || !isJsonObject(state) || pages === null) throw corrupt(key, 'checkpoint record has the wrong shape', stream);
+  return { rev, seq, state, paged: pages };
 }
 
-/** Whether a paged root's `pages` field has its shape: a non-empty list of `{ path, next, pages }`, each page count a power of two. */
-function isPagedRefs(v: JsonValue): boolean {
-  const isRef = (r: JsonValue): boolean => Array.isArray(r) && r.length === 2 && isCount(r[0]) && isCount(r[1]);
-  const isObject = (o: JsonValue): boolean =>
-    isJsonObject(o) && Array.isArray(o.path) && o.path.length > 0 && o.path.every((k) => typeof k === 'string') && isCount(o.next) && Array.isArray(o.pages) && o.pages.length > 0 && (o.pages.length & (o.pages.length - 1)) === 0 && o.pages.every(isRef);
-  return Array.isArray(v) && v.length > 0 && v.every(isObject);
+/** Bytes of one page reference in a paged root: its checkpoint revision and number, 6 bytes big-endian each. */
+const PAGE_REF_BYTES = 12;
+
+/** A paged root's `pages` field: per large object `{ path, next, refs }`, `refs` the pages' `[rev, n]` packed in binary (a root of 100,000 keys names 2,048 pages). */
+export function encodePagedRefs(objects: readonly PagedObjectRef[]): unknown[] {
+  return objects.map(({ path, next, pages }) => {
+    const refs = Buffer.allocUnsafe(pages.length * PAGE_REF_BYTES);
+    pages.forEach(([rev, n], i) => {
+      refs.writeUIntBE(rev, i * PAGE_REF_BYTES, 6);
+      refs.writeUIntBE(n, i * PAGE_REF_BYTES + 6, 6);
+    });
+    return { path, next, refs };
+  });
+}
+
+/** The decoded `pages` field of a paged root ({@link encodePagedRefs}), or `undefined` when it has another shape (a page count that is not a power of two included). */
+function decodePagedRefs(raw: unknown): PagedObjectRef[] | undefined {
+  if (!Array.isArray(raw) || raw.length === 0) return undefined;
+  const out: PagedObjectRef[] = [];
+  for (const o of raw as unknown[]) {
+    if (!(o instanceof Map)) return undefined;
+    const path: unknown = o.get('path');
+    const next: unknown = o.get('next');
+    const refs: unknown = o.get('refs');
+    if (!Array.isArray(path) || path.length === 0 || !path.every((k) => typeof k === 'string') || !isCount(next) || !(refs instanceof Uint8Array)) return undefined;
+    const count = refs.byteLength / PAGE_REF_BYTES;
+    if (!Number.isInteger(count) || count === 0 || (count & (count - 1)) !== 0) return undefined;
+    const b = Buffer.from(refs.buffer, refs.byteOffset, refs.byteLength);
+    const pages: [number, number][] = Array.from({ length: count }, (_, i) => [b.readUIntBE(i * PAGE_REF_BYTES, 6), b.readUIntBE(i * PAGE_REF_BYTES + 6, 6)]);
+    out.push({ path: path as string[], next, pages });
+  }
+  return out;
 }
 
 /** Decode and verify `R/<stream>/<rev>`: seal and shape. */

@@ -4,8 +4,8 @@
  * stream's sealed revision-index records; checkpoints go through the history LRU. Every record
  * read is verified by its seal; a damaged one fails closed.
  */
-import { StateTree, StateflowError } from '@stateflow/core';
-import type { JsonObject, PatchPathStep } from '@stateflow/core';
+import { StateTree, StateflowError, hasOwn, isJsonObject } from '@stateflow/core';
+import type { JsonObject, JsonValue, PatchPathStep } from '@stateflow/core';
 import type { StreamId } from '../types.js';
 import { NO_DEBT } from './checkpoint-policy.js';
 import type { CheckpointDebt } from './checkpoint-policy.js';
@@ -159,7 +159,9 @@ export async function replayTree(ctx: StoreContext, stream: StreamId, rev: numbe
     tail.push(verifiedRevision(keys[i] as Uint8Array, values[i], stream, r));
   }
   if (last !== null && baseRev < rev) tail.push(last);
-  const tree = applyTail(stream, baseRev, base, tail);
+  // A partial state answers `options.path` only: the patches that do not reach it change nothing there.
+  const path = options.path;
+  const tree = applyTail(stream, baseRev, base, partial && path !== undefined ? tail.filter((record) => reaches(record.patch, path)) : tail);
   const problem = stateProblem(stream, tree);
   if (problem !== null) throw corrupt(revKey(stream, rev), `replay gives an invalid state: ${problem}`, stream);
   const debt: CheckpointDebt = { base: baseRev, checkpointBytes, tailBytes: 0, tailCount: tail.length };
@@ -169,6 +171,17 @@ export async function replayTree(ctx: StoreContext, stream: StreamId, rev: numbe
     debt.tail = tail.reduce<TailPatch | null>((prev, record) => ({ patch: record.patch, prev }), null);
   }
   return { tree, debt };
+}
+
+/** Whether merge patch `patch` can change the value at `path` (it names the path, a prefix of it replaced, or more below it). */
+function reaches(patch: JsonObject, path: readonly PatchPathStep[]): boolean {
+  let at: JsonValue = patch;
+  for (const step of path) {
+    if (!isJsonObject(at) || step.kind !== 'key') return true;
+    if (!hasOwn(at, step.key)) return false;
+    at = at[step.key] as JsonValue;
+  }
+  return true;
 }
 
 /**
