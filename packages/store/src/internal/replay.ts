@@ -129,7 +129,10 @@ export async function replay(ctx: StoreContext, stream: StreamId, rev: number, h
 export async function replayTree(ctx: StoreContext, stream: StreamId, rev: number, h: HeadRecord, options: { measure?: boolean; reader?: StorageReader; path?: readonly PatchPathStep[] } = {}): Promise<TreeReplay> {
   if (rev === 0) return { tree: StateTree.of(EMPTY), debt: NO_DEBT };
   const reader = options.reader ?? ctx.storage;
-  const last = rev === h.origin ? null : await revisionRecord(ctx, stream, rev, reader);
+  // A revision with a checkpoint of its own starts there: its revision-index record (which may
+  // hold a whole first state as its patch) is not read.
+  const own = rev === h.origin ? undefined : (await readMany(reader, [checkpointKey(stream, rev)]))[0];
+  const last = rev === h.origin || own !== undefined ? null : await revisionRecord(ctx, stream, rev, reader);
   const baseRev = last === null ? rev : Math.max(last.base, h.origin);
   const cacheKey = `${stream}\u0000${baseRev}`;
   const cached = baseRev === 0 ? EMPTY : ctx.history.get(cacheKey);
