@@ -70,5 +70,8 @@ describe('StateTree', () => {
     expect(root.plain).toBe(tree.state().plain);
     expect(Object.isFrozen(root) && Object.isFrozen(root.lazy)).toBe(true);
     expect(tree.outline(100)).toEqual({ root: tree.state(), large: [] });
+    const lazy = [{ kind: 'key', key: 'lazy' }] as const;
+    expect(tree.membersAt([...lazy, { kind: 'key', key: 'memory' }], ['k3', 'added', 'absent', 'k4'])).toEqual(['three', true, undefined, 4]);
+    expect(tree.membersAt([{ kind: 'key', key: 'z' }], ['a'])).toEqual([undefined]);
   });
 });

@@ -79,6 +79,20 @@ export class StateTree {
     return { root, large };
   }
 
+  /**
+   * The plain, deeply frozen values of members `keys` of the object at `path` (`undefined` for a
+   * member it does not have, or for every key when `path` is not an object): {@link valueAt} of
+   * each member, walking the path once.
+   */
+  membersAt(path: readonly PatchPathStep[], keys: readonly string[]): (JsonValue | undefined)[] {
+    const node = this.#nodeAt(path);
+    if (!isObjectNode(node)) return keys.map(() => undefined);
+    return keys.map((key) => {
+      const member = memberOf(node, key);
+      return member === undefined ? undefined : plainOf(member);
+    });
+  }
+
   /** The JSON kind of the value at `path`, or `undefined` when the path does not resolve; builds nothing. */
   kindAt(path: readonly PatchPathStep[]): JsonKind | undefined {
     const node = this.#nodeAt(path);

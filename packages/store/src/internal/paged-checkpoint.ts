@@ -161,7 +161,11 @@ class PageWriter {
     }
     for (const k of touched.appended) if (touched.present.get(k) === true) ordsOf(k).set(k, next++);
     const pages = old.pages.slice();
-    for (const [i, ords] of changed) pages[i] = this.#page(ords, (k) => this.tree.valueAt(memberSteps(k)) as JsonValue);
+    for (const [i, ords] of changed) {
+      const keys = [...ords.keys()];
+      const values = new Map(this.tree.membersAt(steps, keys).map((value, j) => [keys[j] as string, value as JsonValue]));
+      pages[i] = this.#page(ords, (k) => values.get(k) as JsonValue);
+    }
     return { path: old.path, next, pages };
   }
 
