@@ -19,7 +19,8 @@ import { decodeRaw, decodeValue } from './codec.js';
 import { GENESIS_HASH, stateHash, transitionHash } from './hash.js';
 import { checkRevisionIndex, checkSeqIndex, patchDigest, StreamChanges } from './audit-indexes.js';
 import { Family, checkpointKey, describeKey, familyRange, gapRanges, parseKey } from './keys.js';
-import { FORMAT, SEAL_BYTES, checkpointBody, decodeCheckpoint, decodeCount, decodeHead, decodeLog, decodeRevision, decodeTip, sealHolds } from './records.js';
+import { readCheckpoint } from './paged-checkpoint.js';
+import { FORMAT, SEAL_BYTES, checkpointBody, decodeCount, decodeHead, decodeLog, decodeRevision, decodeTip, sealHolds } from './records.js';
 import type { HeadRecord, LogRecord, RevisionRecord, TipRecord } from './records.js';
 import type { StorageReader } from '../storage.js';
 import { stateProblem } from './validate.js';
@@ -157,7 +158,7 @@ async function readCheckpoints(run: AuditRun): Promise<void> {
     }
     run.checkpointCount++;
     try {
-      const cp = decodeCheckpoint(key, value, k.stream, k.n);
+      const cp = (await readCheckpoint(run.storage, key, value, k.stream, k.n)).record;
       const perStream = run.checkpoints.get(k.stream) ?? new Map<number, CheckpointSeen>();
       perStream.set(k.n, { digest: stateDigest(cp.state), seq: cp.seq });
       run.checkpoints.set(k.stream, perStream);
@@ -339,7 +340,7 @@ function stateDigest(state: JsonObject): string {
 async function sameState(storage: StorageReader, stream: string, rev: number, state: JsonObject): Promise<boolean> {
   const key = checkpointKey(stream, rev);
   const bytes = await storage.get(key);
-  return bytes !== undefined && stateHash(decodeCheckpoint(key, bytes, stream, rev).state) === stateHash(state);
+  return bytes !== undefined && stateHash((await readCheckpoint(storage, key, bytes, stream, rev)).record.state) === stateHash(state);
 }
 
 function decodeIndex(key: Uint8Array, value: Uint8Array, stream: string | undefined, report: Report): number | undefined {

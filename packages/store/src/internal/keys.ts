@@ -21,6 +21,8 @@ export const Family = {
   checkpoint: 0x43,
   /** `I` + id → seq of the transition accepted with that idempotency id. */
   id: 0x49,
+  /** `P` + stream + 0x00 + rev + n → page n of the paged checkpoints written at rev {json} (sealed; format 4). */
+  page: 0x50,
 } as const;
 
 const FORMAT_NAME = 'format';
@@ -76,6 +78,18 @@ export const seqKey = (stream: string, seq: number): Buffer => streamNum(Family.
 export const headKey = (stream: string): Buffer => familyText(Family.head, stream);
 /** Key of `stream`'s checkpoint at `rev`. */
 export const checkpointKey = (stream: string, rev: number): Buffer => streamNum(Family.checkpoint, stream, rev);
+/** Key of page `n` written by `stream`'s checkpoint at `rev` (README "Paged checkpoints"). */
+export function pageKey(stream: string, rev: number, n: number): Buffer {
+  const b = streamNum(Family.page, stream, rev);
+  const out = Buffer.allocUnsafe(b.byteLength + 8);
+  b.copy(out, 0);
+  writeNum(out, b.byteLength, n);
+  return out;
+}
+/** Keys of the pages `stream`'s checkpoints at revisions in `[from, to]` wrote. */
+export function pageRange(stream: string, from: number, to: number): KeyRange {
+  return streamRange(Family.page, stream, from, to);
+}
 /** Key of the idempotency record for `id`. */
 export const idKey = (id: string): Buffer => familyText(Family.id, id);
 
@@ -124,6 +138,7 @@ export type ParsedKey =
   | { family: 'meta'; name: string }
   | { family: 'log'; seq: number }
   | { family: 'rev' | 'seq' | 'checkpoint'; stream: string; n: number }
+  | { family: 'page'; stream: string; rev: number; n: number }
   | { family: 'head'; stream: string }
   | { family: 'id'; id: string }
   | { family: 'unknown' };
@@ -149,6 +164,11 @@ export function parseKey(key: Uint8Array): ParsedKey {
       const family = b[0] === Family.rev ? 'rev' : b[0] === Family.seq ? 'seq' : 'checkpoint';
       return { family, stream: rest.subarray(0, zero).toString('utf8'), n: rest.readUIntBE(zero + 3, 6) };
     }
+    case Family.page: {
+      const zero = rest.length - 17;
+      if (zero < 1 || rest[zero] !== 0) return { family: 'unknown' };
+      return { family: 'page', stream: rest.subarray(0, zero).toString('utf8'), rev: rest.readUIntBE(zero + 3, 6), n: rest.readUIntBE(zero + 11, 6) };
+    }
     default:
       return { family: 'unknown' };
   }
@@ -168,6 +188,8 @@ export function describeKey(key: Uint8Array): string {
       return `S/${k.stream}/${k.n}`;
     case 'checkpoint':
       return `C/${k.stream}/${k.n}`;
+    case 'page':
+      return `P/${k.stream}/${k.rev}/${k.n}`;
     case 'head':
       return `H/${k.stream}`;
     case 'id':

@@ -13,10 +13,11 @@ import { NO_DEBT, afterCheckpoint, checkpointDue, withPatch } from './checkpoint
 import type { CheckpointDebt } from './checkpoint-policy.js';
 import { encodeValue } from './codec.js';
 import { transitionHash } from './hash.js';
-import { checkpointKey, headKey, idKey, logKey, revKey, seqKey } from './keys.js';
+import { headKey, idKey, logKey, revKey, seqKey } from './keys.js';
 import { currentTreeOf } from './current-state.js';
 import { logRecord } from './log-reads.js';
-import { corrupt, decodeCount, encodeCheckpoint, encodeRecord, encodeSealed } from './records.js';
+import { checkpointRecords } from './paged-checkpoint.js';
+import { corrupt, decodeCount, encodeRecord, encodeSealed } from './records.js';
 import type { HeadRecord, PrunedRecord } from './records.js';
 import type { StorageOp } from '../storage.js';
 import { headOf } from './store-context.js';
@@ -174,12 +175,11 @@ export function addToGroup(ctx: StoreContext, group: Group, staged: Staged): voi
   encoded(() => {
     ops.push({ type: 'put', key: logKey(transition.seq), value: encodeRecord(transition) });
     for (const { stream, rev, patch } of transition.changes) {
-      let debt = withPatch(group.debts.get(stream) ?? ctx.debt.get(stream) ?? NO_DEBT, encodeValue(patch).byteLength);
+      let debt = withPatch(group.debts.get(stream) ?? ctx.debt.get(stream) ?? NO_DEBT, encodeValue(patch).byteLength, patch);
       if (checkpointDue(rev, ctx.settings.checkpointInterval, debt)) {
-        const key = checkpointKey(stream, rev);
-        const value = encodeCheckpoint(key, { rev, seq: transition.seq, state: (states.get(stream) as StateTree).state() });
-        ops.push({ type: 'put', key, value });
-        debt = afterCheckpoint(rev, value.byteLength);
+        const written = checkpointRecords(stream, rev, transition.seq, states.get(stream) as StateTree, { bytes: debt.checkpointBytes, tailBytes: debt.tailBytes, layout: debt.layout, tail: debt.tail });
+        for (const { key, value } of written.puts) ops.push({ type: 'put', key, value });
+        debt = afterCheckpoint(rev, written.bytes, written.layout);
       }
       const key = revKey(stream, rev);
       ops.push({ type: 'put', key, value: encodeSealed(key, { seq: transition.seq, base: debt.base, patch }) });

@@ -76,7 +76,7 @@ export async function truncateAfter(storage: Storage, tip: number): Promise<{ dr
     ops.push({ type: 'del', key });
     if (last !== null) {
       streamsRemoved.push(parsed.stream);
-      for (const family of [Family.rev, Family.seq, Family.checkpoint]) {
+      for (const family of [Family.rev, Family.seq, Family.checkpoint, Family.page]) {
         for await (const [k] of storage.iterate(streamRange(family, parsed.stream, 0, 2 ** 48 - 1))) ops.push({ type: 'del', key: k });
       }
     }
