@@ -43,6 +43,18 @@ const NO_KEYS = Buffer.from([0xff, 0xff]);
  */
 const LEFTOVER_JOURNAL = 'stateflow-journal';
 
+/** Options of {@link openDiskStorage}. */
+export interface DiskStorageOptions {
+  /** Create the database when `dir` holds none (`false`: `NOT_FOUND`, nothing created). */
+  createIfMissing: boolean;
+  /**
+   * LevelDB's memtable size in bytes (default 4 MiB; LevelDB clamps it to 64 KiB…1 GiB): when the
+   * memtable outgrows it, LevelDB switches to a new write-ahead log and flushes the old one into a
+   * table. A small one makes that happen after little data (the crash-state explorer's workloads).
+   */
+  writeBufferSize?: number;
+}
+
 /**
  * Open LevelDB (classic-level) at `dir` as raw storage of the seam (for `openStoreOver`, the
  * storage-seam suite, or reading the documented key layout), creating it when missing unless
@@ -61,7 +73,7 @@ const LEFTOVER_JOURNAL = 'stateflow-journal';
  *   build left buffered commits in; NOT_FOUND `{ dir }` when `createIfMissing` is false and there
  *   is no database; STORE_IO otherwise.
  */
-export async function openDiskStorage(dir: string, options: { createIfMissing: boolean } = { createIfMissing: true }): Promise<Storage> {
+export async function openDiskStorage(dir: string, options: DiskStorageOptions = { createIfMissing: true }): Promise<Storage> {
   const files = await checkLevelDbFiles(dir);
   if (!files.exists && !options.createIfMissing) throw noStoreAt(dir);
   const journal = await leftoverJournal(dir);
@@ -83,7 +95,7 @@ export async function openDiskStorage(dir: string, options: { createIfMissing: b
       repairs.push({ kind: 'unsynced-tail-dropped', file: verdict.file, offset: verdict.offset, reason: verdict.reason, bytes, keptIn: kept, lostThrough: verdict.lostThrough });
     }
   }
-  const storage = await openUncheckedDiskStorage(dir, { createIfMissing: options.createIfMissing, boot, repairs });
+  const storage = await openUncheckedDiskStorage(dir, { createIfMissing: options.createIfMissing, writeBufferSize: options.writeBufferSize, boot, repairs });
   // A cleanly closed development build's journal is empty: nothing to keep.
   if (journal === 0) await io(dir, () => rm(path.join(dir, LEFTOVER_JOURNAL), { force: true }));
   return storage;
@@ -109,8 +121,13 @@ export async function repairDiskStorage(dir: string): Promise<void> {
 }
 
 /** The Level adapter over LevelDB at `dir`, with this process's marks and LevelDB's flush before close. */
-async function openUncheckedDiskStorage(dir: string, options: { createIfMissing: boolean; boot: string; repairs: StorageRepair[] }): Promise<Storage> {
-  const level = new ClassicLevel<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view', createIfMissing: options.createIfMissing });
+async function openUncheckedDiskStorage(dir: string, options: { createIfMissing: boolean; writeBufferSize?: number; boot: string; repairs: StorageRepair[] }): Promise<Storage> {
+  const level = new ClassicLevel<Uint8Array, Uint8Array>(dir, {
+    keyEncoding: 'view',
+    valueEncoding: 'view',
+    createIfMissing: options.createIfMissing,
+    ...(options.writeBufferSize === undefined ? {} : { writeBufferSize: options.writeBufferSize }),
+  });
   return openLevelStorage(level, {
     location: dir,
     capabilities: CAPABILITIES,
