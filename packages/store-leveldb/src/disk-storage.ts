@@ -20,11 +20,11 @@
  *   keeps its records, and its torn tail if a write failed, which the next open accepts as it
  *   accepts a crash's.
  */
-import { lstat, rm } from 'node:fs/promises';
+import { lstat, open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { StateflowError } from '@stateflow/core';
-import { openLevelStorage, translateLevelError } from '@stateflow/store';
+import { openLevelStorage, seqOfLogKey, translateLevelError } from '@stateflow/store';
 import type { Storage, StorageRepair } from '@stateflow/store';
 import { bootId } from './internal/boot-id.js';
 import { crashVerdict } from './internal/crash-policy.js';
@@ -94,6 +94,7 @@ export async function openDiskStorage(dir: string, options: DiskStorageOptions =
       const bytes = verdict.cuts.reduce((sum, cut) => sum + cut.bytes - cut.from, 0);
       repairs.push({ kind: 'unsynced-tail-dropped', file: verdict.file, offset: verdict.offset, reason: verdict.reason, bytes, keptIn: kept, lostThrough: verdict.lostThrough });
     }
+    if (verdict.kind === 'open' && verdict.notClosedBeforeReboot !== null) repairs.push({ kind: 'not-closed-before-reboot', ...verdict.notClosedBeforeReboot });
   }
   const storage = await openUncheckedDiskStorage(dir, { createIfMissing: options.createIfMissing, writeBufferSize: options.writeBufferSize, boot, repairs });
   // A cleanly closed development build's journal is empty: nothing to keep.
@@ -128,13 +129,55 @@ async function openUncheckedDiskStorage(dir: string, options: { createIfMissing:
     createIfMissing: options.createIfMissing,
     ...(options.writeBufferSize === undefined ? {} : { writeBufferSize: options.writeBufferSize }),
   });
+  let ackedThrough = 0;
+  const olderLogs = new OlderLogs(dir);
   return openLevelStorage(level, {
     location: dir,
     capabilities: CAPABILITIES,
-    mark: { key: WAL_MARK_KEY, unsynced: encodeWalMark({ boot: options.boot, synced: false }), synced: encodeWalMark({ boot: options.boot, synced: true }) },
+    mark: { key: WAL_MARK_KEY, value: (_ops, { sync }) => encodeWalMark({ boot: options.boot, synced: sync, ackedThrough }) },
+    afterSyncedWrite: async (ops) => {
+      await io(dir, () => olderLogs.sync());
+      for (const op of ops) ackedThrough = Math.max(ackedThrough, (op.type === 'put' ? seqOfLogKey(op.key) : null) ?? 0);
+    },
     beforeClose: () => level.compactRange(NO_KEYS, NO_KEYS),
     repairs: options.repairs,
   });
+}
+
+/**
+ * The write-ahead logs LevelDB switched away from: when its memtable fills, LevelDB starts a new
+ * log and closes the old one without a sync (its records reach a table later, in the
+ * background), so a synced batch in the new log does not make the buffered batches of the old
+ * one durable. After every synced batch, and before it is acknowledged, each older log still
+ * present is synced once (it receives no more writes): "a synced batch makes every batch before
+ * it durable" then holds across the switch. Cost: one `readdir` per synced batch, one `fsync` per
+ * log switch.
+ */
+class OlderLogs {
+  readonly #dir: string;
+  readonly #synced = new Set<string>();
+
+  constructor(dir: string) {
+    this.#dir = dir;
+  }
+
+  async sync(): Promise<void> {
+    const logs = (await readdir(this.#dir)).filter((name) => /^\d+\.log$/.test(name)).sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10));
+    for (const name of logs.slice(0, -1)) {
+      if (this.#synced.has(name)) continue;
+      const handle = await open(path.join(this.#dir, name), 'r').catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return null; // flushed into a table and deleted meanwhile
+        throw err;
+      });
+      if (handle === null) continue;
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      this.#synced.add(name);
+    }
+  }
 }
 
 /**
