@@ -28,7 +28,9 @@ import { openLevelStorage, seqOfLogKey, translateLevelError } from '@stateflow/s
 import type { Storage, StorageRepair } from '@stateflow/store';
 import { bootId } from './internal/boot-id.js';
 import { crashVerdict } from './internal/crash-policy.js';
+import { beginCreation, endCreation } from './internal/creation.js';
 import { checkLevelDbFiles, fileCorrupt } from './internal/file-check.js';
+import type { LevelDbFiles } from './internal/file-check.js';
 import { noStoreAt } from './internal/no-store.js';
 import { dropUnsyncedTail } from './internal/tail-repair.js';
 import { WAL_MARK_KEY, encodeWalMark } from './internal/wal-mark.js';
@@ -85,21 +87,38 @@ export async function openDiskStorage(dir: string, options: DiskStorageOptions =
     );
   }
   const boot = bootId();
-  const repairs: StorageRepair[] = [];
-  if (files.exists) {
-    const verdict = crashVerdict(files.logs, boot);
-    if (verdict.kind === 'corrupt') throw fileCorrupt(dir, verdict.file, verdict.offset, verdict.detail);
-    if (verdict.kind === 'drop-tail') {
-      const kept = await io(dir, () => dropUnsyncedTail(dir, verdict.cuts));
-      const bytes = verdict.cuts.reduce((sum, cut) => sum + cut.bytes - cut.from, 0);
-      repairs.push({ kind: 'unsynced-tail-dropped', file: verdict.file, offset: verdict.offset, reason: verdict.reason, bytes, keptIn: kept, lostThrough: verdict.lostThrough });
-    }
-    if (verdict.kind === 'open' && verdict.notClosedBeforeReboot !== null) repairs.push({ kind: 'not-closed-before-reboot', ...verdict.notClosedBeforeReboot });
-  }
-  const storage = await openUncheckedDiskStorage(dir, { createIfMissing: options.createIfMissing, writeBufferSize: options.writeBufferSize, boot, repairs });
+  const repairs = files.exists ? await judgeLogs(dir, files, boot, options.createIfMissing) : [];
+  const creating = !files.exists;
+  if (creating) await io(dir, () => beginCreation(dir, files.leftovers));
+  const storage = await openUncheckedDiskStorage(dir, { createIfMissing: options.createIfMissing, writeBufferSize: options.writeBufferSize, boot, repairs, creating });
   // A cleanly closed development build's journal is empty: nothing to keep.
   if (journal === 0) await io(dir, () => rm(path.join(dir, LEFTOVER_JOURNAL), { force: true }));
   return storage;
+}
+
+/**
+ * Apply the crash policy to the checked files of an existing database: refuse it, or drop an
+ * unsynced tail (the one repair in place), and say what the store's notices must.
+ * @throws STORE_CORRUPT (nothing changed) for damage a crash does not leave, and for an empty
+ *   database (`internal/creation.ts`) — NOT_FOUND for that one when `createIfMissing` is false
+ */
+async function judgeLogs(dir: string, files: Extract<LevelDbFiles, { exists: true }>, boot: string, createIfMissing: boolean): Promise<StorageRepair[]> {
+  if (files.empty) {
+    const log = files.logs.at(-1)?.name ?? 'the write-ahead log';
+    if (!createIfMissing) throw noStoreAt(dir, 'an empty LevelDB database without a Stateflow format record (nothing was changed)');
+    throw fileCorrupt(
+      dir,
+      log,
+      0,
+      'the database has no table and only empty write-ahead logs, and no creation of a store is unfinished here: a store whose write-ahead log was emptied (every transition in it lost), or an empty database another program made; it is not taken for a new store',
+    );
+  }
+  const verdict = crashVerdict(files.logs, boot);
+  if (verdict.kind === 'corrupt') throw fileCorrupt(dir, verdict.file, verdict.offset, verdict.detail);
+  if (verdict.kind === 'open') return verdict.notClosedBeforeReboot === null ? [] : [{ kind: 'not-closed-before-reboot', ...verdict.notClosedBeforeReboot }];
+  const kept = await io(dir, () => dropUnsyncedTail(dir, verdict.cuts));
+  const bytes = verdict.cuts.reduce((sum, cut) => sum + cut.bytes - cut.from, 0);
+  return [{ kind: 'unsynced-tail-dropped', file: verdict.file, offset: verdict.offset, reason: verdict.reason, bytes, keptIn: kept, lostThrough: verdict.lostThrough }];
 }
 
 /**
@@ -108,7 +127,7 @@ export async function openDiskStorage(dir: string, options: DiskStorageOptions =
  * @throws as LevelDB's open, translated (STORE_CORRUPT, NOT_FOUND, STORE_IO)
  */
 export function openDiskStorageRecovering(dir: string): Promise<Storage> {
-  return openUncheckedDiskStorage(dir, { createIfMissing: false, boot: bootId(), repairs: [] });
+  return openUncheckedDiskStorage(dir, { createIfMissing: false, boot: bootId(), repairs: [], creating: false });
 }
 
 /**
@@ -121,8 +140,16 @@ export async function repairDiskStorage(dir: string): Promise<void> {
   await io(dir, () => ClassicLevel.repair(dir));
 }
 
-/** The Level adapter over LevelDB at `dir`, with this process's marks and LevelDB's flush before close. */
-async function openUncheckedDiskStorage(dir: string, options: { createIfMissing: boolean; writeBufferSize?: number; boot: string; repairs: StorageRepair[] }): Promise<Storage> {
+/**
+ * The Level adapter over LevelDB at `dir`, with this process's marks and LevelDB's flush before
+ * close. Every open starts its session with a synced batch of the mark alone (so a log of this
+ * session is never empty, and names its boot, whatever a power loss leaves of its later pages);
+ * `creating`: the creation marker was written (`internal/creation.ts`), removed after that batch.
+ */
+async function openUncheckedDiskStorage(
+  dir: string,
+  options: { createIfMissing: boolean; writeBufferSize?: number; boot: string; repairs: StorageRepair[]; creating: boolean },
+): Promise<Storage> {
   const level = new ClassicLevel<Uint8Array, Uint8Array>(dir, {
     keyEncoding: 'view',
     valueEncoding: 'view',
@@ -131,7 +158,7 @@ async function openUncheckedDiskStorage(dir: string, options: { createIfMissing:
   });
   let ackedThrough = 0;
   const olderLogs = new OlderLogs(dir);
-  return openLevelStorage(level, {
+  const storage = await openLevelStorage(level, {
     location: dir,
     capabilities: CAPABILITIES,
     mark: { key: WAL_MARK_KEY, value: (_ops, { sync }) => encodeWalMark({ boot: options.boot, synced: sync, ackedThrough }) },
@@ -142,6 +169,16 @@ async function openUncheckedDiskStorage(dir: string, options: { createIfMissing:
     beforeClose: () => level.compactRange(NO_KEYS, NO_KEYS),
     repairs: options.repairs,
   });
+  try {
+    // The session's first record, synced: its log then names this boot even when a power loss
+    // zeroes every later page, and is never empty before a clean close.
+    await level.put(WAL_MARK_KEY, encodeWalMark({ boot: options.boot, synced: true, ackedThrough: 0 }), { sync: true });
+    if (options.creating) await endCreation(dir);
+  } catch (err) {
+    await storage.close();
+    throw translateLevelError(err, dir);
+  }
+  return storage;
 }
 
 /**

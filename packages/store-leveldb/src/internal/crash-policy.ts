@@ -107,9 +107,13 @@ export function crashVerdict(logs: ReplayedLog[], bootNow: string): CrashVerdict
   const writer = before.findLast((f) => f.mark !== null)?.mark ?? after.find((f) => f.mark !== null)?.mark ?? null;
   const what = `write-ahead log damaged (${damage.reason})`;
   const corrupt = (detail: string): CrashVerdict => ({ kind: 'corrupt', file: log.name, offset: damage.offset, detail: `${what}${detail}` });
-  if (writer === null || writer.boot === bootNow) {
-    // A process crash: the torn tail is the write that was being appended, never acknowledged.
-    if (torn) return { kind: 'open', notClosedBeforeReboot: null };
+  const processCrash = writer === null || writer.boot === bootNow;
+  // A process crash: the torn tail is the write that was being appended, never acknowledged.
+  if (processCrash && torn) return { kind: 'open', notClosedBeforeReboot: null };
+  // Nothing in the logs verifies: the session's first write — synced before anything is
+  // acknowledged — never reached the disk whole, so nothing acknowledged was in them.
+  if (before.length === 0 && after.length === 0) return dropTail(logs, first, []);
+  if (processCrash) {
     return corrupt(
       `, written on this boot of the machine: a process crash only cuts short the record being appended, so this is damage; LevelDB's recovery would silently drop the damaged records and what follows them in their block, with the transitions in them`,
     );
@@ -128,13 +132,20 @@ export function crashVerdict(logs: ReplayedLog[], bootNow: string): CrashVerdict
       ` after transition ${kept}, while a later record says every transition through ${through} was synced before it was written: a power loss garbles only what was never synced, so this is damage to synced data`,
     );
   }
+  return dropTail(logs, first, after);
+}
+
+/** Drop log `first.at` from its intact prefix on, and every later log; `after`: the records dropped that verify. */
+function dropTail(logs: ReplayedLog[], first: FirstDamage, after: RecordFacts[]): CrashVerdict {
+  const log = logs[first.at] as ReplayedLog;
+  const cuts = [{ file: log.name, from: first.intactBytes, bytes: log.bytes }, ...logs.slice(first.at + 1).map((l) => ({ file: l.name, from: 0, bytes: l.bytes }))];
   const seqs = after.flatMap((f) => f.seqs);
   return {
     kind: 'drop-tail',
-    cuts: [{ file: log.name, from: first.intactBytes, bytes: log.bytes }, ...laterLogs.filter((l) => l.bytes > 0).map((l) => ({ file: l.name, from: 0, bytes: l.bytes }))].filter((cut) => cut.bytes > cut.from),
+    cuts: cuts.filter((cut) => cut.bytes > cut.from),
     file: log.name,
-    offset: damage.offset,
-    reason: damage.reason,
+    offset: first.damage.offset,
+    reason: first.damage.reason,
     lostThrough: seqs.length > 0 ? Math.max(...seqs) : null,
   };
 }

@@ -3,6 +3,8 @@
  * workload's file-system operations under strace (`trace.ts`), build every crash state they allow
  * (`crash-states.ts`), and open and check each distinct one on both boot modes (`check-state.ts`).
  */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { crashStates } from './crash-states.js';
 import type { CrashState } from './crash-states.js';
@@ -45,7 +47,9 @@ export async function explore(root: string, options: { workloads?: readonly stri
   const stride = options.stride ?? 1;
   const traces = await Promise.all(names.map((name) => traceWorkload(path.join(root, name), name)));
   const report: ExplorerReport = { workloads: [], checked: 0, power: 0, refusedIllegal: 0, violations: [] };
-  let scratch = 0;
+  // Opens write and sync a few files each: in memory (tmpfs) when the machine has one.
+  const scratch = await mkdtemp(path.join(existsSync('/dev/shm') ? '/dev/shm' : root, 'crash-states-'));
+  let opened = 0;
   for (const [w, name] of names.entries()) {
     const ops = traces[w] ?? [];
     const written = new Map<number, LedgerEntry>(ops.flatMap((op) => (op.op === 'ack' ? [[op.entry.seq, op.entry]] : [])));
@@ -57,7 +61,7 @@ export async function explore(root: string, options: { workloads?: readonly stri
     for (const state of crashStates(ops)) {
       if (!chosen.has(index++)) continue;
       for (const mode of ['same', 'reboot'] as const) {
-        const outcome = await checkState(state, mode, written, path.join(root, 'open', String(scratch++)));
+        const outcome = await checkState(state, mode, written, path.join(scratch, String(opened++)));
         if (outcome.refused && outcome.violations.length === 0) report.refusedIllegal++;
         if (outcome.violations.length > 0) report.violations.push({ workload: name, key: state.key, kind: state.kind, mode, at: state.at, messages: outcome.violations });
       }
@@ -66,5 +70,6 @@ export async function explore(root: string, options: { workloads?: readonly stri
     }
     report.workloads.push({ name, operations: ops.length, distinct: last.size, checked: chosen.size });
   }
+  await rm(scratch, { recursive: true, force: true });
   return report;
 }
