@@ -33,7 +33,7 @@ import { checkLevelDbFiles, fileCorrupt } from './internal/file-check.js';
 import type { LevelDbFiles } from './internal/file-check.js';
 import { noStoreAt } from './internal/no-store.js';
 import { dropUnsyncedTail } from './internal/tail-repair.js';
-import { WAL_MARK_KEY, encodeWalMark } from './internal/wal-mark.js';
+import { WAL_MARK_KEY, decodeWalMark, encodeWalMark } from './internal/wal-mark.js';
 
 /** What LevelDB on disk promises the store. */
 const CAPABILITIES = { persistent: true, fsync: true, soleWriter: true, reopenAfterFailedWrite: true } as const;
@@ -115,7 +115,7 @@ async function judgeLogs(dir: string, files: Extract<LevelDbFiles, { exists: tru
   }
   const verdict = crashVerdict(files.logs, boot);
   if (verdict.kind === 'corrupt') throw fileCorrupt(dir, verdict.file, verdict.offset, verdict.detail);
-  if (verdict.kind === 'open') return verdict.notClosedBeforeReboot === null ? [] : [{ kind: 'not-closed-before-reboot', ...verdict.notClosedBeforeReboot }];
+  if (verdict.kind === 'open') return [];
   const kept = await io(dir, () => dropUnsyncedTail(dir, verdict.cuts));
   const bytes = verdict.cuts.reduce((sum, cut) => sum + cut.bytes - cut.from, 0);
   return [{ kind: 'unsynced-tail-dropped', file: verdict.file, offset: verdict.offset, reason: verdict.reason, bytes, keptIn: kept, lostThrough: verdict.lostThrough }];
@@ -161,18 +161,30 @@ async function openUncheckedDiskStorage(
   const storage = await openLevelStorage(level, {
     location: dir,
     capabilities: CAPABILITIES,
-    mark: { key: WAL_MARK_KEY, value: (_ops, { sync }) => encodeWalMark({ boot: options.boot, synced: sync, ackedThrough }) },
+    mark: { key: WAL_MARK_KEY, value: (_ops, { sync }) => encodeWalMark({ boot: options.boot, synced: sync, ackedThrough, closed: false }) },
     afterSyncedWrite: async (ops) => {
       await io(dir, () => olderLogs.sync());
       for (const op of ops) ackedThrough = Math.max(ackedThrough, (op.type === 'put' ? seqOfLogKey(op.key) : null) ?? 0);
     },
-    beforeClose: () => level.compactRange(NO_KEYS, NO_KEYS),
+    beforeClose: async () => {
+      await level.put(WAL_MARK_KEY, encodeWalMark({ boot: options.boot, synced: false, ackedThrough, closed: true }));
+      await level.compactRange(NO_KEYS, NO_KEYS);
+    },
     repairs: options.repairs,
   });
   try {
+    const before = await level.get(WAL_MARK_KEY);
+    const last = before === undefined ? null : decodeWalMark(before);
+    // The session before did not close, on an earlier boot, and no damage said more: buffered
+    // transitions after the last one kept may have gone with the power (a log cut at a record
+    // boundary, or a switched-to log lost whole, leaves no trace). Marks of builds before
+    // `ackedThrough` say nothing of closing.
+    if (last !== null && last.ackedThrough !== null && !last.closed && last.boot !== options.boot && options.repairs.length === 0) {
+      options.repairs.push({ kind: 'not-closed-before-reboot', boot: last.boot });
+    }
     // The session's first record, synced: its log then names this boot even when a power loss
     // zeroes every later page, and is never empty before a clean close.
-    await level.put(WAL_MARK_KEY, encodeWalMark({ boot: options.boot, synced: true, ackedThrough: 0 }), { sync: true });
+    await level.put(WAL_MARK_KEY, encodeWalMark({ boot: options.boot, synced: true, ackedThrough: 0, closed: false }), { sync: true });
     if (options.creating) await endCreation(dir);
   } catch (err) {
     await storage.close();

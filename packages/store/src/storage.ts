@@ -112,8 +112,8 @@ export interface HeldLock {
  *   write-ahead log from damage to its end was dropped — with no record after it saying a synced
  *   transition was among it, that is buffered writes the power loss took — and its bytes kept in
  *   `keptIn`.
- * - `not-closed-before-reboot`: the store was not closed before an OS crash or power loss (its
- *   log holds records of an earlier boot) and nothing is damaged: buffered transitions after the
+ * - `not-closed-before-reboot`: the store was not closed before an OS crash or power loss (the
+ *   last session's mark names an earlier boot and no clean close) and nothing is damaged: buffered transitions after the
  *   last one kept may still have been lost (a power loss that cut the log at a record boundary
  *   leaves no trace), so the store says so.
  */
@@ -133,9 +133,8 @@ export type StorageRepair =
     }
   | {
       kind: 'not-closed-before-reboot';
-      /** The newest write-ahead log, and its size in bytes. */
-      file: string;
-      bytes: number;
+      /** The boot id of the machine the session that did not close ran on. */
+      boot: string;
     };
 
 /**

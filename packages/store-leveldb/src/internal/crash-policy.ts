@@ -18,8 +18,8 @@
  *   before it was written (its mark's `ackedThrough`): so a garbled synced record followed by
  *   buffered ones is refused, not dropped as buffered. A log that ends before the LevelDB
  *   sequence the next log continues from is damaged at its end (a power loss after a log
- *   switch). An intact log of an earlier boot is a store not closed before a reboot: it opens,
- *   and the notice says buffered transitions after its last may have been lost.
+ *   switch). (A store not closed before a reboot whose logs are intact opens with a notice that
+ *   buffered transitions may have been lost: `disk-storage.ts`, from the last mark.)
  *
  * LevelDB's log does not say which records were synced or when they were written; the LevelDB
  * adapter makes it say so with the mark `{ boot, synced, ackedThrough }` it puts in every batch
@@ -47,11 +47,7 @@ export interface TailCut {
 
 /** What the store may be opened with (see the module comment). */
 export type CrashVerdict =
-  | {
-      kind: 'open';
-      /** The newest log holds records of an earlier boot (not closed before a reboot), or `null`. */
-      notClosedBeforeReboot: { file: string; bytes: number } | null;
-    }
+  | { kind: 'open' }
   | { kind: 'corrupt'; file: string; offset: number; detail: string }
   | {
       kind: 'drop-tail';
@@ -89,13 +85,7 @@ interface FirstDamage {
  */
 export function crashVerdict(logs: ReplayedLog[], bootNow: string): CrashVerdict {
   const first = firstDamage(logs);
-  const all = logs.flatMap((l) => [...l.scan.records, ...l.scan.later]).map(factsOf);
-  if (first === null) {
-    const newest = logs.findLast((l) => l.scan.records.length > 0);
-    const writer = all.findLast((f) => f.mark !== null)?.mark ?? null;
-    const rebooted = newest !== undefined && writer !== null && writer.boot !== bootNow;
-    return { kind: 'open', notClosedBeforeReboot: rebooted ? { file: newest.name, bytes: newest.bytes } : null };
-  }
+  if (first === null) return { kind: 'open' };
   const { at, damage } = first;
   const log = logs[at] as ReplayedLog;
   const before = [...logs.slice(0, at).flatMap((l) => l.scan.records), ...log.scan.records].map(factsOf);
@@ -109,7 +99,7 @@ export function crashVerdict(logs: ReplayedLog[], bootNow: string): CrashVerdict
   const corrupt = (detail: string): CrashVerdict => ({ kind: 'corrupt', file: log.name, offset: damage.offset, detail: `${what}${detail}` });
   const processCrash = writer === null || writer.boot === bootNow;
   // A process crash: the torn tail is the write that was being appended, never acknowledged.
-  if (processCrash && torn) return { kind: 'open', notClosedBeforeReboot: null };
+  if (processCrash && torn) return { kind: 'open' };
   // Nothing in the logs verifies: the session's first write — synced before anything is
   // acknowledged — never reached the disk whole, so nothing acknowledged was in them.
   if (before.length === 0 && after.length === 0) return dropTail(logs, first, []);

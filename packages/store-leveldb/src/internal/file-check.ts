@@ -125,8 +125,9 @@ export async function checkLevelDbFiles(dir: string, options: { tolerateDamage?:
 type Corrupt = (kind: FileDamage['kind'], file: string, offset: number, detail: string) => void;
 
 /**
- * @throws STORE_LOCKED when a process holds `dir`'s LevelDB lock, or has its files open while its
- *   LOCK file is missing (someone deleted it while the store was open)
+ * @throws STORE_LOCKED when a process holds `dir`'s LevelDB lock, or holds a lock and has its
+ *   files open while its LOCK file is missing or not the one locked (someone deleted or replaced
+ *   it while the store was open)
  */
 async function checkHolders(dir: string, present: Set<string>): Promise<void> {
   const holder = await lockHolder(dir);
@@ -137,12 +138,13 @@ async function checkHolders(dir: string, present: Set<string>): Promise<void> {
         : `Store directory ${dir} is in use by process ${holder}. If that is a stateflow server (stateflow serve, or the background server of stateflow mcp), stop it with "stateflow stop --dir ${dir}" or reach the store through it (openRemoteStore of @stateflow/client); otherwise stop that process`;
     throw new StateflowError('STORE_LOCKED', message, { dir, pid: holder });
   }
-  if (present.has('LOCK') || !present.has('CURRENT')) return;
+  if (!present.has('CURRENT')) return;
   const pid = await openFileHolder(dir);
   if (pid !== null) {
+    const lock = present.has('LOCK') ? 'its LOCK file is not the one that process locked' : 'it has no LOCK file';
     throw new StateflowError(
       'STORE_LOCKED',
-      `Store directory ${dir} has no LOCK file, yet process ${pid} has its files open: someone deleted LOCK while that process held the store (LevelDB never deletes it). Stop process ${pid} before opening the store; never delete LOCK by hand`,
+      `Store directory ${dir} is held by process ${pid}, which has its files open and holds a lock, though ${lock}: someone deleted or replaced LOCK (rm, touch, a symlink) while that process held the store (LevelDB never deletes it). Stop process ${pid} before opening the store; never delete LOCK or replace it by hand`,
       { dir, pid },
     );
   }

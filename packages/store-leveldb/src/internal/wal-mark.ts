@@ -7,7 +7,9 @@
  * never returns it: the storage holds exactly what its callers committed. Only the last mark
  * is kept once the log is flushed into a table.
  *
- * The value is JSON text, `{"boot":"<boot id>","synced":true|false,"ackedThrough":N}` in UTF-8:
+ * The value is JSON text, `{"boot":"<boot id>","synced":true|false,"ackedThrough":N}` in UTF-8
+ * (with `"closed":true` in the batch a clean close writes last, so the mark the database holds
+ * at the next open says whether the session before it closed):
  * `ackedThrough` is the highest seq of a transition whose synced batch had been written (and
  * every older write-ahead log synced) before this batch was built — "synced through seq N", so
  * that a record after damage says whether the damage took a synced transition. The adapter's own
@@ -31,11 +33,13 @@ export interface WalMark {
    * was written (0: none this session; `null`: a mark of a build that did not record it).
    */
   ackedThrough: number | null;
+  /** The batch a clean close writes last, just before LevelDB flushes its memtable into a table. */
+  closed: boolean;
 }
 
 /** Encode a mark as UTF-8 JSON text `{"boot":…,"synced":…}`. */
 export const encodeWalMark = (mark: WalMark): Uint8Array =>
-  Buffer.from(JSON.stringify({ boot: mark.boot, synced: mark.synced, ackedThrough: mark.ackedThrough }), 'utf8');
+  Buffer.from(JSON.stringify({ boot: mark.boot, synced: mark.synced, ackedThrough: mark.ackedThrough, ...(mark.closed ? { closed: true } : {}) }), 'utf8');
 
 /** Decode a mark; `null` when the bytes are not one. */
 export function decodeWalMark(bytes: Uint8Array): WalMark | null {
@@ -43,7 +47,7 @@ export function decodeWalMark(bytes: Uint8Array): WalMark | null {
     const v: unknown = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
     if (!isJsonObject(v) || typeof v.boot !== 'string' || typeof v.synced !== 'boolean') return null;
     const through = v.ackedThrough;
-    return { boot: v.boot, synced: v.synced, ackedThrough: typeof through === 'number' && Number.isSafeInteger(through) && through >= 0 ? through : null };
+    return { boot: v.boot, synced: v.synced, ackedThrough: typeof through === 'number' && Number.isSafeInteger(through) && through >= 0 ? through : null, closed: v.closed === true };
   } catch {
     return null;
   }

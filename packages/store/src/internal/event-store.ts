@@ -474,9 +474,9 @@ function lostNotice(repair: StorageRepair, lastSeq: number): StoreNotice {
     return {
       code: 'BUFFERED_TRANSITIONS_LOST',
       message:
-        `The store was not closed before an OS crash or power loss (${repair.file} was written on an earlier boot of the machine) and its files are intact through seq ${lastSeq}: ` +
+        `The store was not closed before an OS crash or power loss (its last session ran on an earlier boot of the machine, ${repair.boot}) and its files are intact through seq ${lastSeq}: ` +
         `transitions after seq ${lastSeq} acknowledged with buffered durability may have been lost without a trace (a power loss keeps what was synced; every synced one is kept).`,
-      details: { fromSeq, throughSeq: null, file: repair.file, offset: repair.bytes, keptIn: [] },
+      details: { fromSeq, throughSeq: null, file: '', offset: 0, keptIn: [] },
     };
   }
   const through = repair.lostThrough !== null && repair.lostThrough >= fromSeq ? repair.lostThrough : null;
