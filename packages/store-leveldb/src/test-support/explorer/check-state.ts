@@ -40,7 +40,7 @@ export async function checkState(state: CrashState, mode: BootMode, written: Map
   await mkdir(dir, { recursive: true });
   for (const [name, bytes] of state.files) await writeFile(path.join(dir, name), bytes);
   const before = await dump(dir);
-  const saved = process.env.STATEFLOW_BOOT_ID;
+  // Every open running at once has the same mode: the boot id is read from the environment.
   if (mode === 'reboot') process.env.STATEFLOW_BOOT_ID = LATER_BOOT;
   else delete process.env.STATEFLOW_BOOT_ID;
   let store: Store;
@@ -52,9 +52,6 @@ export async function checkState(state: CrashState, mode: BootMode, written: Map
     if (state.kind === 'process' || mode === 'reboot') violations.push(`false alarm: a legal crash state refused: ${(err as Error).message}`);
     await rm(dir, { recursive: true, force: true });
     return { violations, refused: true };
-  } finally {
-    if (saved === undefined) delete process.env.STATEFLOW_BOOT_ID;
-    else process.env.STATEFLOW_BOOT_ID = saved;
   }
   try {
     return { violations: await ledgerViolations(store, state, mode, written), refused: false };

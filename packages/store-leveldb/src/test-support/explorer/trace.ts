@@ -50,7 +50,9 @@ export async function traceWorkload(root: string, workload: string): Promise<FsO
   const ledger = path.join(root, 'ledger');
   const out = path.join(root, 'trace');
   const args = ['-f', '-qq', '-xx', '-s', '10000000', '-o', out, '-e', `trace=${SYSCALLS}`, process.execPath, CHILD, db, ledger, workload];
-  await promisify(execFile)(STRACE, args, { maxBuffer: 1 << 24 }).catch((err: { signal?: string; stderr?: string; code?: number }) => {
+  // The child writes on this machine's boot (the explorer's "same boot" opens read the kernel's id).
+  const { STATEFLOW_BOOT_ID: _, ...env } = process.env;
+  await promisify(execFile)(STRACE, args, { maxBuffer: 1 << 24, env }).catch((err: { signal?: string; stderr?: string; code?: number }) => {
     // strace exits with the child's signal as 128 + 9 after SIGKILL.
     if (err.code !== 137 && err.signal !== 'SIGKILL') throw new Error(`workload ${workload} failed: ${err.stderr ?? String(err)}`);
   });
