@@ -157,40 +157,60 @@ async function openUncheckedDiskStorage(
     ...(options.writeBufferSize === undefined ? {} : { writeBufferSize: options.writeBufferSize }),
   });
   let ackedThrough = 0;
+  // Whether the close must mark itself: this session wrote, or the one before did not close.
+  let closeMark = false;
   const olderLogs = new OlderLogs(dir);
   const storage = await openLevelStorage(level, {
     location: dir,
     capabilities: CAPABILITIES,
-    mark: { key: WAL_MARK_KEY, value: (_ops, { sync }) => encodeWalMark({ boot: options.boot, synced: sync, ackedThrough, closed: false }) },
+    mark: {
+      key: WAL_MARK_KEY,
+      value: (_ops, { sync }) => {
+        closeMark = true;
+        return encodeWalMark({ boot: options.boot, synced: sync, ackedThrough, closed: false });
+      },
+    },
     afterSyncedWrite: async (ops) => {
       await io(dir, () => olderLogs.sync());
       for (const op of ops) ackedThrough = Math.max(ackedThrough, (op.type === 'put' ? seqOfLogKey(op.key) : null) ?? 0);
     },
+    // The session's first batch synced: its log then names this boot even when a power loss
+    // zeroes every later page, and is never empty before a clean close.
+    syncFirstBatch: true,
     beforeClose: async () => {
-      await level.put(WAL_MARK_KEY, encodeWalMark({ boot: options.boot, synced: false, ackedThrough, closed: true }));
+      if (closeMark) await level.put(WAL_MARK_KEY, encodeWalMark({ boot: options.boot, synced: false, ackedThrough, closed: true }));
       await level.compactRange(NO_KEYS, NO_KEYS);
     },
     repairs: options.repairs,
   });
   try {
-    const before = await level.get(WAL_MARK_KEY);
-    const last = before === undefined ? null : decodeWalMark(before);
-    // The session before did not close, on an earlier boot, and no damage said more: buffered
-    // transitions after the last one kept may have gone with the power (a log cut at a record
-    // boundary, or a switched-to log lost whole, leaves no trace). Marks of builds before
-    // `ackedThrough` say nothing of closing.
-    if (last !== null && last.ackedThrough !== null && !last.closed && last.boot !== options.boot && options.repairs.length === 0) {
-      options.repairs.push({ kind: 'not-closed-before-reboot', boot: last.boot });
+    const unclean = await previousSession(level, options.boot);
+    closeMark = unclean !== null;
+    if (unclean?.rebooted === true && options.repairs.length === 0) options.repairs.push({ kind: 'not-closed-before-reboot', boot: unclean.boot });
+    if (options.creating) {
+      // A first synced batch (the mark alone) before the creation marker goes.
+      await level.put(WAL_MARK_KEY, encodeWalMark({ boot: options.boot, synced: true, ackedThrough: 0, closed: false }), { sync: true });
+      await endCreation(dir);
     }
-    // The session's first record, synced: its log then names this boot even when a power loss
-    // zeroes every later page, and is never empty before a clean close.
-    await level.put(WAL_MARK_KEY, encodeWalMark({ boot: options.boot, synced: true, ackedThrough: 0, closed: false }), { sync: true });
-    if (options.creating) await endCreation(dir);
   } catch (err) {
     await storage.close();
     throw translateLevelError(err, dir);
   }
   return storage;
+}
+
+/**
+ * How the session before this open ended, from the last mark the database holds: `null` when it
+ * closed (or no mark says: a database without marks, or marks of builds before `ackedThrough`,
+ * which say nothing of closing); otherwise its boot and whether that was an earlier boot — then
+ * buffered transitions after the last one kept may have gone with the power (a log cut at a
+ * record boundary, or a switched-to log lost whole, leaves no trace).
+ */
+async function previousSession(level: ClassicLevel<Uint8Array, Uint8Array>, boot: string): Promise<{ boot: string; rebooted: boolean } | null> {
+  const value = await level.get(WAL_MARK_KEY);
+  const last = value === undefined ? null : decodeWalMark(value);
+  if (last === null || last.ackedThrough === null || last.closed) return null;
+  return { boot: last.boot, rebooted: last.boot !== boot };
 }
 
 /**

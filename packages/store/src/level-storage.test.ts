@@ -66,6 +66,17 @@ describe('openLevelStorage', () => {
     await storage.close();
   });
 
+  it('with syncFirstBatch, writes the first non-empty batch synced and the rest as asked', async () => {
+    const db = database();
+    const storage = await openLevelStorage(db, { location: null, capabilities: CAPABILITIES, mark: MARK, syncFirstBatch: true });
+    await (await storage.beginWrite()).commit([], { sync: false });
+    await (await storage.beginWrite()).commit([{ type: 'put', key: bytes('Ka'), value: bytes('1') }], { sync: false });
+    expect(Buffer.from((await db.get(MARK.key)) as Uint8Array).toString('latin1')).toBe('s1');
+    await (await storage.beginWrite()).commit([{ type: 'put', key: bytes('Kb'), value: bytes('2') }], { sync: false });
+    expect(Buffer.from((await db.get(MARK.key)) as Uint8Array).toString('latin1')).toBe('u1');
+    await storage.close();
+  });
+
   it('runs beforeClose while the database is open; a failing one does not stop the close', async () => {
     const db = database();
     const seen: string[] = [];

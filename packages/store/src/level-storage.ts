@@ -77,6 +77,12 @@ export interface LevelStorageOptions {
    */
   afterSyncedWrite?: (ops: readonly StorageOp[]) => Promise<void>;
   /**
+   * Write the first non-empty batch of this open with `sync: true` whatever its caller asked, so
+   * the database's log for the session begins with a synced record (LevelDB: its mark then says
+   * which boot wrote the log, whatever a power loss leaves of later pages). Default `false`.
+   */
+  syncFirstBatch?: boolean;
+  /**
    * Run before the database closes, while it is open (LevelDB flushes its memtable into a
    * table). A step that fails does not stop the close: it is given up, and the close goes on.
    */
@@ -109,6 +115,8 @@ class LevelStorage implements Storage {
   readonly #mark: Mark | null;
   readonly #beforeClose: (() => Promise<void>) | null;
   readonly #afterSyncedWrite: ((ops: readonly StorageOp[]) => Promise<void>) | null;
+  /** The next non-empty batch is written with `sync: true` ({@link LevelStorageOptions.syncFirstBatch}). */
+  #syncNext: boolean;
   /** Resolves when the current write session ends: the next `beginWrite` waits for it. */
   #writer: Promise<void> = Promise.resolve();
 
@@ -121,6 +129,7 @@ class LevelStorage implements Storage {
     this.#mark = mark === undefined ? null : { key: Buffer.from(mark.key), value: mark.value };
     this.#beforeClose = options.beforeClose ?? null;
     this.#afterSyncedWrite = options.afterSyncedWrite ?? null;
+    this.#syncNext = options.syncFirstBatch ?? false;
   }
 
   async open(): Promise<void> {
@@ -196,8 +205,10 @@ class LevelStorage implements Storage {
    * which with any options object (even `{ sync: false }`) took longer than LevelDB's write of the
    * batch itself. The chained form hands `sync` to the write alone; the batch is just as atomic.
    */
-  #writeBatch(ops: StorageOp[], options: { sync: boolean }): Promise<void> {
+  #writeBatch(ops: StorageOp[], asked: { sync: boolean }): Promise<void> {
     if (ops.length === 0) return Promise.resolve();
+    const options = { sync: asked.sync || this.#syncNext };
+    this.#syncNext = false;
     const mark = this.#mark;
     return this.#guard(async () => {
       const batch = this.#db.batch();
