@@ -102,6 +102,7 @@ async function checkAll(root: string, names: readonly string[], traces: FsOp[][]
     }
     await checkChunk();
     report.workloads.push({ name, operations: ops.length, distinct: last.size, checked: chosen.size });
+    console.log(`crash states of ${name}: ${chosen.size} of ${last.size} distinct checked on both boot modes (${report.violations.length} violations so far)`);
   }
   await rm(scratch, { recursive: true, force: true });
   return report;
