@@ -86,10 +86,13 @@ export type PublishResult =
 /**
  * Something an open found that a person should know, though the store opened (README
  * "Durability contract"). `BUFFERED_TRANSITIONS_LOST`: after an OS crash or power loss, the
- * unsynced tail of the write-ahead log was damaged with no synced record after it, so it was
+ * unsynced tail of the write-ahead log was damaged with no synced transition after it, so it was
  * dropped (its bytes kept in `keptIn`): transitions from `fromSeq` on that were acknowledged
- * with `buffered` durability are lost (`throughSeq`: the last one the dropped bytes still name,
- * `null` when none verifies). The CLI and `stateflow serve` print it.
+ * with `buffered` durability are lost (`throughSeq`: the last one the dropped bytes still name;
+ * `null` when none verifies, and then only those there were, if any). Also when the store was
+ * not closed before the reboot and nothing is damaged: then buffered transitions from `fromSeq`
+ * on *may* have been lost without a trace (`throughSeq` `null`, `file` `''`, `offset` 0,
+ * `keptIn` empty). The CLI and `stateflow serve` print it.
  */
 export interface StoreNotice {
   code: 'BUFFERED_TRANSITIONS_LOST';

@@ -470,16 +470,32 @@ class EventStore implements Store {
   }
 }
 
-/** The notice of a dropped unsynced tail: the store opened at `lastSeq`, so buffered transitions from the next seq on are lost. */
+/**
+ * The notice of what an open found after an OS crash or power loss: the store opened at
+ * `lastSeq`, so buffered transitions from the next seq on are lost (dropped records name them),
+ * or may have been (nothing that verifies names them).
+ */
 function lostNotice(repair: StorageRepair, lastSeq: number): StoreNotice {
   const fromSeq = lastSeq + 1;
+  if (repair.kind === 'not-closed-before-reboot') {
+    return {
+      code: 'BUFFERED_TRANSITIONS_LOST',
+      message:
+        `The store was not closed before an OS crash or power loss (its last session ran on an earlier boot of the machine, ${repair.boot}) and its files are intact through seq ${lastSeq}: ` +
+        `transitions after seq ${lastSeq} acknowledged with buffered durability may have been lost without a trace (a power loss keeps what was synced; every synced one is kept).`,
+      details: { fromSeq, throughSeq: null, file: '', offset: 0, keptIn: [] },
+    };
+  }
   const through = repair.lostThrough !== null && repair.lostThrough >= fromSeq ? repair.lostThrough : null;
-  const range = through === null ? `from seq ${fromSeq} on` : `${fromSeq}…${through} (as far as the dropped records show)`;
+  const lost =
+    through === null
+      ? `no transition in the dropped bytes verifies; transitions after seq ${lastSeq} acknowledged with buffered durability, if there were any, are lost`
+      : `transitions ${fromSeq}…${through} (as far as the dropped records show) that were acknowledged with buffered durability are lost`;
   return {
     code: 'BUFFERED_TRANSITIONS_LOST',
     message:
-      `The store was not closed before an OS crash or power loss, and its write-ahead log was damaged from byte ${repair.offset} of ${repair.file} (${repair.reason}) with no synced record after it: ` +
-      `transitions ${range} that were acknowledged with buffered durability are lost (every synced one is kept). The ${repair.bytes} dropped bytes are kept in ${repair.keptIn.join(', ')}.`,
+      `The store was not closed before an OS crash or power loss, and its write-ahead log was damaged from byte ${repair.offset} of ${repair.file} (${repair.reason}) with no synced transition after it: ` +
+      `${lost} (every synced one is kept). The ${repair.bytes} dropped bytes are kept in ${repair.keptIn.join(', ')}.`,
     details: { fromSeq, throughSeq: through, file: repair.file, offset: repair.offset, keptIn: [...repair.keptIn] },
   };
 }
