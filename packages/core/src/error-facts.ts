@@ -225,6 +225,14 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     httpStatus: 400,
     exitCode: USAGE,
   },
+  RETENTION_INVALID: {
+    meaning:
+      'A retention policy declaration is not well-formed: a pattern that is not a stream family pattern, or a policy that is not `{ maxAgeMs?, maxRevisions?, maxBytes?, idleMs? }` with at least one limit, each an integer ≥ 1. Nothing was written.',
+    details: "`{ pattern, reason: 'pattern' \\| 'policy' }`",
+    retryable: false,
+    httpStatus: 400,
+    exitCode: USAGE,
+  },
   CONFIG_INVALID: {
     meaning: 'A ladder configuration fails validation at load time (schema, unknown keyword or format, bad reference).',
     details: '`{ problems }` (one line per problem)',

@@ -41,6 +41,7 @@ export const ErrorCode = {
   UNDO_CONFLICT: 'UNDO_CONFLICT',
   TAG_NOT_FOUND: 'TAG_NOT_FOUND',
   TAG_INVALID: 'TAG_INVALID',
+  RETENTION_INVALID: 'RETENTION_INVALID',
   // --- ladders, slates and sessions ---
   CONFIG_INVALID: 'CONFIG_INVALID',
   SOURCE_UNRESOLVED: 'SOURCE_UNRESOLVED',
@@ -185,6 +186,12 @@ export interface ErrorDetailsByCode {
    * yet; `exists` — a tag set again without `move`).
    */
   TAG_INVALID: { tag: string; reason: 'name' | 'record' | 'future' | 'exists' };
+  /**
+   * A retention policy declaration that is not well-formed (`reason`: `pattern` — not a stream
+   * family pattern; `policy` — not `{ maxAgeMs?, maxRevisions?, maxBytes?, idleMs? }` with at least
+   * one limit, each an integer ≥ 1).
+   */
+  RETENTION_INVALID: { pattern: string; reason: 'pattern' | 'policy' };
   CONFIG_INVALID: { problems: string[] };
   SOURCE_UNRESOLVED: { who: string };
   BUDGET_EXCEEDED: { folder: string; budget: number; tokens: number };

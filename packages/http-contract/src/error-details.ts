@@ -92,6 +92,7 @@ export const ERROR_DETAILS = {
   UNDO_CONFLICT: O({ since: N(), through: N(), undone: N(), conflicts: Type.Array(Type.Intersect([MergeConflict, O({ stream })])) }),
   TAG_NOT_FOUND: O({ tag: S() }),
   TAG_INVALID: O({ tag: S(), reason: U([L('name'), L('record'), L('future'), L('exists')]) }),
+  RETENTION_INVALID: O({ pattern: S(), reason: U([L('pattern'), L('policy')]) }),
   CONFIG_INVALID: O({ problems: Type.Array(S()) }),
   SOURCE_UNRESOLVED: O({ who: S() }),
   BUDGET_EXCEEDED: O({ folder: S(), budget: N(), tokens: N() }),

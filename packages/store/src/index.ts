@@ -56,3 +56,7 @@ export type {
   UndoConflict,
   WriterMatch,
 } from './types.js';
+export { listRetention, removeRetention, setRetention } from './retention.js';
+export type { RetentionDeclaration, RetentionPolicy } from './retention.js';
+export { retain } from './retain.js';
+export type { RetainOptions, RetainReport, RetainedStream, RetentionTotals } from './retain.js';

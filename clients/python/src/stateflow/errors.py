@@ -44,6 +44,7 @@ __all__ = [
     "UndoConflictError",
     "TagNotFoundError",
     "TagInvalidError",
+    "RetentionInvalidError",
     "ConfigInvalidError",
     "SourceUnresolvedError",
     "BudgetExceededError",
@@ -407,6 +408,20 @@ class TagInvalidError(StateflowError):
     retryable = False
 
 
+class RetentionInvalidError(StateflowError):
+    """
+    A retention policy declaration is not well-formed: a pattern that is not a stream family
+    pattern, or a policy that is not `{ maxAgeMs?, maxRevisions?, maxBytes?, idleMs? }` with at
+    least one limit, each an integer ≥ 1. Nothing was written.
+
+    Details: `{ pattern, reason: 'pattern' | 'policy' }`
+    """
+
+    code = "RETENTION_INVALID"
+    http_status = 400
+    retryable = False
+
+
 class ConfigInvalidError(StateflowError):
     """
     A ladder configuration fails validation at load time (schema, unknown keyword or format, bad
@@ -703,6 +718,7 @@ ERROR_CLASSES: Dict[str, Type[StateflowError]] = {
     "UNDO_CONFLICT": UndoConflictError,
     "TAG_NOT_FOUND": TagNotFoundError,
     "TAG_INVALID": TagInvalidError,
+    "RETENTION_INVALID": RetentionInvalidError,
     "CONFIG_INVALID": ConfigInvalidError,
     "SOURCE_UNRESOLVED": SourceUnresolvedError,
     "BUDGET_EXCEEDED": BudgetExceededError,
