@@ -20,7 +20,7 @@ import type { StreamId } from './types.js';
 export const RESERVED_STREAM_PREFIX = 'stateflow:';
 
 /** The declaration stream of each kind. */
-export const DECLARATION_STREAMS = Object.freeze({ shapes: 'stateflow:shapes', tags: 'stateflow:tags', retention: 'stateflow:retention' } as const);
+export const DECLARATION_STREAMS = Object.freeze({ shapes: 'stateflow:shapes', tags: 'stateflow:tags', retention: 'stateflow:retention', archives: 'stateflow:archives' } as const);
 
 /** A kind of declaration: a key of {@link DECLARATION_STREAMS}. */
 export type DeclarationKind = keyof typeof DECLARATION_STREAMS;

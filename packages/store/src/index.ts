@@ -60,3 +60,5 @@ export { listRetention, removeRetention, setRetention } from './retention.js';
 export type { RetentionDeclaration, RetentionPolicy } from './retention.js';
 export { retain } from './retain.js';
 export type { RetainOptions, RetainReport, RetainedStream, RetentionTotals } from './retain.js';
+export { auditArchive, listArchives, openArchive } from './archive.js';
+export type { ArchiveAuditReport, ArchiveProblem, ArchiveRange, ArchiveRecord, OpenArchive } from './archive.js';

@@ -12,6 +12,11 @@ import { backends } from './test-support/backends.js';
 import { listRetention, removeRetention, setRetention } from './retention.js';
 import { retain } from './retain.js';
 import { setTag } from './tags.js';
+import { auditArchive, listArchives, openArchive } from './archive.js';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import canonicalize from 'canonicalize';
 
 const DAY = 86_400_000;
 const dayState = (d: number) => ({ day: d, text: String.fromCharCode(96 + d).repeat(100) });
@@ -134,5 +139,46 @@ describe.each(backends)('retention on $name', (backend) => {
     const later = await retain(h.store, { now: time.now() });
     expect(later.streams.map((s) => s.stream)).toEqual(['langgraph:t2']);
     expect((await h.store.audit()).problems).toEqual([]);
+  });
+
+  it('archives what a run removes: recorded with its digest, audited against the chain, readable again byte for byte', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'retention-archive-'));
+    try {
+      await daily('session:a', 9);
+      await daily('langgraph:t', 3);
+      time.advance(10 * DAY);
+      await daily('langgraph:live', 1);
+      await setRetention(h.store, 'session:*', { maxRevisions: 3 });
+      await setRetention(h.store, 'langgraph:*', { idleMs: 7 * DAY });
+      const before = new Map<string, string>();
+      for (const [stream, head] of [['session:a', 9], ['langgraph:t', 3]] as const) {
+        for (let rev = 0; rev <= head; rev++) before.set(`${stream}@${rev}`, canonicalize(await h.store.stateAt(stream, rev)) as string);
+      }
+      const file = path.join(dir, 'run-1.jsonl');
+      const run = await retain(h.store, { now: time.now(), archive: file });
+      expect(run.streams.map((s) => [s.stream, s.origin])).toEqual([['langgraph:t', 4], ['session:a', 7]]);
+      const records = await listArchives(h.store);
+      expect(Object.keys(records)).toEqual(['run-1.jsonl']);
+      expect(records['run-1.jsonl']).toMatchObject({ streams: { 'session:a': { from: 0, to: 7 }, 'langgraph:t': { from: 0, to: 3 } }, transitions: 10, bytes: (await readFile(file)).length });
+      expect(run.archive).toEqual({ name: 'run-1.jsonl', ...records['run-1.jsonl'] });
+      expect((await h.store.audit()).problems).toEqual([]);
+      expect((await auditArchive(h.store, file)).problems).toEqual([]);
+      const archive = await openArchive(file);
+      for (const [key, state] of before) {
+        const [stream, rev] = key.split('@') as [string, string];
+        if (Number(rev) <= archive.streams[stream]!.to) expect(canonicalize(archive.stateAt(stream, Number(rev))), key).toBe(state);
+      }
+      expect((await failureOf(Promise.resolve().then(() => archive.stateAt('session:a', 8)))).code).toBe('REVISION_NOT_FOUND');
+      // A second run may not reuse the name; a changed byte is found.
+      const seq = h.store.lastSeq();
+      await setRetention(h.store, 'session:*', { maxRevisions: 1 });
+      expect((await failureOf(retain(h.store, { now: time.now(), archive: file }))).details).toEqual({ field: 'archive', reason: 'exists' });
+      expect(h.store.lastSeq()).toBe(seq + 1);
+      const text = await readFile(file, 'utf8');
+      await writeFile(file, text.replace('"day":5', '"day":6'));
+      expect((await auditArchive(h.store, file)).problems.map((p) => p.code)).toEqual(['DIGEST_MISMATCH', 'HASH_MISMATCH']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -13,6 +13,7 @@ import type { DeclarationKind } from '../declarations.js';
 import type { StreamId } from '../types.js';
 import { checkTagDeclarations } from './tag-declarations.js';
 import { checkRetentionDeclarations } from './retention-declarations.js';
+import { checkArchiveDeclarations } from './archive-declarations.js';
 
 /** What a kind's rules may consult: the transition's seq and the heads as staged before it. */
 export interface DeclarationContext {
@@ -29,16 +30,17 @@ type DeclarationRule = (before: JsonObject, after: JsonObject, context: Declarat
 const DECLARATION_RULES: Partial<Record<DeclarationKind, DeclarationRule>> = {
   tags: (_before, after, context) => checkTagDeclarations(after, context),
   retention: (_before, after) => checkRetentionDeclarations(after),
+  archives: (_before, after) => checkArchiveDeclarations(after),
 };
 
 /** The codes a kind's rules refuse a declaration with (the audit reports their message). */
-const RULE_CODES = ['TAG_INVALID', 'RETENTION_INVALID'] as const;
+const RULE_CODES = ['TAG_INVALID', 'RETENTION_INVALID', 'INPUT_INVALID'] as const;
 
 /**
  * Check one staged change of `stream` (its state `before` and `after`): nothing for a stream that
  * is not reserved.
  * @throws STREAM_INVALID for a reserved id that is no declaration stream; the kind's error
- *   (`TAG_INVALID`, `RETENTION_INVALID`) for a declaration that is not well-formed
+ *   (`TAG_INVALID`, `RETENTION_INVALID`, `INPUT_INVALID` for an archive record) for a declaration that is not well-formed
  */
 export async function checkDeclarationChange(stream: StreamId, before: JsonObject, after: JsonObject, context: DeclarationContext): Promise<void> {
   if (!isReservedStream(stream)) return;
