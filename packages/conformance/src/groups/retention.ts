@@ -5,7 +5,10 @@
  * the chain verifiable; a dry run reports the same and changes nothing a reader can see. Time is
  * a clock the test moves by hand: nothing waits.
  */
-import { listRetention, retain, setRetention, setTag } from '@stateflow/store';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { auditArchive, listArchives, listRetention, openArchive, retain, setRetention, setTag } from '@stateflow/store';
 import type { Store, StreamHead, Transition } from '@stateflow/store';
 import type { ConformanceOptions, StoreInitializer, TestApi } from '../initializer.js';
 import { assert, assertJsonEqual, rejectsWithCode } from '../internal/assert.js';
@@ -24,6 +27,7 @@ export function retentionGroup(init: StoreInitializer, api: TestApi, options: Co
   defineGroup('retention', 'retention', init, api, options, ({ test }) => {
     policies(test);
     runs(test);
+    archives(test);
   });
 }
 
@@ -92,4 +96,27 @@ function runs(test: GroupBuilder['test']): void {
     assertJsonEqual(await store.state('langgraph:new'), { day: 2, text: 'b'.repeat(64) }, 'the active thread');
     assertJsonEqual((await store.audit()).problems, [], 'audit');
   }, { options: { clock } });
+}
+
+function archives(test: GroupBuilder['test']): void {
+  test('a run with an archive records it; the archive audits clean and serves the removed revisions as they were', async ({ store }) => {
+    now = START;
+    const dir = await mkdtemp(path.join(tmpdir(), 'conformance-archive-'));
+    try {
+      await daily(store, 'session:a', 8);
+      const before = await Promise.all([0, 1, 2, 3, 4, 5, 6].map((rev) => store.stateAt('session:a', rev)));
+      await setRetention(store, 'session:*', { maxRevisions: 2 });
+      const file = path.join(dir, 'archive-1.jsonl');
+      const run = await retain(store, { now, archive: file });
+      assertJsonEqual(run.streams.map((s) => s.origin), [7], 'new origin');
+      assertJsonEqual((await listArchives(store))['archive-1.jsonl']?.streams ?? null, { 'session:a': { from: 0, to: 7 } }, 'the recorded range');
+      assertJsonEqual((await auditArchive(store, file)).problems, [], 'archive audit');
+      assertJsonEqual((await store.audit()).problems, [], 'store audit');
+      const archive = await openArchive(file);
+      assertJsonEqual(before.map((_, rev) => archive.stateAt('session:a', rev)), before, 'the removed revisions, readable from the archive');
+      await rejectsWithCode(store.stateAt('session:a', 6), 'HISTORY_NOT_RETAINED', 'gone from the store');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, { options: { clock, checkpointInterval: 4 } });
 }
