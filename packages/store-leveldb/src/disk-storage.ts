@@ -116,6 +116,8 @@ async function openUncheckedDiskStorage(dir: string, options: { createIfMissing:
     capabilities: CAPABILITIES,
     mark: { key: WAL_MARK_KEY, unsynced: encodeWalMark({ boot: options.boot, synced: false }), synced: encodeWalMark({ boot: options.boot, synced: true }) },
     beforeClose: () => level.compactRange(NO_KEYS, NO_KEYS),
+    // Every key of the store, the mark's included, lies in [0x00, 0xff 0xff 0xff).
+    reclaim: () => level.compactRange(Buffer.from([0x00]), Buffer.from([0xff, 0xff, 0xff])),
     repairs: options.repairs,
   });
 }

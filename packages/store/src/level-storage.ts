@@ -75,6 +75,8 @@ export interface LevelStorageOptions {
    * table). A step that fails does not stop the close: it is given up, and the close goes on.
    */
   beforeClose?: () => Promise<void>;
+  /** {@link Storage.reclaim} of this backend (default none). */
+  reclaim?: () => Promise<void>;
   /** What the backend's open repaired in place ({@link Storage.repairs}; default none). */
   repairs?: StorageRepair[];
 }
@@ -114,7 +116,11 @@ class LevelStorage implements Storage {
     const mark = options.mark;
     this.#mark = mark === undefined ? null : { key: Buffer.from(mark.key), unsynced: mark.unsynced, synced: mark.synced };
     this.#beforeClose = options.beforeClose ?? null;
+    const { reclaim } = options;
+    if (reclaim !== undefined) this.reclaim = () => this.#guard(reclaim);
   }
+
+  readonly reclaim?: () => Promise<void>;
 
   async open(): Promise<void> {
     await this.#guard(() => this.#db.open());

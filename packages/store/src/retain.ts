@@ -100,6 +100,8 @@ export async function retain(store: Store, options: RetainOptions = {}): Promise
     const { stream, family, head, expired } = plan;
     streams.push({ stream, family, rev: head.rev, fromOrigin: head.origin, origin, revisions: origin - head.origin, bytes: bytesBelow(plan, origin), expired: expired && origin > head.rev });
   }
+  // The removed keys' space comes back now, not in the backend's own time.
+  if (options.dryRun !== true && streams.length > 0) await store.reclaimSpace?.();
   const families = policies.map(({ family }) => ({ pattern: family.pattern, ...totals(streams.filter((s) => s.family === family.pattern)) }));
   return { dryRun: options.dryRun === true, now: new Date(now).toISOString(), families, total: totals(streams), streams, archive };
 }
