@@ -7,8 +7,8 @@
  * store's clock is simulated: nothing waits for days.
  *
  * Then the policy `langgraph*` `{ idleMs: 7d }` (a thread TTL) and one retention run with an
- * archive. Reported: bytes on disk after ÷ before (LevelDB: every file after a close, which runs
- * LevelDB's compaction over the whole key range; PostgreSQL: pg_total_relation_size of the
+ * archive. Reported: bytes on disk after ÷ before (LevelDB: every file after a close; the run ends
+ * with `reclaimSpace`, LevelDB's compaction of the whole key range; PostgreSQL: pg_total_relation_size of the
  * schema's tables after VACUUM FULL, before and after, and after a plain VACUUM), the run's time
  * per removed revision, and p99 publish latency of a writer on another stream during the run ÷
  * the same writer with nothing else running. Checks: every kept revision readable, the store's
@@ -153,7 +153,6 @@ async function leveldbPlace() {
     kind: 'LevelDB',
     tmp,
     open: (options) => openStore(dir, options),
-    // A close compacts LevelDB's whole key range (store-leveldb README), so files hold only live data.
     async reopen(store, options) {
       await store.close();
       return openStore(dir, options);
@@ -214,6 +213,6 @@ for (const makePlace of kinds) {
 }
 if (pgDown !== null) notes.push(`PostgreSQL rows left out: ${pgDown}`);
 notes.push(`${RUNS} runs (one fresh LangGraph thread each, ${CHECKPOINTS} checkpoints with their writes, each step adding a message of about ${MESSAGE_BYTES} bytes), 30 simulated days, 95 % of threads older than 7 days; policy langgraph* { idleMs: 7d }; one run with an archive.`);
-notes.push('LevelDB bytes: every file of the directory after a close (a close compacts the whole key range). PostgreSQL bytes: pg_total_relation_size of the schema\'s tables after VACUUM FULL (plain VACUUM makes the space reusable without returning it).');
+notes.push('LevelDB bytes: every file of the directory after a close (the run ends with reclaimSpace: a LevelDB compaction of the whole key range). PostgreSQL bytes: pg_total_relation_size of the schema\'s tables after VACUUM FULL (plain VACUUM makes the space reusable without returning it).');
 notes.push('The latency rows come from a second store with the same workload (a writer publishing one-key transitions on another stream, idle and then while the run goes), so its transitions do not count in the bytes rows.');
 await report('Retention: a 7-day thread TTL over 30 simulated days of LangGraph runs', ['figure', 'value', 'goal'], rows, notes);
