@@ -46,7 +46,7 @@ export const listRetentionRoute = {
     operationId: 'listRetention',
     summary: `Every retention policy, in precedence order (store \`listRetention\`).${OWNER_ONLY}`,
     querystring: Type.Object({ token: Type.Optional(tokenParameter) }, { additionalProperties: false }),
-    response: { 200: Type.Object({ policies: Type.Array(Type.Intersect([Type.Object({ pattern }), RetentionPolicy])) }, { description: 'The policies' }), ...errors(401, 403) },
+    response: { 200: Type.Object({ policies: Type.Array(Type.Intersect([Type.Object({ pattern }), RetentionPolicy])) }, { description: 'The policies' }), ...errors(400, 401, 403) },
   },
 } as const;
 
