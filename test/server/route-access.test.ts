@@ -71,6 +71,11 @@ const ROUTES: Record<string, { access: Access; target?: string }> = {
   'POST /v1/store/append': { access: 'owner' },
   'POST /v1/store/append-many': { access: 'owner' },
   'POST /v1/store/audit': { access: 'owner' },
+  // A retention policy and a run act on every stream of a family: the owner's.
+  'GET /v1/store/retention': { access: 'owner' },
+  'POST /v1/store/retention/set': { access: 'owner' },
+  'POST /v1/store/retention/remove': { access: 'owner' },
+  'POST /v1/store/retain': { access: 'owner' },
   // A position beyond the log answers at once instead of holding a stream open.
   'GET /v1/watch': { access: 'user', target: '/v1/watch?from=999999999' },
   'POST /mcp': { access: 'user', target: '/mcp?global=1' },

@@ -11,6 +11,7 @@ export { forkRevertGroup } from './groups/fork-revert.js';
 export { mergeGroup } from './groups/merge.js';
 export { undoGroup } from './groups/undo.js';
 export { tagsGroup } from './groups/tags.js';
+export { retentionGroup } from './groups/retention.js';
 export { auditGroup } from './groups/audit.js';
 export { watchGroup } from './groups/watch.js';
 export { persistenceGroup } from './groups/persistence.js';

@@ -19,6 +19,7 @@ export type ConformanceGroup =
   | 'merge'
   | 'undo'
   | 'tags'
+  | 'retention'
   | 'audit'
   | 'watch'
   | 'persistence'

@@ -8,6 +8,7 @@ import { effectiveAtGroup } from './groups/effective-at.js';
 import { forkRevertGroup } from './groups/fork-revert.js';
 import { mergeGroup } from './groups/merge.js';
 import { tagsGroup } from './groups/tags.js';
+import { retentionGroup } from './groups/retention.js';
 import { undoGroup } from './groups/undo.js';
 import { historyGroup } from './groups/history.js';
 import { modelBasedGroup } from './groups/model-based.js';
@@ -33,6 +34,7 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, GroupFunction>
   merge: mergeGroup,
   undo: undoGroup,
   tags: tagsGroup,
+  retention: retentionGroup,
   audit: auditGroup,
   watch: watchGroup,
   persistence: persistenceGroup,

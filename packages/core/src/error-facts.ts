@@ -233,6 +233,14 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     httpStatus: 400,
     exitCode: USAGE,
   },
+  RETENTION_INVALID: {
+    meaning:
+      'A retention policy declaration is not well-formed: a pattern that is not a stream family pattern, or a policy that is not `{ maxAgeMs?, maxRevisions?, maxBytes?, idleMs? }` with at least one limit, each an integer ≥ 1. Nothing was written.',
+    details: "`{ pattern, reason: 'pattern' \\| 'policy' }`",
+    retryable: false,
+    httpStatus: 400,
+    exitCode: USAGE,
+  },
   SHAPE_NOT_FOUND: {
     meaning: 'A read or command named a shape that is not declared (now, in `stateflow:shapes`), or a version it does not have. List the shapes with `stateflow shape list`.',
     details: '`{ shape, version? }`',

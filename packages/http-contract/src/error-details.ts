@@ -103,6 +103,7 @@ export const ERROR_DETAILS = {
     op: S(),
     reason: U([L('pointer'), L('not-container'), L('missing-function'), L('function-threw'), L('not-json'), L('missing-step'), L('invalid-result')]),
   }),
+  RETENTION_INVALID: O({ pattern: S(), reason: U([L('pattern'), L('policy')]) }),
   CONFIG_INVALID: O({ problems: Type.Array(S()) }),
   SOURCE_UNRESOLVED: O({ who: S() }),
   BUDGET_EXCEEDED: O({ folder: S(), budget: N(), tokens: N() }),

@@ -91,6 +91,7 @@ export {
   appendManyRoute,
   auditRoute,
 } from './store-write-routes.js';
+export { RETENTION_ROUTES, RetainReport, RetentionPolicy, listRetentionRoute, setRetentionRoute, removeRetentionRoute, retainRoute } from './retention-routes.js';
 // --- the server, watch, MCP, this document ---
 export { SERVER_ROUTES, PROOF_URL, serverInfoRoute, serverProofRoute, openApiRoute, watchRoute, mcpRoute, mcpGetRoute, mcpDeleteRoute, metricsRoute } from './server-routes.js';
 // --- the history endpoints behind the page ---

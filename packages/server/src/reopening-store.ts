@@ -155,6 +155,10 @@ class ReopeningStore implements Store {
     return this.#write((s) => s.compact(stream, options));
   }
 
+  reclaimSpace(): Promise<void> {
+    return this.#write(async (s) => s.reclaimSpace?.());
+  }
+
   fork(from: StreamId, to: StreamId, options?: ForkOptions): Promise<PublishResult> {
     return this.#write((s) => s.fork(from, to, options));
   }

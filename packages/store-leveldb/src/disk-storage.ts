@@ -181,6 +181,8 @@ async function openUncheckedDiskStorage(
       if (closeMark) await level.put(WAL_MARK_KEY, encodeWalMark({ boot: options.boot, synced: false, ackedThrough, closed: true }));
       await level.compactRange(NO_KEYS, NO_KEYS);
     },
+    // Every key of the store, the mark's included, lies in [0x00, 0xff 0xff 0xff).
+    reclaim: () => level.compactRange(Buffer.from([0x00]), Buffer.from([0xff, 0xff, 0xff])),
     repairs: options.repairs,
   });
   try {

@@ -60,3 +60,9 @@ export { checkShape, diffInShape, getShape, listShapes, registerUpcastFunction, 
 export type { Shape, ShapeCheckFailure, ShapeCheckReport, ShapeVersionInput } from './shapes.js';
 export { shaped } from './shapes.js';
 export type { ShapeReadOptions, ShapeSelector } from './types.js';
+export { listRetention, removeRetention, setRetention } from './retention.js';
+export type { RetentionDeclaration, RetentionPolicy } from './retention.js';
+export { retain } from './retain.js';
+export type { RetainOptions, RetainReport, RetainedStream, RetentionTotals } from './retain.js';
+export { auditArchive, listArchives, openArchive } from './archive.js';
+export type { ArchiveAuditReport, ArchiveProblem, ArchiveRange, ArchiveRecord, OpenArchive } from './archive.js';

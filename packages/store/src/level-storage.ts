@@ -87,6 +87,8 @@ export interface LevelStorageOptions {
    * table). A step that fails does not stop the close: it is given up, and the close goes on.
    */
   beforeClose?: () => Promise<void>;
+  /** {@link Storage.reclaim} of this backend (default none). */
+  reclaim?: () => Promise<void>;
   /** What the backend's open repaired in place ({@link Storage.repairs}; default none). */
   repairs?: StorageRepair[];
 }
@@ -130,7 +132,11 @@ class LevelStorage implements Storage {
     this.#beforeClose = options.beforeClose ?? null;
     this.#afterSyncedWrite = options.afterSyncedWrite ?? null;
     this.#syncNext = options.syncFirstBatch ?? false;
+    const { reclaim } = options;
+    if (reclaim !== undefined) this.reclaim = () => this.#guard(reclaim);
   }
+
+  readonly reclaim?: () => Promise<void>;
 
   async open(): Promise<void> {
     await this.#guard(() => this.#db.open());

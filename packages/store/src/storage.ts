@@ -213,5 +213,14 @@ export interface Storage extends StorageReader {
    * @throws STORE_UNAVAILABLE, STORE_IO, STORE_CLOSED
    */
   lock?(name: string, options: { wait: boolean }): Promise<HeldLock | null>;
+  /**
+   * Give the space of deleted and rewritten keys back to the file system now, where the
+   * backend only does so in its own time (optional; README "Retention"). LevelDB: a compaction
+   * of the whole key range (`compactRange`), which rewrites the tables without the deleted
+   * keys. Absent where a commit already deletes (PostgreSQL: rows are deleted; what `VACUUM`
+   * needs is documented in the store-postgres README).
+   * @throws STORE_IO, STORE_CLOSED
+   */
+  reclaim?(): Promise<void>;
   close(): Promise<void>;
 }

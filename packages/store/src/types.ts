@@ -464,6 +464,14 @@ export interface Store {
    */
   compact(stream: StreamId, options: { keepRevisions: number }): Promise<{ origin: number; deleted: number }>;
   /**
+   * Give the space of what compaction removed back to the file system now (README "Retention"):
+   * the storage's `reclaim` (LevelDB: a compaction of its whole key range); nothing on a
+   * backend that deletes as it commits. Optional: a store over HTTP has none. `retain` calls it
+   * after a run that removed anything.
+   * @throws STORE_IO, STORE_CLOSED
+   */
+  reclaimSpace?(): Promise<void>;
+  /**
    * One transition that sets `to` to `from`'s state at `at` (default head), with meta
    * `{ fork: { from, rev } }`; `noop` when `to` already has that state. The idempotency id is
    * checked first (→ `duplicate` with the original, even though `to` is no longer empty).

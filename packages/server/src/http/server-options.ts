@@ -87,6 +87,13 @@ export interface ServerOptions {
   /** Interval of the expiry/retention sweep, in ms; `0` disables the timer. Default 1 hour. */
   sweepIntervalMs?: number;
   /**
+   * Interval of a scheduled retention run (store README "Retention": `retain` of the declared
+   * policies, as of `clock`, no archive), in ms. Default `0`: off — a run removes history, so it
+   * happens only when asked for. A failed run is reported through `onWarning` and tried again
+   * at the next tick; a run still going when the next is due is not started twice.
+   */
+  retainIntervalMs?: number;
+  /**
    * Offer the history tools on `/mcp` — `history`, `diff_revisions`, `undo` (the caller's own
    * writes only) — beside `read_state` and `patch_state` (README "History tools for agents").
    * Default `false`: an agent sees the seed's two tools.

@@ -13,6 +13,7 @@ import type { ServerDiscovery } from '@stateflow/client';
 import type { Store } from '@stateflow/store';
 import { SessionManager } from '@stateflow/slates';
 import type { ServedRoute } from './access-gate.js';
+import { scheduleRetention } from './retention-schedule.js';
 import { buildApp } from './build-app.js';
 import { answerFailure } from './failure-answer.js';
 import { IdleTracker } from './idle-tracker.js';
@@ -110,6 +111,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   const interval = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
   const timer = interval > 0 ? setInterval(() => void context.sessions.sweep().catch(() => undefined), interval) : undefined;
   timer?.unref();
+  const retention = scheduleRetention(store, options.retainIntervalMs ?? 0, context.clock, warn);
   let closing: Promise<void> | undefined;
   const handle: ServerHandle = {
     url: context.baseUrl,
@@ -126,6 +128,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
       closing ??= (async () => {
         context.activity?.stop();
         if (timer !== undefined) clearInterval(timer);
+        await retention.stop();
         if (discoveryDir !== null) await removeDiscovery(discoveryDir, process.pid);
         shutdown.abort();
         context.sessions.shutdown();

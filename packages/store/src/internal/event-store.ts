@@ -408,6 +408,11 @@ class EventStore implements Store {
     return compactStream(this.#ctx, stream, keep);
   }
 
+  async reclaimSpace(): Promise<void> {
+    checkOpen(this.#ctx);
+    await this.#ctx.storage.reclaim?.();
+  }
+
   async audit(options: { onProgress?: (done: number, total: number) => void } = {}): Promise<AuditReport> {
     checkOpen(this.#ctx);
     checkOptions(options, 'options');
