@@ -53,6 +53,13 @@ export interface PublishInput {
   expected?: Record<StreamId, ExpectedRevision>;
   /** Idempotency id: a retry with an accepted id returns the original transition. */
   id?: string;
+  /**
+   * Whose idempotency id `id` is (README "Idempotency ids"): ids of two principals never meet, so a
+   * retry answers `duplicate` only with its own principal's transition. Absent: the store's owner,
+   * whose ids are the unscoped ones every store before principals kept. The server sets it from
+   * the caller's credentials. Non-empty, no control characters, ≤ 1,024 bytes UTF-8.
+   */
+  principal?: string;
   /** Metadata stored with the transition. */
   meta?: JsonObject;
   /** `'fsync'` waits for the batch to reach disk (LevelDB `sync: true`). */
@@ -187,6 +194,8 @@ export interface ForkOptions {
   expected?: ExpectedRevision;
   /** Idempotency id of the fork's transition. */
   id?: string;
+  /** Whose id `id` is ({@link PublishInput.principal}). */
+  principal?: string;
 }
 
 /** A revision of a stream: where two streams' histories meet (README "Merge"). */
@@ -213,6 +222,8 @@ export interface MergeInput {
   dryRun?: boolean;
   /** Idempotency id of the merge's transition. */
   id?: string;
+  /** Whose id `id` is ({@link PublishInput.principal}). */
+  principal?: string;
   /** Metadata stored with the transition beside `merge` (which it may not hold, nor `fork`). */
   meta?: JsonObject;
 }
@@ -274,6 +285,8 @@ export interface UndoInput {
   dryRun?: boolean;
   /** Idempotency id of the undo's transition. */
   id?: string;
+  /** Whose id `id` is ({@link PublishInput.principal}). */
+  principal?: string;
   /** Metadata stored with the transition beside `undo` (which it may not hold). */
   meta?: JsonObject;
 }

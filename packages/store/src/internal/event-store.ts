@@ -55,7 +55,7 @@ import type { StoreContext } from './store-context.js';
 import {
   checkCount,
   checkExpected,
-  checkId,
+  checkSettlement,
   checkOptions,
   checkPath,
   checkPublishInput,
@@ -339,11 +339,12 @@ class EventStore implements Store {
     checkStream(to);
     if (from === to) throw new StateflowError('INPUT_INVALID', `fork needs two different streams, got ${from} twice`, { field: 'to' });
     checkOptions(options, 'options');
-    const { at, expected = 'none', id } = checkedInput('fork options', () => ({ ...options }));
+    const { at, expected = 'none', id, principal } = checkedInput('fork options', () => ({ ...options }));
     if (at !== undefined) checkCount(at, 'at');
     checkExpected('expected', expected);
-    if (id !== undefined) checkId(id, 'id');
-    const result = await forkStream(this.#ctx, from, to, at, expected, id);
+    const owned: { id?: string; principal?: string } = {};
+    checkSettlement({ id, principal }, owned);
+    const result = await forkStream(this.#ctx, from, to, at, expected, owned);
     if (result.status === 'accepted') await applyRetention(this.#ctx, result.transition);
     return result;
   }

@@ -19,8 +19,15 @@ export const Family = {
   head: 0x48,
   /** `C` + stream + 0x00 + rev → checkpoint {rev, seq, json} (sealed). */
   checkpoint: 0x43,
-  /** `I` + id → seq of the transition accepted with that idempotency id. */
+  /** `I` + id → seq of the transition accepted with that idempotency id and no principal (the store's owner). */
   id: 0x49,
+  /**
+   * `P` + principal + 0x00 + id → seq of the transition a principal accepted with that id. Ids are
+   * the caller's words: scoping them by who wrote keeps one principal's ids from ever meeting
+   * another's (a retry finds only its own writer's transition). A principal has no control
+   * characters, so its terminator is unambiguous whatever bytes the id holds.
+   */
+  principalId: 0x50,
 } as const;
 
 const FORMAT_NAME = 'format';
@@ -76,8 +83,20 @@ export const seqKey = (stream: string, seq: number): Buffer => streamNum(Family.
 export const headKey = (stream: string): Buffer => familyText(Family.head, stream);
 /** Key of `stream`'s checkpoint at `rev`. */
 export const checkpointKey = (stream: string, rev: number): Buffer => streamNum(Family.checkpoint, stream, rev);
-/** Key of the idempotency record for `id`. */
+/** Key of the idempotency record for `id` without a principal (the store's owner, and stores before principals). */
 export const idKey = (id: string): Buffer => familyText(Family.id, id);
+
+/** Key of the idempotency record of `id` accepted for `principal`; without one, {@link idKey}. */
+export function idRecordKey(id: string, principal: string | undefined): Buffer {
+  if (principal === undefined) return idKey(id);
+  const scope = Buffer.byteLength(principal, 'utf8');
+  const b = Buffer.allocUnsafe(2 + scope + Buffer.byteLength(id, 'utf8'));
+  b[0] = Family.principalId;
+  b.write(principal, 1, scope, 'utf8');
+  b[scope + 1] = 0;
+  b.write(id, scope + 2, 'utf8');
+  return b;
+}
 
 /** Half-open key range `[gte, lt)`. */
 export interface KeyRange {
@@ -126,6 +145,7 @@ export type ParsedKey =
   | { family: 'rev' | 'seq' | 'checkpoint'; stream: string; n: number }
   | { family: 'head'; stream: string }
   | { family: 'id'; id: string }
+  | { family: 'principalId'; principal: string; id: string }
   | { family: 'unknown' };
 
 /** Parse a stored key (total: unknown shapes give `{family: 'unknown'}`). */
@@ -141,6 +161,11 @@ export function parseKey(key: Uint8Array): ParsedKey {
       return { family: 'head', stream: rest.toString('utf8') };
     case Family.id:
       return { family: 'id', id: rest.toString('utf8') };
+    case Family.principalId: {
+      const zero = rest.indexOf(0);
+      if (zero < 1) return { family: 'unknown' };
+      return { family: 'principalId', principal: rest.subarray(0, zero).toString('utf8'), id: rest.subarray(zero + 1).toString('utf8') };
+    }
     case Family.rev:
     case Family.seq:
     case Family.checkpoint: {
@@ -172,6 +197,8 @@ export function describeKey(key: Uint8Array): string {
       return `H/${k.stream}`;
     case 'id':
       return `I/${k.id}`;
+    case 'principalId':
+      return `P/${k.principal}/${k.id}`;
     case 'unknown':
       return `?/${Buffer.from(key).toString('hex')}`;
   }

@@ -13,7 +13,7 @@ import { NO_DEBT, afterCheckpoint, checkpointDue, withPatch } from './checkpoint
 import type { CheckpointDebt } from './checkpoint-policy.js';
 import { encodeValue } from './codec.js';
 import { transitionHash } from './hash.js';
-import { checkpointKey, headKey, idKey, logKey, revKey, seqKey } from './keys.js';
+import { checkpointKey, headKey, idRecordKey, logKey, revKey, seqKey } from './keys.js';
 import { currentTreeOf } from './current-state.js';
 import { logRecord } from './log-reads.js';
 import { corrupt, decodeCount, encodeCheckpoint, encodeRecord, encodeSealed } from './records.js';
@@ -36,6 +36,8 @@ export interface Staged {
   transition: Transition;
   states: Map<StreamId, StateTree>;
   sync: boolean;
+  /** Whose idempotency id the transition carries (`undefined`: the store's owner). */
+  principal?: string;
 }
 
 /**
@@ -51,6 +53,7 @@ export interface Group {
   /** Each changed stream's state as the group leaves it: trees, so a member costs what it changes. */
   states: Map<StreamId, StateTree>;
   debts: Map<StreamId, CheckpointDebt>;
+  /** Staged transitions by {@link idSlot} of their id and principal. */
   ids: Map<string, Transition>;
   lastSeq: number;
   lastHash: string;
@@ -185,14 +188,14 @@ export function addToGroup(ctx: StoreContext, group: Group, staged: Staged): voi
       ops.push({ type: 'put', key: seqKey(stream, transition.seq), value: encodeRecord(rev) });
       debts.set(stream, debt);
     }
-    if (transition.id !== undefined) ops.push({ type: 'put', key: idKey(transition.id), value: encodeRecord(transition.seq) });
+    if (transition.id !== undefined) ops.push({ type: 'put', key: idRecordKey(transition.id, staged.principal), value: encodeRecord(transition.seq) });
   });
   for (const { stream, rev } of transition.changes) {
     group.heads.set(stream, { rev, seq: transition.seq, origin: headOf(ctx, stream).origin });
     group.states.set(stream, states.get(stream) as StateTree);
     group.debts.set(stream, debts.get(stream) as CheckpointDebt);
   }
-  if (transition.id !== undefined) group.ids.set(transition.id, transition);
+  if (transition.id !== undefined) group.ids.set(idSlot(transition.id, staged.principal), transition);
   group.lastSeq = transition.seq;
   group.lastHash = transition.hash;
   group.ops.push(...ops);
@@ -215,7 +218,7 @@ function encoded(encode: () => void): void {
  */
 async function stage(ctx: StoreContext, input: PublishInput, group: Group): Promise<PublishResult> {
   if (input.id !== undefined) {
-    const accepted = group.ids.get(input.id) ?? (await storedWithId(ctx, input.id));
+    const accepted = group.ids.get(idSlot(input.id, input.principal)) ?? (await storedWithId(ctx, input.id, input.principal));
     if (accepted !== undefined) return { status: 'duplicate', transition: accepted };
   }
   const streams = Object.keys(input.changes);
@@ -246,23 +249,31 @@ async function stage(ctx: StoreContext, input: PublishInput, group: Group): Prom
   // change what is stored, hashed, or seen by watchers and duplicates.
   if (input.meta !== undefined) body.meta = input.meta;
   const transition: Transition = Object.freeze({ ...body, prevHash: group.lastHash, hash: transitionHash(group.lastHash, body) });
-  addToGroup(ctx, group, { transition, states, sync: (input.durability ?? ctx.settings.durability) === 'fsync' });
+  const staged: Staged = { transition, states, sync: (input.durability ?? ctx.settings.durability) === 'fsync' };
+  if (input.principal !== undefined) staged.principal = input.principal;
+  addToGroup(ctx, group, staged);
   return { status: 'accepted', transition };
 }
 
+/** The key of `id` accepted for `principal` in a group's {@link Group.ids} (the storage key's text). */
+export function idSlot(id: string, principal: string | undefined): string {
+  return principal === undefined ? `I${id}` : `P${principal}\u0000${id}`;
+}
+
 /**
- * The stored transition accepted with idempotency id `id` — or its pruned stub: compaction keeps
+ * The stored transition `principal` (`undefined`: the store's owner, whose ids are the unscoped
+ * ones of stores before principals) accepted with idempotency id `id` — or its pruned stub: compaction keeps
  * a pruned transition's id, so a retry is a duplicate for as long as the store keeps the stub
  * (always) — or `undefined` when no transition has that id. A duplicate answer hands out what it
  * found as the caller's own transition, so the record the `I` entry points at must carry `id`:
  * an entry pointing at another request's transition (damage, or an edit behind the store's back)
  * fails closed rather than answering with that transition.
- * @throws STORE_CORRUPT `{ key: 'I/<id>' }` when the id record does not decode or points at a
+ * @throws STORE_CORRUPT `{ key: 'I/<id>' }` (`P/<principal>/<id>`) when the id record does not decode or points at a
  *   transition that does not carry `id`; STORE_CORRUPT `{ key: 'L/<seq>' }` when that transition
  *   does not verify
  */
-export async function storedWithId(ctx: StoreContext, id: string): Promise<Transition | PrunedRecord | undefined> {
-  const key = idKey(id);
+export async function storedWithId(ctx: StoreContext, id: string, principal: string | undefined): Promise<Transition | PrunedRecord | undefined> {
+  const key = idRecordKey(id, principal);
   const bytes = await ctx.storage.get(key);
   if (bytes === undefined) return undefined;
   const seq = decodeCount(key, bytes);
