@@ -57,6 +57,7 @@ export {
   StreamChange,
   StreamHead,
   ShownTransition,
+  DuplicateTransition,
   Transition,
   MAX_STREAMS,
 } from './store-shapes.js';
