@@ -60,6 +60,7 @@ export {
   DuplicateTransition,
   Transition,
   MAX_STREAMS,
+  tokenParameter,
 } from './store-shapes.js';
 export { UndoConflict, UndoInput, UndoResult, WriterMatch } from './undo-shapes.js';
 export {
