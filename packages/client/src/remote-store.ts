@@ -16,6 +16,7 @@ import type {
   UndoResult,
   MergeResult,
   PublishInput,
+  PublishManyOptions,
   PublishResult,
   Store,
   StoreNotice,
@@ -144,8 +145,11 @@ class RemoteStore implements Store {
     return shownResult<PublishResult>(await this.#call('POST /v1/store/publish', { body: input }));
   }
 
-  /** One request, at most 1,000 inputs (the server answers `INPUT_INVALID` beyond). */
-  async publishMany(inputs: PublishInput[]): Promise<PublishResult[]> {
+  /**
+   * One request, at most 1,000 inputs (the server answers `INPUT_INVALID` beyond). The server's
+   * own staging budget applies (`workBudgetMs`), not `options.budgetMs`.
+   */
+  async publishMany(inputs: PublishInput[], _options?: PublishManyOptions): Promise<PublishResult[]> {
     return (await this.#call('POST /v1/store/publish-many', { body: { inputs } })).results.map((result) => shownResult<PublishResult>(result));
   }
 

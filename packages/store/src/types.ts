@@ -81,6 +81,18 @@ export interface PrunedTransition {
   hash: string;
 }
 
+/** Options of {@link Store.publishMany}. */
+export interface PublishManyOptions {
+  /**
+   * Wall-clock time the batch's staging may take, in ms (a non-negative integer; default: no
+   * budget). Past it the batch is refused whole before anything is written — `INPUT_INVALID`
+   * `{ field: 'inputs', reason: 'over-budget' }` — so one request cannot hold the writer for
+   * seconds. Whatever the budget, a batch yields to the event loop every ~10 ms of staging. The
+   * server sets its `workBudgetMs`; over HTTP (`openRemoteStore`) the server's budget applies.
+   */
+  budgetMs?: number;
+}
+
 /**
  * Result of {@link Store.publish}. A `duplicate` carries the transition first accepted with the
  * id — or, once compaction pruned it, its {@link PrunedTransition} stub.
@@ -433,7 +445,7 @@ export interface Store {
    *   before its message; then nothing is published. `INPUT_INVALID` when `inputs` is not a
    *   non-empty array.
    */
-  publishMany(inputs: PublishInput[]): Promise<PublishResult[]>;
+  publishMany(inputs: PublishInput[], options?: PublishManyOptions): Promise<PublishResult[]>;
   /**
    * One transition by global seq.
    * @throws `TRANSITION_NOT_FOUND` for 0 or seq > lastSeq; `HISTORY_NOT_RETAINED` when compaction

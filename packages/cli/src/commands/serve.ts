@@ -29,6 +29,7 @@ interface ServeOptions {
   modelCalls?: number;
   watchesPerKey?: number;
   maxWatches?: number;
+  workBudget?: number;
   historyTools?: boolean;
   savepointIdle?: number;
 }
@@ -59,6 +60,7 @@ function serveOptions(command: Command): Command {
     .option('--model-calls <n>', 'per-key chat/completions calls running at once with API keys (default 4; 0 for no limit); one more: 429 with Retry-After', nonNegativeInt)
     .option('--watches-per-key <n>', 'open watch streams one API key may hold (default 32; 0 for no cap); one more: 429 with Retry-After', nonNegativeInt)
     .option('--max-watches <n>', 'open watch streams the server holds in all (default 2000; 0 for no cap); one more: 429 with Retry-After', nonNegativeInt)
+    .option('--work-budget <ms>', 'wall-clock ms one publish-many may spend staging (default 200; 0 for none); past it: 400, nothing written', nonNegativeInt)
     .option('--history-tools', "offer agents the opt-in MCP tools history, diff_revisions and undo (their own writes only) beside read_state and patch_state")
     .option('--savepoint-idle <duration>', "tag the seq before each writer's burst after this idle gap (90s, 10m; ms when bare): savepoint.<writer> (default off)", (v: string) => Math.round(duration({ allowZero: false, allowForever: false })(v)))
     .option('--body-limit <bytes>', 'largest request body in bytes (default 1048576 = 1 MiB; larger bodies cost more CPU per request)', positiveInt)
@@ -129,6 +131,7 @@ function serverOptions(local: ServeOptions, ctx: CommandContext): ServerOptions 
     ...(local.modelCalls === undefined ? {} : { modelCallsPerKey: local.modelCalls }),
     ...(local.watchesPerKey === undefined ? {} : { watchesPerKey: local.watchesPerKey }),
     ...(local.maxWatches === undefined ? {} : { maxWatches: local.maxWatches }),
+    ...(local.workBudget === undefined ? {} : { workBudgetMs: local.workBudget }),
     ...(local.upstreamModel === undefined ? {} : { upstreamModel: local.upstreamModel }),
     sessionIdleMs: local.sessionIdle,
     sessionRetentionMs: local.sessionRetention,

@@ -48,6 +48,8 @@ export interface ServerContext {
   modelCalls: ModelCallLimit;
   /** The per-key and per-server caps on open watch streams. */
   watches: WatchLimit;
+  /** Wall-clock ms one publish-many's staging may take (`0`: none). */
+  workBudgetMs: number;
   /** The Prometheus metrics (`GET /metrics`) and the hooks that feed them. */
   metrics: ServerMetrics;
   /** Whether `/mcp` lists the opt-in history tools (`history`, `diff_revisions`, `undo`). */

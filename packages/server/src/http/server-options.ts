@@ -22,6 +22,8 @@ export const DEFAULT_PORT = 7411;
  * `bodyLimit` / `--body-limit` where clients are trusted.
  */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** Default staging budget of one `publish-many` request, in ms. */
+export const DEFAULT_WORK_BUDGET_MS = 200;
 
 /**
  * Default time a client has to send a request's headers, in ms (10 s; Node's own default is
@@ -152,6 +154,13 @@ export interface ServerOptions {
    */
   watchesPerKey?: number;
   /**
+   * Wall-clock ms the staging of one API-key user's `publish-many` may take (`--work-budget MS`; the owner's is not bounded, as with the rate limits): past
+   * it the batch is refused whole before anything is written, 400 `INPUT_INVALID`
+   * `{ field: 'inputs', reason: 'over-budget' }`. `0`: no budget. Default
+   * {@link DEFAULT_WORK_BUDGET_MS} (200).
+   */
+  workBudgetMs?: number;
+  /**
    * Open watch streams the server holds in all, the owner's included; one more answers 429
    * `RATE_LIMITED` (`limit: 'server-watches'`). `0`: no cap. Default {@link DEFAULT_WATCHES_PER_SERVER} (2,000).
    */
@@ -182,6 +191,7 @@ export interface ServerSettings {
   modelCallsPerKey: number;
   watchesPerKey: number;
   maxWatches: number;
+  workBudgetMs: number;
 }
 
 /**
@@ -211,7 +221,8 @@ export function checkOptions(options: ServerOptions, env: Record<string, string 
   const modelCallsPerKey = wholeNumber('modelCallsPerKey', options.modelCallsPerKey ?? DEFAULT_MODEL_CALLS_PER_KEY, 0, 'calls');
   const watchesPerKey = wholeNumber('watchesPerKey', options.watchesPerKey ?? DEFAULT_WATCHES_PER_KEY, 0, 'streams');
   const maxWatches = wholeNumber('maxWatches', options.maxWatches ?? DEFAULT_WATCHES_PER_SERVER, 0, 'streams');
-  return { keys, host, port: options.port ?? DEFAULT_PORT, bodyLimit, headersTimeoutMs, requestTimeoutMs, rateLimit, modelCallsPerKey, watchesPerKey, maxWatches };
+  const workBudgetMs = wholeNumber('workBudgetMs', options.workBudgetMs ?? DEFAULT_WORK_BUDGET_MS, 0, 'ms');
+  return { keys, host, port: options.port ?? DEFAULT_PORT, bodyLimit, headersTimeoutMs, requestTimeoutMs, rateLimit, modelCallsPerKey, watchesPerKey, maxWatches, workBudgetMs };
 }
 
 /**

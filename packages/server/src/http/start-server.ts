@@ -188,6 +188,7 @@ function serverContext(options: ServerOptions, parts: ContextParts): ServerConte
     shutdown,
     modelCalls: new ModelCallLimit(settings.modelCallsPerKey),
     watches: new WatchLimit(settings.watchesPerKey, settings.maxWatches),
+    workBudgetMs: settings.workBudgetMs,
     metrics,
   };
 }

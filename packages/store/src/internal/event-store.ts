@@ -26,6 +26,7 @@ import type {
   Store,
   UndoInput,
   UndoResult,
+  PublishManyOptions,
 } from '../types.js';
 import { runAudit } from './audit.js';
 import { catchUp } from './catch-up.js';
@@ -321,14 +322,17 @@ class EventStore implements Store {
     return result as PublishResult;
   }
 
-  async publishMany(inputs: PublishInput[]): Promise<PublishResult[]> {
+  async publishMany(inputs: PublishInput[], options: PublishManyOptions = {}): Promise<PublishResult[]> {
     checkOpen(this.#ctx);
+    checkOptions(options, 'options');
+    const { budgetMs } = checkedInput('publishMany options', () => ({ ...options }));
+    if (budgetMs !== undefined) checkCount(budgetMs, 'budgetMs');
     if (!Array.isArray(inputs) || inputs.length === 0) {
       throw new StateflowError('INPUT_INVALID', `publishMany needs a non-empty array of publish inputs, got ${describeInput(inputs)}`, { field: 'inputs' });
     }
     const checked = inputs.map((input, i) => checkedInput(`publish input ${i + 1} of ${inputs.length}`, () => checkPublishInput(input)));
     const durability = checked.some((input) => (input.durability ?? this.#ctx.settings.durability) === 'fsync') ? 'fsync' : 'buffered';
-    const results = await observedPublish(this.#ctx.settings.observer, durability, checked.length, () => enqueue(this.#ctx, checked));
+    const results = await observedPublish(this.#ctx.settings.observer, durability, checked.length, () => enqueue(this.#ctx, checked, budgetMs));
     for (const result of results) if (result.status === 'accepted') await this.#afterAccepted(result.transition);
     return results;
   }

@@ -64,9 +64,9 @@ export interface Group {
  * commit; resolves once the batch holding them was written (or rejects with the first input's
  * own error, or the batch's write error).
  */
-export function enqueue(ctx: StoreContext, inputs: PublishInput[]): Promise<PublishResult[]> {
+export function enqueue(ctx: StoreContext, inputs: PublishInput[], budgetMs?: number): Promise<PublishResult[]> {
   return new Promise<PublishResult[]>((resolve, reject) => {
-    ctx.queue.push({ inputs, resolve, reject });
+    ctx.queue.push({ inputs, resolve, reject, ...(budgetMs === undefined ? {} : { budgetMs }) });
     // The first publish of a group schedules it; later ones join until it starts.
     if (ctx.queue.length === 1) void ctx.lock.write(() => commitQueued(ctx));
   });
@@ -106,15 +106,9 @@ async function commitQueued(ctx: StoreContext): Promise<void> {
       for (const item of queued) {
         // A batch stages into a copy of the group, kept only when every input of it stages.
         const target = item.inputs.length === 1 ? group : copyGroup(group);
-        const results: PublishResult[] = [];
+        let results: PublishResult[];
         try {
-          for (const [i, input] of item.inputs.entries()) {
-            try {
-              results.push(await stage(ctx, input, target));
-            } catch (err) {
-              throw item.inputs.length > 1 && isStateflowError(err) ? withMessagePrefix(err, `Input ${i + 1} of ${item.inputs.length}: `) : err;
-            }
-          }
+          results = await stageBatch(ctx, item, target);
         } catch (err) {
           refused.push({ item, err });
           continue;
@@ -137,6 +131,42 @@ async function commitQueued(ctx: StoreContext): Promise<void> {
   }
   for (const { item, err } of outcome.refused) item.reject(err);
   for (const { item, results } of outcome.settled) item.resolve(results);
+}
+
+/** How often a long batch lets the event loop run other work while it stages, in ms. */
+const YIELD_EVERY_MS = 10;
+
+/**
+ * Stage every input of `item` into `target`, in order. A batch yields to the event loop every
+ * {@link YIELD_EVERY_MS} of staging (a memory store's reads never do), so other requests are
+ * answered meanwhile; past `item.budgetMs` it is refused whole, before anything is written.
+ * @throws the first input's own error (prefixed with its position in a batch); INPUT_INVALID
+ *   `{ field: 'inputs', reason: 'over-budget' }` past the budget
+ */
+async function stageBatch(ctx: StoreContext, item: Queued, target: Group): Promise<PublishResult[]> {
+  const results: PublishResult[] = [];
+  const started = performance.now();
+  let yielded = started;
+  for (const [i, input] of item.inputs.entries()) {
+    try {
+      results.push(await stage(ctx, input, target));
+    } catch (err) {
+      throw item.inputs.length > 1 && isStateflowError(err) ? withMessagePrefix(err, `Input ${i + 1} of ${item.inputs.length}: `) : err;
+    }
+    const now = performance.now();
+    if (item.budgetMs !== undefined && now - started > item.budgetMs && i + 1 < item.inputs.length) {
+      throw new StateflowError(
+        'INPUT_INVALID',
+        `The batch of ${item.inputs.length} inputs took more than its budget of ${item.budgetMs} ms to stage (${i + 1} staged); nothing was written: send fewer or smaller inputs per request.`,
+        { field: 'inputs', reason: 'over-budget' },
+      );
+    }
+    if (item.inputs.length > 1 && now - yielded > YIELD_EVERY_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      yielded = performance.now();
+    }
+  }
+  return results;
 }
 
 /** An empty group starting at the store's chain tip. */

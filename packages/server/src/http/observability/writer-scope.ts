@@ -26,7 +26,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyRequest } from 'fastify';
 import { stampWriter } from '@stateflow/store';
-import type { ForkOptions, MergeInput, PublishInput, Store, UndoInput } from '@stateflow/store';
+import type { ForkOptions, MergeInput, PublishInput, PublishManyOptions, Store, UndoInput } from '@stateflow/store';
 import { CLIENT_HEADER, SURFACE_HEADER } from '@stateflow/http-contract/headers';
 import { currentToolCall } from '../../mcp/tool-call.js';
 
@@ -139,7 +139,7 @@ export function stampingStore(store: Store): Store {
   return new Proxy(stamped, {
     get(target, key) {
       if (key === 'publish') return (input: PublishInput) => target.publish(scoped(input));
-      if (key === 'publishMany') return (inputs: PublishInput[]) => target.publishMany(Array.isArray(inputs) ? inputs.map(scoped) : inputs);
+      if (key === 'publishMany') return (inputs: PublishInput[], options?: PublishManyOptions) => target.publishMany(Array.isArray(inputs) ? inputs.map(scoped) : inputs, options);
       if (key === 'merge') return (input: MergeInput) => target.merge(scoped(input));
       if (key === 'undo') return (input: UndoInput) => target.undo(scoped(input));
       if (key === 'fork') return (from: string, to: string, options: ForkOptions = {}) => target.fork(from, to, scoped(options));

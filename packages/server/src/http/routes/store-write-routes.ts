@@ -53,7 +53,9 @@ function registerPublishRoutes(app: ContractApp, context: ServerContext): void {
       const inputs: PublishInput[] = [];
       for (const input of request.body.inputs) inputs.push(await authorized(request, input));
       const results = [];
-      for (const result of await context.store.publishMany(inputs)) results.push(await shownWriteResult(context, request, result));
+      // An API-key user's batch has a staging budget; the owner's (an import through the CLI) not, as with the rate limits.
+      const budget = request.admin || context.workBudgetMs === 0 ? {} : { budgetMs: context.workBudgetMs };
+      for (const result of await context.store.publishMany(inputs, budget)) results.push(await shownWriteResult(context, request, result));
       return { results };
     },
   });
