@@ -311,7 +311,7 @@ async function checkIndexes(run: AuditRun): Promise<void> {
 }
 
 /**
- * Every idempotency record — the owner's (`I`) and the principals' (`P`) — points at a transition
+ * Every idempotency record — the owner's (`I`) and the principals' (`J`) — points at a transition
  * (or stub) carrying its id, and every transition carrying an id has exactly one record.
  */
 async function checkIds(run: AuditRun): Promise<void> {

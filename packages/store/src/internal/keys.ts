@@ -22,12 +22,12 @@ export const Family = {
   /** `I` + id → seq of the transition accepted with that idempotency id and no principal (the store's owner). */
   id: 0x49,
   /**
-   * `P` + principal + 0x00 + id → seq of the transition a principal accepted with that id. Ids are
+   * `J` + principal + 0x00 + id → seq of the transition a principal accepted with that id. Ids are
    * the caller's words: scoping them by who wrote keeps one principal's ids from ever meeting
    * another's (a retry finds only its own writer's transition). A principal has no control
    * characters, so its terminator is unambiguous whatever bytes the id holds.
    */
-  principalId: 0x50,
+  principalId: 0x4a,
 } as const;
 
 const FORMAT_NAME = 'format';
