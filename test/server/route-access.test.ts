@@ -222,9 +222,9 @@ describe('every route, every target form, every credential', () => {
     }
   });
 
-  it('the proof answers with the HMAC of the nonce under the token, and nothing else', async () => {
+  it('the proof answers with the HMAC of the nonce under the token, and of the nonce and pid, and nothing else', async () => {
     const answer = await inject('GET', `/v1/server/proof?nonce=${NONCE}`, 'none');
-    expect(JSON.parse(answer.body)).toEqual({ proof: serverProof(server.token, NONCE) });
+    expect(JSON.parse(answer.body)).toEqual({ proof: serverProof(server.token, NONCE), pidProof: serverProof(server.token, NONCE, process.pid) });
   });
 
   it('a // prefix is no route: 401 without a credential, 404 with one', async () => {

@@ -17,6 +17,7 @@ export { watchGroup } from './groups/watch.js';
 export { persistenceGroup } from './groups/persistence.js';
 export { modelBasedGroup } from './groups/model-based.js';
 export { sharedWritersGroup } from './groups/shared-writers.js';
+export { principalIdsGroup } from './groups/principal-ids.js';
 export { memoryInitializer } from './memory-initializer.js';
 export { runSimulation } from './run-simulation.js';
 export { simulationShape } from './simulation-shape.js';

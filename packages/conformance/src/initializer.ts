@@ -24,7 +24,8 @@ export type ConformanceGroup =
   | 'watch'
   | 'persistence'
   | 'modelBased'
-  | 'sharedWriters';
+  | 'sharedWriters'
+  | 'principalIds';
 
 /**
  * How the suite obtains stores from a backend.

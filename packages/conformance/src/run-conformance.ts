@@ -14,6 +14,7 @@ import { historyGroup } from './groups/history.js';
 import { modelBasedGroup } from './groups/model-based.js';
 import { patchAtGroup } from './groups/patch-at.js';
 import { persistenceGroup } from './groups/persistence.js';
+import { principalIdsGroup } from './groups/principal-ids.js';
 import { publishGroup } from './groups/publish.js';
 import { readGroup } from './groups/read.js';
 import { sharedWritersGroup } from './groups/shared-writers.js';
@@ -40,6 +41,7 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, GroupFunction>
   persistence: persistenceGroup,
   modelBased: modelBasedGroup,
   sharedWriters: sharedWritersGroup,
+  principalIds: principalIdsGroup,
 };
 
 /**

@@ -382,8 +382,8 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
   },
   RATE_LIMITED: {
     meaning:
-      "An API key is over one of its limits: its request rate, or its number of model calls running at once. The answer's `Retry-After` header says how many seconds to wait (OpenAI clients wait that long and retry).",
-    details: "`{ limit: 'requests' \\| 'model-calls', max, windowMs?, retryAfterSeconds }`",
+      "An API key is over one of its limits: its request rate, its number of model calls running at once, or its open watch streams — or the server holds all the watch streams it may. The answer's `Retry-After` header says how many seconds to wait (OpenAI clients wait that long and retry).",
+    details: "`{ limit: 'requests' \\| 'model-calls' \\| 'watches' \\| 'server-watches', max, windowMs?, retryAfterSeconds }`",
     retryable: true,
     httpStatus: 429,
     exitCode: FAILURE,

@@ -256,7 +256,7 @@ export interface ErrorDetailsByCode {
    * `'model-calls'` — the key's concurrent model calls (`max` at once). `retryAfterSeconds` is
    * what the answer's `Retry-After` header says.
    */
-  RATE_LIMITED: { limit: 'requests' | 'model-calls'; max: number; windowMs?: number; retryAfterSeconds: number };
+  RATE_LIMITED: { limit: 'requests' | 'model-calls' | 'watches' | 'server-watches'; max: number; windowMs?: number; retryAfterSeconds: number };
   MEDIA_TYPE_UNSUPPORTED: { contentType: string };
   /** `package`: the npm package a `feature` needs and that is not installed (an optional peer). */
   PACKAGE_NOT_INSTALLED: { package: string; feature: string };

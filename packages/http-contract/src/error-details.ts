@@ -136,7 +136,7 @@ export const ERROR_DETAILS = {
   BODY_TOO_LARGE: O({ limit: N() }),
   HEADERS_TOO_LARGE: O({ limit: N() }),
   REQUEST_TIMEOUT: O({}),
-  RATE_LIMITED: O({ limit: U([L('requests'), L('model-calls')]), max: N(), windowMs: Opt(N()), retryAfterSeconds: N() }),
+  RATE_LIMITED: O({ limit: U([L('requests'), L('model-calls'), L('watches'), L('server-watches')]), max: N(), windowMs: Opt(N()), retryAfterSeconds: N() }),
   MEDIA_TYPE_UNSUPPORTED: O({ contentType: S() }),
   PACKAGE_NOT_INSTALLED: O({ package: S(), feature: S() }),
   INTERNAL: O({ requestId: Opt(S()), operation: Opt(S()) }),

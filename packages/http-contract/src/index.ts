@@ -57,8 +57,10 @@ export {
   StreamChange,
   StreamHead,
   ShownTransition,
+  DuplicateTransition,
   Transition,
   MAX_STREAMS,
+  tokenParameter,
 } from './store-shapes.js';
 export { UndoConflict, UndoInput, UndoResult, WriterMatch } from './undo-shapes.js';
 export {

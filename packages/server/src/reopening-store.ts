@@ -27,6 +27,7 @@ import type {
   UndoResult,
   MergeResult,
   PublishInput,
+  PublishManyOptions,
   PublishResult,
   Store,
   StoreView,
@@ -147,8 +148,8 @@ class ReopeningStore implements Store {
     return this.#write((s) => s.publish(input));
   }
 
-  publishMany(inputs: PublishInput[]): Promise<PublishResult[]> {
-    return this.#write((s) => s.publishMany(inputs));
+  publishMany(inputs: PublishInput[], options?: PublishManyOptions): Promise<PublishResult[]> {
+    return this.#write((s) => s.publishMany(inputs, options));
   }
 
   compact(stream: StreamId, options: { keepRevisions: number }): Promise<{ origin: number; deleted: number }> {

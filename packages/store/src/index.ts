@@ -29,6 +29,7 @@ export type {
   StreamChange,
   Transition,
   PublishInput,
+  PublishManyOptions,
   PublishResult,
   PrunedTransition,
   StoreNotice,

@@ -53,6 +53,13 @@ export interface PublishInput {
   expected?: Record<StreamId, ExpectedRevision>;
   /** Idempotency id: a retry with an accepted id returns the original transition. */
   id?: string;
+  /**
+   * Whose idempotency id `id` is (README "Idempotency ids"): ids of two principals never meet, so a
+   * retry answers `duplicate` only with its own principal's transition. Absent: the store's owner,
+   * whose ids are the unscoped ones every store before principals kept. The server sets it from
+   * the caller's credentials. Non-empty, no control characters, ≤ 1,024 bytes UTF-8.
+   */
+  principal?: string;
   /** Metadata stored with the transition. */
   meta?: JsonObject;
   /** `'fsync'` waits for the batch to reach disk (LevelDB `sync: true`). */
@@ -72,6 +79,18 @@ export interface PrunedTransition {
   changes: { stream: StreamId; rev: number }[];
   prevHash: string;
   hash: string;
+}
+
+/** Options of {@link Store.publishMany}. */
+export interface PublishManyOptions {
+  /**
+   * Wall-clock time the batch's staging may take, in ms (a non-negative integer; default: no
+   * budget). Past it the batch is refused whole before anything is written — `INPUT_INVALID`
+   * `{ field: 'inputs', reason: 'over-budget' }` — so one request cannot hold the writer for
+   * seconds. Whatever the budget, a batch yields to the event loop every ~10 ms of staging. The
+   * server sets its `workBudgetMs`; over HTTP (`openRemoteStore`) the server's budget applies.
+   */
+  budgetMs?: number;
 }
 
 /**
@@ -190,6 +209,8 @@ export interface ForkOptions {
   expected?: ExpectedRevision;
   /** Idempotency id of the fork's transition. */
   id?: string;
+  /** Whose id `id` is ({@link PublishInput.principal}). */
+  principal?: string;
 }
 
 /** A revision of a stream: where two streams' histories meet (README "Merge"). */
@@ -216,6 +237,8 @@ export interface MergeInput {
   dryRun?: boolean;
   /** Idempotency id of the merge's transition. */
   id?: string;
+  /** Whose id `id` is ({@link PublishInput.principal}). */
+  principal?: string;
   /** Metadata stored with the transition beside `merge` (which it may not hold, nor `fork`). */
   meta?: JsonObject;
 }
@@ -277,6 +300,8 @@ export interface UndoInput {
   dryRun?: boolean;
   /** Idempotency id of the undo's transition. */
   id?: string;
+  /** Whose id `id` is ({@link PublishInput.principal}). */
+  principal?: string;
   /** Metadata stored with the transition beside `undo` (which it may not hold). */
   meta?: JsonObject;
 }
@@ -436,7 +461,7 @@ export interface Store {
    *   before its message; then nothing is published. `INPUT_INVALID` when `inputs` is not a
    *   non-empty array.
    */
-  publishMany(inputs: PublishInput[]): Promise<PublishResult[]>;
+  publishMany(inputs: PublishInput[], options?: PublishManyOptions): Promise<PublishResult[]>;
   /**
    * One transition by global seq.
    * @throws `TRANSITION_NOT_FOUND` for 0 or seq > lastSeq; `HISTORY_NOT_RETAINED` when compaction

@@ -23,6 +23,7 @@ import { resolveModel } from './ladder-runtime.js';
 import type { ModelProvider } from './ladder-runtime.js';
 import { listenError } from './listen-error.js';
 import { REDACTED, REDACTED_HEADERS } from './log-redaction.js';
+import { WatchLimit } from './watch-limit.js';
 import { ModelCallLimit } from './model-call-limit.js';
 import { DEFAULT_HEARTBEAT_MS } from './routes/watch-route.js';
 import { openServedStore } from './served-store.js';
@@ -189,6 +190,8 @@ function serverContext(options: ServerOptions, parts: ContextParts): ServerConte
     activity: null,
     shutdown,
     modelCalls: new ModelCallLimit(settings.modelCallsPerKey),
+    watches: new WatchLimit(settings.watchesPerKey, settings.maxWatches),
+    workBudgetMs: settings.workBudgetMs,
     metrics,
   };
 }

@@ -61,8 +61,8 @@ class AuditRun {
   readonly logged = new Map<string, StreamChanges>();
   /** Streams with an unpruned change above their origin, each with the seq that produced its head revision (if any). */
   readonly headSeqs = new Map<string, number | undefined>();
-  /** Idempotency id → the seq of the transition (or stub) carrying it. */
-  readonly ids = new Map<string, number>();
+  /** Seq of each transition (or stub) carrying an idempotency id → that id (ids of two principals may be equal). */
+  readonly ids = new Map<number, string>();
   checkpointCount = 0;
   transitions = 0;
   /** The seq the log's next record should have. */
@@ -208,7 +208,7 @@ async function replayLog(run: AuditRun, onProgress?: (done: number, total: numbe
       run.report(AuditCode.CHAIN_BROKEN, key, `prevHash ${record.prevHash.slice(0, 12)}… does not match the previous transition's hash ${prevHash.slice(0, 12)}…`, stream);
     }
     prevHash = record.hash;
-    if (record.id !== undefined) run.ids.set(record.id, record.seq);
+    if (record.id !== undefined) run.ids.set(record.seq, record.id);
     if (record.pruned) {
       for (const c of record.changes) {
         run.loggedChanges(c.stream).push(record.seq, c.rev, { pruned: true, digest: 0 });
@@ -315,20 +315,26 @@ async function checkIndexes(run: AuditRun): Promise<void> {
   await checkSeqIndex(run.storage, run.logged, decode, run.report);
 }
 
-/** Every idempotency record points at the transition (or stub) carrying its id, and every id has one. */
+/**
+ * Every idempotency record — the owner's (`I`) and the principals' (`J`) — points at a transition
+ * (or stub) carrying its id, and every transition carrying an id has exactly one record.
+ */
 async function checkIds(run: AuditRun): Promise<void> {
-  const ids = new Map(run.ids);
-  for await (const [key, value] of run.storage.iterate(familyRange(Family.id))) {
-    const k = parseKey(key);
-    if (k.family !== 'id') {
-      run.report(AuditCode.UNKNOWN_RECORD, key, 'malformed idempotency key');
-      continue;
+  const missing = new Map(run.ids);
+  for (const family of [Family.id, Family.principalId]) {
+    for await (const [key, value] of run.storage.iterate(familyRange(family))) {
+      const k = parseKey(key);
+      if (k.family !== 'id' && k.family !== 'principalId') {
+        run.report(AuditCode.UNKNOWN_RECORD, key, 'malformed idempotency key');
+        continue;
+      }
+      const seq = decodeIndex(key, value, undefined, run.report);
+      if (seq === undefined) continue;
+      if (run.ids.get(seq) !== k.id) run.report(AuditCode.ID_MISMATCH, key, `points at seq ${seq}, which does not carry this id`);
+      else if (!missing.delete(seq)) run.report(AuditCode.ID_MISMATCH, key, `points at seq ${seq}, which another idempotency record already names`);
     }
-    const seq = decodeIndex(key, value, undefined, run.report);
-    if (seq !== undefined && ids.get(k.id) !== seq) run.report(AuditCode.ID_MISMATCH, key, `points at seq ${seq}, which does not carry this id`);
-    ids.delete(k.id);
   }
-  for (const [id, seq] of ids) run.report(AuditCode.ID_MISMATCH, `I/${id}`, `transition ${seq} carries this id but the idempotency record is missing`);
+  for (const [seq, id] of missing) run.report(AuditCode.ID_MISMATCH, `I/${id}`, `transition ${seq} carries this id but the idempotency record is missing`);
 }
 
 /** sha256 of a state's JSON text (see the checkpoint pass of {@link runAudit}). */

@@ -27,6 +27,7 @@ import type {
   Store,
   UndoInput,
   UndoResult,
+  PublishManyOptions,
 } from '../types.js';
 import { runAudit } from './audit.js';
 import { shaped, stateAtShape, transitionsInShape } from '../shapes.js';
@@ -57,7 +58,7 @@ import type { StoreContext } from './store-context.js';
 import {
   checkCount,
   checkExpected,
-  checkId,
+  checkSettlement,
   checkOptions,
   checkPath,
   checkPublishInput,
@@ -328,14 +329,17 @@ class EventStore implements Store {
     return result as PublishResult;
   }
 
-  async publishMany(inputs: PublishInput[]): Promise<PublishResult[]> {
+  async publishMany(inputs: PublishInput[], options: PublishManyOptions = {}): Promise<PublishResult[]> {
     checkOpen(this.#ctx);
+    checkOptions(options, 'options');
+    const { budgetMs } = checkedInput('publishMany options', () => ({ ...options }));
+    if (budgetMs !== undefined) checkCount(budgetMs, 'budgetMs');
     if (!Array.isArray(inputs) || inputs.length === 0) {
       throw new StateflowError('INPUT_INVALID', `publishMany needs a non-empty array of publish inputs, got ${describeInput(inputs)}`, { field: 'inputs' });
     }
     const checked = inputs.map((input, i) => checkedInput(`publish input ${i + 1} of ${inputs.length}`, () => checkPublishInput(input)));
     const durability = checked.some((input) => (input.durability ?? this.#ctx.settings.durability) === 'fsync') ? 'fsync' : 'buffered';
-    const results = await observedPublish(this.#ctx.settings.observer, durability, checked.length, () => enqueue(this.#ctx, checked));
+    const results = await observedPublish(this.#ctx.settings.observer, durability, checked.length, () => enqueue(this.#ctx, checked, budgetMs));
     for (const result of results) if (result.status === 'accepted') await this.#afterAccepted(result.transition);
     return results;
   }
@@ -346,11 +350,12 @@ class EventStore implements Store {
     checkStream(to);
     if (from === to) throw new StateflowError('INPUT_INVALID', `fork needs two different streams, got ${from} twice`, { field: 'to' });
     checkOptions(options, 'options');
-    const { at, expected = 'none', id } = checkedInput('fork options', () => ({ ...options }));
+    const { at, expected = 'none', id, principal } = checkedInput('fork options', () => ({ ...options }));
     if (at !== undefined) checkCount(at, 'at');
     checkExpected('expected', expected);
-    if (id !== undefined) checkId(id, 'id');
-    const result = await forkStream(this.#ctx, from, to, at, expected, id);
+    const owned: { id?: string; principal?: string } = {};
+    checkSettlement({ id, principal }, owned);
+    const result = await forkStream(this.#ctx, from, to, at, expected, owned);
     if (result.status === 'accepted') await applyRetention(this.#ctx, result.transition);
     return result;
   }

@@ -47,7 +47,7 @@ export async function truncateAfter(storage: Storage, tip: number): Promise<{ dr
       dropped++;
     }
   }
-  for (const family of [Family.rev, Family.checkpoint, Family.id]) {
+  for (const family of [Family.rev, Family.checkpoint, Family.id, Family.principalId]) {
     for await (const [key, value] of storage.iterate(familyRange(family))) {
       const seq = storedSeq(key, value);
       if (seq !== undefined && seq > tip) ops.push({ type: 'del', key });
