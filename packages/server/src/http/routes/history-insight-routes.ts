@@ -15,7 +15,7 @@ import { searchThroughTime } from '../insight/time-search.js';
 import type { ServerContext } from '../server-context.js';
 import { streamVisibility } from '../stream-visibility.js';
 import { USER_ROUTE } from '../access-gate.js';
-import { requestBudget } from '../work-budget.js';
+import { requestBudget, workBudget } from '../work-budget.js';
 import { registerAuditJobRoutes } from './audit-job-routes.js';
 
 /** Register search, blame, lineage, LangGraph steps and the audit job on `app`. */
@@ -49,7 +49,7 @@ export function registerHistoryInsightRoutes(app: ContractApp, context: ServerCo
     config: USER_ROUTE,
     handler: async (request) => {
       const visibility = streamVisibility(context, request);
-      return streamLineage(store, visibility, await visibleHead(store, visibility, request.query.stream));
+      return streamLineage(store, visibility, await visibleHead(store, visibility, request.query.stream), workBudget(0));
     },
   });
 
