@@ -54,7 +54,7 @@ export async function subtreeBlame(store: Store, head: StreamHead, request: Blam
   const { rev, pointer } = request;
   const { steps, value } = resolvePointer(await stateAtRev(store, head, rev), pointer);
   const bottom = Math.max(head.origin, rev - request.scan);
-  const top = Math.min(rev, request.until ?? rev);
+  const top = Math.max(bottom, Math.min(rev, request.until ?? rev));
   const { last, low } = await windowChanges(store, head, steps, { bottom, top }, budget);
   const children = childIds(value);
   const entries = children.slice(request.offset, request.offset + request.limit).map(({ id, label, key }): BlameEntry => {
