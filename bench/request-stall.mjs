@@ -120,6 +120,7 @@ async function isolation() {
     const heavy = {
       'search scan=50000': () => call('key-alice', `/v1/history/search?stream=${encodeURIComponent(stream)}&text=needle&scan=50000`),
       'blame scan=50000 limit=2000': () => call('key-alice', `/v1/history/blame?stream=${encodeURIComponent(stream)}&pointer=/lazy&scan=50000&limit=2000`),
+      'path-history scan=20000 limit=500': () => call('key-alice', `/v1/history/path-history?stream=${encodeURIComponent(stream)}&pointer=/lazy&scan=20000&limit=500`),
       'publish-many 1000 one-key patches (refused past the 200 ms budget)': () => call('key-alice', '/v1/store/publish-many', { inputs: Array.from({ length: 1000 }, (_, i) => ({ changes: { [stream]: { lazy: { [`k${i}`]: -i } } } })) }),
     };
     const ping = async () => {

@@ -3,10 +3,12 @@
  * a subtree (`…/blame`), the lineage of a stream (`…/lineage`), a LangGraph thread as steps
  * (`…/langgraph-steps`), and the audit as a background job (`…/audit-job`). Each read is bounded
  * by a scan budget per request (documented on the route); none reads the whole log at once.
+ * Search and blame are also bounded by the server's work budget (wall-clock ms, `work-budget-note.ts`).
  */
 import { Type } from '@sinclair/typebox';
 import { bodyErrors, errors } from './error-responses.js';
 import { jsonValue } from './json-schemas.js';
+import { WORK_BUDGET_NOTE } from './work-budget-note.js';
 import { AuditJob, BlamePage, LangGraphSteps, LineageGraph, SearchPage } from './history-insight-shapes.js';
 
 /** Search: hits per page by default and at most; transitions read per request by default and at most. */
@@ -40,7 +42,7 @@ export const historySearchRoute = readRoute(
   "Search through time (git's pickaxe): the revisions where a match appears or disappears, oldest first, over one stream or every visible stream. " +
     'A match is a value at a key (`key`: a key name, or a pointer suffix such as `/dependencies/eslint`), a leaf equal to a JSON value (`value`), or a string leaf — or a key — containing a text ' +
     '(`text`, case-insensitive); `key` with `value` or `text` matches only values at that key. Only the parts of the state each transition changed are looked at. ' +
-    `Reads at most \`scan\` transitions per request (default ${SEARCH_PAGE.scan}) and returns at most \`limit\` hits: a page may be empty and carry a \`next\` to go on from.${VISIBILITY}`,
+    `Reads at most \`scan\` transitions per request (default ${SEARCH_PAGE.scan}) and returns at most \`limit\` hits: a page may be empty and carry a \`next\` to go on from.${WORK_BUDGET_NOTE}${VISIBILITY}`,
   Type.Object(
     {
       stream: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Search this stream only (default: every stream visible to the caller)' })),
@@ -60,7 +62,9 @@ export const historyBlameRoute = readRoute(
   '/v1/history/blame',
   'historyBlame',
   'Blame of a subtree: for each child of the value at `pointer` at revision `rev` (default the head), the last transition at or below `rev` that changed it — seq, revision, time, meta date and writer. ' +
-    `Reads at most the last \`scan\` revisions up to \`rev\` (default ${BLAME_PAGE.scan}); a child not changed within them says \`atOrBefore\`.${VISIBILITY}`,
+    `Reads at most the last \`scan\` revisions up to \`rev\` (default ${BLAME_PAGE.scan}); a child not changed within them says \`atOrBefore\`. ` +
+    'Read newest first: a page the work budget ended has a `next`; ask again with `until` = next, and keep for each child the first change that is not null (else the last page\'s `atOrBefore`).' +
+    `${WORK_BUDGET_NOTE}${VISIBILITY}`,
   Type.Object(
     {
       stream,
@@ -69,6 +73,7 @@ export const historyBlameRoute = readRoute(
       offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'First child' })),
       limit: Type.Optional(page(BLAME_PAGE, 'Children')),
       scan: Type.Optional(scan(BLAME_PAGE, 'Revisions')),
+      until: Type.Optional(uint('Read revisions at or below this one only (the previous page\'s `next`; default `rev`); the window still ends at `rev` − `scan`')),
     },
     { additionalProperties: false },
   ),

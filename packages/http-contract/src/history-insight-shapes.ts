@@ -67,6 +67,9 @@ export const BlamePage = Type.Object({
   total: Type.Integer({ description: 'Children the value has' }),
   scanned: Type.Integer({ description: 'Revisions read (the last `scan` up to `rev` at most)' }),
   from: Type.Integer({ description: 'The first revision read: changes before it are not seen' }),
+  next: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'The work budget ended the page before the scan window did: ask again with `until` = next to read the revisions below it (null: the window was read)',
+  }),
 });
 export type BlamePage = Static<typeof BlamePage>;
 

@@ -6,6 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import { errors } from './error-responses.js';
 import { stringEnum } from './json-schemas.js';
+import { WORK_BUDGET_NOTE } from './work-budget-note.js';
 import { DiffResult, EffectiveNode, Histogram, PathHistoryPage, RevisionPage, STREAM_KINDS, SlatesAtCall, StreamNode, StreamPage } from './history-shapes.js';
 
 /** Streams per page by default, and at most. */
@@ -139,7 +140,7 @@ export const historyRevisionsRoute = historyRoute(
 export const historyPathHistoryRoute = historyRoute(
   '/v1/history/path-history',
   'historyPathHistory',
-  'The revisions after `after` that changed the value at `pointer`, oldest first, with the value before and after (whole when ≤ 4,096 characters of JSON, else summarised); at most `limit` changes and `scan` revisions read per request, `next` resumes.',
+  'The revisions after `after` that changed the value at `pointer`, oldest first, with the value before and after (whole when ≤ 4,096 characters of JSON, else summarised); at most `limit` changes and `scan` revisions read per request, `next` resumes.' + WORK_BUDGET_NOTE,
   Type.Object(
     {
       stream,

@@ -6,7 +6,8 @@ import { messageLine } from './langgraph-steps-view.js';
 import { MiddleCut, middleCut } from './middle-cut.js';
 import { searchQuery } from './search-view.js';
 import { AxisEnds } from './time-cursor.js';
-import type { Histogram } from './types.js';
+import { blameLevel } from './use-blame.js';
+import type { BlameEntry, BlamePage, Histogram } from './types.js';
 
 afterEach(cleanup);
 
@@ -56,5 +57,27 @@ describe('AxisEnds', () => {
     cleanup();
     const date = render(<AxisEnds histogram={histogram('date')} />);
     expect(date.getByTestId('axis-name').textContent).toContain('meta date');
+  });
+});
+
+describe('blameLevel', () => {
+  const ref = (rev: number) => ({ stream: 's', seq: rev, rev, time: '2026-01-01T00:00:00.000Z' });
+  const entry = (label: string, rev: number | null, atOrBefore: number): BlameEntry =>
+    rev === null ? { label, pointer: `/${label}`, change: null, atOrBefore } : { label, pointer: `/${label}`, change: ref(rev) };
+  const page = (entries: BlameEntry[], next: number | null): BlamePage => ({ stream: 's', rev: 30, pointer: '', entries, offset: 0, total: 3, scanned: 10, from: 1, next });
+
+  it('follows next below the budget-ended page, keeping each child\'s newest change', async () => {
+    const pages = new Map<number | undefined, BlamePage>([
+      [undefined, page([entry('a', 28, 0), entry('b', null, 20), entry('c', null, 20)], 20)],
+      [20, page([entry('a', 12, 0), entry('b', 15, 0), entry('c', null, 10)], 10)],
+      [10, page([entry('a', 5, 0), entry('b', 3, 0), entry('c', null, 0)], null)],
+    ]);
+    const asked: Array<number | undefined> = [];
+    const entries = await blameLevel(async (until) => {
+      asked.push(until);
+      return pages.get(until) as BlamePage;
+    });
+    expect(asked).toEqual([undefined, 20, 10]);
+    expect(entries.map((e) => [e.label, e.change?.rev ?? null, e.atOrBefore ?? null])).toEqual([['a', 28, null], ['b', 15, null], ['c', null, 0]]);
   });
 });

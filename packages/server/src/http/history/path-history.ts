@@ -3,7 +3,9 @@
  * at one path, with the value before and after, found by narrowing each stored net patch to the
  * path (core `narrowPatch`) — no state is rebuilt past the first. Paged twice over: at most
  * `limit` entries and at most `scan` revisions read per request, so a path that rarely changes
- * in a long history costs several bounded requests, never one unbounded one.
+ * in a long history costs several bounded requests, never one unbounded one. The work budget
+ * ({@link WorkBudget}) ends a page early too, after a whole revision, so following `next` reads
+ * each revision once and lists the same changes as one unbounded request.
  */
 import { applyNarrowedPatch, isJsonObject, narrowPatch } from '@stateflow/core';
 import type { Store, StreamHead, Transition } from '@stateflow/store';
@@ -12,11 +14,13 @@ import type { PathHistoryPage } from '@stateflow/http-contract';
 import { shownValue, valueAt } from './state-node.js';
 import { revisionIn } from './stream-position.js';
 import { metaDate } from '../insight/transition-ref.js';
+import type { WorkBudget } from '../work-budget.js';
 
 
 /**
  * The changes of the value at `steps` in revisions `after + 1 …` of a stream, oldest first.
  * @param page `after` (exclusive revision, ≥ 0), `limit` entries, `scan` revisions at most.
+ * @param budget the request's wall-clock budget: the page ends once it is spent.
  */
 export async function pathHistory(
   store: Store,
@@ -24,6 +28,7 @@ export async function pathHistory(
   pointer: string,
   steps: readonly NodeStep[],
   page: { after: number; limit: number; scan: number },
+  budget: WorkBudget,
 ): Promise<PathHistoryPage> {
   const firstRev = head.origin + 1;
   const startRev = Math.max(page.after + 1, firstRev);
@@ -52,7 +57,8 @@ export async function pathHistory(
       });
       current = next;
     }
-    if (out.changes.length >= page.limit || scanned >= page.scan) break;
+    if (out.changes.length >= page.limit || scanned >= page.scan || budget.spent()) break;
+    await budget.pace();
   }
   out.next = lastRead >= head.rev ? null : lastRead;
   return out;

@@ -8,7 +8,9 @@
  * built from the histories of the streams it reaches — the stream asked for, the sources of its
  * forks and merges (recursively: ancestors), and the streams whose first revision is a fork of a
  * stream in the graph (descendants; found by reading each visible stream's first revision). Each
- * bound of {@link LINEAGE_SCAN} that is reached sets `truncated`.
+ * bound of {@link LINEAGE_SCAN} that is reached sets `truncated`. The graph has no cursor to
+ * go on from, so the work budget does not cut it; the reads yield to the event loop as they go
+ * ({@link WorkBudget}'s `pace`), so a long lineage stalls no other request.
  */
 import { isJsonObject } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
@@ -16,6 +18,7 @@ import { LINEAGE_SCAN } from '@stateflow/http-contract';
 import type { LineageEvent, LineageGraph, LineageStream } from '@stateflow/http-contract';
 import type { Store, StreamHead, StreamId, Transition } from '@stateflow/store';
 import type { StreamVisibility } from '../stream-visibility.js';
+import type { WorkBudget } from '../work-budget.js';
 import { revisionIn } from '../history/stream-position.js';
 import { transitionRef } from './transition-ref.js';
 
@@ -32,8 +35,11 @@ interface StreamRecords {
   truncated: boolean;
 }
 
-/** The lineage graph of `head.stream`, which the caller may see. */
-export async function streamLineage(store: Store, visibility: StreamVisibility, head: StreamHead, bounds: LineageBounds = LINEAGE_SCAN): Promise<LineageGraph> {
+/** The reads' yield points (see the module comment). */
+type Pacing = Pick<WorkBudget, 'pace'>;
+
+/** The lineage graph of `head.stream`, which the caller may see; the reads yield through `pacing`. */
+export async function streamLineage(store: Store, visibility: StreamVisibility, head: StreamHead, pacing: Pacing, bounds: LineageBounds = LINEAGE_SCAN): Promise<LineageGraph> {
   const streams = new Map<StreamId, LineageStream>([[head.stream, { stream: head.stream, head: head.rev, origin: head.origin, relation: 'self' }]]);
   const events = new Map<number, LineageEvent>();
   let truncated = false;
@@ -51,7 +57,7 @@ export async function streamLineage(store: Store, visibility: StreamVisibility, 
   for (let stream = queue.shift(); stream !== undefined; stream = queue.shift()) {
     const row = streams.get(stream);
     if (row === undefined) continue;
-    const records = await recordsOf(store, row, bounds.perStream);
+    const records = await recordsOf(store, row, bounds.perStream, pacing);
     truncated ||= records.truncated;
     for (const event of records.events) {
       events.set(event.seq, event);
@@ -61,7 +67,7 @@ export async function streamLineage(store: Store, visibility: StreamVisibility, 
       if (event.from !== undefined) await add(event.from.stream, row.relation === 'descendant' ? 'descendant' : 'ancestor');
     }
     if (queue.length === 0) {
-      const forks = await forksOf(store, visibility, new Set(streams.keys()), bounds.candidates);
+      const forks = await forksOf(store, visibility, new Set(streams.keys()), { candidates: bounds.candidates, pacing });
       truncated ||= forks.truncated;
       for (const stream of forks.streams) await add(stream, 'descendant');
     }
@@ -70,11 +76,12 @@ export async function streamLineage(store: Store, visibility: StreamVisibility, 
 }
 
 /** The fork, merge and revert records of one stream's retained history (at most `limit` transitions read). */
-async function recordsOf(store: Store, row: LineageStream, limit: number): Promise<StreamRecords> {
+async function recordsOf(store: Store, row: LineageStream, limit: number, pacing: Pacing): Promise<StreamRecords> {
   const events: LineageEvent[] = [];
   let read = 0;
   for await (const transition of store.transitions({ stream: row.stream })) {
     if (++read > limit) return { events, truncated: true };
+    await pacing.pace();
     const event = lineageEvent(transition, row.stream);
     if (event !== null) events.push(event);
   }
@@ -100,10 +107,16 @@ export function lineageEvent(transition: Transition, stream: StreamId): LineageE
 }
 
 /** The visible streams outside `known` whose first revision is a fork of a stream in `known`. */
-async function forksOf(store: Store, visibility: StreamVisibility, known: ReadonlySet<StreamId>, candidates: number): Promise<{ streams: StreamId[]; truncated: boolean }> {
+async function forksOf(
+  store: Store,
+  visibility: StreamVisibility,
+  known: ReadonlySet<StreamId>,
+  { candidates, pacing }: { candidates: number; pacing: Pacing },
+): Promise<{ streams: StreamId[]; truncated: boolean }> {
   const found: StreamId[] = [];
   let checked = 0;
   for (const head of await store.streams()) {
+    await pacing.pace();
     if (known.has(head.stream) || head.origin > 0) continue;
     if (!visibility.all && !(await visibility.canSee(head.stream))) continue;
     if (++checked > candidates) return { streams: found, truncated: true };

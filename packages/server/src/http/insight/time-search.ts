@@ -3,8 +3,11 @@
  * on, one transition at a time, keep each searched stream's state by applying its net patches,
  * and report each revision whose patch made a match appear or disappear
  * ({@link changedMatches}). The scan budget bounds a request by transitions read, so a request
- * costs at most `scan` log reads and patch applications, whatever the history's length; the
- * page asks again from `next` until it has hits or `next` is null.
+ * costs at most `scan` log reads and patch applications, whatever the history's length, and the
+ * work budget ({@link WorkBudget}) bounds it by wall-clock time: the page ends at whichever comes
+ * first, after a whole transition, so following `next` reads every transition once and finds the
+ * same hits as one unbounded request. The page asks again from `next` until it has hits or
+ * `next` is null.
  *
  * A stream's state is loaded once per request, at the revision before the first of its
  * transitions read (a checkpoint and at most K−1 patches), then carried forward. A transition
@@ -15,6 +18,7 @@ import type { JsonObject, JsonValue } from '@stateflow/core';
 import type { SearchHit, SearchMatch } from '@stateflow/http-contract';
 import type { Store, StreamHead, StreamId, Transition } from '@stateflow/store';
 import type { StreamVisibility } from '../stream-visibility.js';
+import type { WorkBudget } from '../work-budget.js';
 import { shownValue } from '../history/state-node.js';
 import { changedMatches } from './changed-matches.js';
 import type { Matcher } from './search-matcher.js';
@@ -49,8 +53,8 @@ interface Held {
   state: JsonObject;
 }
 
-/** Run one page of a search. `visibility` decides which streams are searched when no stream is given. */
-export async function searchThroughTime(store: Store, visibility: StreamVisibility, request: SearchRequest): Promise<SearchResult> {
+/** Run one page of a search within `budget`. `visibility` decides which streams are searched when no stream is given. */
+export async function searchThroughTime(store: Store, visibility: StreamVisibility, request: SearchRequest, budget: WorkBudget): Promise<SearchResult> {
   const lastSeq = store.lastSeq();
   const out: SearchResult = { hits: [], scanned: 0, next: null, lastSeq };
   const held = new Map<StreamId, Held | null>();
@@ -66,10 +70,11 @@ export async function searchThroughTime(store: Store, visibility: StreamVisibili
       const hit = await searchChange(store, visibility, held, request.matcher, transition, change);
       if (hit !== null) out.hits.push(hit);
     }
-    if (out.hits.length >= request.limit || out.scanned >= request.scan) {
+    if (out.hits.length >= request.limit || out.scanned >= request.scan || budget.spent()) {
       ended = false;
       break;
     }
+    await budget.pace();
   }
   out.next = ended || lastRead >= lastSeq ? null : lastRead;
   return out;

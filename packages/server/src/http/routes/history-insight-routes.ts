@@ -15,6 +15,7 @@ import { searchThroughTime } from '../insight/time-search.js';
 import type { ServerContext } from '../server-context.js';
 import { streamVisibility } from '../stream-visibility.js';
 import { USER_ROUTE } from '../access-gate.js';
+import { requestBudget, workBudget } from '../work-budget.js';
 import { registerAuditJobRoutes } from './audit-job-routes.js';
 
 /** Register search, blame, lineage, LangGraph steps and the audit job on `app`. */
@@ -28,7 +29,7 @@ export function registerHistoryInsightRoutes(app: ContractApp, context: ServerCo
       const matcher = compileMatcher({ ...(key === undefined ? {} : { key }), ...(value === undefined ? {} : { value }), ...(text === undefined ? {} : { text }) });
       const visibility = streamVisibility(context, request);
       if (stream !== undefined) await visibleHead(store, visibility, stream);
-      return searchThroughTime(store, visibility, { matcher, after, limit, scan, ...(stream === undefined ? {} : { stream }) });
+      return searchThroughTime(store, visibility, { matcher, after, limit, scan, ...(stream === undefined ? {} : { stream }) }, requestBudget(context, request));
     },
   });
 
@@ -36,9 +37,10 @@ export function registerHistoryInsightRoutes(app: ContractApp, context: ServerCo
     ...historyBlameRoute,
     config: USER_ROUTE,
     handler: async (request) => {
-      const { stream, pointer = '', offset = 0, limit = BLAME_PAGE.default, scan = BLAME_PAGE.scan } = request.query;
+      const { stream, pointer = '', offset = 0, limit = BLAME_PAGE.default, scan = BLAME_PAGE.scan, until } = request.query;
       const head = await visibleHead(store, streamVisibility(context, request), stream);
-      return subtreeBlame(store, head, { rev: request.query.rev ?? head.rev, pointer, offset, limit, scan });
+      const page = { rev: request.query.rev ?? head.rev, pointer, offset, limit, scan, ...(until === undefined ? {} : { until }) };
+      return subtreeBlame(store, head, page, requestBudget(context, request));
     },
   });
 
@@ -47,7 +49,7 @@ export function registerHistoryInsightRoutes(app: ContractApp, context: ServerCo
     config: USER_ROUTE,
     handler: async (request) => {
       const visibility = streamVisibility(context, request);
-      return streamLineage(store, visibility, await visibleHead(store, visibility, request.query.stream));
+      return streamLineage(store, visibility, await visibleHead(store, visibility, request.query.stream), workBudget(0));
     },
   });
 

@@ -15,6 +15,7 @@ import { selectedLayers, stateAtRev, visibleHead } from '../history/stream-reads
 import type { ServerContext } from '../server-context.js';
 import { streamVisibility } from '../stream-visibility.js';
 import { USER_ROUTE } from '../access-gate.js';
+import { requestBudget } from '../work-budget.js';
 
 /** Register the tree levels and the path history on `app`. */
 export function registerHistoryTreeRoutes(app: ContractApp, context: ServerContext): void {
@@ -70,7 +71,7 @@ export function registerHistoryTreeRoutes(app: ContractApp, context: ServerConte
       const { stream, pointer = '', after = 0, limit = PATH_HISTORY_PAGE.default, scan = PATH_HISTORY_PAGE.scan } = request.query;
       const head = await visibleHead(store, streamVisibility(context, request), stream);
       const { steps } = resolvePointer(await stateAtRev(store, head, request.query.at ?? head.rev), pointer);
-      return pathHistory(store, head, pointer, steps, { after, limit, scan });
+      return pathHistory(store, head, pointer, steps, { after, limit, scan }, requestBudget(context, request));
     },
   });
 }
