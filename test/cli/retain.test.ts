@@ -2,7 +2,9 @@
  * `stateflow retain` and `audit --archive` end to end through the BUILT bin on a LevelDB store in
  * a temp directory (store README "Retention"): policies set, listed and removed; a dry run that
  * changes no byte of the store's files; a run with an archive; the archive audited clean, then
- * found changed (exit 5); bad arguments exit 2 and write nothing.
+ * found changed (exit 5); what the run removed read again through the archive (`diff`/`show
+ * --archive`), byte-identical to what the store printed before the run, and refused from a
+ * changed archive; bad arguments exit 2 and write nothing.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -54,6 +56,9 @@ describe('stateflow retain', () => {
     expectOk(await sf(['retain', 'rm', 'langgraph:*']));
     expect(expectOk(await sf(['retain', 'list'])).stdout).toBe('PATTERN    POLICY\nsession:*  max-age 7d, max-revisions 3\n');
 
+    const timeTravel = ['diff', 'session:a', '1', '5'];
+    const printedBefore = { diff: expectOk(await sf(timeTravel)).stdout, show: expectOk(await sf(['show', '5', '--stored'])).stdout };
+    expect(JSON.parse(printedBefore.diff)).toEqual({ n: 5 });
     const before = await files(dir);
     const dry = json(expectOk(await sf(['--json', 'retain', 'run', '--dry-run']))) as { total: unknown; streams: unknown[] };
     expect(await files(dir)).toEqual(before);
@@ -67,7 +72,13 @@ describe('stateflow retain', () => {
     expect((await openArchive(archive)).stateAt('session:a', 5)).toEqual({ n: 5 });
     expect(expectOk(await sf(['audit'])).stdout).toMatch(/: clean\n$/);
     expect(expectOk(await sf(['audit', '--archive', archive])).stdout).toBe('archive run-1.jsonl: 10 transitions, 1 stream: clean\n');
+    // The store no longer holds revision 5; through the verified archive it reads as before the run.
+    expect(jsonError(await sf(['--json', ...timeTravel]), 3)).toMatchObject({ code: 'HISTORY_NOT_RETAINED' });
+    const reread = { diff: expectOk(await sf([...timeTravel, '--archive', archive])).stdout, show: expectOk(await sf(['show', '5', '--archive', archive])).stdout };
+    expect(reread).toEqual(printedBefore);
+    expect(expectOk(await sf(['diff', 'session:a', '9', '12', '--archive', archive])).stdout).toBe(expectOk(await sf(['diff', 'cwd:/r', '9', '12'])).stdout);
     await writeFile(archive, (await readFile(archive, 'utf8')).replace('"n":5', '"n":6'));
+    expect(jsonError(await sf(['--json', ...timeTravel, '--archive', archive]), 2)).toMatchObject({ code: 'INPUT_INVALID', details: { field: 'archive', reason: 'unverified' } });
     const changed = await sf(['audit', '--archive', archive]);
     expect(changed.code).toBe(5);
     expect(changed.stdout).toMatch(/DIGEST_MISMATCH/);

@@ -27,6 +27,7 @@ import { checkpointTuple, listedNamespaces, metadataMatches } from './internal/c
 import { deleteAttempt, compactThread, threadStreams } from './internal/delete-thread.js';
 import { deltaChannelHistory } from './internal/delta-history.js';
 import { keepLatest } from './internal/prune-thread.js';
+import { copyStreams, deleteRunsFrom } from './internal/replay-revisions.js';
 import { HeadLeases } from './internal/head-leases.js';
 import { NamespaceSnapshots } from './internal/namespace-snapshots.js';
 import { putAttempt } from './internal/put-checkpoint.js';
@@ -34,6 +35,7 @@ import { writesAttempt } from './internal/put-writes.js';
 import { storedWrites } from './internal/revision-state.js';
 import type { SaverContext } from './internal/saver-context.js';
 import { identifier, optionalRef, requiredRef } from './internal/saver-input.js';
+import { namespaceRef, parseStream } from './internal/stream-names.js';
 import { putMeta, writesMeta } from './internal/transition-meta.js';
 
 /** Options of {@link StateflowSaver}. */
@@ -213,6 +215,50 @@ export class StateflowSaver extends BaseCheckpointSaver {
       }
       const streams = await threadStreams(this.#ctx, threadId);
       await this.#queue.runAll(streams, () => keepLatest(this.#ctx, streams));
+    }
+  }
+
+  /**
+   * Copy a thread (README "Copying a thread, deleting runs"; the shape of LangGraph's
+   * `copyThread`): every checkpoint `fromThreadId` still lists, in every namespace, with its
+   * pending writes and metadata, becomes a checkpoint of `toThreadId` with the same id, listed
+   * in the same order and found by id (time travel on the copy as on the source). Each copied
+   * revision is published again (the target's own revisions, meta `thread_id` rewritten); the
+   * source is untouched. An unknown source copies nothing.
+   * @throws StateflowError `INPUT_INVALID` `{ field, reason }` for an id that cannot name a
+   *   stream, the same thread twice (`reason: 'same-thread'`), or a target that already has
+   *   checkpoints (`field: 'to_thread_id', reason: 'not-empty'`), before anything is written;
+   *   `CONFLICT` when another writer publishes on the target during the copy.
+   */
+  async copyThread(fromThreadId: string, toThreadId: string): Promise<void> {
+    const from = identifier(fromThreadId, 'from_thread_id');
+    const to = identifier(toThreadId, 'to_thread_id');
+    if (from === to) throw new StateflowError('INPUT_INVALID', `copyThread: from and to are the same thread ${JSON.stringify(from)}`, { field: 'to_thread_id', reason: 'same-thread' });
+    const sources = await threadStreams(this.#ctx, from);
+    const targets = sources.map((s) => namespaceRef(to, parseStream(s)?.checkpointNs ?? '').stream);
+    const existing = await threadStreams(this.#ctx, to);
+    await this.#queue.runAll([...sources, ...targets, ...existing], () => copyStreams(this.#ctx, sources, targets, to));
+  }
+
+  /**
+   * Delete every checkpoint whose LangGraph metadata has a `run_id` in `runIds`, with its
+   * writes, in every thread and namespace (README "Copying a thread, deleting runs"; the shape
+   * of LangGraph's `deleteForRuns`). A namespace holding one is rewritten: one transition clears
+   * it, its other checkpoints are published again in their order (same ids, writes, metadata),
+   * and the old revisions are compacted away, so the removed checkpoints leave the store and
+   * `audit` stays clean. When the head checkpoint was removed the head is the newest kept one,
+   * and a writer still continuing the removed head is refused by write fencing. Unknown or no
+   * run ids change nothing. Reads every namespace's retained log to find the runs.
+   * @throws StateflowError `INPUT_INVALID` for a run id that is not a non-empty string, before
+   *   anything is written; `CONFLICT` when another writer keeps publishing on a namespace.
+   */
+  async deleteForRuns(runIds: readonly string[]): Promise<void> {
+    const runs = new Set(runIds.map((id) => identifier(id, 'run_id')));
+    if (runs.size === 0) return;
+    for (const { stream } of await this.store.streams()) {
+      const ref = parseStream(stream);
+      if (ref === null) continue;
+      await this.#queue.run(stream, () => deleteRunsFrom(this.#ctx, stream, ref.threadId, runs));
     }
   }
 

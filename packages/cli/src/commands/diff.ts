@@ -2,6 +2,8 @@
  * `stateflow diff <stream> <revA> <revB> [--stored] [--shape stored|current|N]`: the patch that turns revision A of a
  * stream into revision B (store `diff`). On a LangGraph checkpoint stream, what changed between
  * the two checkpoints, decoded as LangGraph shows them; `--stored` gives the stored patch.
+ * `--archive FILE`: revisions below the stream's origin are read from that retention archive,
+ * once it verified against the store (`internal/archive-reads.ts`); the patch is then the stored one.
  */
 import type { Command } from 'commander';
 import { numberOrTag, shapeOption } from '../internal/arguments.js';
@@ -24,10 +26,16 @@ export function registerDiffCommand(program: Command, ctx: CommandContext): void
     .argument('<revB>', 'to revision, or a tag', numberOrTag)
     .option('--stored', 'on a langgraph: stream, print the stored patch (mapped values) instead of the decoded change')
     .option('--shape <shape>', 'stored (default: as written), current (upcast to the latest version of the stream\'s shape) or a version N', shapeOption, 'stored')
-    .action(async (stream: string, revA: NumberOrTag, revB: NumberOrTag, local: { stored?: boolean; shape: ShapeSelector }, command: Command) => {
+    .option('--archive <file>', 'read revisions a retention run pruned from this archive (verified against the store first); prints the stored patch')
+    .action(async (stream: string, revA: NumberOrTag, revB: NumberOrTag, local: { stored?: boolean; shape: ShapeSelector; archive?: string }, command: Command) => {
       const options = ctx.options(command);
       const patch = await withStore(options, 'existing', async (store) => {
         await requireKnownStream(store, stream);
+        if (local.archive !== undefined) {
+          const [{ diff }, { stateAtOrArchived, verifiedArchive }] = await Promise.all([import('@stateflow/core'), import('../internal/archive-reads.js')]);
+          const archive = await verifiedArchive(store, ctx.io.cwd, local.archive);
+          return diff(await stateAtOrArchived(store, archive, stream, revA, local.shape), await stateAtOrArchived(store, archive, stream, revB, local.shape));
+        }
         if (typeof revA !== 'number' || typeof revB !== 'number' || local.shape !== 'stored') {
           const { diff } = await import('@stateflow/core');
           return diff(await stateAtPoint(store, stream, revA, local.shape), await stateAtPoint(store, stream, revB, local.shape));
