@@ -8,7 +8,7 @@ import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
 import type { JsonObject, UpcastOperation } from '@stateflow/core';
 import { setShape } from '@stateflow/store';
 import type { ShapeSelector, Store } from '@stateflow/store';
-import { rejectionOf, storePerTest } from '@stateflow/test-kit';
+import { asStateflowError, rejectionOf, storePerTest, thrown } from '@stateflow/test-kit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StateflowSaver } from './stateflow-saver.js';
 import { backends } from './test-support/backends.js';
@@ -127,6 +127,14 @@ describe.each(backends)('a thread written under shape v1 resumes under v2 ($name
     for await (const snapshot of graphV1(opened.store, 'stored').getStateHistory(CONFIG)) history.push(snapshot.values);
     // The head is the upgrade (v2 in the log); below it, the checkpoints as written.
     expect(history.slice(-2)).toEqual([{ topic: 'hello', notes: [] }, { notes: [] }]);
+  });
+
+  it('a shape option that is no selector is refused where it is given', async () => {
+    for (const shape of ['newest', 0, 1.5] as unknown[]) {
+      const err = asStateflowError(thrown(() => new StateflowSaver(opened.store, { shape: shape as ShapeSelector })));
+      expect(err.code).toBe('INPUT_INVALID');
+      expect(err.details).toEqual({ field: 'shape' });
+    }
   });
 
   it('a put the new shape refuses writes nothing', async () => {

@@ -19,7 +19,7 @@ import type {
   SerializerProtocol,
 } from '@langchain/langgraph-checkpoint';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { SerialQueue, retryOnConflict } from '@stateflow/store';
+import { SerialQueue, checkShapeSelector, retryOnConflict } from '@stateflow/store';
 import type { Durability, ShapeSelector, Store } from '@stateflow/store';
 import { CheckpointConflictError } from './checkpoint-conflict.js';
 import { checkpointTuple, listedNamespaces, metadataMatches } from './internal/checkpoint-tuples.js';
@@ -82,9 +82,13 @@ export class StateflowSaver extends BaseCheckpointSaver {
    * @param store the Stateflow store that holds the checkpoints (`openStore(dir)`,
    *   `openMemoryStore()`, or any other `Store`).
    * @param options `fencing` (default `true`), `serde`, `durability`, `shape` (default `'current'`).
+   * @throws StateflowError `INPUT_INVALID` `{ field: 'shape' }` for a shape that is not `'stored'`,
+   *   `'current'` or a version number ≥ 1.
    */
   constructor(store: Store, options: StateflowSaverOptions = {}) {
     super(options.serde);
+    const shape = options.shape ?? 'current';
+    checkShapeSelector(shape);
     this.store = store;
     this.#ctx = {
       store,
@@ -92,7 +96,7 @@ export class StateflowSaver extends BaseCheckpointSaver {
       durability: options.durability,
       fencing: options.fencing ?? true,
       leases: new HeadLeases(),
-      snapshots: new NamespaceSnapshots(store, options.shape ?? 'current'),
+      snapshots: new NamespaceSnapshots(store, shape),
       firstVersion: () => this.getNextVersion(undefined),
     };
   }
