@@ -110,6 +110,34 @@ describe('package README examples run as printed', () => {
     );
   });
 
+  it('store "Retention": policies per family, a dry run, the run, the chain verified', async () => {
+    expect(await runExample('store', {}, 'retention-example')).toBe(
+      [
+        '[',
+        "  { pattern: 'langgraph:*', idleMs: 604800000 },",
+        "  { pattern: 'session:*', maxRevisions: 100 }",
+        ']',
+        '[',
+        "  { pattern: 'langgraph:*', streams: 23, revisions: 92, bytes: 690 },",
+        "  { pattern: 'session:*', streams: 0, revisions: 0, bytes: 0 }",
+        '] { streams: 23, revisions: 92, bytes: 690 }',
+        '{',
+        "  stream: 'langgraph:run-1',",
+        "  family: 'langgraph:*',",
+        '  rev: 3,',
+        '  fromOrigin: 0,',
+        '  origin: 4,',
+        '  revisions: 4,',
+        '  bytes: 30,',
+        '  expired: true',
+        '}',
+        '{ streams: 23, revisions: 92, bytes: 690 } []',
+        '{} { step: 3 }',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('store-leveldb: a store in a directory, publish, close', async () => {
     const dir = path.join(root, 'leveldb');
     expect(await runExample('store-leveldb', { STATEFLOW_DIR: dir })).toBe('');

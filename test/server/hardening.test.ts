@@ -578,7 +578,10 @@ describe('internal failures and client errors', () => {
 
   it('slates?at= beyond safe integers is 400 INPUT_INVALID, not a 404 naming Infinity or a rounded revision', async () => {
     const id = (await http(`${server.url}/v1/alice/researcher/sessions`, { body: {} })).body.id as string;
-    for (const at of ['1e400', '9007199254740993', '9007199254740992']) {
+    // Not decimal: refused before coercion could make it Infinity.
+    const exponent = await http(`${server.url}/v1/alice/researcher/sessions/${id}/slates?at=1e400`);
+    expect([exponent.status, exponent.body.error.code, exponent.body.error.details.field]).toEqual([400, 'INPUT_INVALID', 'querystring.at']);
+    for (const at of ['9007199254740993', '9007199254740992']) {
       const answer = await http(`${server.url}/v1/alice/researcher/sessions/${id}/slates?at=${at}`);
       expect(answer.status, at).toBe(400);
       expectErrorFormat(answer.body, 'INPUT_INVALID');

@@ -36,19 +36,22 @@ describe('the log of a 5xx', () => {
       await fetch(`${server.url}/v1/store/streams?%74oken=${server.token}`, { headers: { 'x-stateflow-token': server.token } }),
       await fetch(`${server.url}/v1/store/streams`, { headers: { authorization: 'Bearer key-alice-0123456789' } }),
       await fetch(`${server.url}/v1/store/streams`, { headers: { authorization: `Bearer ${server.token}` } }),
+      // A browser sends the history page's URL, with its ?token=, as the Referer of its requests.
+      await fetch(`${server.url}/v1/store/streams`, { headers: { authorization: `Bearer ${server.token}`, referer: `${server.url}/ui?token=${server.token}&stream=global` } }),
     ];
-    expect(answers.map((a) => a.status)).toEqual([503, 503, 503, 503]);
-    expect(lines).toHaveLength(4);
+    expect(answers.map((a) => a.status)).toEqual([503, 503, 503, 503, 503]);
+    expect(lines).toHaveLength(5);
     for (const line of lines) {
       expect(line).not.toContain(server.token);
       expect(line).not.toContain('key-alice-0123456789');
       expect(JSON.parse(line)).toMatchObject({ code: 'STORE_CLOSED', status: 503 });
     }
-    const [query, encoded, key, bearer] = lines.map((line) => JSON.parse(line) as { url: string; headers: Record<string, string> });
+    const [query, encoded, key, bearer, referer] = lines.map((line) => JSON.parse(line) as { url: string; headers: Record<string, string> });
     expect(query?.url).toBe('/v1/store/streams?limit=1&token=[redacted]&x=1');
     expect(encoded?.url).toBe('/v1/store/streams?token=[redacted]');
     expect(encoded?.headers['x-stateflow-token']).toBe('[redacted]');
     expect(key?.headers.authorization).toBe('[redacted]');
     expect(bearer?.headers.authorization).toBe('[redacted]');
+    expect(referer?.headers.referer).toBe(`${server.url}/ui?token=[redacted]&stream=global`);
   });
 });

@@ -71,6 +71,11 @@ const ROUTES: Record<string, { access: Access; target?: string }> = {
   'POST /v1/store/append': { access: 'owner' },
   'POST /v1/store/append-many': { access: 'owner' },
   'POST /v1/store/audit': { access: 'owner' },
+  // A retention policy and a run act on every stream of a family: the owner's.
+  'GET /v1/store/retention': { access: 'owner' },
+  'POST /v1/store/retention/set': { access: 'owner' },
+  'POST /v1/store/retention/remove': { access: 'owner' },
+  'POST /v1/store/retain': { access: 'owner' },
   // A position beyond the log answers at once instead of holding a stream open.
   'GET /v1/watch': { access: 'user', target: '/v1/watch?from=999999999' },
   'POST /mcp': { access: 'user', target: '/mcp?global=1' },
@@ -217,9 +222,9 @@ describe('every route, every target form, every credential', () => {
     }
   });
 
-  it('the proof answers with the HMAC of the nonce under the token, and nothing else', async () => {
+  it('the proof answers with the HMAC of the nonce under the token, and of the nonce and pid, and nothing else', async () => {
     const answer = await inject('GET', `/v1/server/proof?nonce=${NONCE}`, 'none');
-    expect(JSON.parse(answer.body)).toEqual({ proof: serverProof(server.token, NONCE) });
+    expect(JSON.parse(answer.body)).toEqual({ proof: serverProof(server.token, NONCE), pidProof: serverProof(server.token, NONCE, process.pid) });
   });
 
   it('a // prefix is no route: 401 without a credential, 404 with one', async () => {

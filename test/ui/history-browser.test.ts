@@ -91,6 +91,15 @@ const available = historiesAvailable([FILE]) && chromiumAvailable();
     await page.waitForFunction(() => !location.hash.includes('token='));
   });
 
+  it('adopts a credential only at load: a later #token= link leaves the address bar and changes nothing', async () => {
+    const token = /#token=(\S+)$/.exec(pageUrl)?.[1];
+    await page.evaluate(() => {
+      location.hash = '#token=another-users-key';
+    });
+    await page.waitForFunction(() => !location.hash.includes('token='));
+    expect(await page.evaluate(() => sessionStorage.getItem('stateflow.credential'))).toBe(token);
+  });
+
   it('lists the streams grouped by kind with head revision, and opens the stream', async () => {
     await page.waitForSelector(`[data-stream="${STREAM}"]`);
     const rail = await page.getByTestId('streams').innerText();

@@ -45,7 +45,9 @@ class ServedTest(ServedTestCase):
         nonce = "0" * 64
         with Client(self.server.url) as anonymous:
             answer = anonymous._transport.call("GET", "/v1/server/proof", idempotent=True, query={"nonce": nonce}).body
-        self.assertEqual(answer, {"proof": server_proof(self.server.token, nonce)})
+        # The Python client checks `proof`; `pidProof` (the nonce and the server's pid) is for clients that hold a discovery file's pid.
+        self.assertEqual(answer["proof"], server_proof(self.server.token, nonce))
+        self.assertRegex(answer["pidProof"], "^[0-9a-f]{64}$")
 
 
 class StaleTest(unittest.TestCase):

@@ -37,6 +37,7 @@ const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Regist
   ['tag', async () => (await import('./commands/tag.js')).registerTagCommand],
   ['shape', async () => (await import('./commands/shape.js')).registerShapeCommand],
   ['compact', async () => (await import('./commands/compact.js')).registerCompactCommand],
+  ['retain', async () => (await import('./commands/retain.js')).registerRetainCommand],
   ['audit', async () => (await import('./commands/audit.js')).registerAuditCommand],
   ['import', async () => (await import('./commands/import.js')).registerImportCommand],
   ['import-git', async () => (await import('./commands/import-git.js')).registerImportGitCommand],

@@ -112,7 +112,9 @@ describe('findServer', () => {
     const server = createServer((req, res) => {
       const url = new URL(req.url ?? '', 'http://localhost');
       received.push({ path: url.pathname, token: req.headers['x-stateflow-token'] as string | undefined });
-      const body = url.pathname === '/v1/server/proof' ? { proof: serverProof(written?.token ?? '', url.searchParams.get('nonce') ?? '') } : { version: '0', lastSeq: 3, pid: process.pid };
+      const nonce = url.searchParams.get('nonce') ?? '';
+      const token = written?.token ?? '';
+      const body = url.pathname === '/v1/server/proof' ? { proof: serverProof(token, nonce), pidProof: serverProof(token, nonce, process.pid) } : { version: '0', lastSeq: 3, pid: process.pid };
       res.setHeader('content-type', 'application/json').end(JSON.stringify(body));
     });
     const url = await listen(server);
@@ -126,6 +128,35 @@ describe('findServer', () => {
       ]);
     } finally {
       await close(server);
+    }
+  });
+});
+
+describe('a relay of the proof to another live server of the same token', () => {
+  it('is caught by the pid proof before the token is sent anywhere', async () => {
+    const token = newServerToken();
+    // The live server of this token runs as this process; the file names another live pid.
+    const real = createServer((req, res) => {
+      const url = new URL(req.url ?? '', 'http://localhost');
+      const nonce = url.searchParams.get('nonce') ?? '';
+      res.setHeader('content-type', 'application/json').end(JSON.stringify({ proof: serverProof(token, nonce), pidProof: serverProof(token, nonce, process.pid) }));
+    });
+    const realUrl = await listen(real);
+    const received: Array<{ path: string; token: string | undefined }> = [];
+    const relay = createServer((req, res) => {
+      received.push({ path: new URL(req.url ?? '', 'http://localhost').pathname, token: req.headers['x-stateflow-token'] as string | undefined });
+      void fetch(`${realUrl}${req.url ?? ''}`).then(async (answer) => res.setHeader('content-type', 'application/json').end(await answer.text()));
+    });
+    const relayUrl = await listen(relay);
+    try {
+      await writeDiscovery(dir, { ...info(process.ppid, relayUrl), token });
+      const ignored: StateflowError[] = [];
+      expect(await findServer(dir, { onIgnored: (err) => ignored.push(err) })).toBeNull();
+      expect(received).toEqual([{ path: '/v1/server/proof', token: undefined }]);
+      expect(ignored.map((err) => err.details)).toEqual([{ url: relayUrl, outcome: 'not-sent', reason: 'server-unverified' }]);
+    } finally {
+      await close(relay);
+      await close(real);
     }
   });
 });

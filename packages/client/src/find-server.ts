@@ -39,7 +39,9 @@ export async function findServer(dir: string, options: FindServerOptions = {}): 
     return null;
   }
   try {
-    await verifyServer(found);
+    // The pid too, before the token goes anywhere: a process relaying the nonce to another live
+    // server of this token passes the token proof, but not the pid's.
+    await verifyServer({ url: found.url, token: found.token, pid: found.pid });
     const { body } = await callServer<ServerInfo>({ url: found.url, token: found.token }, 'v1/server', { timeoutMs: PROBE_TIMEOUT_MS });
     if (body.pid === found.pid) return found;
     options.onIgnored?.(otherPid(found, body.pid));

@@ -16,6 +16,7 @@ import type {
   UndoResult,
   MergeResult,
   PublishInput,
+  PublishManyOptions,
   PublishResult,
   Store,
   StoreNotice,
@@ -143,13 +144,16 @@ class RemoteStore implements Store {
     return frozen((await this.#call('POST /v1/store/effective-at', { body: { streams, seq } })).state);
   }
 
-  publish(input: PublishInput): Promise<PublishResult> {
-    return this.#call('POST /v1/store/publish', { body: input });
+  async publish(input: PublishInput): Promise<PublishResult> {
+    return shownResult<PublishResult>(await this.#call('POST /v1/store/publish', { body: input }));
   }
 
-  /** One request, at most 1,000 inputs (the server answers `INPUT_INVALID` beyond). */
-  async publishMany(inputs: PublishInput[]): Promise<PublishResult[]> {
-    return (await this.#call('POST /v1/store/publish-many', { body: { inputs } })).results;
+  /**
+   * One request, at most 1,000 inputs (the server answers `INPUT_INVALID` beyond). The server's
+   * own staging budget applies (`workBudgetMs`), not `options.budgetMs`.
+   */
+  async publishMany(inputs: PublishInput[], _options?: PublishManyOptions): Promise<PublishResult[]> {
+    return (await this.#call('POST /v1/store/publish-many', { body: { inputs } })).results.map((result) => shownResult<PublishResult>(result));
   }
 
   async transition(seq: number): Promise<Transition> {
@@ -183,22 +187,22 @@ class RemoteStore implements Store {
     return this.#call('POST /v1/store/compact', { body: { stream, keepRevisions: options?.keepRevisions } });
   }
 
-  fork(from: StreamId, to: StreamId, options: ForkOptions = {}): Promise<PublishResult> {
-    return this.#call('POST /v1/store/fork', { body: { from, to, ...options } });
+  async fork(from: StreamId, to: StreamId, options: ForkOptions = {}): Promise<PublishResult> {
+    return shownResult<PublishResult>(await this.#call('POST /v1/store/fork', { body: { from, to, ...options } }));
   }
 
-  revert(stream: StreamId, toRev: number): Promise<PublishResult> {
-    return this.#call('POST /v1/store/revert', { body: { stream, rev: toRev } });
+  async revert(stream: StreamId, toRev: number): Promise<PublishResult> {
+    return shownResult<PublishResult>(await this.#call('POST /v1/store/revert', { body: { stream, rev: toRev } }));
   }
 
   /** `POST /v1/store/merge`; a `MERGE_CONFLICT` arrives as the server's typed error, its conflicts in `details`. */
   async merge(input: MergeInput): Promise<MergeResult> {
-    return frozen(await this.#call('POST /v1/store/merge', { body: input }));
+    return frozen(shownResult<MergeResult>(await this.#call('POST /v1/store/merge', { body: input })));
   }
 
   /** `POST /v1/store/undo`; an `UNDO_CONFLICT` arrives as the server's typed error, its conflicts in `details`. */
   async undo(input: UndoInput): Promise<UndoResult> {
-    return frozen(await this.#call('POST /v1/store/undo', { body: input }));
+    return frozen(shownResult<UndoResult>(await this.#call('POST /v1/store/undo', { body: input })));
   }
 
   /** One request, at most 1,000 transitions (the server answers `INPUT_INVALID` beyond). */
@@ -280,6 +284,14 @@ class RemoteStore implements Store {
  */
 function shownAsTransition(shown: ShownTransition): Transition {
   return shown as Transition;
+}
+
+/**
+ * A write's result as the `Store` interface types it: with API keys, a `duplicate` the server
+ * shows with some of its changes hidden lacks hashes and meta, as {@link shownAsTransition} says.
+ */
+function shownResult<R extends { status: string }>(result: { status: string }): R {
+  return result as R;
 }
 
 /** States and patches are deeply frozen values, as the local store's are. */

@@ -23,19 +23,25 @@ export function newProofNonce(): string {
   return randomBytes(32).toString('hex');
 }
 
-/** The proof of holding `token` for `nonce`: `HMAC-SHA256(token, "stateflow-server-proof:" + nonce)`, 64 hex. */
-export function serverProof(token: string, nonce: string): string {
-  return createHmac('sha256', token).update(`stateflow-server-proof:${nonce}`).digest('hex');
+/**
+ * The proof of holding `token` for `nonce`: `HMAC-SHA256(token, "stateflow-server-proof:" + nonce)`,
+ * 64 hex; with `pid`, of being that process too: `… + nonce + ":pid:" + pid` (the `pidProof`
+ * a client checks against its discovery file's pid, so a process relaying the nonce to another
+ * live server of the same token is caught before the token is sent).
+ */
+export function serverProof(token: string, nonce: string, pid?: number): string {
+  return createHmac('sha256', token).update(`stateflow-server-proof:${nonce}${pid === undefined ? '' : `:pid:${pid}`}`).digest('hex');
 }
 
 /**
- * Check that the server at `endpoint.url` holds `endpoint.token`, sending it only a nonce.
+ * Check that the server at `endpoint.url` holds `endpoint.token` — and, given `endpoint.pid`, that
+ * it is that process — sending it only a nonce.
  * @throws STORE_UNAVAILABLE `{ url, outcome: 'not-sent' }` when nothing answers (refused, reset,
  *   timed out), and with `reason: 'server-unverified'` when the process that answers does not
  *   prove it holds the token (the message says what it answered). Either way the token and the
  *   request were not sent.
  */
-export async function verifyServer(endpoint: { url: string; token: string }, options: { signal?: AbortSignal } = {}): Promise<void> {
+export async function verifyServer(endpoint: { url: string; token: string; pid?: number }, options: { signal?: AbortSignal } = {}): Promise<void> {
   const nonce = newProofNonce();
   let answer: unknown;
   try {
@@ -49,9 +55,19 @@ export async function verifyServer(endpoint: { url: string; token: string }, opt
   }
   const proof = isJsonObject(answer) ? answer['proof'] : undefined;
   if (typeof proof !== 'string') throw unverified(endpoint.url, `answered the proof without one (${JSON.stringify(answer).slice(0, 120)})`);
-  const expected = Buffer.from(serverProof(endpoint.token, nonce));
-  const given = Buffer.from(proof);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw unverified(endpoint.url, 'answered the proof with a wrong HMAC: it does not hold the token');
+  if (!sameProof(proof, serverProof(endpoint.token, nonce))) throw unverified(endpoint.url, 'answered the proof with a wrong HMAC: it does not hold the token');
+  if (endpoint.pid === undefined) return;
+  const pidProof = isJsonObject(answer) ? answer['pidProof'] : undefined;
+  if (typeof pidProof !== 'string' || !sameProof(pidProof, serverProof(endpoint.token, nonce, endpoint.pid))) {
+    throw unverified(endpoint.url, `holds the token but does not prove it is pid ${endpoint.pid} of the discovery file (a relay to another server, or a server from before pid proofs)`);
+  }
+}
+
+/** Constant-time comparison of a proof given with the one expected. */
+function sameProof(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function unverified(url: string, found: string, cause?: unknown): StateflowError<'STORE_UNAVAILABLE'> {

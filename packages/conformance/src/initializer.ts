@@ -19,11 +19,13 @@ export type ConformanceGroup =
   | 'merge'
   | 'undo'
   | 'tags'
+  | 'retention'
   | 'audit'
   | 'watch'
   | 'persistence'
   | 'modelBased'
-  | 'sharedWriters';
+  | 'sharedWriters'
+  | 'principalIds';
 
 /**
  * How the suite obtains stores from a backend.

@@ -8,11 +8,13 @@ import { effectiveAtGroup } from './groups/effective-at.js';
 import { forkRevertGroup } from './groups/fork-revert.js';
 import { mergeGroup } from './groups/merge.js';
 import { tagsGroup } from './groups/tags.js';
+import { retentionGroup } from './groups/retention.js';
 import { undoGroup } from './groups/undo.js';
 import { historyGroup } from './groups/history.js';
 import { modelBasedGroup } from './groups/model-based.js';
 import { patchAtGroup } from './groups/patch-at.js';
 import { persistenceGroup } from './groups/persistence.js';
+import { principalIdsGroup } from './groups/principal-ids.js';
 import { publishGroup } from './groups/publish.js';
 import { readGroup } from './groups/read.js';
 import { sharedWritersGroup } from './groups/shared-writers.js';
@@ -33,11 +35,13 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, GroupFunction>
   merge: mergeGroup,
   undo: undoGroup,
   tags: tagsGroup,
+  retention: retentionGroup,
   audit: auditGroup,
   watch: watchGroup,
   persistence: persistenceGroup,
   modelBased: modelBasedGroup,
   sharedWriters: sharedWritersGroup,
+  principalIds: principalIdsGroup,
 };
 
 /**

@@ -233,6 +233,14 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
     httpStatus: 400,
     exitCode: USAGE,
   },
+  RETENTION_INVALID: {
+    meaning:
+      'A retention policy declaration is not well-formed: a pattern that is not a stream family pattern, or a policy that is not `{ maxAgeMs?, maxRevisions?, maxBytes?, idleMs? }` with at least one limit, each an integer ≥ 1. Nothing was written.',
+    details: "`{ pattern, reason: 'pattern' \\| 'policy' }`",
+    retryable: false,
+    httpStatus: 400,
+    exitCode: USAGE,
+  },
   SHAPE_NOT_FOUND: {
     meaning: 'A read or command named a shape that is not declared (now, in `stateflow:shapes`), or a version it does not have. List the shapes with `stateflow shape list`.',
     details: '`{ shape, version? }`',
@@ -374,8 +382,8 @@ export const ERROR_FACTS: { readonly [C in ErrorCode]: Readonly<ErrorFacts> } = 
   },
   RATE_LIMITED: {
     meaning:
-      "An API key is over one of its limits: its request rate, or its number of model calls running at once. The answer's `Retry-After` header says how many seconds to wait (OpenAI clients wait that long and retry).",
-    details: "`{ limit: 'requests' \\| 'model-calls', max, windowMs?, retryAfterSeconds }`",
+      "An API key is over one of its limits: its request rate, its number of model calls running at once, or its open watch streams — or the server holds all the watch streams it may. The answer's `Retry-After` header says how many seconds to wait (OpenAI clients wait that long and retry).",
+    details: "`{ limit: 'requests' \\| 'model-calls' \\| 'watches' \\| 'server-watches', max, windowMs?, retryAfterSeconds }`",
     retryable: true,
     httpStatus: 429,
     exitCode: FAILURE,

@@ -45,6 +45,7 @@ export const ErrorCode = {
   SHAPE_NOT_FOUND: 'SHAPE_NOT_FOUND',
   SHAPE_VIOLATION: 'SHAPE_VIOLATION',
   SHAPE_UPCAST_FAILED: 'SHAPE_UPCAST_FAILED',
+  RETENTION_INVALID: 'RETENTION_INVALID',
   // --- ladders, slates and sessions ---
   CONFIG_INVALID: 'CONFIG_INVALID',
   SOURCE_UNRESOLVED: 'SOURCE_UNRESOLVED',
@@ -212,6 +213,12 @@ export interface ErrorDetailsByCode {
    * reason, `missing-step` (no such version) or `invalid-result` (the result fails the schema).
    */
   SHAPE_UPCAST_FAILED: { stream: string; rev: number; shape: string; step: number; op: string; reason: 'pointer' | 'not-container' | 'missing-function' | 'function-threw' | 'not-json' | 'missing-step' | 'invalid-result' };
+  /**
+   * A retention policy declaration that is not well-formed (`reason`: `pattern` — not a stream
+   * family pattern; `policy` — not `{ maxAgeMs?, maxRevisions?, maxBytes?, idleMs? }` with at least
+   * one limit, each an integer ≥ 1).
+   */
+  RETENTION_INVALID: { pattern: string; reason: 'pattern' | 'policy' };
   CONFIG_INVALID: { problems: string[] };
   SOURCE_UNRESOLVED: { who: string };
   BUDGET_EXCEEDED: { folder: string; budget: number; tokens: number };
@@ -249,7 +256,7 @@ export interface ErrorDetailsByCode {
    * `'model-calls'` — the key's concurrent model calls (`max` at once). `retryAfterSeconds` is
    * what the answer's `Retry-After` header says.
    */
-  RATE_LIMITED: { limit: 'requests' | 'model-calls'; max: number; windowMs?: number; retryAfterSeconds: number };
+  RATE_LIMITED: { limit: 'requests' | 'model-calls' | 'watches' | 'server-watches'; max: number; windowMs?: number; retryAfterSeconds: number };
   MEDIA_TYPE_UNSUPPORTED: { contentType: string };
   /** `package`: the npm package a `feature` needs and that is not installed (an optional peer). */
   PACKAGE_NOT_INSTALLED: { package: string; feature: string };

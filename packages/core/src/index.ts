@@ -24,7 +24,7 @@ export { patchSeries } from './patch-series.js';
 export type { PatchSeries, PatchSeriesOptions } from './patch-series.js';
 export { netPatch } from './net-patch.js';
 export { StateTree } from './state-tree.js';
-export type { TreeChange } from './state-tree.js';
+export type { LargeObject, TreeChange } from './state-tree.js';
 export { diff } from './diff.js';
 export { narrowPatch, applyNarrowedPatch, BECAME_EMPTY_OBJECT } from './narrow-patch.js';
 export type { PatchPathStep } from './narrow-patch.js';

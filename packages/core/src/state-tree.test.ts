@@ -53,4 +53,25 @@ describe('StateTree', () => {
     expect(() => tree.change({ fresh: {} }, { emptyObjects: 'refuse' })).toThrow(expect.objectContaining({ details: expect.objectContaining({ reason: 'empty-object' }) }));
     expect(tree.state()).toEqual({ a: { b: 1 } });
   });
+
+  it('outline leaves out the large objects outside arrays, keeps key order and __proto__, and returns plain subtrees as they are', () => {
+    const big = Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`k${i}`, i]));
+    const plain = { x: 1, list: [{ big }] };
+    const state = JSON.parse(JSON.stringify({ z: 0, plain, lazy: { memory: big, small: { a: 1 } }, 2: 'two' }).replace('"z":0', '"z":0,"__proto__":{"p":1}')) as JsonObject;
+    let tree = StateTree.of(state);
+    tree = tree.apply({ lazy: { memory: { k3: 'three', added: true }, extra: big } });
+    const { root, large } = tree.outline(64);
+    expect(large).toEqual([
+      { path: ['lazy', 'memory'], size: 71 },
+      { path: ['lazy', 'extra'], size: 70 },
+    ]);
+    expect(JSON.stringify(root)).toBe(`{"2":"two","z":0,"__proto__":{"p":1},"plain":${JSON.stringify(plain)},"lazy":{"memory":{},"small":{"a":1},"extra":{}}}`);
+    expect(Object.prototype.hasOwnProperty.call(root, '__proto__')).toBe(true);
+    expect(root.plain).toBe(tree.state().plain);
+    expect(Object.isFrozen(root) && Object.isFrozen(root.lazy)).toBe(true);
+    expect(tree.outline(100)).toEqual({ root: tree.state(), large: [] });
+    const lazy = [{ kind: 'key', key: 'lazy' }] as const;
+    expect(tree.membersAt([...lazy, { kind: 'key', key: 'memory' }], ['k3', 'added', 'absent', 'k4'])).toEqual(['three', true, undefined, 4]);
+    expect(tree.membersAt([{ kind: 'key', key: 'z' }], ['a'])).toEqual([undefined]);
+  });
 });

@@ -4,8 +4,10 @@ import type { PatchPathStep } from './narrow-patch.js';
 import { netOf } from './net-patch.js';
 import type { PatchOptions } from './patch-options.js';
 import { refusesEmptyObjects } from './patch-options.js';
-import type { Node, ObjectNode } from './internal/tree.js';
-import { elementOf, isArrayNode, isObjectNode, lengthOf, memberOf, nodeKind, plainOf, stateNode } from './internal/tree.js';
+import type { LargeObject, Node, ObjectNode } from './internal/tree.js';
+import { elementOf, isArrayNode, isObjectNode, lengthOf, memberOf, nodeKind, outlineOf, plainOf, stateNode } from './internal/tree.js';
+
+export type { LargeObject } from './internal/tree.js';
 
 /** What {@link StateTree.change} found: the net patch and the tree it leaves. */
 export interface TreeChange {
@@ -62,6 +64,33 @@ export class StateTree {
   valueAt(path: readonly PatchPathStep[]): JsonValue | undefined {
     const node = this.#nodeAt(path);
     return node === undefined ? undefined : plainOf(node);
+  }
+
+  /**
+   * The state with its large objects left out: `root` is the plain, deeply frozen state with
+   * every object of more than `minMembers` members that is not inside another such object or an
+   * array replaced by `{}`; `large` names those objects (key paths from the root, member counts)
+   * in key order. Costs the members of the objects kept, not the large objects' members — how a
+   * store writes a large state in pages (`@stateflow/store`, "Paged checkpoints").
+   */
+  outline(minMembers: number): { root: JsonObject; large: LargeObject[] } {
+    const large: LargeObject[] = [];
+    const root = outlineOf(this.#root, minMembers, [], large) as JsonObject;
+    return { root, large };
+  }
+
+  /**
+   * The plain, deeply frozen values of members `keys` of the object at `path` (`undefined` for a
+   * member it does not have, or for every key when `path` is not an object): {@link valueAt} of
+   * each member, walking the path once.
+   */
+  membersAt(path: readonly PatchPathStep[], keys: readonly string[]): (JsonValue | undefined)[] {
+    const node = this.#nodeAt(path);
+    if (!isObjectNode(node)) return keys.map(() => undefined);
+    return keys.map((key) => {
+      const member = memberOf(node, key);
+      return member === undefined ? undefined : plainOf(member);
+    });
   }
 
   /** The JSON kind of the value at `path`, or `undefined` when the path does not resolve; builds nothing. */

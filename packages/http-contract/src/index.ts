@@ -57,8 +57,10 @@ export {
   StreamChange,
   StreamHead,
   ShownTransition,
+  DuplicateTransition,
   Transition,
   MAX_STREAMS,
+  tokenParameter,
 } from './store-shapes.js';
 export { UndoConflict, UndoInput, UndoResult, WriterMatch } from './undo-shapes.js';
 export {
@@ -91,6 +93,7 @@ export {
   appendManyRoute,
   auditRoute,
 } from './store-write-routes.js';
+export { RETENTION_ROUTES, RetainReport, RetentionPolicy, listRetentionRoute, setRetentionRoute, removeRetentionRoute, retainRoute } from './retention-routes.js';
 // --- the server, watch, MCP, this document ---
 export { SERVER_ROUTES, PROOF_URL, serverInfoRoute, serverProofRoute, openApiRoute, watchRoute, mcpRoute, mcpGetRoute, mcpDeleteRoute, metricsRoute } from './server-routes.js';
 // --- the history endpoints behind the page ---

@@ -12,9 +12,10 @@ import { SESSION_ROUTES } from './session-routes.js';
 import type { stateRoutes } from './state-routes.js';
 import { STORE_READ_ROUTES } from './store-read-routes.js';
 import { STORE_WRITE_ROUTES } from './store-write-routes.js';
+import { RETENTION_ROUTES } from './retention-routes.js';
 
 /** Every route but the state API's. */
-export const HTTP_ROUTES = [...SESSION_ROUTES, ...CHAT_ROUTES, ...STORE_READ_ROUTES, ...STORE_WRITE_ROUTES, ...SERVER_ROUTES, ...HISTORY_ROUTES, ...HISTORY_INSIGHT_ROUTES] as const;
+export const HTTP_ROUTES = [...SESSION_ROUTES, ...CHAT_ROUTES, ...STORE_READ_ROUTES, ...STORE_WRITE_ROUTES, ...RETENTION_ROUTES, ...SERVER_ROUTES, ...HISTORY_ROUTES, ...HISTORY_INSIGHT_ROUTES] as const;
 
 /** Every route of the API, the state API's included. */
 export type HttpRoute = (typeof HTTP_ROUTES)[number] | ReturnType<typeof stateRoutes>[number];

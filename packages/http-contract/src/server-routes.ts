@@ -47,7 +47,13 @@ export const serverProofRoute = {
       { additionalProperties: false },
     ),
     response: {
-      200: Type.Object({ proof: Type.String({ description: 'HMAC-SHA256(server token, "stateflow-server-proof:" + nonce), 64 hex' }) }, { description: 'The proof' }),
+      200: Type.Object(
+        {
+          proof: Type.String({ description: 'HMAC-SHA256(server token, "stateflow-server-proof:" + nonce), 64 hex' }),
+          pidProof: Type.String({ description: 'HMAC-SHA256(server token, "stateflow-server-proof:" + nonce + ":pid:" + server pid), 64 hex: a client checks the pid of its discovery file before it sends the token' }),
+        },
+        { description: 'The proof' },
+      ),
       ...storelessErrors(400),
     },
   },

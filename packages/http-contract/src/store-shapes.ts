@@ -77,6 +77,23 @@ export const PrunedTransition = Type.Object({
 });
 export type PrunedTransition = Static<typeof PrunedTransition>;
 
+/**
+ * The transition a `duplicate` answers, as its caller may see it: the stored transition or its
+ * pruned stub — with API keys only the caller's streams' changes, and without hashes and meta
+ * when some were left out (as {@link ShownTransition}).
+ */
+export const DuplicateTransition = Type.Union([
+  ShownTransition,
+  Type.Object({ ...PrunedTransition.properties, prevHash: Type.Optional(Type.String()), hash: Type.Optional(Type.String()) }),
+]);
+export type DuplicateTransition = Static<typeof DuplicateTransition>;
+
+/**
+ * Whose idempotency id an input's `id` is (store `principal`). Honoured for the store's owner
+ * only: the server sets an API-key user's to her own, so her ids never meet another user's.
+ */
+export const principal = Type.String({ minLength: 1, maxLength: 1024, description: "Whose idempotency id this is (the store's owner only; a key user's ids are always her own)" });
+
 /** The store's `PublishInput`. */
 export const PublishInput = Type.Object(
   {
@@ -90,6 +107,7 @@ export const PublishInput = Type.Object(
       Type.Unsafe<Record<string, number | 'none' | 'any'>>({ type: 'object', additionalProperties: expectedRevision, description: 'Expected head revision per stream id' }),
     ),
     id: Type.Optional(Type.String({ description: 'Idempotency id: a retry with an accepted id answers the original transition' })),
+    principal: Type.Optional(principal),
     meta: Type.Optional(jsonObject()),
     durability: Type.Optional(enumOf(['buffered', 'fsync'])),
   },
@@ -100,7 +118,7 @@ export type PublishInput = Static<typeof PublishInput>;
 /** Store `PublishResult`: accepted, duplicate (an id already accepted, with that transition or its pruned stub) or noop. */
 export const PublishResult = Type.Union([
   Type.Object({ status: Type.Literal('accepted'), transition: Transition }),
-  Type.Object({ status: Type.Literal('duplicate'), transition: Type.Union([Transition, PrunedTransition]) }),
+  Type.Object({ status: Type.Literal('duplicate'), transition: DuplicateTransition }),
   Type.Object({ status: Type.Literal('noop'), transition: Type.Null() }),
 ]);
 export type PublishResult = Static<typeof PublishResult>;
@@ -128,6 +146,7 @@ export const MergeInput = Type.Object(
     prefer: Type.Optional(enumOf(['ours', 'theirs'], { description: 'The side taken at every conflict resolve does not name' })),
     dryRun: Type.Optional(Type.Boolean({ description: 'Answer the merge (status preview) without publishing' })),
     id: Type.Optional(Type.String({ description: 'Idempotency id' })),
+    principal: Type.Optional(principal),
     meta: Type.Optional(jsonObject({ description: 'Metadata beside the merge record (may not hold merge or fork)' })),
   },
   { additionalProperties: false },
@@ -159,7 +178,7 @@ const mergePlan = {
 export const MergeResult = Type.Union([
   Type.Object({ ...mergePlan, status: Type.Literal('accepted'), transition: Transition }),
   Type.Object({ ...mergePlan, status: enumOf(['noop', 'preview']), transition: Type.Null() }),
-  Type.Object({ status: Type.Literal('duplicate'), transition: Type.Union([Transition, PrunedTransition]) }),
+  Type.Object({ status: Type.Literal('duplicate'), transition: DuplicateTransition }),
 ]);
 export type MergeResult = Static<typeof MergeResult>;
 

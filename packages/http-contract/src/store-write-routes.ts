@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { bodyErrors } from './error-responses.js';
 import { VISIBILITY } from './store-read-routes.js';
-import { AuditReport, MergeInput, MergeResult, PublishInput, PublishResult, Transition, expectedRevision, revision, streamId } from './store-shapes.js';
+import { AuditReport, MergeInput, MergeResult, PublishInput, PublishResult, Transition, expectedRevision, principal, revision, streamId } from './store-shapes.js';
 import { UndoInput, UndoResult } from './undo-shapes.js';
 
 /** Most inputs one `publish-many` (or transitions one `append-many`) request may carry: its cost stays bounded, like the body size. */
@@ -50,7 +50,7 @@ export const forkRoute = {
     operationId: 'fork',
     summary: `Set stream \`to\` to \`from\`'s state at \`at\` (default its head) in one transition.${VISIBILITY}`,
     body: Type.Object(
-      { from: streamId, to: streamId, at: Type.Optional(revision), expected: Type.Optional(expectedRevision), id: Type.Optional(Type.String()) },
+      { from: streamId, to: streamId, at: Type.Optional(revision), expected: Type.Optional(expectedRevision), id: Type.Optional(Type.String()), principal: Type.Optional(principal) },
       { additionalProperties: false },
     ),
     response: { 200: Type.Union(PublishResult.anyOf, { description: 'The result' }), ...bodyErrors(401, 404, 409, 410) },

@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { enumOf, jsonObject } from './json-schemas.js';
-import { MergeConflict, PrunedTransition, Transition, expectedRevision, mergeResolution, revision, streamId, streamList } from './store-shapes.js';
+import { DuplicateTransition, MergeConflict, Transition, expectedRevision, mergeResolution, principal, revision, streamId, streamList } from './store-shapes.js';
 
 const writerField = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 256, description }));
 
@@ -41,6 +41,7 @@ export const UndoInput = Type.Object(
     prefer: Type.Optional(enumOf(['ours', 'theirs'], { description: 'ours keeps the later writes, theirs takes the state without the undone ones' })),
     dryRun: Type.Optional(Type.Boolean({ description: 'Answer the undo (status preview) without publishing' })),
     id: Type.Optional(Type.String({ description: 'Idempotency id' })),
+    principal: Type.Optional(principal),
     meta: Type.Optional(jsonObject({ description: 'Metadata beside the undo record (may not hold undo)' })),
   },
   { additionalProperties: false },
@@ -65,6 +66,6 @@ const undoPlan = {
 export const UndoResult = Type.Union([
   Type.Object({ ...undoPlan, status: Type.Literal('accepted'), transition: Transition }),
   Type.Object({ ...undoPlan, status: enumOf(['noop', 'preview']), transition: Type.Null() }),
-  Type.Object({ status: Type.Literal('duplicate'), transition: Type.Union([Transition, PrunedTransition]) }),
+  Type.Object({ status: Type.Literal('duplicate'), transition: DuplicateTransition }),
 ]);
 export type UndoResult = Static<typeof UndoResult>;

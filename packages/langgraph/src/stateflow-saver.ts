@@ -19,12 +19,14 @@ import type {
   SerializerProtocol,
 } from '@langchain/langgraph-checkpoint';
 import type { RunnableConfig } from '@langchain/core/runnables';
+import { StateflowError } from '@stateflow/core';
 import { SerialQueue, checkShapeSelector, retryOnConflict } from '@stateflow/store';
 import type { Durability, ShapeSelector, Store } from '@stateflow/store';
 import { CheckpointConflictError } from './checkpoint-conflict.js';
 import { checkpointTuple, listedNamespaces, metadataMatches } from './internal/checkpoint-tuples.js';
 import { deleteAttempt, compactThread, threadStreams } from './internal/delete-thread.js';
 import { deltaChannelHistory } from './internal/delta-history.js';
+import { keepLatest } from './internal/prune-thread.js';
 import { HeadLeases } from './internal/head-leases.js';
 import { NamespaceSnapshots } from './internal/namespace-snapshots.js';
 import { putAttempt } from './internal/put-checkpoint.js';
@@ -199,6 +201,31 @@ export class StateflowSaver extends BaseCheckpointSaver {
       await retryOnConflict({ attempts: MAX_ATTEMPTS }, () => deleteAttempt(this.#ctx, threadId, streams));
       await compactThread(this.#ctx, streams);
     });
+  }
+
+  /**
+   * Prune threads (README "Pruning threads"; the shape of LangGraph's `prune`): with `strategy:
+   * 'delete'` each thread is deleted as {@link StateflowSaver.deleteThread} does; with
+   * `'keep_latest'` (the default) each namespace keeps its most recent checkpoint and the
+   * writes after it — `getTuple` and `list` then find that checkpoint and nothing older, and
+   * the head is untouched, so write fencing and the next put go on as before. Unknown threads
+   * are skipped.
+   * @throws StateflowError `INPUT_INVALID` for a thread id that cannot name a stream or an
+   *   unknown strategy, before anything is pruned.
+   */
+  async prune(threadIds: readonly string[], options: { strategy?: 'keep_latest' | 'delete' } = {}): Promise<void> {
+    const ids = threadIds.map((id) => identifier(id, 'thread_id'));
+    if (options.strategy !== undefined && options.strategy !== 'keep_latest' && options.strategy !== 'delete') {
+      throw new StateflowError('INPUT_INVALID', `prune strategy ${JSON.stringify(options.strategy)} is neither 'keep_latest' nor 'delete'`, { field: 'strategy', reason: 'unknown' });
+    }
+    for (const threadId of ids) {
+      if (options.strategy === 'delete') {
+        await this.deleteThread(threadId);
+        continue;
+      }
+      const streams = await threadStreams(this.#ctx, threadId);
+      await this.#queue.runAll(streams, () => keepLatest(this.#ctx, streams));
+    }
   }
 
   /**

@@ -27,6 +27,7 @@ import type {
   UndoResult,
   MergeResult,
   PublishInput,
+  PublishManyOptions,
   PublishResult,
   Store,
   StoreView,
@@ -147,12 +148,16 @@ class ReopeningStore implements Store {
     return this.#write((s) => s.publish(input));
   }
 
-  publishMany(inputs: PublishInput[]): Promise<PublishResult[]> {
-    return this.#write((s) => s.publishMany(inputs));
+  publishMany(inputs: PublishInput[], options?: PublishManyOptions): Promise<PublishResult[]> {
+    return this.#write((s) => s.publishMany(inputs, options));
   }
 
   compact(stream: StreamId, options: { keepRevisions: number }): Promise<{ origin: number; deleted: number }> {
     return this.#write((s) => s.compact(stream, options));
+  }
+
+  reclaimSpace(): Promise<void> {
+    return this.#write(async (s) => s.reclaimSpace?.());
   }
 
   fork(from: StreamId, to: StreamId, options?: ForkOptions): Promise<PublishResult> {

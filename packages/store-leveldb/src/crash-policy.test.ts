@@ -117,6 +117,38 @@ describe('after a process crash (the log was written on this boot)', () => {
     }
   });
 
+  it('a last record whose length was made longer, its checksum verifying over the bytes there, is damage, not a torn tail (issue 37 P1)', async () => {
+    const at = recordOf(35);
+    const dir = await damaged((log) => {
+      log.writeUInt16LE(log.readUInt16LE(at + 4) + 1, at + 4);
+      return log;
+    });
+    expect(await refused(dir)).toMatchObject({ file: image.log, offset: at, detail: expect.stringContaining('verifies over the bytes present') });
+  });
+
+  it.each([
+    ['no record start', () => Buffer.from('stray bytes, no record at all')],
+    ['a FULL header whose batch does not continue the sequence', () => {
+      const stray = Buffer.alloc(7 + 20);
+      stray.writeUInt16LE(200, 4);
+      stray[6] = 1;
+      stray.writeBigUInt64LE(7n, 7);
+      return stray;
+    }],
+  ])('stray bytes after the last record (%s) are damage after a process crash; after a reboot the notice names no lost transition (issue 37 P4)', async (_, stray) => {
+    const dir = await damaged((log) => Buffer.concat([log, stray()]));
+    expect(await refused(dir)).toMatchObject({ file: image.log, offset: logBytes.length, detail: expect.stringContaining('not a write cut short') });
+    const store = await afterReboot(() => openStore(dir));
+    try {
+      expect(store.lastSeq()).toBe(35);
+      expect(store.notices[0]?.details).toMatchObject({ fromSeq: 36, throughSeq: null, offset: logBytes.length });
+      expect(store.notices[0]?.message).toContain('no transition in the dropped bytes verifies');
+      expect(store.notices[0]?.message).not.toMatch(/from seq 36|transitions 36/);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a torn tail opens with every transition before it and no notice', async () => {
     const dir = await damaged(async () => undefined);
     await truncate(path.join(dir, image.log), recordOf(30) + 100);
@@ -188,6 +220,16 @@ describe('after an OS crash or power loss (the log was written on an earlier boo
     }
   });
 
+  it('a garbled last synced record with only buffered records after it is STORE_CORRUPT, not dropped as buffered (issue 37 P2)', async () => {
+    // Seq 21 is the last fsync'd one; 22–35 are buffered, and their marks say "synced through 21".
+    const dir = await damaged(flipAt(recordOf(21)));
+    expect(await refused(dir, () => afterReboot(() => openStore(dir)))).toMatchObject({
+      file: image.log,
+      offset: recordOf(21),
+      detail: expect.stringContaining('every transition through 21 was synced'),
+    });
+  });
+
   it('damage with a synced record after it is STORE_CORRUPT: synced data is never dropped', async () => {
     // Seq 21 was fsync'd after the buffered seq 15: everything before it was on stable storage.
     const dir = await damaged(flipAt(recordOf(15)));
@@ -213,7 +255,7 @@ describe('refused opens leave the directory byte for byte as it was', () => {
       () => null,
       (e: unknown) => e,
     );
-    expect(isStateflowError(err, 'STORE_VERSION') && err.details).toEqual({ found: 'stateflow-journal', supported: 3 });
+    expect(isStateflowError(err, 'STORE_VERSION') && err.details).toEqual({ found: 'stateflow-journal', supported: 4 });
     expect((err as Error).message).toContain('Open and close the store once with that build');
     expect(await byteDump(dir)).toEqual(before);
     // Not a regular file (a symlink to /dev/zero once hung the open): refused, not read.
@@ -228,7 +270,18 @@ describe('refused opens leave the directory byte for byte as it was', () => {
     expect(await readdir(dir)).not.toContain('stateflow-journal');
   });
 
-  it('a deleted LOCK while another process holds the store is STORE_LOCKED naming that process', async () => {
+  it.each([
+    ['deleted', (lock: string) => rm(lock)],
+    ['deleted and touched again', async (lock: string) => {
+      await rm(lock);
+      await writeFile(lock, '');
+    }],
+    ['replaced by a symlink', async (lock: string) => {
+      await rm(lock);
+      await writeFile(`${lock}.elsewhere`, '');
+      await symlink(`${lock}.elsewhere`, lock);
+    }],
+  ])('a LOCK %s while another process holds the store is STORE_LOCKED naming that process', async (_, replace) => {
     const built = path.resolve(here, '..', 'dist', 'index.js');
     if (!existsSync(built)) throw new Error(`${built} is missing: build first (npx tsc -b packages/store)`);
     const dir = await damaged(async () => undefined);
@@ -238,7 +291,7 @@ describe('refused opens leave the directory byte for byte as it was', () => {
         holder.stdout.on('data', (d: Buffer) => (d.toString().includes('ready') ? resolve() : undefined));
         holder.on('exit', () => reject(new Error('holder exited early')));
       });
-      await rm(path.join(dir, 'LOCK'));
+      await replace(path.join(dir, 'LOCK'));
       const before = await byteDump(dir);
       const err = await openStore(dir).then(
         async (store) => {
@@ -254,5 +307,37 @@ describe('refused opens leave the directory byte for byte as it was', () => {
       holder.kill('SIGKILL');
       await new Promise((resolve) => holder.once('exit', resolve));
     }
+  });
+});
+
+describe('an emptied log and an unfinished creation (issue 37 P3)', () => {
+  it('a log cut to 0 bytes is not a new empty store: STORE_CORRUPT, or NOT_FOUND without createIfMissing, and no byte changes', async () => {
+    const dir = await damaged(async () => undefined);
+    await truncate(path.join(dir, image.log), 0);
+    expect(await refused(dir)).toMatchObject({ file: image.log, offset: 0, detail: expect.stringContaining('write-ahead log was emptied') });
+    const before = await byteDump(dir);
+    expect(await failureCode(openStore(dir, { createIfMissing: false }))).toBe('NOT_FOUND');
+    expect(await byteDump(dir)).toEqual(before);
+  });
+
+  it('a creation cut short (its marker left, CURRENT not yet written) is no store: NOT_FOUND changes nothing, an open creates the store anew', async () => {
+    const dir = await damaged(async () => undefined);
+    for (const name of await readdir(dir)) if (name !== 'LOCK' && name !== 'LOG') await rm(path.join(dir, name));
+    await writeFile(path.join(dir, 'MANIFEST-000001'), Buffer.alloc(41));
+    await writeFile(path.join(dir, 'stateflow-creating'), '');
+    const before = await byteDump(dir);
+    expect(await failureCode(openStore(dir, { createIfMissing: false }))).toBe('NOT_FOUND');
+    expect(await byteDump(dir)).toEqual(before);
+    const store = await openStore(dir);
+    try {
+      expect(store.lastSeq()).toBe(0);
+      expect((await store.publish({ changes: { a: { n: 1 } } })).transition?.seq).toBe(1);
+    } finally {
+      await store.close();
+    }
+    expect(await readdir(dir)).not.toContain('stateflow-creating');
+    const again = await openStore(dir);
+    expect(again.lastSeq()).toBe(1);
+    await again.close();
   });
 });

@@ -85,13 +85,13 @@ describe('a store written by version 0.1.0 (16-bit map sizes)', () => {
     }
   }
 
-  it('is migrated to format 3 on open: sealed index records carrying each patch, sealed checkpoints with JSON states; a second open changes nothing', async () => {
+  it('is migrated to the current format (4) on open: sealed index records carrying each patch, sealed checkpoints with JSON states; a second open changes nothing', async () => {
     expect(await raw(async (s) => decodeRecord((await s.get(formatKey())) as Uint8Array))).toEqual({ format: 'stateflow-store', version: 1 });
     let store = await openStore(dir, { checkpointInterval: 4 });
     await store.close();
     const migrated = await raw(dump);
     await raw(async (s) => {
-      expect(decodeRecord((await s.get(formatKey())) as Uint8Array)).toEqual({ format: 'stateflow-store', version: 3 });
+      expect(decodeRecord((await s.get(formatKey())) as Uint8Array)).toEqual({ format: 'stateflow-store', version: 4 });
       let revisions = 0;
       for await (const [key, value] of s.iterate({})) {
         const k = streamKey(key);

@@ -1,6 +1,6 @@
 /**
  * Declaration streams (README "Declarations"): configuration the store acts on — shapes, tags
- * (README "Tags"), retention policies next — is declared by a transition on a stream reserved for its
+ * (README "Tags"), retention policies (README "Retention") — is declared by a transition on a stream reserved for its
  * kind, so a declaration is versioned, hash-chained, audited, exported, replayed and visible in
  * time travel like every other write, and nothing about it lives outside the log.
  *
@@ -20,7 +20,7 @@ import type { StreamId } from './types.js';
 export const RESERVED_STREAM_PREFIX = 'stateflow:';
 
 /** The declaration stream of each kind. */
-export const DECLARATION_STREAMS = Object.freeze({ shapes: 'stateflow:shapes', tags: 'stateflow:tags' } as const);
+export const DECLARATION_STREAMS = Object.freeze({ shapes: 'stateflow:shapes', tags: 'stateflow:tags', retention: 'stateflow:retention', archives: 'stateflow:archives' } as const);
 
 /** A kind of declaration: a key of {@link DECLARATION_STREAMS}. */
 export type DeclarationKind = keyof typeof DECLARATION_STREAMS;

@@ -11,7 +11,7 @@ import { collect, dump, rawWrite } from '@stateflow/test-kit';
 import { memoryBackend, type Harness } from './test-support/backends.js';
 import { decodeValue, encodeValue } from './internal/codec.js';
 import { Family, formatKey, parseKey } from './internal/keys.js';
-import { SEAL_BYTES, checkpointBody, encodeSealed } from './internal/records.js';
+import { FORMAT, SEAL_BYTES, checkpointBody, encodeSealed } from './internal/records.js';
 import type { Transition } from './types.js';
 
 describe('a version-2 store (checkpoint states as MessagePack)', () => {
@@ -53,7 +53,7 @@ describe('a version-2 store (checkpoint states as MessagePack)', () => {
       const changed = after.filter((entry) => !before.includes(entry)).map((entry) => entry.split('=')[0]);
       expect(changed).toEqual([formatKey().toString('hex')]);
       expect(after.length).toBe(before.length);
-      expect(decodeValue((await storage.get(formatKey())) as Uint8Array)).toEqual({ format: 'stateflow-store', version: 3 });
+      expect(decodeValue((await storage.get(formatKey())) as Uint8Array)).toEqual(FORMAT);
     });
     const store = await h.reopen({ checkpointInterval: 4, cacheSize: 0 });
     for (const [rev, state] of states) expect(await store.stateAt('global', rev)).toEqual(state);

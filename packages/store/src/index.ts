@@ -29,6 +29,7 @@ export type {
   StreamChange,
   Transition,
   PublishInput,
+  PublishManyOptions,
   PublishResult,
   PrunedTransition,
   StoreNotice,
@@ -60,3 +61,9 @@ export { checkShape, checkShapeSelector, diffInShape, getShape, listShapes, regi
 export type { Shape, ShapeCheckFailure, ShapeCheckReport, ShapeVersionInput } from './shapes.js';
 export { shaped } from './shapes.js';
 export type { ShapeReadOptions, ShapeSelector } from './types.js';
+export { listRetention, removeRetention, setRetention } from './retention.js';
+export type { RetentionDeclaration, RetentionPolicy } from './retention.js';
+export { retain } from './retain.js';
+export type { RetainOptions, RetainReport, RetainedStream, RetentionTotals } from './retain.js';
+export { auditArchive, listArchives, openArchive } from './archive.js';
+export type { ArchiveAuditReport, ArchiveProblem, ArchiveRange, ArchiveRecord, OpenArchive } from './archive.js';

@@ -11,7 +11,7 @@ import type { StorageCapabilities, StorageRepair } from './storage.js';
 
 const CAPABILITIES: StorageCapabilities = { persistent: false, fsync: true, soleWriter: true, reopenAfterFailedWrite: false };
 const bytes = (text: string): Buffer => Buffer.from(text, 'latin1');
-const MARK = { key: Buffer.concat([Buffer.from([0xff]), bytes('mark')]), unsynced: bytes('u'), synced: bytes('s') };
+const MARK = { key: Buffer.concat([Buffer.from([0xff]), bytes('mark')]), value: (ops: readonly unknown[], options: { sync: boolean }) => bytes(`${options.sync ? 's' : 'u'}${ops.length}`) };
 
 function database(): MemoryLevel<Uint8Array, Uint8Array> {
   return new MemoryLevel<Uint8Array, Uint8Array>({ keyEncoding: 'view', valueEncoding: 'view' });
@@ -23,9 +23,9 @@ describe('openLevelStorage', () => {
     const storage = await openLevelStorage(db, { location: null, capabilities: CAPABILITIES, mark: MARK });
     const session = await storage.beginWrite();
     await session.commit([{ type: 'put', key: bytes('Ka'), value: bytes('1') }], { sync: false });
-    expect(Buffer.from((await db.get(MARK.key)) as Uint8Array).toString('latin1')).toBe('u');
+    expect(Buffer.from((await db.get(MARK.key)) as Uint8Array).toString('latin1')).toBe('u1');
     await (await storage.beginWrite()).commit([{ type: 'put', key: bytes('Kb'), value: bytes('2') }], { sync: true });
-    expect(Buffer.from((await db.get(MARK.key)) as Uint8Array).toString('latin1')).toBe('s');
+    expect(Buffer.from((await db.get(MARK.key)) as Uint8Array).toString('latin1')).toBe('s1');
     await db.del(MARK.key);
     await (await storage.beginWrite()).commit([], { sync: true });
     expect(await db.get(MARK.key)).toBeUndefined();
@@ -43,6 +43,37 @@ describe('openLevelStorage', () => {
     const storage = await openLevelStorage(db, { location: null, capabilities: CAPABILITIES });
     await (await storage.beginWrite()).commit([{ type: 'put', key: bytes('Ka'), value: bytes('1') }], { sync: true });
     expect((await collect(db.keys())).map((key) => Buffer.from(key).toString('latin1'))).toEqual(['Ka']);
+    await storage.close();
+  });
+
+  it('runs afterSyncedWrite after a synced batch only, before its commit resolves, and fails the commit with it', async () => {
+    const db = database();
+    const seen: number[] = [];
+    let fail = false;
+    const storage = await openLevelStorage(db, {
+      location: null,
+      capabilities: CAPABILITIES,
+      afterSyncedWrite: async (ops) => {
+        if (fail) throw new Error('sync of an older log failed');
+        seen.push(ops.length);
+      },
+    });
+    await (await storage.beginWrite()).commit([{ type: 'put', key: bytes('Ka'), value: bytes('1') }], { sync: false });
+    await (await storage.beginWrite()).commit([{ type: 'put', key: bytes('Kb'), value: bytes('2') }, { type: 'del', key: bytes('Ka') }], { sync: true });
+    expect(seen).toEqual([2]);
+    fail = true;
+    await expect((await storage.beginWrite()).commit([{ type: 'put', key: bytes('Kc'), value: bytes('3') }], { sync: true })).rejects.toThrow();
+    await storage.close();
+  });
+
+  it('with syncFirstBatch, writes the first non-empty batch synced and the rest as asked', async () => {
+    const db = database();
+    const storage = await openLevelStorage(db, { location: null, capabilities: CAPABILITIES, mark: MARK, syncFirstBatch: true });
+    await (await storage.beginWrite()).commit([], { sync: false });
+    await (await storage.beginWrite()).commit([{ type: 'put', key: bytes('Ka'), value: bytes('1') }], { sync: false });
+    expect(Buffer.from((await db.get(MARK.key)) as Uint8Array).toString('latin1')).toBe('s1');
+    await (await storage.beginWrite()).commit([{ type: 'put', key: bytes('Kb'), value: bytes('2') }], { sync: false });
+    expect(Buffer.from((await db.get(MARK.key)) as Uint8Array).toString('latin1')).toBe('u1');
     await storage.close();
   });
 

@@ -64,17 +64,31 @@ export interface LevelStorageOptions {
   /** What the backend promises ({@link StorageCapabilities}). */
   capabilities: StorageCapabilities;
   /**
-   * A record of the backend's own that every non-empty batch also puts: `synced` in a batch
-   * written with `sync: true`, `unsynced` otherwise. Iteration never returns `key` (a key outside
+   * A record of the backend's own that every non-empty batch also puts under `key`, its value
+   * `value(ops, { sync })` of the batch's operations and whether it is written with `sync: true`
+   * (asked once per batch, just before the write). Iteration never returns `key` (a key outside
    * the store's key space, which starts every key with an ASCII family letter: LevelDB's starts
    * with 0xff), so callers see exactly what they committed. Absent: batches hold only their ops.
    */
-  mark?: { key: Uint8Array; unsynced: Uint8Array; synced: Uint8Array };
+  mark?: { key: Uint8Array; value: (ops: readonly StorageOp[], options: { sync: boolean }) => Uint8Array };
+  /**
+   * Run after a batch written with `sync: true` was written, before its commit resolves (LevelDB
+   * syncs a write-ahead log it switched away from without a sync); its failure fails the commit.
+   */
+  afterSyncedWrite?: (ops: readonly StorageOp[]) => Promise<void>;
+  /**
+   * Write the first non-empty batch of this open with `sync: true` whatever its caller asked, so
+   * the database's log for the session begins with a synced record (LevelDB: its mark then says
+   * which boot wrote the log, whatever a power loss leaves of later pages). Default `false`.
+   */
+  syncFirstBatch?: boolean;
   /**
    * Run before the database closes, while it is open (LevelDB flushes its memtable into a
    * table). A step that fails does not stop the close: it is given up, and the close goes on.
    */
   beforeClose?: () => Promise<void>;
+  /** {@link Storage.reclaim} of this backend (default none). */
+  reclaim?: () => Promise<void>;
   /** What the backend's open repaired in place ({@link Storage.repairs}; default none). */
   repairs?: StorageRepair[];
 }
@@ -92,8 +106,7 @@ const ITERATE_BYTES = 1024 * 1024;
 /** The mark as the adapter keeps it: its key as a Buffer, for `equals`. */
 interface Mark {
   key: Buffer;
-  unsynced: Uint8Array;
-  synced: Uint8Array;
+  value: (ops: readonly StorageOp[], options: { sync: boolean }) => Uint8Array;
 }
 
 class LevelStorage implements Storage {
@@ -103,6 +116,9 @@ class LevelStorage implements Storage {
   readonly #db: LevelDatabase;
   readonly #mark: Mark | null;
   readonly #beforeClose: (() => Promise<void>) | null;
+  readonly #afterSyncedWrite: ((ops: readonly StorageOp[]) => Promise<void>) | null;
+  /** The next non-empty batch is written with `sync: true` ({@link LevelStorageOptions.syncFirstBatch}). */
+  #syncNext: boolean;
   /** Resolves when the current write session ends: the next `beginWrite` waits for it. */
   #writer: Promise<void> = Promise.resolve();
 
@@ -112,9 +128,15 @@ class LevelStorage implements Storage {
     this.capabilities = options.capabilities;
     this.repairs = options.repairs ?? [];
     const mark = options.mark;
-    this.#mark = mark === undefined ? null : { key: Buffer.from(mark.key), unsynced: mark.unsynced, synced: mark.synced };
+    this.#mark = mark === undefined ? null : { key: Buffer.from(mark.key), value: mark.value };
     this.#beforeClose = options.beforeClose ?? null;
+    this.#afterSyncedWrite = options.afterSyncedWrite ?? null;
+    this.#syncNext = options.syncFirstBatch ?? false;
+    const { reclaim } = options;
+    if (reclaim !== undefined) this.reclaim = () => this.#guard(reclaim);
   }
+
+  readonly reclaim?: () => Promise<void>;
 
   async open(): Promise<void> {
     await this.#guard(() => this.#db.open());
@@ -189,8 +211,10 @@ class LevelStorage implements Storage {
    * which with any options object (even `{ sync: false }`) took longer than LevelDB's write of the
    * batch itself. The chained form hands `sync` to the write alone; the batch is just as atomic.
    */
-  #writeBatch(ops: StorageOp[], options: { sync: boolean }): Promise<void> {
+  #writeBatch(ops: StorageOp[], asked: { sync: boolean }): Promise<void> {
     if (ops.length === 0) return Promise.resolve();
+    const options = { sync: asked.sync || this.#syncNext };
+    this.#syncNext = false;
     const mark = this.#mark;
     return this.#guard(async () => {
       const batch = this.#db.batch();
@@ -199,12 +223,13 @@ class LevelStorage implements Storage {
           if (op.type === 'put') batch.put(op.key, op.value);
           else batch.del(op.key);
         }
-        if (mark !== null) batch.put(mark.key, options.sync ? mark.synced : mark.unsynced);
+        if (mark !== null) batch.put(mark.key, mark.value(ops, options));
       } catch (err) {
         await batch.close();
         throw err;
       }
       await batch.write({ sync: options.sync });
+      if (options.sync && this.#afterSyncedWrite !== null) await this.#afterSyncedWrite(ops);
     });
   }
 

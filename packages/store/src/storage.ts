@@ -105,25 +105,37 @@ export interface HeldLock {
 }
 
 /**
- * A repair an open made in place (`@stateflow/store-leveldb` README "Durability contract": the one there is). After an OS
- * crash or power loss, the unsynced tail of LevelDB's write-ahead log from damage to its end
- * was dropped — with no synced record after it, that is buffered writes the power loss took —
- * and its bytes kept in `keptIn`. The store turns it into a {@link StoreNotice} naming the seq
- * from which buffered transitions were lost.
+ * What an open found or repaired in place (`@stateflow/store-leveldb` README "Durability
+ * contract"); the store turns each into a {@link StoreNotice}.
+ *
+ * - `unsynced-tail-dropped`: after an OS crash or power loss, the unsynced tail of LevelDB's
+ *   write-ahead log from damage to its end was dropped — with no record after it saying a synced
+ *   transition was among it, that is buffered writes the power loss took — and its bytes kept in
+ *   `keptIn`.
+ * - `not-closed-before-reboot`: the store was not closed before an OS crash or power loss (the
+ *   last session's mark names an earlier boot and no clean close) and nothing is damaged: buffered transitions after the
+ *   last one kept may still have been lost (a power loss that cut the log at a record boundary
+ *   leaves no trace), so the store says so.
  */
-export interface StorageRepair {
-  kind: 'unsynced-tail-dropped';
-  /** The damaged log, the offset of its damage and what the damage was. */
-  file: string;
-  offset: number;
-  reason: string;
-  /** Bytes dropped (every log after the damaged one included). */
-  bytes: number;
-  /** The files holding the dropped bytes, one per log cut. */
-  keptIn: string[];
-  /** The highest seq the dropped records that still verify name (`null`: none). */
-  lostThrough: number | null;
-}
+export type StorageRepair =
+  | {
+      kind: 'unsynced-tail-dropped';
+      /** The damaged log, the offset of its damage and what the damage was. */
+      file: string;
+      offset: number;
+      reason: string;
+      /** Bytes dropped (every log after the damaged one included). */
+      bytes: number;
+      /** The files holding the dropped bytes, one per log cut. */
+      keptIn: string[];
+      /** The highest seq the dropped records that still verify name (`null`: none). */
+      lostThrough: number | null;
+    }
+  | {
+      kind: 'not-closed-before-reboot';
+      /** The boot id of the machine the session that did not close ran on. */
+      boot: string;
+    };
 
 /**
  * A read-only copy of a storage ({@link Storage.replicas}): the same reads, and snapshots, of
@@ -201,5 +213,14 @@ export interface Storage extends StorageReader {
    * @throws STORE_UNAVAILABLE, STORE_IO, STORE_CLOSED
    */
   lock?(name: string, options: { wait: boolean }): Promise<HeldLock | null>;
+  /**
+   * Give the space of deleted and rewritten keys back to the file system now, where the
+   * backend only does so in its own time (optional; README "Retention"). LevelDB: a compaction
+   * of the whole key range (`compactRange`), which rewrites the tables without the deleted
+   * keys. Absent where a commit already deletes (PostgreSQL: rows are deleted; what `VACUUM`
+   * needs is documented in the store-postgres README).
+   * @throws STORE_IO, STORE_CLOSED
+   */
+  reclaim?(): Promise<void>;
   close(): Promise<void>;
 }

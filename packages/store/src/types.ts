@@ -53,6 +53,13 @@ export interface PublishInput {
   expected?: Record<StreamId, ExpectedRevision>;
   /** Idempotency id: a retry with an accepted id returns the original transition. */
   id?: string;
+  /**
+   * Whose idempotency id `id` is (README "Idempotency ids"): ids of two principals never meet, so a
+   * retry answers `duplicate` only with its own principal's transition. Absent: the store's owner,
+   * whose ids are the unscoped ones every store before principals kept. The server sets it from
+   * the caller's credentials. Non-empty, no control characters, ≤ 1,024 bytes UTF-8.
+   */
+  principal?: string;
   /** Metadata stored with the transition. */
   meta?: JsonObject;
   /** `'fsync'` waits for the batch to reach disk (LevelDB `sync: true`). */
@@ -74,6 +81,18 @@ export interface PrunedTransition {
   hash: string;
 }
 
+/** Options of {@link Store.publishMany}. */
+export interface PublishManyOptions {
+  /**
+   * Wall-clock time the batch's staging may take, in ms (a non-negative integer; default: no
+   * budget). Past it the batch is refused whole before anything is written — `INPUT_INVALID`
+   * `{ field: 'inputs', reason: 'over-budget' }` — so one request cannot hold the writer for
+   * seconds. Whatever the budget, a batch yields to the event loop every ~10 ms of staging. The
+   * server sets its `workBudgetMs`; over HTTP (`openRemoteStore`) the server's budget applies.
+   */
+  budgetMs?: number;
+}
+
 /**
  * Result of {@link Store.publish}. A `duplicate` carries the transition first accepted with the
  * id — or, once compaction pruned it, its {@link PrunedTransition} stub.
@@ -86,10 +105,13 @@ export type PublishResult =
 /**
  * Something an open found that a person should know, though the store opened (README
  * "Durability contract"). `BUFFERED_TRANSITIONS_LOST`: after an OS crash or power loss, the
- * unsynced tail of the write-ahead log was damaged with no synced record after it, so it was
+ * unsynced tail of the write-ahead log was damaged with no synced transition after it, so it was
  * dropped (its bytes kept in `keptIn`): transitions from `fromSeq` on that were acknowledged
- * with `buffered` durability are lost (`throughSeq`: the last one the dropped bytes still name,
- * `null` when none verifies). The CLI and `stateflow serve` print it.
+ * with `buffered` durability are lost (`throughSeq`: the last one the dropped bytes still name;
+ * `null` when none verifies, and then only those there were, if any). Also when the store was
+ * not closed before the reboot and nothing is damaged: then buffered transitions from `fromSeq`
+ * on *may* have been lost without a trace (`throughSeq` `null`, `file` `''`, `offset` 0,
+ * `keptIn` empty). The CLI and `stateflow serve` print it.
  */
 export interface StoreNotice {
   code: 'BUFFERED_TRANSITIONS_LOST';
@@ -187,6 +209,8 @@ export interface ForkOptions {
   expected?: ExpectedRevision;
   /** Idempotency id of the fork's transition. */
   id?: string;
+  /** Whose id `id` is ({@link PublishInput.principal}). */
+  principal?: string;
 }
 
 /** A revision of a stream: where two streams' histories meet (README "Merge"). */
@@ -213,6 +237,8 @@ export interface MergeInput {
   dryRun?: boolean;
   /** Idempotency id of the merge's transition. */
   id?: string;
+  /** Whose id `id` is ({@link PublishInput.principal}). */
+  principal?: string;
   /** Metadata stored with the transition beside `merge` (which it may not hold, nor `fork`). */
   meta?: JsonObject;
 }
@@ -274,6 +300,8 @@ export interface UndoInput {
   dryRun?: boolean;
   /** Idempotency id of the undo's transition. */
   id?: string;
+  /** Whose id `id` is ({@link PublishInput.principal}). */
+  principal?: string;
   /** Metadata stored with the transition beside `undo` (which it may not hold). */
   meta?: JsonObject;
 }
@@ -433,7 +461,7 @@ export interface Store {
    *   before its message; then nothing is published. `INPUT_INVALID` when `inputs` is not a
    *   non-empty array.
    */
-  publishMany(inputs: PublishInput[]): Promise<PublishResult[]>;
+  publishMany(inputs: PublishInput[], options?: PublishManyOptions): Promise<PublishResult[]>;
   /**
    * One transition by global seq.
    * @throws `TRANSITION_NOT_FOUND` for 0 or seq > lastSeq; `HISTORY_NOT_RETAINED` when compaction
@@ -460,6 +488,14 @@ export interface Store {
    * @throws `INPUT_INVALID` when keepRevisions is not an integer ≥ 1.
    */
   compact(stream: StreamId, options: { keepRevisions: number }): Promise<{ origin: number; deleted: number }>;
+  /**
+   * Give the space of what compaction removed back to the file system now (README "Retention"):
+   * the storage's `reclaim` (LevelDB: a compaction of its whole key range); nothing on a
+   * backend that deletes as it commits. Optional: a store over HTTP has none. `retain` calls it
+   * after a run that removed anything.
+   * @throws STORE_IO, STORE_CLOSED
+   */
+  reclaimSpace?(): Promise<void>;
   /**
    * One transition that sets `to` to `from`'s state at `at` (default head), with meta
    * `{ fork: { from, rev } }`; `noop` when `to` already has that state. The idempotency id is

@@ -6,7 +6,7 @@
  * itself. `fork` and `revert` record the store's own meta (`fork`, `revert`) unstamped.
  */
 import type { JsonObject } from '@stateflow/core';
-import type { MergeInput, PublishInput, Store, UndoInput } from './types.js';
+import type { MergeInput, PublishInput, PublishManyOptions, Store, UndoInput } from './types.js';
 
 /**
  * `store` with every publication's `meta.writer` set to `writer()` (called once per input, as it
@@ -21,7 +21,7 @@ export function stampWriter(store: Store, writer: () => JsonObject): Store {
   return new Proxy(store, {
     get(target, key) {
       if (key === 'publish') return (input: PublishInput) => target.publish(stamped(input));
-      if (key === 'publishMany') return (inputs: PublishInput[]) => target.publishMany(Array.isArray(inputs) ? inputs.map(stamped) : inputs);
+      if (key === 'publishMany') return (inputs: PublishInput[], options?: PublishManyOptions) => target.publishMany(Array.isArray(inputs) ? inputs.map(stamped) : inputs, options);
       if (key === 'merge') return (input: MergeInput) => target.merge(stamped(input));
       if (key === 'undo') return (input: UndoInput) => target.undo(stamped(input));
       const value: unknown = Reflect.get(target, key, target);

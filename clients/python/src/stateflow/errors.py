@@ -686,11 +686,13 @@ class RequestTimeoutError(StateflowError):
 
 class RateLimitedError(RateLimitDetails, StateflowError):
     """
-    An API key is over one of its limits: its request rate, or its number of model calls running
-    at once. The answer's `Retry-After` header says how many seconds to wait (OpenAI clients
-    wait that long and retry).
+    An API key is over one of its limits: its request rate, its number of model calls running at
+    once, or its open watch streams — or the server holds all the watch streams it may. The
+    answer's `Retry-After` header says how many seconds to wait (OpenAI clients wait that long
+    and retry).
 
-    Details: `{ limit: 'requests' | 'model-calls', max, windowMs?, retryAfterSeconds }`
+    Details: `{ limit: 'requests' | 'model-calls' | 'watches' | 'server-watches', max,
+    windowMs?, retryAfterSeconds }`
     """
 
     code = "RATE_LIMITED"

@@ -27,6 +27,9 @@ interface ServeOptions {
   sessionRetention: number;
   rateLimit?: { requests: number; windowMs: number } | false;
   modelCalls?: number;
+  watchesPerKey?: number;
+  maxWatches?: number;
+  workBudget?: number;
   historyTools?: boolean;
   savepointIdle?: number;
 }
@@ -55,6 +58,9 @@ function serveOptions(command: Command): Command {
     .addOption(new Option('--background').hideHelp())
     .option('--rate-limit <rate>', 'per-key request rate with API keys, N/DURATION (default 600/1m; off for none); over it: 429 with Retry-After', requestRate)
     .option('--model-calls <n>', 'per-key chat/completions calls running at once with API keys (default 4; 0 for no limit); one more: 429 with Retry-After', nonNegativeInt)
+    .option('--watches-per-key <n>', 'open watch streams one API key may hold (default 32; 0 for no cap); one more: 429 with Retry-After', nonNegativeInt)
+    .option('--max-watches <n>', 'open watch streams the server holds in all (default 2000; 0 for no cap); one more: 429 with Retry-After', nonNegativeInt)
+    .option('--work-budget <ms>', 'wall-clock ms one publish-many may spend staging (default 200; 0 for none); past it: 400, nothing written', nonNegativeInt)
     .option('--history-tools', "offer agents the opt-in MCP tools history, diff_revisions and undo (their own writes only) beside read_state and patch_state")
     .option('--savepoint-idle <duration>', "tag the seq before each writer's burst after this idle gap (90s, 10m; ms when bare): savepoint.<writer> (default off)", (v: string) => Math.round(duration({ allowZero: false, allowForever: false })(v)))
     .option('--body-limit <bytes>', 'largest request body in bytes (default 1048576 = 1 MiB; larger bodies cost more CPU per request)', positiveInt)
@@ -123,6 +129,9 @@ function serverOptions(local: ServeOptions, ctx: CommandContext): ServerOptions 
     ...(local.bodyLimit === undefined ? {} : { bodyLimit: local.bodyLimit }),
     ...(local.rateLimit === undefined ? {} : { rateLimit: local.rateLimit }),
     ...(local.modelCalls === undefined ? {} : { modelCallsPerKey: local.modelCalls }),
+    ...(local.watchesPerKey === undefined ? {} : { watchesPerKey: local.watchesPerKey }),
+    ...(local.maxWatches === undefined ? {} : { maxWatches: local.maxWatches }),
+    ...(local.workBudget === undefined ? {} : { workBudgetMs: local.workBudget }),
     ...(local.upstreamModel === undefined ? {} : { upstreamModel: local.upstreamModel }),
     sessionIdleMs: local.sessionIdle,
     sessionRetentionMs: local.sessionRetention,

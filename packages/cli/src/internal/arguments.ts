@@ -68,6 +68,17 @@ export function requestRate(value: string): { requests: number; windowMs: number
   }
 }
 
+/** Byte units of {@link byteSize}: powers of 1,024. */
+const BYTE_UNITS: Readonly<Record<string, number>> = { '': 1, B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 };
+
+/** Parse a size in bytes: an integer with an optional unit `B`, `KB`, `MB`, `GB` (powers of 1,024; `10MB`), at least 1. */
+export function byteSize(value: string): number {
+  const match = /^([1-9][0-9]*)\s*([KMG]?B)?$/i.exec(value.trim());
+  const n = match === null ? Number.NaN : Number(match[1]) * (BYTE_UNITS[(match[2] ?? '').toUpperCase()] as number);
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError('expected a size such as 512KB or 10MB (powers of 1,024).');
+  return n;
+}
+
 /** Units of {@link formatDuration}, largest first. */
 const UNITS: ReadonlyArray<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1_000]];
 

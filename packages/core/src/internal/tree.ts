@@ -242,3 +242,51 @@ function plainArray(node: TreeArray): JsonArray {
   node.delta = NO_ELEMENTS;
   return out;
 }
+
+/** A large object {@link outlineOf} left out of the outline: its key path from the state's root and its member count. */
+export interface LargeObject {
+  readonly path: readonly string[];
+  readonly size: number;
+}
+
+const EMPTY_OBJECT: JsonObject = Object.freeze({});
+
+/**
+ * The plain, deeply frozen value of `node` with every object of more than `min` members (not
+ * itself inside such an object or an array) replaced by `{}`, and those objects' paths in
+ * `large`, in key order. Costs the members of the objects kept (a plain subtree with no large
+ * object inside is returned as it is), never the large objects' members.
+ */
+export function outlineOf(node: Node, min: number, path: string[], large: LargeObject[]): JsonValue {
+  if (isArrayNode(node)) return plainOf(node);
+  if (!isObjectNode(node)) return node as JsonValue;
+  const size = objectSize(node);
+  if (size > min) {
+    large.push({ path: [...path], size });
+    return EMPTY_OBJECT;
+  }
+  const members = objectMembers(node);
+  const values = members.map(([key, member]) => {
+    path.push(key);
+    const value = outlineOf(member, min, path, large);
+    path.pop();
+    return value;
+  });
+  if (!(node instanceof TreeObject) && values.every((value, i) => value === members[i]?.[1])) return node;
+  const out: JsonObject = {};
+  members.forEach(([key], i) => defineData(out, key, values[i] as JsonValue));
+  return Object.freeze(out);
+}
+
+/** The own members of an object node in key order (a small object's: see {@link outlineOf}). */
+function objectMembers(node: ObjectNode): [string, Node][] {
+  if (!(node instanceof TreeObject)) return Object.keys(node).map((key) => [key, node[key] as JsonValue]);
+  const out: [string, Node][] = [];
+  for (const key of Object.keys(node.base)) {
+    const change = node.delta.get(key);
+    if (change === undefined) out.push([key, node.base[key] as JsonValue]);
+    else if (change !== null && !change.appended) out.push([key, change.value]);
+  }
+  for (const [key, change] of node.delta) if (change !== null && change.appended) out.push([key, change.value]);
+  return out;
+}

@@ -22,6 +22,7 @@ import type { FastifyRequest, RouteOptions } from 'fastify';
 import { StateflowError, elidePath } from '@stateflow/core';
 import { LOCAL_USER, authenticateKey } from './api-keys.js';
 import { TOKEN_HEADER } from '@stateflow/http-contract/headers';
+import { tokenParameter } from '@stateflow/http-contract';
 import { carriesToken, tokenRequired } from './access-token.js';
 
 /** Who may call a route (see the module comment). */
@@ -106,6 +107,18 @@ export function admit(request: FastifyRequest, settings: GateSettings): void {
   }
   request.user = holder.user;
   request.keyId = holder.keyId;
+}
+
+/**
+ * Let `route`'s closed query schema carry the gate's `token` (fastify `onRoute`, before its
+ * validator is compiled): `?token=` stands for the token on every route — browser URLs and
+ * `EventSource` cannot send a header — so a schema that takes no other unknown parameter must
+ * not refuse it. The gate reads it; the route ignores it.
+ */
+export function acceptTokenQuery(route: RouteOptions): void {
+  const query = route.schema?.querystring as { additionalProperties?: unknown; properties?: Record<string, unknown> } | undefined;
+  if (query === undefined || query.additionalProperties !== false || query.properties?.token !== undefined) return;
+  route.schema = { ...route.schema, querystring: { ...query, properties: { ...query.properties, token: tokenParameter } } };
 }
 
 /**

@@ -13,7 +13,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { StateflowError, elidePath, isStateflowError } from '@stateflow/core';
-import { admit, checkDeclaredAccess } from './access-gate.js';
+import { acceptTokenQuery, admit, checkDeclaredAccess } from './access-gate.js';
 import type { ServedRoute } from './access-gate.js';
 import { handleClientError } from './client-errors.js';
 import { requestIds } from './request-id.js';
@@ -66,6 +66,7 @@ export interface AppSettings {
 export async function buildApp(context: ServerContext, settings: AppSettings): Promise<ContractApp> {
   const app = createApp(context, settings);
   await registerRequestRate(app, settings.rateLimit, context);
+  registerNotFound(app);
   await registerApiDocument(app, context);
   registerRoutes(app, context);
   await registerUiPage(app);
@@ -103,7 +104,10 @@ function createApp(context: ServerContext, settings: AppSettings): ContractApp {
   app.decorateRequest('user', '');
   app.decorateRequest('admin', false);
   app.decorateRequest('keyId', null);
-  app.addHook('onRoute', (route) => void settings.routes.push(...checkDeclaredAccess(route)));
+  app.addHook('onRoute', (route) => {
+    acceptTokenQuery(route);
+    settings.routes.push(...checkDeclaredAccess(route));
+  });
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
     startRequestSpan(request);
@@ -119,10 +123,6 @@ function createApp(context: ServerContext, settings: AppSettings): ContractApp {
   app.addHook('preHandler', enterWriterScope);
   app.addHook('preHandler', enterRequestSpan);
   app.setErrorHandler(async (err, request, reply) => send(err, request, reply));
-  app.setNotFoundHandler(async (request, reply) => {
-    const route = elidePath(request.url.split('?')[0] ?? '');
-    return send(new StateflowError('NOT_FOUND', `No route ${request.method} ${route}`, { route }), request, reply);
-  });
   return app;
 }
 
@@ -142,6 +142,18 @@ async function registerRequestRate(app: ContractApp, rateLimit: RateLimit | fals
         windowMs: rateLimit.windowMs,
         retryAfterSeconds: Math.ceil(limited.ttl / 1000),
       }),
+  });
+}
+
+/**
+ * The answer of a path no route serves: 404 `NOT_FOUND`, counted by the per-key request rate
+ * like any route (else guessing URLs would be free), through the error handler.
+ */
+function registerNotFound(app: ContractApp): void {
+  const limited = app.hasDecorator('rateLimit') ? { preHandler: app.rateLimit() } : {};
+  app.setNotFoundHandler(limited, async (request) => {
+    const route = elidePath(request.url.split('?')[0] ?? '');
+    throw new StateflowError('NOT_FOUND', `No route ${request.method} ${route}`, { route });
   });
 }
 

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { elidePath } from '@stateflow/core';
 import { toHttpError } from './error-status.js';
 import type { HttpErrorBody } from './error-status.js';
-import { redactUrl } from './log-redaction.js';
+import { loggedHeaders, redactUrl } from './log-redaction.js';
 
 /** The status and body answering `err` for `request`; a 5xx is logged with its request id. */
 export function answerFailure(err: unknown, request: FastifyRequest, log: Logger, bodyLimit: number): { status: number; body: HttpErrorBody } {
@@ -16,7 +16,7 @@ export function answerFailure(err: unknown, request: FastifyRequest, log: Logger
     body.error.details = { ...(body.error.details as object), requestId: request.id };
     if (body.error.code === 'INTERNAL') body.error.message = `Internal server error; the server log has the details under request id ${request.id}.`;
     log.error(
-      { reqId: request.id, method: request.method, url: elidePath(redactUrl(request.url)), headers: request.headers, code: body.error.code, status, err },
+      { reqId: request.id, method: request.method, url: elidePath(redactUrl(request.url)), headers: loggedHeaders(request.headers), code: body.error.code, status, err },
       body.error.message,
     );
   }

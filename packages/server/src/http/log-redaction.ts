@@ -1,7 +1,8 @@
 /**
  * What the server's log must never hold (server README "Errors"): the server token and API keys.
- * A logged URL has its `token` query parameter replaced, and pino censors the credential headers
- * of every logged request, so a log shared with a bug report gives nobody the store.
+ * A logged URL — the request's, and the page it came from in `Referer` (a browser sends the
+ * history page's `?token=` URL there) — has its `token` query parameter replaced, and pino
+ * censors the credential headers of every logged request, so a log shared with a bug report gives nobody the store.
  */
 
 /** What replaces a credential in the log. */
@@ -34,4 +35,18 @@ function decodeName(part: string): string {
   } catch {
     return part;
   }
+}
+
+/**
+ * The request headers as the log holds them: `Referer` (and `Origin`, in case a client puts a
+ * URL with a query there) through {@link redactUrl}; the credential headers are pino's
+ * ({@link REDACTED_HEADERS}).
+ */
+export function loggedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
+  const copy = { ...headers };
+  for (const name of ['referer', 'origin']) {
+    const value = copy[name];
+    if (typeof value === 'string') copy[name] = redactUrl(value);
+  }
+  return copy;
 }

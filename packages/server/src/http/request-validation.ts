@@ -5,7 +5,9 @@
  * Bodies are JSON: they are validated exactly as sent — no type coercion (fastify's default
  * `coerceTypes` would turn `"model": 5` into `"5"` and rewrite values inside `anyOf`
  * branches), no removal of unknown members. Path parameters and query strings are text, so
- * there numbers are coerced (`?at=2` is the integer 2).
+ * there numbers are coerced (`?at=2` is the integer 2) — from decimal only: ajv's coercion
+ * (`+value`) would also read `0x10`, `1e3`, ` 7 ` or `0b1`, so a number member spelled any
+ * other way than {@link DECIMAL} is refused before coercion.
  */
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -20,7 +22,52 @@ const textAjv = new Ajv({ coerceTypes: true, useDefaults: true, removeAdditional
  * coercion, `params`/`querystring`/`headers` with number coercion).
  */
 export function compileValidator({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction {
-  return (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
+  if (httpPart === 'body') return bodyAjv.compile(schema);
+  const validate = textAjv.compile(schema);
+  const numeric = numericMembers(schema);
+  if (numeric.length === 0) return validate;
+  const checked = ((data: unknown) => {
+    const bad = misspelledNumber(data, numeric);
+    if (bad === null) {
+      const valid = validate(data);
+      checked.errors = validate.errors;
+      return valid;
+    }
+    checked.errors = [{ keyword: 'type', instancePath: `/${bad}`, schemaPath: `#/properties/${bad}/type`, params: { type: 'integer' }, message: 'must be a decimal number' }];
+    return false;
+  }) as ValidateFunction;
+  return checked;
+}
+
+/** How a number is spelled in a query string or path: decimal digits, an optional sign and fraction. */
+const DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
+/** The members of an object schema that are numbers (alone or as a branch of `anyOf`), and not also strings. */
+function numericMembers(schema: object): string[] {
+  const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+  const types = (member: unknown): string[] => {
+    const m = member as { type?: unknown; anyOf?: unknown[]; items?: unknown };
+    if (Array.isArray(m.anyOf)) return m.anyOf.flatMap(types);
+    if (m.type === 'array') return types(m.items ?? {});
+    return typeof m.type === 'string' ? [m.type] : Array.isArray(m.type) ? (m.type as string[]) : [];
+  };
+  return Object.entries(properties)
+    .filter(([, member]) => {
+      const t = types(member);
+      return (t.includes('integer') || t.includes('number')) && !t.includes('string');
+    })
+    .map(([name]) => name);
+}
+
+/** The first of `members` in `data` whose text (or one of whose repeated values) is not {@link DECIMAL}, or `null`. */
+function misspelledNumber(data: unknown, members: readonly string[]): string | null {
+  if (data === null || typeof data !== 'object') return null;
+  for (const name of members) {
+    const value = (data as Record<string, unknown>)[name];
+    const texts = Array.isArray(value) ? value : [value];
+    if (texts.some((text) => typeof text === 'string' && !DECIMAL.test(text))) return name;
+  }
+  return null;
 }
 
 /** A request part fastify validates. */

@@ -9,6 +9,7 @@ import type { LadderCatalog } from './ladder-catalog.js';
 import type { ModelProvider } from './ladder-runtime.js';
 import type { IdleTracker } from './idle-tracker.js';
 import type { ModelCallLimit } from './model-call-limit.js';
+import type { WatchLimit } from './watch-limit.js';
 import type { ServerMetrics } from './observability/metrics.js';
 
 /** Shared state of one running server. */
@@ -45,6 +46,10 @@ export interface ServerContext {
   shutdown: AbortSignal;
   /** The per-key limit on chat/completions calls running at once. */
   modelCalls: ModelCallLimit;
+  /** The per-key and per-server caps on open watch streams. */
+  watches: WatchLimit;
+  /** Wall-clock ms one publish-many's staging may take (`0`: none). */
+  workBudgetMs: number;
   /** The Prometheus metrics (`GET /metrics`) and the hooks that feed them. */
   metrics: ServerMetrics;
   /** Whether `/mcp` lists the opt-in history tools (`history`, `diff_revisions`, `undo`). */

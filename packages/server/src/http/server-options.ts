@@ -9,6 +9,7 @@ import type { Store } from '@stateflow/store';
 import { loadApiKeys } from './api-keys.js';
 import type { RateLimit } from './build-app.js';
 import { isLoopbackHost } from './loopback-guard.js';
+import { DEFAULT_WATCHES_PER_KEY, DEFAULT_WATCHES_PER_SERVER } from './watch-limit.js';
 
 /** Default port of `stateflow serve`. */
 export const DEFAULT_PORT = 7411;
@@ -21,6 +22,8 @@ export const DEFAULT_PORT = 7411;
  * `bodyLimit` / `--body-limit` where clients are trusted.
  */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** Default staging budget of one `publish-many` request, in ms. */
+export const DEFAULT_WORK_BUDGET_MS = 200;
 
 /**
  * Default time a client has to send a request's headers, in ms (10 s; Node's own default is
@@ -87,6 +90,13 @@ export interface ServerOptions {
   /** Interval of the expiry/retention sweep, in ms; `0` disables the timer. Default 1 hour. */
   sweepIntervalMs?: number;
   /**
+   * Interval of a scheduled retention run (store README "Retention": `retain` of the declared
+   * policies, as of `clock`, no archive), in ms. Default `0`: off — a run removes history, so it
+   * happens only when asked for. A failed run is reported through `onWarning` and tried again
+   * at the next tick; a run still going when the next is due is not started twice.
+   */
+  retainIntervalMs?: number;
+  /**
    * Offer the history tools on `/mcp` — `history`, `diff_revisions`, `undo` (the caller's own
    * writes only) — beside `read_state` and `patch_state` (README "History tools for agents").
    * Default `false`: an agent sees the seed's two tools.
@@ -145,6 +155,24 @@ export interface ServerOptions {
    */
   modelCallsPerKey?: number;
   /**
+   * Open `GET /v1/watch` streams one API key may hold (`--watches-per-key N`); one more answers
+   * 429 `RATE_LIMITED` (`limit: 'watches'`) with `Retry-After: 1`. `0`: no cap. Default
+   * {@link DEFAULT_WATCHES_PER_KEY} (32).
+   */
+  watchesPerKey?: number;
+  /**
+   * Wall-clock ms the staging of one API-key user's `publish-many` may take (`--work-budget MS`; the owner's is not bounded, as with the rate limits): past
+   * it the batch is refused whole before anything is written, 400 `INPUT_INVALID`
+   * `{ field: 'inputs', reason: 'over-budget' }`. `0`: no budget. Default
+   * {@link DEFAULT_WORK_BUDGET_MS} (200).
+   */
+  workBudgetMs?: number;
+  /**
+   * Open watch streams the server holds in all, the owner's included; one more answers 429
+   * `RATE_LIMITED` (`limit: 'server-watches'`). `0`: no cap. Default {@link DEFAULT_WATCHES_PER_SERVER} (2,000).
+   */
+  maxWatches?: number;
+  /**
    * Export the server's traces to this SDK span exporter (server README "Traces"); without it,
    * traces are exported over OTLP/HTTP only when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
    * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set in `env`, and not at all otherwise.
@@ -168,6 +196,9 @@ export interface ServerSettings {
   requestTimeoutMs: number;
   rateLimit: RateLimit | false;
   modelCallsPerKey: number;
+  watchesPerKey: number;
+  maxWatches: number;
+  workBudgetMs: number;
 }
 
 /**
@@ -195,7 +226,10 @@ export function checkOptions(options: ServerOptions, env: Record<string, string 
     wholeNumber('rateLimit.windowMs', rateLimit.windowMs, 1, 'ms');
   }
   const modelCallsPerKey = wholeNumber('modelCallsPerKey', options.modelCallsPerKey ?? DEFAULT_MODEL_CALLS_PER_KEY, 0, 'calls');
-  return { keys, host, port: options.port ?? DEFAULT_PORT, bodyLimit, headersTimeoutMs, requestTimeoutMs, rateLimit, modelCallsPerKey };
+  const watchesPerKey = wholeNumber('watchesPerKey', options.watchesPerKey ?? DEFAULT_WATCHES_PER_KEY, 0, 'streams');
+  const maxWatches = wholeNumber('maxWatches', options.maxWatches ?? DEFAULT_WATCHES_PER_SERVER, 0, 'streams');
+  const workBudgetMs = wholeNumber('workBudgetMs', options.workBudgetMs ?? DEFAULT_WORK_BUDGET_MS, 0, 'ms');
+  return { keys, host, port: options.port ?? DEFAULT_PORT, bodyLimit, headersTimeoutMs, requestTimeoutMs, rateLimit, modelCallsPerKey, watchesPerKey, maxWatches, workBudgetMs };
 }
 
 /**

@@ -13,6 +13,7 @@ import type { ServerDiscovery } from '@stateflow/client';
 import type { Store } from '@stateflow/store';
 import { SessionManager } from '@stateflow/slates';
 import type { ServedRoute } from './access-gate.js';
+import { scheduleRetention } from './retention-schedule.js';
 import { buildApp } from './build-app.js';
 import { answerFailure } from './failure-answer.js';
 import { IdleTracker } from './idle-tracker.js';
@@ -22,6 +23,7 @@ import { resolveModel } from './ladder-runtime.js';
 import type { ModelProvider } from './ladder-runtime.js';
 import { listenError } from './listen-error.js';
 import { REDACTED, REDACTED_HEADERS } from './log-redaction.js';
+import { WatchLimit } from './watch-limit.js';
 import { ModelCallLimit } from './model-call-limit.js';
 import { DEFAULT_HEARTBEAT_MS } from './routes/watch-route.js';
 import { openServedStore } from './served-store.js';
@@ -110,6 +112,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   const interval = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
   const timer = interval > 0 ? setInterval(() => void context.sessions.sweep().catch(() => undefined), interval) : undefined;
   timer?.unref();
+  const retention = scheduleRetention(store, options.retainIntervalMs ?? 0, context.clock, warn);
   let closing: Promise<void> | undefined;
   const handle: ServerHandle = {
     url: context.baseUrl,
@@ -126,6 +129,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
       closing ??= (async () => {
         context.activity?.stop();
         if (timer !== undefined) clearInterval(timer);
+        await retention.stop();
         if (discoveryDir !== null) await removeDiscovery(discoveryDir, process.pid);
         shutdown.abort();
         context.sessions.shutdown();
@@ -186,6 +190,8 @@ function serverContext(options: ServerOptions, parts: ContextParts): ServerConte
     activity: null,
     shutdown,
     modelCalls: new ModelCallLimit(settings.modelCallsPerKey),
+    watches: new WatchLimit(settings.watchesPerKey, settings.maxWatches),
+    workBudgetMs: settings.workBudgetMs,
     metrics,
   };
 }

@@ -91,3 +91,20 @@ export async function assertStreamsVisible(context: ServerContext, caller: { use
   const access = streamVisibility(context, caller);
   for (const stream of streams) if (!(await access.canSee(stream))) throw streamNotServed(stream);
 }
+
+/**
+ * A write's result as `caller` may see it (server README "Idempotency ids"): a `duplicate`
+ * answers the transition first accepted with its principal's id, shown as the log shows one —
+ * only the changes of streams the caller sees, and without hashes and meta when some were left
+ * out. Every other result is the caller's own write, answered as it is.
+ */
+export async function shownWriteResult<R extends { status: string }>(context: ServerContext, caller: { user: string; admin: boolean }, result: R): Promise<R> {
+  if (caller.admin || result.status !== 'duplicate') return result;
+  const transition = (result as unknown as { transition: { changes: { stream: string }[]; prevHash?: string; hash?: string; meta?: unknown } }).transition;
+  const access = streamVisibility(context, caller);
+  const changes = [];
+  for (const change of transition.changes) if (await access.canSee(change.stream)) changes.push(change);
+  if (changes.length === transition.changes.length) return result;
+  const { prevHash: _prev, hash: _hash, meta: _meta, ...rest } = transition;
+  return { ...result, transition: { ...rest, changes } };
+}

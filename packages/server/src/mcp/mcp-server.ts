@@ -80,6 +80,20 @@ export interface McpServerOptions {
    * writer to the caller and authorizes each stream). Default: not offered.
    */
   historyTools?: { undo: (input: UndoInput) => Promise<UndoResult> };
+  /**
+   * The error a tool call answers for a failure that is not the caller's (an untyped error, or
+   * `INTERNAL`): `/mcp` logs it with the request id and answers what HTTP answers. Default:
+   * `INTERNAL` with a fixed message — the internal message (paths, a driver's words) never
+   * reaches the client.
+   */
+  internalFailure?: (err: unknown) => ToolFailure;
+}
+
+/** The `{ code, message, details }` of a failed tool call (the HTTP error body's `error`). */
+export interface ToolFailure {
+  code: string;
+  message: string;
+  details: object;
 }
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -126,14 +140,15 @@ export function createMcpServer(options: McpServerOptions): Server {
   ];
   handle(ListToolsRequestSchema, () => ({ tools }));
 
+  const internalFailure = options.internalFailure ?? hiddenFailure;
   handle(CallToolRequestSchema, async (request) => {
     const input = request.params.arguments ?? {};
     const name = request.params.name;
-    if (name === READ_STATE_TOOL) return toolResult(() => runtime.readState(input));
-    if (name === PATCH_STATE_TOOL) return toolResult(() => withToolCall(PATCH_STATE_TOOL, input, () => runtime.patchState(input)));
-    if (history !== null && name === HISTORY_TOOL) return toolResult(() => history.history(input));
-    if (history !== null && name === DIFF_REVISIONS_TOOL) return toolResult(() => history.diffRevisions(input));
-    if (history !== null && name === UNDO_TOOL) return toolResult(() => withToolCall(UNDO_TOOL, input, () => history.undo(input)));
+    if (name === READ_STATE_TOOL) return toolResult(() => runtime.readState(input), internalFailure);
+    if (name === PATCH_STATE_TOOL) return toolResult(() => withToolCall(PATCH_STATE_TOOL, input, () => runtime.patchState(input)), internalFailure);
+    if (history !== null && name === HISTORY_TOOL) return toolResult(() => history.history(input), internalFailure);
+    if (history !== null && name === DIFF_REVISIONS_TOOL) return toolResult(() => history.diffRevisions(input), internalFailure);
+    if (history !== null && name === UNDO_TOOL) return toolResult(() => withToolCall(UNDO_TOOL, input, () => history.undo(input)), internalFailure);
     throw new McpError(McpErrorCode.InvalidParams, `Unknown tool "${name}"; tools: ${tools.map((t) => t.name).join(', ')}.`);
   });
 
@@ -167,14 +182,21 @@ const HISTORY_TOOL_LIST = [
   { name: UNDO_TOOL, description: UNDO_DESCRIPTION, inputSchema: undoInputSchema },
 ];
 
-/** Runs one tool call and maps its outcome to an MCP tool result. */
-async function toolResult(call: () => Promise<object>): Promise<CallToolResult> {
+/** The default {@link McpServerOptions.internalFailure}: `INTERNAL`, saying nothing of the cause. */
+function hiddenFailure(): ToolFailure {
+  return { code: 'INTERNAL', message: 'Internal error in the Stateflow MCP server; its log has the details.', details: {} };
+}
+
+/**
+ * Runs one tool call and maps its outcome to an MCP tool result: a typed error of the caller's
+ * as the HTTP error body's `{ code, message, details }`, anything else as `internalFailure` says.
+ */
+async function toolResult(call: () => Promise<object>, internalFailure: (err: unknown) => ToolFailure): Promise<CallToolResult> {
   try {
     const result = await call();
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
   } catch (err) {
-    // The same `{ code, message, details }` as the HTTP error body and the CLI's `--json` failure.
-    const body = isStateflowError(err) ? err.toJSON() : { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err), details: {} };
+    const body = isStateflowError(err) && err.code !== 'INTERNAL' ? err.toJSON() : internalFailure(err);
     return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
   }
 }

@@ -26,6 +26,7 @@ import path from 'node:path';
 import { StateflowError } from '@stateflow/core';
 import type { ReplayedLog } from './crash-policy.js';
 import { scanLog } from './log-format.js';
+import { CREATING, isCreationLeftover } from './creation.js';
 import { lockHolder, openFileHolder } from './lock-holder.js';
 import { foldManifest } from './manifest.js';
 import type { ManifestVersion } from './manifest.js';
@@ -48,7 +49,19 @@ export interface FileDamage {
  * What the check found: nothing (no LevelDB database yet), or the logs recovery will replay (with
  * their scans, damaged or not) and (with `tolerateDamage`) the damage found in the other files.
  */
-export type LevelDbFiles = { exists: false } | { exists: true; logs: ReplayedLog[]; damage: FileDamage[] };
+export type LevelDbFiles =
+  | {
+      exists: false;
+      /** The files an unfinished creation left (`creation.ts`), to remove before creating. */
+      leftovers: string[];
+    }
+  | {
+      exists: true;
+      logs: ReplayedLog[];
+      damage: FileDamage[];
+      /** No live table and only empty logs: a database without a record (`creation.ts`). */
+      empty: boolean;
+    };
 
 const LOG_FILE = /^(\d+)\.log$/;
 const TABLE_FILE = /^(\d+)\.(ldb|sst)$/;
@@ -79,11 +92,12 @@ export async function checkLevelDbFiles(dir: string, options: { tolerateDamage?:
   try {
     names = await readdir(dir);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { exists: false };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { exists: false, leftovers: [] };
     throw ioError(dir, err);
   }
   const present = new Set(names);
   await checkHolders(dir, present);
+  if (present.has(CREATING) && !names.some((name) => TABLE_FILE.test(name))) return { exists: false, leftovers: names.filter(isCreationLeftover) };
   const damage: FileDamage[] = [];
   const corrupt: Corrupt = (kind, file, offset, detail) => {
     if (options.tolerateDamage !== true) throw fileCorrupt(dir, file, offset, detail);
@@ -91,27 +105,29 @@ export async function checkLevelDbFiles(dir: string, options: { tolerateDamage?:
   };
   if (!present.has('CURRENT')) {
     const data = names.filter(isLevelDbData);
-    if (data.length === 0) return { exists: false };
+    if (data.length === 0) return { exists: false, leftovers: [] };
     corrupt('damaged', 'CURRENT', 0, `missing, while LevelDB files are present (${data.slice(0, 3).join(', ')}${data.length > 3 ? ', …' : ''}); LevelDB would create an empty database over them`);
-    return { exists: true, logs: [], damage };
+    return { exists: true, logs: [], damage, empty: false };
   }
   const version = await readVersion(dir, present, corrupt);
-  if (version === null) return { exists: true, logs: [], damage };
+  if (version === null) return { exists: true, logs: [], damage, empty: false };
   const files = new Map<number, string>();
   for (const name of names) {
     const m = TABLE_FILE.exec(name) ?? LOG_FILE.exec(name);
     if (m !== null) files.set(Number(m[1]), name);
   }
   await checkTables(dir, version, files, corrupt);
-  return { exists: true, logs: await replayedLogs(dir, version, files, corrupt), damage };
+  const logs = await replayedLogs(dir, version, files, corrupt);
+  return { exists: true, logs, damage, empty: version.intact && version.tables.size === 0 && logs.every((log) => log.bytes === 0) };
 }
 
 /** Report damage of one kind at one place (throws unless damage is tolerated). */
 type Corrupt = (kind: FileDamage['kind'], file: string, offset: number, detail: string) => void;
 
 /**
- * @throws STORE_LOCKED when a process holds `dir`'s LevelDB lock, or has its files open while its
- *   LOCK file is missing (someone deleted it while the store was open)
+ * @throws STORE_LOCKED when a process holds `dir`'s LevelDB lock, or holds a lock and has its
+ *   files open while its LOCK file is missing or not the one locked (someone deleted or replaced
+ *   it while the store was open)
  */
 async function checkHolders(dir: string, present: Set<string>): Promise<void> {
   const holder = await lockHolder(dir);
@@ -122,19 +138,20 @@ async function checkHolders(dir: string, present: Set<string>): Promise<void> {
         : `Store directory ${dir} is in use by process ${holder}. If that is a stateflow server (stateflow serve, or the background server of stateflow mcp), stop it with "stateflow stop --dir ${dir}" or reach the store through it (openRemoteStore of @stateflow/client); otherwise stop that process`;
     throw new StateflowError('STORE_LOCKED', message, { dir, pid: holder });
   }
-  if (present.has('LOCK') || !present.has('CURRENT')) return;
+  if (!present.has('CURRENT')) return;
   const pid = await openFileHolder(dir);
   if (pid !== null) {
+    const lock = present.has('LOCK') ? 'its LOCK file is not the one that process locked' : 'it has no LOCK file';
     throw new StateflowError(
       'STORE_LOCKED',
-      `Store directory ${dir} has no LOCK file, yet process ${pid} has its files open: someone deleted LOCK while that process held the store (LevelDB never deletes it). Stop process ${pid} before opening the store; never delete LOCK by hand`,
+      `Store directory ${dir} is held by process ${pid}, which has its files open and holds a lock, though ${lock}: someone deleted or replaced LOCK (rm, touch, a symlink) while that process held the store (LevelDB never deletes it). Stop process ${pid} before opening the store; never delete LOCK or replace it by hand`,
       { dir, pid },
     );
   }
 }
 
-/** The version the MANIFEST that CURRENT names describes; `null` (damage reported) when it cannot be read. */
-async function readVersion(dir: string, present: Set<string>, corrupt: Corrupt): Promise<ManifestVersion | null> {
+/** The version the MANIFEST that CURRENT names describes (`intact`: every byte of it reads as records); `null` (damage reported) when it cannot be read. */
+async function readVersion(dir: string, present: Set<string>, corrupt: Corrupt): Promise<(ManifestVersion & { intact: boolean }) | null> {
   const current = (await read(dir, 'CURRENT')).toString('latin1');
   const manifestName = /^(MANIFEST-\d+)\n$/.exec(current)?.[1];
   if (manifestName === undefined) {
@@ -148,7 +165,7 @@ async function readVersion(dir: string, present: Set<string>, corrupt: Corrupt):
   const manifestScan = scanLog(await read(dir, manifestName));
   if (manifestScan.damage !== null && manifestScan.damage.verifiedAfter !== null) corrupt('damaged', manifestName, manifestScan.damage.offset, manifestScan.damage.reason);
   try {
-    return foldManifest(manifestScan.records.map((r) => r.data));
+    return { ...foldManifest(manifestScan.records.map((r) => r.data)), intact: manifestScan.damage === null };
   } catch (err) {
     corrupt('damaged', manifestName, 0, (err as Error).message);
     return null;

@@ -42,21 +42,31 @@ export async function lockHolder(dir: string): Promise<number | null | undefined
 }
 
 /**
- * A process other than this one with a file of `dir` open, or `null` when none is found (or this
- * platform cannot tell: no `/proc`, or processes of other users whose descriptors cannot be
- * read). Asked only when `dir`'s `LOCK` file is missing beside LevelDB's files: LevelDB never
- * deletes it, so someone did — perhaps while a process still holds the store through the deleted
- * file, and a second opener would create a new `LOCK` and write the same files at once.
- * Cost: one `readlink` per open descriptor of every process (only on this rare path).
+ * A process other than this one that holds a POSIX lock (any, per `/proc/locks`) and has a file
+ * of `dir` open, or `null` when none is found (or this platform cannot tell: no `/proc`, or
+ * processes of other users whose descriptors cannot be read). Asked when nobody holds `dir`'s
+ * `LOCK` file as it is now: LevelDB never deletes or replaces it, so when a process still holds
+ * the store through a deleted `LOCK` (`rm`), or one replaced by a new file (`rm; touch`) or a
+ * symlink, LevelDB's lock would let a second opener in, and two processes would write the same
+ * files at once. Cost: reading `/proc/locks`, and one `readlink` per open descriptor of each
+ * process holding a lock (a few, usually).
  */
 export async function openFileHolder(dir: string): Promise<number | null> {
   const prefix = `${await realpath(dir).catch(() => path.resolve(dir))}${path.sep}`;
-  let pids: string[];
+  let locks: string;
   try {
-    pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid);
+    locks = await readFile('/proc/locks', 'utf8');
   } catch {
     return null;
   }
+  const pids = new Set(
+    locks
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/))
+      .filter((fields) => fields[1] === 'POSIX')
+      .map((fields) => Number(fields[4]))
+      .filter((pid) => Number.isSafeInteger(pid) && pid !== process.pid),
+  );
   for (const pid of pids) {
     let fds: string[];
     try {
@@ -66,7 +76,7 @@ export async function openFileHolder(dir: string): Promise<number | null> {
     }
     for (const fd of fds) {
       const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
-      if (target.startsWith(prefix)) return Number(pid);
+      if (target.startsWith(prefix)) return pid;
     }
   }
   return null;

@@ -12,6 +12,7 @@
  * logical record is one FULL physical record, or FIRST, MIDDLE…, LAST across blocks.
  */
 import { createRequire } from 'node:module';
+import { batchHeader } from './write-batch.js';
 
 /** Bytes per block. */
 export const BLOCK_SIZE = 32_768;
@@ -124,6 +125,8 @@ function readRecords(bytes: Uint8Array, start: number, out: LogRecord[], options
   let fragmentStart = 0;
   let intactEnd = start;
   let pos = start;
+  /** LevelDB's sequence the next batch starts at (`null`: no complete batch read yet). */
+  let nextSequence: number | null = null;
   const stopped = (offset: number, reason: string, searchFrom: number, cutByEnd = false) => ({ stop: { offset, reason, cutByEnd, searchFrom }, intactEnd });
   while (pos < bytes.length) {
     const blockLeft = BLOCK_SIZE - (pos % BLOCK_SIZE);
@@ -140,7 +143,10 @@ function readRecords(bytes: Uint8Array, start: number, out: LogRecord[], options
     const end = pos + HEADER_SIZE + length;
     if (type === RecordType.Zero && length === 0) return stopped(pos, 'zero-filled record', pos + 1);
     if (HEADER_SIZE + length > blockLeft) return stopped(pos, 'bad record length', pos + 1);
-    if (end > bytes.length) return stopped(pos, 'truncated record at end of file', pos + 1, true);
+    if (end > bytes.length) {
+      const torn = tornRecord(bytes, pos, type, fragments !== null, nextSequence, view.getUint32(pos, true));
+      return torn === null ? stopped(pos, 'truncated record at end of file', pos + 1, true) : stopped(pos, torn, pos + 1);
+    }
     const payload = bytes.subarray(pos + HEADER_SIZE, end);
     if (maskedCrc(type, payload) !== view.getUint32(pos, true)) return stopped(pos, 'checksum mismatch', pos + 1);
     switch (type) {
@@ -154,6 +160,7 @@ function readRecords(bytes: Uint8Array, start: number, out: LogRecord[], options
         } else {
           out.push({ offset: pos, data: payload });
           intactEnd = end;
+          nextSequence = sequenceAfter(payload);
         }
         break;
       case RecordType.Middle:
@@ -164,8 +171,10 @@ function readRecords(bytes: Uint8Array, start: number, out: LogRecord[], options
         }
         fragments.push(payload);
         if (type === RecordType.Last) {
-          out.push({ offset: fragmentStart, data: Buffer.concat(fragments) });
+          const data = Buffer.concat(fragments);
+          out.push({ offset: fragmentStart, data });
           intactEnd = end;
+          nextSequence = sequenceAfter(data);
           fragments = null;
         }
         break;
@@ -176,6 +185,33 @@ function readRecords(bytes: Uint8Array, start: number, out: LogRecord[], options
   }
   if (fragments !== null) return stopped(fragmentStart, 'partial record without end at end of file', bytes.length, true);
   return { stop: null, intactEnd };
+}
+
+/**
+ * Why a record that runs past the end of the file is not a write cut short, or `null` when it
+ * may be one: a write cut short holds a prefix of a real record — a record type that fits where
+ * it stands (FULL or FIRST, unless a fragmented record is open), a payload that does not verify
+ * over the bytes there (a damaged length of a complete record does), and a batch that starts
+ * at the sequence the previous batch ended at (stray bytes do not).
+ */
+function tornRecord(bytes: Uint8Array, pos: number, type: number, inFragment: boolean, nextSequence: number | null, checksum: number): string | null {
+  const starts = type === RecordType.Full || type === RecordType.First;
+  const continues = type === RecordType.Middle || type === RecordType.Last;
+  if (!(inFragment ? continues : starts)) return `bytes after the last record that are no record start (type ${type}): not a write cut short`;
+  const present = bytes.subarray(pos + HEADER_SIZE);
+  if (maskedCrc(type, present) === checksum) return 'the last record verifies over the bytes present, but its length runs past the end of the file: a damaged length, not a write cut short';
+  if (starts && nextSequence !== null && present.length >= 8) {
+    const sequence = Number(new DataView(present.buffer, present.byteOffset, 8).getBigUint64(0, true));
+    if (sequence !== nextSequence) return `bytes after the last record whose batch would start at LevelDB sequence ${sequence}, not ${nextSequence}: not a write cut short`;
+  }
+  return null;
+}
+
+/** LevelDB's sequence after a batch (its first sequence plus its count), `null` for a record too short to be one. */
+function sequenceAfter(batch: Uint8Array): number | null {
+  if (batch.length < 12) return null;
+  const { sequence, count } = batchHeader(batch);
+  return sequence + count;
 }
 
 /**

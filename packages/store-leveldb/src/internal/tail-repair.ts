@@ -11,6 +11,7 @@
 import { mkdir, open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TailCut } from './crash-policy.js';
+import { syncDirectory } from './creation.js';
 
 /** The folder beside the store's files that keeps dropped log tails. */
 export const DROPPED_DIR = 'stateflow-dropped';
@@ -51,9 +52,4 @@ async function withFile(file: string, flags: string, work: (handle: Awaited<Retu
   } finally {
     await handle.close();
   }
-}
-
-/** fsync a directory, so the names created in it survive a power loss. */
-async function syncDirectory(dir: string): Promise<void> {
-  await withFile(dir, 'r', (handle) => handle.sync());
 }

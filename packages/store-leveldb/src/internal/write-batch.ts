@@ -44,3 +44,15 @@ export function batchPuts(record: Uint8Array): BatchPut[] {
   }
   return puts;
 }
+
+/**
+ * A batch's header: LevelDB's sequence number of its first operation and how many it holds (a
+ * batch continues its log where the one before ended: `sequence` = the previous batch's
+ * `sequence + count`).
+ * @throws Error when the record is shorter than the 12-byte header
+ */
+export function batchHeader(record: Uint8Array): { sequence: number; count: number } {
+  if (record.length < 12) throw new Error('write batch shorter than its 12-byte header');
+  const view = new DataView(record.buffer, record.byteOffset, record.byteLength);
+  return { sequence: Number(view.getBigUint64(0, true)), count: view.getUint32(8, true) };
+}

@@ -19,7 +19,8 @@ import { decodeRaw, decodeValue } from './codec.js';
 import { GENESIS_HASH, stateHash, transitionHash } from './hash.js';
 import { checkRevisionIndex, checkSeqIndex, patchDigest, StreamChanges } from './audit-indexes.js';
 import { Family, checkpointKey, describeKey, familyRange, gapRanges, parseKey } from './keys.js';
-import { FORMAT, SEAL_BYTES, checkpointBody, decodeCheckpoint, decodeCount, decodeHead, decodeLog, decodeRevision, decodeTip, sealHolds } from './records.js';
+import { readCheckpoint } from './paged-checkpoint.js';
+import { FORMAT, SEAL_BYTES, checkpointBody, decodeCount, decodeHead, decodeLog, decodeRevision, decodeTip, sealHolds } from './records.js';
 import type { HeadRecord, LogRecord, RevisionRecord, TipRecord } from './records.js';
 import type { StorageReader } from '../storage.js';
 import { stateProblem } from './validate.js';
@@ -60,8 +61,8 @@ class AuditRun {
   readonly logged = new Map<string, StreamChanges>();
   /** Streams with an unpruned change above their origin, each with the seq that produced its head revision (if any). */
   readonly headSeqs = new Map<string, number | undefined>();
-  /** Idempotency id → the seq of the transition (or stub) carrying it. */
-  readonly ids = new Map<string, number>();
+  /** Seq of each transition (or stub) carrying an idempotency id → that id (ids of two principals may be equal). */
+  readonly ids = new Map<number, string>();
   checkpointCount = 0;
   transitions = 0;
   /** The seq the log's next record should have. */
@@ -157,7 +158,7 @@ async function readCheckpoints(run: AuditRun): Promise<void> {
     }
     run.checkpointCount++;
     try {
-      const cp = decodeCheckpoint(key, value, k.stream, k.n);
+      const cp = (await readCheckpoint(run.storage, key, value, k.stream, k.n)).record;
       const perStream = run.checkpoints.get(k.stream) ?? new Map<number, CheckpointSeen>();
       perStream.set(k.n, { digest: stateDigest(cp.state), seq: cp.seq });
       run.checkpoints.set(k.stream, perStream);
@@ -207,7 +208,7 @@ async function replayLog(run: AuditRun, onProgress?: (done: number, total: numbe
       run.report(AuditCode.CHAIN_BROKEN, key, `prevHash ${record.prevHash.slice(0, 12)}… does not match the previous transition's hash ${prevHash.slice(0, 12)}…`, stream);
     }
     prevHash = record.hash;
-    if (record.id !== undefined) run.ids.set(record.id, record.seq);
+    if (record.id !== undefined) run.ids.set(record.seq, record.id);
     if (record.pruned) {
       for (const c of record.changes) {
         run.loggedChanges(c.stream).push(record.seq, c.rev, { pruned: true, digest: 0 });
@@ -314,20 +315,26 @@ async function checkIndexes(run: AuditRun): Promise<void> {
   await checkSeqIndex(run.storage, run.logged, decode, run.report);
 }
 
-/** Every idempotency record points at the transition (or stub) carrying its id, and every id has one. */
+/**
+ * Every idempotency record — the owner's (`I`) and the principals' (`J`) — points at a transition
+ * (or stub) carrying its id, and every transition carrying an id has exactly one record.
+ */
 async function checkIds(run: AuditRun): Promise<void> {
-  const ids = new Map(run.ids);
-  for await (const [key, value] of run.storage.iterate(familyRange(Family.id))) {
-    const k = parseKey(key);
-    if (k.family !== 'id') {
-      run.report(AuditCode.UNKNOWN_RECORD, key, 'malformed idempotency key');
-      continue;
+  const missing = new Map(run.ids);
+  for (const family of [Family.id, Family.principalId]) {
+    for await (const [key, value] of run.storage.iterate(familyRange(family))) {
+      const k = parseKey(key);
+      if (k.family !== 'id' && k.family !== 'principalId') {
+        run.report(AuditCode.UNKNOWN_RECORD, key, 'malformed idempotency key');
+        continue;
+      }
+      const seq = decodeIndex(key, value, undefined, run.report);
+      if (seq === undefined) continue;
+      if (run.ids.get(seq) !== k.id) run.report(AuditCode.ID_MISMATCH, key, `points at seq ${seq}, which does not carry this id`);
+      else if (!missing.delete(seq)) run.report(AuditCode.ID_MISMATCH, key, `points at seq ${seq}, which another idempotency record already names`);
     }
-    const seq = decodeIndex(key, value, undefined, run.report);
-    if (seq !== undefined && ids.get(k.id) !== seq) run.report(AuditCode.ID_MISMATCH, key, `points at seq ${seq}, which does not carry this id`);
-    ids.delete(k.id);
   }
-  for (const [id, seq] of ids) run.report(AuditCode.ID_MISMATCH, `I/${id}`, `transition ${seq} carries this id but the idempotency record is missing`);
+  for (const [seq, id] of missing) run.report(AuditCode.ID_MISMATCH, `I/${id}`, `transition ${seq} carries this id but the idempotency record is missing`);
 }
 
 /** sha256 of a state's JSON text (see the checkpoint pass of {@link runAudit}). */
@@ -339,7 +346,7 @@ function stateDigest(state: JsonObject): string {
 async function sameState(storage: StorageReader, stream: string, rev: number, state: JsonObject): Promise<boolean> {
   const key = checkpointKey(stream, rev);
   const bytes = await storage.get(key);
-  return bytes !== undefined && stateHash(decodeCheckpoint(key, bytes, stream, rev).state) === stateHash(state);
+  return bytes !== undefined && stateHash((await readCheckpoint(storage, key, bytes, stream, rev)).record.state) === stateHash(state);
 }
 
 function decodeIndex(key: Uint8Array, value: Uint8Array, stream: string | undefined, report: Report): number | undefined {

@@ -5,17 +5,24 @@
  * decides with it when writing a batch; history measures the debt when it loads a stream's
  * current state.
  */
+import type { JsonObject } from '@stateflow/core';
+import type { PageLayout, TailPatch } from './paged-checkpoint.js';
 
 /**
  * What a read at the stream's head would cost beyond its latest checkpoint: `base` is that
  * checkpoint's revision (0: none, the empty state), `checkpointBytes` its stored size (0 for
- * none), `tailBytes` the encoded net patches since it and `tailCount` how many there are.
+ * none; a paged checkpoint's root and every page it names), `tailBytes` the encoded net patches
+ * since it and `tailCount` how many there are. When that checkpoint is paged and memory knows
+ * its `layout`, `tail` holds the net patches since it, so that the next checkpoint writes only
+ * the pages they touched (README "Paged checkpoints").
  */
 export interface CheckpointDebt {
   base: number;
   checkpointBytes: number;
   tailBytes: number;
   tailCount: number;
+  layout?: PageLayout | undefined;
+  tail?: TailPatch | null | undefined;
 }
 
 /** The debt of a stream with nothing accumulated (no checkpoint, no patches). */
@@ -36,14 +43,16 @@ export const REPLAY_BUDGET = 0.25;
  */
 export const MIN_REPLAY_BUDGET_BYTES = 512;
 
-/** The debt after one more revision with `patchBytes` of encoded net patch. */
-export function withPatch(debt: CheckpointDebt, patchBytes: number): CheckpointDebt {
-  return { ...debt, tailBytes: debt.tailBytes + patchBytes, tailCount: debt.tailCount + 1 };
+/** The debt after one more revision whose net patch `patch` encodes in `patchBytes`. */
+export function withPatch(debt: CheckpointDebt, patchBytes: number, patch: JsonObject): CheckpointDebt {
+  const next: CheckpointDebt = { ...debt, tailBytes: debt.tailBytes + patchBytes, tailCount: debt.tailCount + 1 };
+  if (debt.layout !== undefined) next.tail = { patch, prev: debt.tail ?? null };
+  return next;
 }
 
-/** The debt right after a checkpoint of `checkpointBytes` at `rev`. */
-export function afterCheckpoint(rev: number, checkpointBytes: number): CheckpointDebt {
-  return { base: rev, checkpointBytes, tailBytes: 0, tailCount: 0 };
+/** The debt right after a checkpoint of `checkpointBytes` at `rev` (`layout`: a paged one's). */
+export function afterCheckpoint(rev: number, checkpointBytes: number, layout?: PageLayout): CheckpointDebt {
+  return layout === undefined ? { base: rev, checkpointBytes, tailBytes: 0, tailCount: 0 } : { base: rev, checkpointBytes, tailBytes: 0, tailCount: 0, layout, tail: null };
 }
 
 /**

@@ -14,6 +14,7 @@ import { logRecord, revAtSeq, seqOfRev } from './log-reads.js';
 import { DECLARATION_STREAMS } from '../declarations.js';
 import { tagsOf } from './tag-declarations.js';
 import { stateAtUnlocked } from './state-at.js';
+import { pagesToSweep } from './paged-checkpoint.js';
 import { decodeRevision, encodeCheckpoint, encodeRecord } from './records.js';
 import type { HeadRecord, PrunedRecord } from './records.js';
 import type { StorageOp } from '../storage.js';
@@ -100,6 +101,7 @@ async function compactInSession(ctx: StoreContext, stream: StreamId, origin: num
     ops.push({ type: 'put', key, value: encodeCheckpoint(key, { rev: origin, seq, state }) });
   }
   for await (const [key] of ctx.storage.iterate(streamRange(Family.checkpoint, stream, 0, origin - 1))) ops.push({ type: 'del', key });
+  for (const key of await pagesToSweep(ctx.storage, stream, origin, h.rev)) ops.push({ type: 'del', key });
   const origins = (s: StreamId): number => (s === stream ? origin : headOf(ctx, s).origin);
   for await (const [key, value] of ctx.storage.iterate(streamRange(Family.rev, stream, 0, origin))) {
     ops.push({ type: 'del', key });

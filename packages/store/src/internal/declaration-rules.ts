@@ -13,6 +13,8 @@ import type { DeclarationKind } from '../declarations.js';
 import type { StreamId } from '../types.js';
 import { checkTagDeclarations } from './tag-declarations.js';
 import { checkShapeDeclarations } from './shape-declarations.js';
+import { checkRetentionDeclarations } from './retention-declarations.js';
+import { checkArchiveDeclarations } from './archive-declarations.js';
 
 /** What a kind's rules may consult: the transition's seq and the heads as staged before it. */
 export interface DeclarationContext {
@@ -29,16 +31,18 @@ type DeclarationRule = (before: JsonObject, after: JsonObject, context: Declarat
 const DECLARATION_RULES: Partial<Record<DeclarationKind, DeclarationRule>> = {
   tags: (_before, after, context) => checkTagDeclarations(after, context),
   shapes: (before, after) => checkShapeDeclarations(before, after),
+  retention: (_before, after) => checkRetentionDeclarations(after),
+  archives: (_before, after) => checkArchiveDeclarations(after),
 };
 
 /** The codes a kind's rules refuse a declaration with (the audit reports their message). */
-const RULE_CODES = ['TAG_INVALID', 'SHAPE_INVALID'] as const;
+const RULE_CODES = ['TAG_INVALID', 'SHAPE_INVALID', 'RETENTION_INVALID', 'INPUT_INVALID'] as const;
 
 /**
  * Check one staged change of `stream` (its state `before` and `after`): nothing for a stream that
  * is not reserved.
  * @throws STREAM_INVALID for a reserved id that is no declaration stream; the kind's error
- *   (`TAG_INVALID`) for a declaration that is not well-formed
+ *   (`TAG_INVALID`, `RETENTION_INVALID`, `INPUT_INVALID` for an archive record) for a declaration that is not well-formed
  */
 export async function checkDeclarationChange(stream: StreamId, before: JsonObject, after: JsonObject, context: DeclarationContext): Promise<void> {
   if (!isReservedStream(stream)) return;

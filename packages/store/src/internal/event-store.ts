@@ -27,6 +27,7 @@ import type {
   Store,
   UndoInput,
   UndoResult,
+  PublishManyOptions,
 } from '../types.js';
 import { runAudit } from './audit.js';
 import { shaped, stateAtShape, transitionsInShape } from '../shapes.js';
@@ -57,7 +58,7 @@ import type { StoreContext } from './store-context.js';
 import {
   checkCount,
   checkExpected,
-  checkId,
+  checkSettlement,
   checkOptions,
   checkPath,
   checkPublishInput,
@@ -328,14 +329,17 @@ class EventStore implements Store {
     return result as PublishResult;
   }
 
-  async publishMany(inputs: PublishInput[]): Promise<PublishResult[]> {
+  async publishMany(inputs: PublishInput[], options: PublishManyOptions = {}): Promise<PublishResult[]> {
     checkOpen(this.#ctx);
+    checkOptions(options, 'options');
+    const { budgetMs } = checkedInput('publishMany options', () => ({ ...options }));
+    if (budgetMs !== undefined) checkCount(budgetMs, 'budgetMs');
     if (!Array.isArray(inputs) || inputs.length === 0) {
       throw new StateflowError('INPUT_INVALID', `publishMany needs a non-empty array of publish inputs, got ${describeInput(inputs)}`, { field: 'inputs' });
     }
     const checked = inputs.map((input, i) => checkedInput(`publish input ${i + 1} of ${inputs.length}`, () => checkPublishInput(input)));
     const durability = checked.some((input) => (input.durability ?? this.#ctx.settings.durability) === 'fsync') ? 'fsync' : 'buffered';
-    const results = await observedPublish(this.#ctx.settings.observer, durability, checked.length, () => enqueue(this.#ctx, checked));
+    const results = await observedPublish(this.#ctx.settings.observer, durability, checked.length, () => enqueue(this.#ctx, checked, budgetMs));
     for (const result of results) if (result.status === 'accepted') await this.#afterAccepted(result.transition);
     return results;
   }
@@ -346,11 +350,12 @@ class EventStore implements Store {
     checkStream(to);
     if (from === to) throw new StateflowError('INPUT_INVALID', `fork needs two different streams, got ${from} twice`, { field: 'to' });
     checkOptions(options, 'options');
-    const { at, expected = 'none', id } = checkedInput('fork options', () => ({ ...options }));
+    const { at, expected = 'none', id, principal } = checkedInput('fork options', () => ({ ...options }));
     if (at !== undefined) checkCount(at, 'at');
     checkExpected('expected', expected);
-    if (id !== undefined) checkId(id, 'id');
-    const result = await forkStream(this.#ctx, from, to, at, expected, id);
+    const owned: { id?: string; principal?: string } = {};
+    checkSettlement({ id, principal }, owned);
+    const result = await forkStream(this.#ctx, from, to, at, expected, owned);
     if (result.status === 'accepted') await applyRetention(this.#ctx, result.transition);
     return result;
   }
@@ -406,6 +411,11 @@ class EventStore implements Store {
       throw new StateflowError('INPUT_INVALID', `keepRevisions must be an integer ≥ 1, got ${describeInput(keep)}`, { field: 'keepRevisions' });
     }
     return compactStream(this.#ctx, stream, keep);
+  }
+
+  async reclaimSpace(): Promise<void> {
+    checkOpen(this.#ctx);
+    await this.#ctx.storage.reclaim?.();
   }
 
   async audit(options: { onProgress?: (done: number, total: number) => void } = {}): Promise<AuditReport> {
@@ -470,16 +480,32 @@ class EventStore implements Store {
   }
 }
 
-/** The notice of a dropped unsynced tail: the store opened at `lastSeq`, so buffered transitions from the next seq on are lost. */
+/**
+ * The notice of what an open found after an OS crash or power loss: the store opened at
+ * `lastSeq`, so buffered transitions from the next seq on are lost (dropped records name them),
+ * or may have been (nothing that verifies names them).
+ */
 function lostNotice(repair: StorageRepair, lastSeq: number): StoreNotice {
   const fromSeq = lastSeq + 1;
+  if (repair.kind === 'not-closed-before-reboot') {
+    return {
+      code: 'BUFFERED_TRANSITIONS_LOST',
+      message:
+        `The store was not closed before an OS crash or power loss (its last session ran on an earlier boot of the machine, ${repair.boot}) and its files are intact through seq ${lastSeq}: ` +
+        `transitions after seq ${lastSeq} acknowledged with buffered durability may have been lost without a trace (a power loss keeps what was synced; every synced one is kept).`,
+      details: { fromSeq, throughSeq: null, file: '', offset: 0, keptIn: [] },
+    };
+  }
   const through = repair.lostThrough !== null && repair.lostThrough >= fromSeq ? repair.lostThrough : null;
-  const range = through === null ? `from seq ${fromSeq} on` : `${fromSeq}…${through} (as far as the dropped records show)`;
+  const lost =
+    through === null
+      ? `no transition in the dropped bytes verifies; transitions after seq ${lastSeq} acknowledged with buffered durability, if there were any, are lost`
+      : `transitions ${fromSeq}…${through} (as far as the dropped records show) that were acknowledged with buffered durability are lost`;
   return {
     code: 'BUFFERED_TRANSITIONS_LOST',
     message:
-      `The store was not closed before an OS crash or power loss, and its write-ahead log was damaged from byte ${repair.offset} of ${repair.file} (${repair.reason}) with no synced record after it: ` +
-      `transitions ${range} that were acknowledged with buffered durability are lost (every synced one is kept). The ${repair.bytes} dropped bytes are kept in ${repair.keptIn.join(', ')}.`,
+      `The store was not closed before an OS crash or power loss, and its write-ahead log was damaged from byte ${repair.offset} of ${repair.file} (${repair.reason}) with no synced transition after it: ` +
+      `${lost} (every synced one is kept). The ${repair.bytes} dropped bytes are kept in ${repair.keptIn.join(', ')}.`,
     details: { fromSeq, throughSeq: through, file: repair.file, offset: repair.offset, keptIn: [...repair.keptIn] },
   };
 }

@@ -26,14 +26,15 @@ export function forkStream(
   to: StreamId,
   atOption: number | undefined,
   expected: ExpectedRevision,
-  id: string | undefined,
+  owned: { id?: string; principal?: string },
 ): Promise<PublishResult> {
+  const { id, principal } = owned;
   return ctx.lock.write(() => withWriteSession(ctx, async (session) => {
     // The id first, as in publish: a retry of a fork that landed finds `to` no longer empty (a
     // CONFLICT against `'none'`) or already equal to the source (a noop), yet must answer with
     // the original.
     if (id !== undefined) {
-      const accepted = await storedWithId(ctx, id);
+      const accepted = await storedWithId(ctx, id, principal);
       if (accepted !== undefined) return { status: 'duplicate', transition: accepted };
     }
     const at = atOption ?? headOf(ctx, from).rev;
@@ -46,6 +47,7 @@ export function forkStream(
     }
     const input: PublishInput = { changes: { [to]: patch }, expected: { [to]: expected }, meta: jsonObjectCopy({ fork: { from, rev: at } }, 'meta') };
     if (id !== undefined) input.id = id;
+    if (principal !== undefined) input.principal = principal;
     return commit(ctx, input, session);
   }));
 }

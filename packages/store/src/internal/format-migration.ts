@@ -3,8 +3,8 @@
  * opened, in one atomic commit with the new format record, so a crash leaves it wholly old or
  * wholly current:
  *
- * - a version-2 store (checkpoint states as MessagePack, which version 3 still reads) gets the
- *   version-3 format record and nothing else;
+ * - a version-3 store (no paged checkpoints) or a version-2 one (checkpoint states as
+ *   MessagePack, which version 4 still reads) gets the version-4 format record and nothing else;
  * - a version-1 store — revision index values that are bare seqs, checkpoints
  *   `{ rev, seq, state, stateHash }` without a seal — has its `R` and `C` records rewritten.
  *   Every record it rewrites is verified first (each transition by its hash, each checkpoint by
@@ -20,7 +20,7 @@ import { FORMAT, corrupt, decodeCount, decodeLog, encodeCheckpoint, encodeRecord
 import { stateProblem } from './validate.js';
 
 /** The format versions {@link migrateToCurrent} migrates from. */
-export const MIGRATES_FROM: readonly number[] = [1, 2];
+export const MIGRATES_FROM: readonly number[] = [1, 2, 3];
 
 /** The version-1 format: unsealed revision-index records. */
 const UNSEALED_VERSION = 1;

@@ -11,6 +11,7 @@ import type { JsonObject, StateTree } from '@stateflow/core';
 import type { StreamId, Transition } from '../types.js';
 import { transitionHash } from './hash.js';
 import { idKey } from './keys.js';
+import { idSlot } from './publication.js';
 import { currentTreeOf } from './current-state.js';
 import { addToGroup, groupHead, newGroup, writeGroup } from './publication.js';
 import type { Group, Staged } from './publication.js';
@@ -64,7 +65,7 @@ async function verifyImport(ctx: StoreContext, group: Group, t: Transition): Pro
   }
   if (t.id !== undefined) {
     if (typeof t.id !== 'string' || t.id.length === 0) throw bad('id', 'id is not a non-empty string');
-    if (group.ids.has(t.id) || (await ctx.storage.get(idKey(t.id))) !== undefined) throw bad('id', `id ${JSON.stringify(t.id)} was already accepted`);
+    if (group.ids.has(idSlot(t.id, undefined)) || (await ctx.storage.get(idKey(t.id))) !== undefined) throw bad('id', `id ${JSON.stringify(t.id)} was already accepted`);
   }
   if (!Array.isArray(t.changes) || t.changes.length === 0) throw bad('changes', 'changes is empty');
   const states = new Map<StreamId, StateTree>();

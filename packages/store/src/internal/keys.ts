@@ -19,8 +19,17 @@ export const Family = {
   head: 0x48,
   /** `C` + stream + 0x00 + rev → checkpoint {rev, seq, json} (sealed). */
   checkpoint: 0x43,
-  /** `I` + id → seq of the transition accepted with that idempotency id. */
+  /** `I` + id → seq of the transition accepted with that idempotency id and no principal (the store's owner). */
   id: 0x49,
+  /** `P` + stream + 0x00 + rev + n → page n of the paged checkpoints written at rev {json} (sealed; format 4). */
+  page: 0x50,
+  /**
+   * `J` + principal + 0x00 + id → seq of the transition a principal accepted with that id. Ids are
+   * the caller's words: scoping them by who wrote keeps one principal's ids from ever meeting
+   * another's (a retry finds only its own writer's transition). A principal has no control
+   * characters, so its terminator is unambiguous whatever bytes the id holds.
+   */
+  principalId: 0x4a,
 } as const;
 
 const FORMAT_NAME = 'format';
@@ -76,8 +85,32 @@ export const seqKey = (stream: string, seq: number): Buffer => streamNum(Family.
 export const headKey = (stream: string): Buffer => familyText(Family.head, stream);
 /** Key of `stream`'s checkpoint at `rev`. */
 export const checkpointKey = (stream: string, rev: number): Buffer => streamNum(Family.checkpoint, stream, rev);
-/** Key of the idempotency record for `id`. */
+/** Key of page `n` written by `stream`'s checkpoint at `rev` (README "Paged checkpoints"). */
+export function pageKey(stream: string, rev: number, n: number): Buffer {
+  const b = streamNum(Family.page, stream, rev);
+  const out = Buffer.allocUnsafe(b.byteLength + 8);
+  b.copy(out, 0);
+  writeNum(out, b.byteLength, n);
+  return out;
+}
+/** Keys of the pages `stream`'s checkpoints at revisions in `[from, to]` wrote. */
+export function pageRange(stream: string, from: number, to: number): KeyRange {
+  return streamRange(Family.page, stream, from, to);
+}
+/** Key of the idempotency record for `id` without a principal (the store's owner, and stores before principals). */
 export const idKey = (id: string): Buffer => familyText(Family.id, id);
+
+/** Key of the idempotency record of `id` accepted for `principal`; without one, {@link idKey}. */
+export function idRecordKey(id: string, principal: string | undefined): Buffer {
+  if (principal === undefined) return idKey(id);
+  const scope = Buffer.byteLength(principal, 'utf8');
+  const b = Buffer.allocUnsafe(2 + scope + Buffer.byteLength(id, 'utf8'));
+  b[0] = Family.principalId;
+  b.write(principal, 1, scope, 'utf8');
+  b[scope + 1] = 0;
+  b.write(id, scope + 2, 'utf8');
+  return b;
+}
 
 /** Half-open key range `[gte, lt)`. */
 export interface KeyRange {
@@ -124,8 +157,10 @@ export type ParsedKey =
   | { family: 'meta'; name: string }
   | { family: 'log'; seq: number }
   | { family: 'rev' | 'seq' | 'checkpoint'; stream: string; n: number }
+  | { family: 'page'; stream: string; rev: number; n: number }
   | { family: 'head'; stream: string }
   | { family: 'id'; id: string }
+  | { family: 'principalId'; principal: string; id: string }
   | { family: 'unknown' };
 
 /** Parse a stored key (total: unknown shapes give `{family: 'unknown'}`). */
@@ -141,6 +176,11 @@ export function parseKey(key: Uint8Array): ParsedKey {
       return { family: 'head', stream: rest.toString('utf8') };
     case Family.id:
       return { family: 'id', id: rest.toString('utf8') };
+    case Family.principalId: {
+      const zero = rest.indexOf(0);
+      if (zero < 1) return { family: 'unknown' };
+      return { family: 'principalId', principal: rest.subarray(0, zero).toString('utf8'), id: rest.subarray(zero + 1).toString('utf8') };
+    }
     case Family.rev:
     case Family.seq:
     case Family.checkpoint: {
@@ -148,6 +188,11 @@ export function parseKey(key: Uint8Array): ParsedKey {
       if (zero < 1 || rest[zero] !== 0) return { family: 'unknown' };
       const family = b[0] === Family.rev ? 'rev' : b[0] === Family.seq ? 'seq' : 'checkpoint';
       return { family, stream: rest.subarray(0, zero).toString('utf8'), n: rest.readUIntBE(zero + 3, 6) };
+    }
+    case Family.page: {
+      const zero = rest.length - 17;
+      if (zero < 1 || rest[zero] !== 0) return { family: 'unknown' };
+      return { family: 'page', stream: rest.subarray(0, zero).toString('utf8'), rev: rest.readUIntBE(zero + 3, 6), n: rest.readUIntBE(zero + 11, 6) };
     }
     default:
       return { family: 'unknown' };
@@ -168,10 +213,14 @@ export function describeKey(key: Uint8Array): string {
       return `S/${k.stream}/${k.n}`;
     case 'checkpoint':
       return `C/${k.stream}/${k.n}`;
+    case 'page':
+      return `P/${k.stream}/${k.rev}/${k.n}`;
     case 'head':
       return `H/${k.stream}`;
     case 'id':
       return `I/${k.id}`;
+    case 'principalId':
+      return `P/${k.principal}/${k.id}`;
     case 'unknown':
       return `?/${Buffer.from(key).toString('hex')}`;
   }

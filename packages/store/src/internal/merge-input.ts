@@ -19,7 +19,7 @@ const LINEAGE_KEYS = ['merge', 'fork'];
  */
 export function checkMergeInput(input: unknown): MergeInput {
   if (!isJsonObject(input)) throw new StateflowError('INPUT_INVALID', `merge input must be an object, got ${describeInput(input)}`, { field: 'input' });
-  const { from, into, fromRev, expected, resolve, prefer, dryRun, id, meta } = input as unknown as Record<string, unknown>;
+  const { from, into, fromRev, expected, resolve, prefer, dryRun, id, principal, meta } = input as unknown as Record<string, unknown>;
   checkStream(from);
   checkStream(into);
   if (from === into) throw new StateflowError('INPUT_INVALID', `merge needs two different streams, got ${from} twice`, { field: 'into' });
@@ -33,7 +33,7 @@ export function checkMergeInput(input: unknown): MergeInput {
     checked.expected = expected;
   }
   if (resolve !== undefined) checked.resolve = jsonObjectCopy(resolve, 'resolve') as MergeInput['resolve'];
-  checkSettlement({ prefer, dryRun, id }, checked);
+  checkSettlement({ prefer, dryRun, id, principal }, checked);
   if (meta !== undefined) checked.meta = callerMeta(jsonObjectCopy(meta, 'meta'));
   return checked;
 }

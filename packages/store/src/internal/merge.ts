@@ -24,10 +24,10 @@ import { withWriteSession } from './write-session.js';
  *   INPUT_INVALID (resolutions), PATCH_INVALID (invalid-state), STORE_CORRUPT, STORE_IO
  */
 export function mergeStreams(ctx: StoreContext, input: MergeInput): Promise<MergeResult> {
-  const { from, into, id } = input;
+  const { from, into, id, principal } = input;
   return ctx.lock.write(() => withWriteSession(ctx, async (session) => {
     if (id !== undefined) {
-      const accepted = await storedWithId(ctx, id);
+      const accepted = await storedWithId(ctx, id, principal);
       if (accepted !== undefined) return { status: 'duplicate', transition: accepted };
     }
     enforceExpected({ [into]: input.expected ?? 'any' }, (s) => headOf(ctx, s));
@@ -50,7 +50,7 @@ export function mergeStreams(ctx: StoreContext, input: MergeInput): Promise<Merg
     if (open.length > 0) throw mergeConflict(plan, open.length);
     if (Object.keys(plan.patch).length === 0) return { ...plan, status: 'noop', transition: null };
     const meta = jsonObjectCopy({ ...input.meta, merge: { from, fromRev, base: { stream: base.stream, rev: base.rev } } }, 'meta');
-    const result = await commit(ctx, { changes: { [into]: plan.patch }, expected: { [into]: intoRev }, meta, ...(id === undefined ? {} : { id }) }, session);
+    const result = await commit(ctx, { changes: { [into]: plan.patch }, expected: { [into]: intoRev }, meta, ...(id === undefined ? {} : { id }), ...(principal === undefined ? {} : { principal }) }, session);
     if (result.status !== 'accepted') throw new Error(`unreachable: a merge with a non-empty patch staged as ${result.status}`);
     return { ...plan, status: 'accepted', transition: result.transition };
   }));

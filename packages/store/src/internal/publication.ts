@@ -13,10 +13,11 @@ import { NO_DEBT, afterCheckpoint, checkpointDue, withPatch } from './checkpoint
 import type { CheckpointDebt } from './checkpoint-policy.js';
 import { encodeValue } from './codec.js';
 import { transitionHash } from './hash.js';
-import { checkpointKey, headKey, idKey, logKey, revKey, seqKey } from './keys.js';
+import { headKey, idRecordKey, logKey, revKey, seqKey } from './keys.js';
 import { currentTreeOf } from './current-state.js';
 import { logRecord } from './log-reads.js';
-import { corrupt, decodeCount, encodeCheckpoint, encodeRecord, encodeSealed } from './records.js';
+import { checkpointRecords } from './paged-checkpoint.js';
+import { corrupt, decodeCount, encodeRecord, encodeSealed } from './records.js';
 import type { HeadRecord, PrunedRecord } from './records.js';
 import type { StorageOp } from '../storage.js';
 import { headOf } from './store-context.js';
@@ -37,6 +38,8 @@ export interface Staged {
   transition: Transition;
   states: Map<StreamId, StateTree>;
   sync: boolean;
+  /** Whose idempotency id the transition carries (`undefined`: the store's owner). */
+  principal?: string;
 }
 
 /**
@@ -52,6 +55,7 @@ export interface Group {
   /** Each changed stream's state as the group leaves it: trees, so a member costs what it changes. */
   states: Map<StreamId, StateTree>;
   debts: Map<StreamId, CheckpointDebt>;
+  /** Staged transitions by {@link idSlot} of their id and principal. */
   ids: Map<string, Transition>;
   lastSeq: number;
   lastHash: string;
@@ -62,9 +66,9 @@ export interface Group {
  * commit; resolves once the batch holding them was written (or rejects with the first input's
  * own error, or the batch's write error).
  */
-export function enqueue(ctx: StoreContext, inputs: PublishInput[]): Promise<PublishResult[]> {
+export function enqueue(ctx: StoreContext, inputs: PublishInput[], budgetMs?: number): Promise<PublishResult[]> {
   return new Promise<PublishResult[]>((resolve, reject) => {
-    ctx.queue.push({ inputs, resolve, reject });
+    ctx.queue.push({ inputs, resolve, reject, ...(budgetMs === undefined ? {} : { budgetMs }) });
     // The first publish of a group schedules it; later ones join until it starts.
     if (ctx.queue.length === 1) void ctx.lock.write(() => commitQueued(ctx));
   });
@@ -104,15 +108,9 @@ async function commitQueued(ctx: StoreContext): Promise<void> {
       for (const item of queued) {
         // A batch stages into a copy of the group, kept only when every input of it stages.
         const target = item.inputs.length === 1 ? group : copyGroup(group);
-        const results: PublishResult[] = [];
+        let results: PublishResult[];
         try {
-          for (const [i, input] of item.inputs.entries()) {
-            try {
-              results.push(await stage(ctx, input, target));
-            } catch (err) {
-              throw item.inputs.length > 1 && isStateflowError(err) ? withMessagePrefix(err, `Input ${i + 1} of ${item.inputs.length}: `) : err;
-            }
-          }
+          results = await stageBatch(ctx, item, target);
         } catch (err) {
           refused.push({ item, err });
           continue;
@@ -135,6 +133,42 @@ async function commitQueued(ctx: StoreContext): Promise<void> {
   }
   for (const { item, err } of outcome.refused) item.reject(err);
   for (const { item, results } of outcome.settled) item.resolve(results);
+}
+
+/** How often a long batch lets the event loop run other work while it stages, in ms. */
+const YIELD_EVERY_MS = 10;
+
+/**
+ * Stage every input of `item` into `target`, in order. A batch yields to the event loop every
+ * {@link YIELD_EVERY_MS} of staging (a memory store's reads never do), so other requests are
+ * answered meanwhile; past `item.budgetMs` it is refused whole, before anything is written.
+ * @throws the first input's own error (prefixed with its position in a batch); INPUT_INVALID
+ *   `{ field: 'inputs', reason: 'over-budget' }` past the budget
+ */
+async function stageBatch(ctx: StoreContext, item: Queued, target: Group): Promise<PublishResult[]> {
+  const results: PublishResult[] = [];
+  const started = performance.now();
+  let yielded = started;
+  for (const [i, input] of item.inputs.entries()) {
+    try {
+      results.push(await stage(ctx, input, target));
+    } catch (err) {
+      throw item.inputs.length > 1 && isStateflowError(err) ? withMessagePrefix(err, `Input ${i + 1} of ${item.inputs.length}: `) : err;
+    }
+    const now = performance.now();
+    if (item.budgetMs !== undefined && now - started > item.budgetMs && i + 1 < item.inputs.length) {
+      throw new StateflowError(
+        'INPUT_INVALID',
+        `The batch of ${item.inputs.length} inputs took more than its budget of ${item.budgetMs} ms to stage (${i + 1} staged); nothing was written: send fewer or smaller inputs per request.`,
+        { field: 'inputs', reason: 'over-budget' },
+      );
+    }
+    if (item.inputs.length > 1 && now - yielded > YIELD_EVERY_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      yielded = performance.now();
+    }
+  }
+  return results;
 }
 
 /** An empty group starting at the store's chain tip. */
@@ -174,26 +208,25 @@ export function addToGroup(ctx: StoreContext, group: Group, staged: Staged): voi
   encoded(() => {
     ops.push({ type: 'put', key: logKey(transition.seq), value: encodeRecord(transition) });
     for (const { stream, rev, patch } of transition.changes) {
-      let debt = withPatch(group.debts.get(stream) ?? ctx.debt.get(stream) ?? NO_DEBT, encodeValue(patch).byteLength);
+      let debt = withPatch(group.debts.get(stream) ?? ctx.debt.get(stream) ?? NO_DEBT, encodeValue(patch).byteLength, patch);
       if (checkpointDue(rev, ctx.settings.checkpointInterval, debt)) {
-        const key = checkpointKey(stream, rev);
-        const value = encodeCheckpoint(key, { rev, seq: transition.seq, state: (states.get(stream) as StateTree).state() });
-        ops.push({ type: 'put', key, value });
-        debt = afterCheckpoint(rev, value.byteLength);
+        const written = checkpointRecords(stream, rev, transition.seq, states.get(stream) as StateTree, { bytes: debt.checkpointBytes, tailBytes: debt.tailBytes, layout: debt.layout, tail: debt.tail });
+        for (const { key, value } of written.puts) ops.push({ type: 'put', key, value });
+        debt = afterCheckpoint(rev, written.bytes, written.layout);
       }
       const key = revKey(stream, rev);
       ops.push({ type: 'put', key, value: encodeSealed(key, { seq: transition.seq, base: debt.base, patch }) });
       ops.push({ type: 'put', key: seqKey(stream, transition.seq), value: encodeRecord(rev) });
       debts.set(stream, debt);
     }
-    if (transition.id !== undefined) ops.push({ type: 'put', key: idKey(transition.id), value: encodeRecord(transition.seq) });
+    if (transition.id !== undefined) ops.push({ type: 'put', key: idRecordKey(transition.id, staged.principal), value: encodeRecord(transition.seq) });
   });
   for (const { stream, rev } of transition.changes) {
     group.heads.set(stream, { rev, seq: transition.seq, origin: headOf(ctx, stream).origin });
     group.states.set(stream, states.get(stream) as StateTree);
     group.debts.set(stream, debts.get(stream) as CheckpointDebt);
   }
-  if (transition.id !== undefined) group.ids.set(transition.id, transition);
+  if (transition.id !== undefined) group.ids.set(idSlot(transition.id, staged.principal), transition);
   group.lastSeq = transition.seq;
   group.lastHash = transition.hash;
   group.ops.push(...ops);
@@ -216,7 +249,7 @@ function encoded(encode: () => void): void {
  */
 async function stage(ctx: StoreContext, input: PublishInput, group: Group): Promise<PublishResult> {
   if (input.id !== undefined) {
-    const accepted = group.ids.get(input.id) ?? (await storedWithId(ctx, input.id));
+    const accepted = group.ids.get(idSlot(input.id, input.principal)) ?? (await storedWithId(ctx, input.id, input.principal));
     if (accepted !== undefined) return { status: 'duplicate', transition: accepted };
   }
   if (input.meta !== undefined && Object.hasOwn(input.meta, 'shape')) {
@@ -253,23 +286,31 @@ async function stage(ctx: StoreContext, input: PublishInput, group: Group): Prom
   // The shape each governed stream was written in (README "Shapes"): the reader's chain starts there.
   if (shapes !== null) body.meta = Object.freeze({ ...input.meta, shape: shapes });
   const transition: Transition = Object.freeze({ ...body, prevHash: group.lastHash, hash: transitionHash(group.lastHash, body) });
-  addToGroup(ctx, group, { transition, states, sync: (input.durability ?? ctx.settings.durability) === 'fsync' });
+  const staged: Staged = { transition, states, sync: (input.durability ?? ctx.settings.durability) === 'fsync' };
+  if (input.principal !== undefined) staged.principal = input.principal;
+  addToGroup(ctx, group, staged);
   return { status: 'accepted', transition };
 }
 
+/** The key of `id` accepted for `principal` in a group's {@link Group.ids} (the storage key's text). */
+export function idSlot(id: string, principal: string | undefined): string {
+  return principal === undefined ? `I${id}` : `P${principal}\u0000${id}`;
+}
+
 /**
- * The stored transition accepted with idempotency id `id` — or its pruned stub: compaction keeps
+ * The stored transition `principal` (`undefined`: the store's owner, whose ids are the unscoped
+ * ones of stores before principals) accepted with idempotency id `id` — or its pruned stub: compaction keeps
  * a pruned transition's id, so a retry is a duplicate for as long as the store keeps the stub
  * (always) — or `undefined` when no transition has that id. A duplicate answer hands out what it
  * found as the caller's own transition, so the record the `I` entry points at must carry `id`:
  * an entry pointing at another request's transition (damage, or an edit behind the store's back)
  * fails closed rather than answering with that transition.
- * @throws STORE_CORRUPT `{ key: 'I/<id>' }` when the id record does not decode or points at a
+ * @throws STORE_CORRUPT `{ key: 'I/<id>' }` (`P/<principal>/<id>`) when the id record does not decode or points at a
  *   transition that does not carry `id`; STORE_CORRUPT `{ key: 'L/<seq>' }` when that transition
  *   does not verify
  */
-export async function storedWithId(ctx: StoreContext, id: string): Promise<Transition | PrunedRecord | undefined> {
-  const key = idKey(id);
+export async function storedWithId(ctx: StoreContext, id: string, principal: string | undefined): Promise<Transition | PrunedRecord | undefined> {
+  const key = idRecordKey(id, principal);
   const bytes = await ctx.storage.get(key);
   if (bytes === undefined) return undefined;
   const seq = decodeCount(key, bytes);

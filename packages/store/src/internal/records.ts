@@ -13,13 +13,15 @@ import { describeKey } from './keys.js';
 import { stateProblem } from './validate.js';
 
 /**
- * Format identity written on creation (`M/format`). Version 3 (README "Storage layout"): sealed
+ * Format identity written on creation (`M/format`). Version 4 (README "Storage layout"): sealed
  * revision-index records that carry the net patch and checkpoint base, sealed checkpoints whose
- * state is JSON text. Version-2 stores differ only in checkpoints holding the state as
- * MessagePack, which this version still reads: opening one rewrites its format record alone;
- * version-1 stores are migrated on open (`format-migration.ts`).
+ * state is JSON text — one record, or for a large state a root record and pages shared between
+ * checkpoints (`P`; README "Paged checkpoints"). Version-3 stores differ only in having no paged
+ * checkpoints, version-2 stores also in checkpoints holding the state as MessagePack; this
+ * version reads both, and opening one rewrites its format record alone; version-1 stores are
+ * migrated on open (`format-migration.ts`).
  */
-export const FORMAT = { format: 'stateflow-store', version: 3 } as const;
+export const FORMAT = { format: 'stateflow-store', version: 4 } as const;
 
 /**
  * `M/tip`: what the last commit left. `seq` is the last transition's seq; `generation` counts the
@@ -56,6 +58,20 @@ export interface CheckpointRecord {
   rev: number;
   seq: number;
   state: JsonObject;
+  /**
+   * A paged checkpoint's root record (format 4, stored as `{ rev, seq, root, pages }`, see
+   * {@link encodePagedRefs}): `state`
+   * holds each large object as `{}`, and this names those objects and their pages
+   * (`paged-checkpoint.ts`); `undefined` for a checkpoint in one record.
+   */
+  paged?: PagedObjectRef[] | undefined;
+}
+
+/** A large object of a paged checkpoint's root: its key path, the next ordinal of an appended key, and its pages as `[rev, n]` of `P/<stream>/<rev>/<n>`. */
+export interface PagedObjectRef {
+  path: string[];
+  next: number;
+  pages: [number, number][];
 }
 
 /**
@@ -183,8 +199,9 @@ export function encodeCheckpoint(key: Uint8Array, record: CheckpointRecord): Uin
 }
 
 /**
- * Decode and verify `C/<stream>/<rev>`: seal, shape and state validity (either format: the state
- * as JSON text, or as MessagePack in a format-2 checkpoint).
+ * Decode and verify `C/<stream>/<rev>`: seal, shape and state validity (any format: the state
+ * as JSON text, as MessagePack in a format-2 checkpoint, or a paged checkpoint's root, whose
+ * `paged` names the pages `paged-checkpoint.ts` reads).
  */
 export function decodeCheckpoint(key: Uint8Array, bytes: Uint8Array, stream: string, rev: number): CheckpointRecord {
   if (!sealHolds(key, bytes)) throw corrupt(key, SEAL_DETAIL, stream);
@@ -192,7 +209,7 @@ export function decodeCheckpoint(key: Uint8Array, bytes: Uint8Array, stream: str
   if (body.rev !== rev) throw corrupt(key, 'checkpoint record has the wrong shape', stream);
   const problem = stateProblem(stream, body.state);
   if (problem !== null) throw corrupt(key, `checkpoint holds an invalid state: ${problem}`, stream);
-  return { rev, seq: body.seq, state: body.state };
+  return { rev, seq: body.seq, state: body.state, paged: body.paged };
 }
 
 /**
@@ -203,17 +220,55 @@ export function decodeCheckpoint(key: Uint8Array, bytes: Uint8Array, stream: str
 export function checkpointBody(key: Uint8Array, body: Uint8Array, stream: string): CheckpointRecord {
   let fields: Map<string, unknown>;
   let state: JsonValue | undefined;
+  let pages: PagedObjectRef[] | null | undefined;
   try {
     fields = decodeFields(body);
     const json = fields.get('json');
-    state = json instanceof Uint8Array ? parseAsciiJson(json) : fields.has('state') ? toFrozenJson(fields.get('state')) : undefined;
+    const root = fields.get('root');
+    const paged = fields.get('pages');
+    state = json instanceof Uint8Array ? parseAsciiJson(json) : fields.has('state') ? toFrozenJson(fields.get('state')) : root instanceof Uint8Array ? parseAsciiJson(root) : undefined;
+    if (root instanceof Uint8Array) pages = decodePagedRefs(paged) ?? null;
   } catch (err) {
     throw corrupt(key, `value does not decode: ${(err as Error).message}`, stream, err);
   }
   const rev = fields.get('rev');
   const seq = fields.get('seq');
-  if (!isCount(rev) || !isCount(seq) || !isJsonObject(state)) throw corrupt(key, 'checkpoint record has the wrong shape', stream);
-  return { rev, seq, state };
+  if (!isCount(rev) || !isCount(seq) || !isJsonObject(state) || pages === null) throw corrupt(key, 'checkpoint record has the wrong shape', stream);
+  return { rev, seq, state, paged: pages };
+}
+
+/** Bytes of one page reference in a paged root: its checkpoint revision and number, 6 bytes big-endian each. */
+const PAGE_REF_BYTES = 12;
+
+/** A paged root's `pages` field: per large object `{ path, next, refs }`, `refs` the pages' `[rev, n]` packed in binary (a root of 100,000 keys names 2,048 pages). */
+export function encodePagedRefs(objects: readonly PagedObjectRef[]): unknown[] {
+  return objects.map(({ path, next, pages }) => {
+    const refs = Buffer.allocUnsafe(pages.length * PAGE_REF_BYTES);
+    pages.forEach(([rev, n], i) => {
+      refs.writeUIntBE(rev, i * PAGE_REF_BYTES, 6);
+      refs.writeUIntBE(n, i * PAGE_REF_BYTES + 6, 6);
+    });
+    return { path, next, refs };
+  });
+}
+
+/** The decoded `pages` field of a paged root ({@link encodePagedRefs}), or `undefined` when it has another shape (a page count that is not a power of two included). */
+function decodePagedRefs(raw: unknown): PagedObjectRef[] | undefined {
+  if (!Array.isArray(raw) || raw.length === 0) return undefined;
+  const out: PagedObjectRef[] = [];
+  for (const o of raw as unknown[]) {
+    if (!(o instanceof Map)) return undefined;
+    const path: unknown = o.get('path');
+    const next: unknown = o.get('next');
+    const refs: unknown = o.get('refs');
+    if (!Array.isArray(path) || path.length === 0 || !path.every((k) => typeof k === 'string') || !isCount(next) || !(refs instanceof Uint8Array)) return undefined;
+    const count = refs.byteLength / PAGE_REF_BYTES;
+    if (!Number.isInteger(count) || count === 0 || (count & (count - 1)) !== 0) return undefined;
+    const b = Buffer.from(refs.buffer, refs.byteOffset, refs.byteLength);
+    const pages: [number, number][] = Array.from({ length: count }, (_, i) => [b.readUIntBE(i * PAGE_REF_BYTES, 6), b.readUIntBE(i * PAGE_REF_BYTES + 6, 6)]);
+    out.push({ path: path as string[], next, pages });
+  }
+  return out;
 }
 
 /** Decode and verify `R/<stream>/<rev>`: seal and shape. */

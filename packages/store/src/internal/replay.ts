@@ -4,13 +4,15 @@
  * stream's sealed revision-index records; checkpoints go through the history LRU. Every record
  * read is verified by its seal; a damaged one fails closed.
  */
-import { StateTree, StateflowError } from '@stateflow/core';
-import type { JsonObject } from '@stateflow/core';
+import { StateTree, StateflowError, hasOwn, isJsonObject } from '@stateflow/core';
+import type { JsonObject, JsonValue, PatchPathStep } from '@stateflow/core';
 import type { StreamId } from '../types.js';
 import { NO_DEBT } from './checkpoint-policy.js';
 import type { CheckpointDebt } from './checkpoint-policy.js';
 import { encodeValue } from './codec.js';
 import { checkpointKey, revKey } from './keys.js';
+import { readCheckpoint } from './paged-checkpoint.js';
+import type { PageLayout, TailPatch } from './paged-checkpoint.js';
 import { corrupt, decodeCheckpoint, decodeRevision } from './records.js';
 import type { HeadRecord, RevisionRecord } from './records.js';
 import { EMPTY, headOf } from './store-context.js';
@@ -119,12 +121,18 @@ export async function replay(ctx: StoreContext, stream: StreamId, rev: number, h
 /**
  * {@link replay} as a tree: the tail's patches are applied to the checkpoint's state as a state
  * tree, each at the cost of what it changes, and nothing is built — a path read
- * (`Store.valueAt`) then builds only the value it reads.
+ * (`Store.valueAt`) then builds only the value it reads. `options.path`: only the value at that
+ * path will be read — of a paged checkpoint, only the page on the path is read, and the tree
+ * holds only that member of the large object (README "Paged checkpoints"). With
+ * `options.measure`, the debt also carries a paged checkpoint's layout and the tail's patches.
  */
-export async function replayTree(ctx: StoreContext, stream: StreamId, rev: number, h: HeadRecord, options: { measure?: boolean; reader?: StorageReader } = {}): Promise<TreeReplay> {
+export async function replayTree(ctx: StoreContext, stream: StreamId, rev: number, h: HeadRecord, options: { measure?: boolean; reader?: StorageReader; path?: readonly PatchPathStep[] } = {}): Promise<TreeReplay> {
   if (rev === 0) return { tree: StateTree.of(EMPTY), debt: NO_DEBT };
   const reader = options.reader ?? ctx.storage;
-  const last = rev === h.origin ? null : await revisionRecord(ctx, stream, rev, reader);
+  // A revision with a checkpoint of its own starts there: its revision-index record (which may
+  // hold a whole first state as its patch) is not read.
+  const own = rev === h.origin ? undefined : (await readMany(reader, [checkpointKey(stream, rev)]))[0];
+  const last = rev === h.origin || own !== undefined ? null : await revisionRecord(ctx, stream, rev, reader);
   const baseRev = last === null ? rev : Math.max(last.base, h.origin);
   const cacheKey = `${stream}\u0000${baseRev}`;
   const cached = baseRev === 0 ? EMPTY : ctx.history.get(cacheKey);
@@ -133,13 +141,17 @@ export async function replayTree(ctx: StoreContext, stream: StreamId, rev: numbe
   const values = await readMany(reader, keys);
   let base = cached;
   let checkpointBytes = 0;
+  let layout: PageLayout | undefined;
+  let partial = false;
   if (base === undefined) {
     const key = keys[0] as Uint8Array;
     const bytes = values[0];
     if (bytes === undefined) throw corrupt(key, baseRev === h.origin ? 'the checkpoint at the origin is missing' : 'checkpoint is missing', stream);
-    base = decodeCheckpoint(key, bytes, stream, baseRev).state;
-    ctx.history.set(cacheKey, base);
-    checkpointBytes = bytes.byteLength;
+    const read = await readCheckpoint(reader, key, bytes, stream, baseRev, { path: options.path, layout: options.measure === true });
+    ({ layout, partial } = read);
+    base = read.record.state;
+    if (!partial) ctx.history.set(cacheKey, base);
+    checkpointBytes = read.bytes;
   } else if (options.measure === true && baseRev > 0) {
     checkpointBytes = (await readMany(reader, [checkpointKey(stream, baseRev)]))[0]?.byteLength ?? 0;
   }
@@ -150,19 +162,45 @@ export async function replayTree(ctx: StoreContext, stream: StreamId, rev: numbe
     tail.push(verifiedRevision(keys[i] as Uint8Array, values[i], stream, r));
   }
   if (last !== null && baseRev < rev) tail.push(last);
-  // One state tree: each stored patch (frozen as decoded: no defensive copy) costs what it
-  // changes; the plain state, when asked for, builds each changed container once.
+  // A partial state answers `options.path` only: the patches that do not reach it change nothing there.
+  const path = options.path;
+  const tree = applyTail(stream, baseRev, base, partial && path !== undefined ? tail.filter((record) => reaches(record.patch, path)) : tail);
+  const problem = stateProblem(stream, tree);
+  if (problem !== null) throw corrupt(revKey(stream, rev), `replay gives an invalid state: ${problem}`, stream);
+  const debt: CheckpointDebt = { base: baseRev, checkpointBytes, tailBytes: 0, tailCount: tail.length };
+  if (options.measure === true) debt.tailBytes = tail.reduce((sum, record) => sum + encodeValue(record.patch).byteLength, 0);
+  if (layout !== undefined) {
+    debt.layout = layout;
+    debt.tail = tail.reduce<TailPatch | null>((prev, record) => ({ patch: record.patch, prev }), null);
+  }
+  return { tree, debt };
+}
+
+/** Whether merge patch `patch` can change the value at `path` (it names the path, a prefix of it replaced, or more below it). */
+function reaches(patch: JsonObject, path: readonly PatchPathStep[]): boolean {
+  let at: JsonValue = patch;
+  for (const step of path) {
+    if (!isJsonObject(at) || step.kind !== 'key') return true;
+    if (!hasOwn(at, step.key)) return false;
+    at = at[step.key] as JsonValue;
+  }
+  return true;
+}
+
+/**
+ * One state tree over `base` with the tail's patches applied: each stored patch (frozen as
+ * decoded: no defensive copy) costs what it changes; the plain state, when asked for, builds
+ * each changed container once.
+ * @throws STORE_CORRUPT naming the first revision-index record whose patch does not apply
+ */
+function applyTail(stream: StreamId, baseRev: number, base: JsonObject, tail: readonly RevisionRecord[]): StateTree {
   let tree = StateTree.of(base);
-  let tailBytes = 0;
   tail.forEach((record, i) => {
     try {
       tree = tree.apply(record.patch, { frozenPatch: true });
     } catch (err) {
       throw corrupt(revKey(stream, baseRev + 1 + i), `stored patch does not apply: ${(err as Error).message}`, stream, err);
     }
-    if (options.measure === true) tailBytes += encodeValue(record.patch).byteLength;
   });
-  const problem = stateProblem(stream, tree);
-  if (problem !== null) throw corrupt(revKey(stream, rev), `replay gives an invalid state: ${problem}`, stream);
-  return { tree, debt: { base: baseRev, checkpointBytes, tailBytes, tailCount: tail.length } };
+  return tree;
 }

@@ -3,7 +3,7 @@
  * the head (while it is the head), else the history LRU's copy, else a replay from the nearest checkpoint under a read
  * lock (so no compaction runs meanwhile).
  */
-import { StateTree } from '@stateflow/core';
+import { StateTree, isStateflowError } from '@stateflow/core';
 import type { JsonObject, JsonValue, PatchPathStep } from '@stateflow/core';
 import type { StreamId } from '../types.js';
 import { currentOf, currentTreeOf } from './current-state.js';
@@ -40,7 +40,8 @@ export async function stateAt(ctx: StoreContext, stream: StreamId, rev: number, 
  * The value at `path` of `stream` at a retained `rev` (`Store.valueAt` once its arguments are
  * checked): read from the current state tree at the head, from the history LRU's state when it
  * holds `rev`, else from a replay into a tree under a read lock — the checkpoint (through the
- * LRU) and the tail, building only the value found.
+ * LRU; of a paged checkpoint not in it, the root and the page on the path) and the tail,
+ * building only the value found.
  * @throws REVISION_NOT_FOUND, HISTORY_NOT_RETAINED, STORE_CORRUPT
  */
 export async function valueAt(ctx: StoreContext, stream: StreamId, rev: number, path: readonly PatchPathStep[], reader: StorageReader = ctx.storage): Promise<JsonValue | undefined> {
@@ -48,7 +49,16 @@ export async function valueAt(ctx: StoreContext, stream: StreamId, rev: number, 
   if (rev === h.rev) return (await currentTreeOf(ctx, stream)).valueAt(path);
   const cached = ctx.history.get(`${stream}\u0000${rev}`);
   if (cached !== undefined) return StateTree.of(cached).valueAt(path);
-  return ctx.lock.read(async () => (await replayTree(ctx, stream, rev, retained(ctx, stream, rev), { reader })).tree.valueAt(path));
+  return ctx.lock.read(async () => {
+    try {
+      // Of a paged checkpoint, only the page on the path (README "Paged checkpoints").
+      return (await replayTree(ctx, stream, rev, retained(ctx, stream, rev), { reader, path })).tree.valueAt(path);
+    } catch (err) {
+      // A partial state that does not replay: the whole one decides (and fails closed when damaged).
+      if (!isStateflowError(err, 'STORE_CORRUPT')) throw err;
+      return (await replayTree(ctx, stream, rev, retained(ctx, stream, rev), { reader })).tree.valueAt(path);
+    }
+  });
 }
 
 /**

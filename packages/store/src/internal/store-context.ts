@@ -28,6 +28,8 @@ const ZERO_HEAD: HeadRecord = Object.freeze({ rev: 0, seq: 0, origin: 0 });
 /** A publish — or an all-or-nothing batch of them (`publishMany`) — waiting for the next group commit. */
 export interface Queued {
   inputs: PublishInput[];
+  /** Wall-clock ms the batch's staging may take (`publishMany`'s `budgetMs`); none when absent. */
+  budgetMs?: number;
   resolve: (results: PublishResult[]) => void;
   reject: (err: unknown) => void;
 }

@@ -47,7 +47,7 @@ export async function truncateAfter(storage: Storage, tip: number): Promise<{ dr
       dropped++;
     }
   }
-  for (const family of [Family.rev, Family.checkpoint, Family.id]) {
+  for (const family of [Family.rev, Family.checkpoint, Family.id, Family.principalId]) {
     for await (const [key, value] of storage.iterate(familyRange(family))) {
       const seq = storedSeq(key, value);
       if (seq !== undefined && seq > tip) ops.push({ type: 'del', key });
@@ -76,7 +76,7 @@ export async function truncateAfter(storage: Storage, tip: number): Promise<{ dr
     ops.push({ type: 'del', key });
     if (last !== null) {
       streamsRemoved.push(parsed.stream);
-      for (const family of [Family.rev, Family.seq, Family.checkpoint]) {
+      for (const family of [Family.rev, Family.seq, Family.checkpoint, Family.page]) {
         for await (const [k] of storage.iterate(streamRange(family, parsed.stream, 0, 2 ** 48 - 1))) ops.push({ type: 'del', key: k });
       }
     }

@@ -15,7 +15,7 @@ import { checkCount, checkExpected, checkSettlement, checkStream, checkStreams, 
  */
 export function checkUndoInput(input: unknown): UndoInput {
   if (!isJsonObject(input)) throw invalid('input', `undo input must be an object, got ${describeInput(input)}`);
-  const { writer, since, streams, expected, resolve, prefer, dryRun, id, meta } = input as unknown as Record<string, unknown>;
+  const { writer, since, streams, expected, resolve, prefer, dryRun, id, principal, meta } = input as unknown as Record<string, unknown>;
   const checked: UndoInput = { writer: checkWriterMatch(writer), since: checkSince(since) };
   if (streams !== undefined) {
     checkStreams(streams);
@@ -38,7 +38,7 @@ export function checkUndoInput(input: unknown): UndoInput {
     }
     checked.resolve = copy as UndoInput['resolve'];
   }
-  checkSettlement({ prefer, dryRun, id }, checked);
+  checkSettlement({ prefer, dryRun, id, principal }, checked);
   if (meta !== undefined) checked.meta = callerMeta(jsonObjectCopy(meta, 'meta'));
   return checked;
 }

@@ -41,7 +41,7 @@ interface Change {
 export function undoWriter(ctx: StoreContext, input: UndoInput): Promise<UndoResult> {
   return ctx.lock.write(() => withWriteSession(ctx, async (session) => {
     if (input.id !== undefined) {
-      const accepted = await storedWithId(ctx, input.id);
+      const accepted = await storedWithId(ctx, input.id, input.principal);
       if (accepted !== undefined) return { status: 'duplicate', transition: accepted };
     }
     enforceExpected(input.expected ?? {}, (s) => headOf(ctx, s));
@@ -53,7 +53,7 @@ export function undoWriter(ctx: StoreContext, input: UndoInput): Promise<UndoRes
     if (Object.keys(changes).length === 0) return { ...plan, status: 'noop', transition: null };
     const expected = Object.fromEntries(Object.keys(changes).map((s) => [s, plan.heads[s] as number]));
     const meta = jsonObjectCopy({ ...input.meta, undo: { writer: { ...plan.writer }, since: plan.since, through: plan.through, seqs: plan.undone } }, 'meta');
-    const result = await commit(ctx, { changes, expected, meta, ...(input.id === undefined ? {} : { id: input.id }) }, session);
+    const result = await commit(ctx, { changes, expected, meta, ...(input.id === undefined ? {} : { id: input.id }), ...(input.principal === undefined ? {} : { principal: input.principal }) }, session);
     if (result.status !== 'accepted') throw new Error(`unreachable: an undo with a non-empty patch staged as ${result.status}`);
     return { ...plan, status: 'accepted', transition: result.transition };
   }));

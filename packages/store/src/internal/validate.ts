@@ -67,6 +67,17 @@ export function checkId(id: unknown, field: string): asserts id is string {
 }
 
 /**
+ * Check a principal (whose idempotency ids an input's are): the rules of a stream id — non-empty,
+ * well-formed, no control characters (its record key ends it with 0x00), at most 1,024 bytes.
+ * @throws INPUT_INVALID `{ field }`
+ */
+export function checkPrincipal(principal: unknown, field: string): asserts principal is string {
+  if (typeof principal !== 'string' || principal.length === 0 || LONE_SURROGATE.test(principal) || CONTROL.test(principal) || Buffer.byteLength(principal, 'utf8') > MAX_STREAM_BYTES) {
+    throw new StateflowError('INPUT_INVALID', `${field} must be a non-empty, well-formed string without control characters, of at most ${MAX_STREAM_BYTES} bytes`, { field });
+  }
+}
+
+/**
  * Check an options argument: `undefined` or an object.
  * @throws INPUT_INVALID
  */
@@ -131,7 +142,7 @@ export function jsonObjectCopy(value: unknown, field: string): JsonObject {
  */
 export function checkPublishInput(input: unknown): PublishInput {
   if (!isJsonObject(input)) throw new StateflowError('INPUT_INVALID', 'publish input must be an object', { field: 'input' });
-  const { changes, expected, id, meta, durability } = input as unknown as Record<string, unknown>;
+  const { changes, expected, id, principal, meta, durability } = input as unknown as Record<string, unknown>;
   if (!isJsonObject(changes)) {
     throw new StateflowError('INPUT_INVALID', 'publish input.changes must be an object of { stream: patch }', { field: 'changes' });
   }
@@ -154,6 +165,10 @@ export function checkPublishInput(input: unknown): PublishInput {
   if (id !== undefined) {
     checkId(id, 'publish input.id');
     checked.id = id;
+  }
+  if (principal !== undefined) {
+    checkPrincipal(principal, 'publish input.principal');
+    checked.principal = principal;
   }
   if (meta !== undefined) checked.meta = jsonObjectCopy(meta, 'meta');
   if (durability !== undefined) {
@@ -207,11 +222,14 @@ export function stateProblem(stream: string, state: unknown): string | null {
 }
 
 /**
- * The `prefer`, `dryRun` and `id` of a merge or an undo input, checked into `into`.
+ * The `prefer`, `dryRun`, `id` and `principal` of a merge, an undo or a fork input, checked into `into`.
  * @throws INPUT_INVALID `{ field }` naming the one that is wrong
  */
-export function checkSettlement(fields: { prefer?: unknown; dryRun?: unknown; id?: unknown }, into: { prefer?: 'ours' | 'theirs'; dryRun?: boolean; id?: string }): void {
-  const { prefer, dryRun, id } = fields;
+export function checkSettlement(
+  fields: { prefer?: unknown; dryRun?: unknown; id?: unknown; principal?: unknown },
+  into: { prefer?: 'ours' | 'theirs'; dryRun?: boolean; id?: string; principal?: string },
+): void {
+  const { prefer, dryRun, id, principal } = fields;
   if (prefer !== undefined) {
     if (prefer !== 'ours' && prefer !== 'theirs') throw new StateflowError('INPUT_INVALID', `prefer must be "ours" or "theirs", got ${describeInput(prefer)}`, { field: 'prefer' });
     into.prefer = prefer;
@@ -223,5 +241,9 @@ export function checkSettlement(fields: { prefer?: unknown; dryRun?: unknown; id
   if (id !== undefined) {
     checkId(id, 'id');
     into.id = id;
+  }
+  if (principal !== undefined) {
+    checkPrincipal(principal, 'principal');
+    into.principal = principal;
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adoptFragmentCredential, credential } from './auth.js';
+import { adoptFragmentCredential, credential, dropFragmentCredential } from './auth.js';
 
 function memoryStorage(): Storage {
   const items = new Map<string, string>();
@@ -34,5 +34,15 @@ describe('adoptFragmentCredential', () => {
     adoptFragmentCredential({ hash: '#stream=global', pathname: '/ui/', search: '' } as Location, history, storage);
     expect(credential(storage)).toBe('sk-1');
     expect(replaced).toEqual(['/ui/']);
+  });
+
+  it('dropFragmentCredential (a hashchange) clears the credential from the address bar and adopts nothing', () => {
+    const storage = memoryStorage();
+    const replaced: string[] = [];
+    const history = { replaceState: (_s: unknown, _t: string, url: string) => replaced.push(url) } as unknown as History;
+    adoptFragmentCredential({ hash: '#token=mine', pathname: '/ui/', search: '' } as Location, history, storage);
+    expect(dropFragmentCredential({ hash: '#token=theirs&stream=global', pathname: '/ui/', search: '' } as Location, history)).toBe('theirs');
+    expect(credential(storage)).toBe('mine');
+    expect(replaced).toEqual(['/ui/', '/ui/#stream=global']);
   });
 });

@@ -26,7 +26,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyRequest } from 'fastify';
 import { stampWriter } from '@stateflow/store';
-import type { Store } from '@stateflow/store';
+import type { ForkOptions, MergeInput, PublishInput, PublishManyOptions, Store, UndoInput } from '@stateflow/store';
 import { CLIENT_HEADER, SURFACE_HEADER } from '@stateflow/http-contract/headers';
 import { currentToolCall } from '../../mcp/tool-call.js';
 
@@ -105,7 +105,46 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** `store` stamping {@link currentWriter} into every publication's `meta.writer` (store `stampWriter`). */
+/** The principal of the ladder runtime's and the server's own writes (never a user's: `user:` prefixes those). */
+export const RUNTIME_PRINCIPAL = 'runtime';
+
+/**
+ * Whose idempotency ids the current write's are (server README "Idempotency ids"): an API-key
+ * user's are `user:<name>`, whatever the input said; the ladder runtime's and the server's own
+ * (a ladder call, the sweep) are {@link RUNTIME_PRINCIPAL}'s; the store's owner keeps the
+ * principal it named, or none — the unscoped ids of stores before principals, so an old id is
+ * still matched for the owner and for no one else.
+ */
+export function currentPrincipal(given: string | undefined): string | undefined {
+  const scope = scopes.getStore();
+  if (scope === undefined || scope.surface === 'ladder') return RUNTIME_PRINCIPAL;
+  if (scope.request.admin) return given;
+  return `user:${scope.request.user}`;
+}
+
+/** `input` with its `principal` as {@link currentPrincipal} decides it (not an object: left for the store to refuse). */
+function scoped<T extends { principal?: string }>(input: T): T {
+  if (input === null || typeof input !== 'object') return input;
+  const { principal: given, ...rest } = input;
+  const principal = currentPrincipal(given);
+  return (principal === undefined ? rest : { ...rest, principal }) as T;
+}
+
+/**
+ * `store` stamping {@link currentWriter} into every publication's `meta.writer` (store
+ * `stampWriter`) and scoping every write's idempotency id by {@link currentPrincipal}.
+ */
 export function stampingStore(store: Store): Store {
-  return stampWriter(store, () => ({ ...currentWriter() }));
+  const stamped = stampWriter(store, () => ({ ...currentWriter() }));
+  return new Proxy(stamped, {
+    get(target, key) {
+      if (key === 'publish') return (input: PublishInput) => target.publish(scoped(input));
+      if (key === 'publishMany') return (inputs: PublishInput[], options?: PublishManyOptions) => target.publishMany(Array.isArray(inputs) ? inputs.map(scoped) : inputs, options);
+      if (key === 'merge') return (input: MergeInput) => target.merge(scoped(input));
+      if (key === 'undo') return (input: UndoInput) => target.undo(scoped(input));
+      if (key === 'fork') return (from: string, to: string, options: ForkOptions = {}) => target.fork(from, to, scoped(options));
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

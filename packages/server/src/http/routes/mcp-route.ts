@@ -47,7 +47,12 @@ export function registerMcpRoute(app: ContractApp, context: ServerContext): void
       const onOperation = (operation: McpOperationObservation): void => context.metrics.mcpOperation({ ...operation, surface });
       // The history tools' undo: the caller's own writes only, each stream authorized as any write.
       const historyTools = context.historyTools ? { undo: (input: UndoInput) => undoAsCaller(context, request, { ...input, writer: { user: request.user } }) } : undefined;
-      const server = createMcpServer({ store: context.store, selection, onOperation, ...sessionPrecondition(context, request, session), ...(historyTools === undefined ? {} : { historyTools }) });
+      // A failure that is not the caller's answers as HTTP answers it: logged, INTERNAL with the request id.
+      const internalFailure = (err: unknown) => {
+        const { code, message, details } = context.answerFailure(err, request).body.error;
+        return { code, message, details: details as object };
+      };
+      const server = createMcpServer({ store: context.store, selection, onOperation, internalFailure, ...sessionPrecondition(context, request, session), ...(historyTools === undefined ? {} : { historyTools }) });
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {
         await server.connect(transport);

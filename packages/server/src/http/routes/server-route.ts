@@ -27,5 +27,5 @@ export function registerServerRoute(app: ContractApp, context: ServerContext): v
     }),
   });
 
-  app.route({ ...serverProofRoute, config: PUBLIC_ROUTE, handler: async (request) => ({ proof: serverProof(context.token, request.query.nonce) }) });
+  app.route({ ...serverProofRoute, config: PUBLIC_ROUTE, handler: async (request) => ({ proof: serverProof(context.token, request.query.nonce), pidProof: serverProof(context.token, request.query.nonce, process.pid) }) });
 }

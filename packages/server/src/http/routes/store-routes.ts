@@ -11,6 +11,7 @@ import type { ContractApp } from '../contract-app.js';
 import type { ServerContext } from '../server-context.js';
 import { registerStoreReadRoutes } from './store-read-routes.js';
 import { registerStoreWriteRoutes } from './store-write-routes.js';
+import { registerRetentionRoutes } from './retention-routes.js';
 
 /** Register the store API routes on `app`, in a scope of their own that adds the last seq to every answer. */
 export function registerStoreRoutes(app: ContractApp, context: ServerContext): void {
@@ -21,5 +22,6 @@ export function registerStoreRoutes(app: ContractApp, context: ServerContext): v
     });
     registerStoreReadRoutes(scope, context);
     registerStoreWriteRoutes(scope, context);
+    registerRetentionRoutes(scope, context);
   });
 }

@@ -19,7 +19,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { ContractApp } from '../contract-app.js';
 import type { ServerContext } from '../server-context.js';
-import { assertStreamsVisible } from '../stream-visibility.js';
+import { assertStreamsVisible, shownWriteResult } from '../stream-visibility.js';
 import { authorizeWrites } from '../stream-writes.js';
 import { undoAsCaller } from '../undo-access.js';
 import { OWNER_ROUTE, USER_ROUTE } from '../access-gate.js';
@@ -44,7 +44,7 @@ function registerPublishRoutes(app: ContractApp, context: ServerContext): void {
     return Object.keys(guards).length === 0 ? input : { ...input, expected: { ...guards, ...input.expected } };
   };
 
-  app.route({ ...publishRoute, config: USER_ROUTE, handler: async (request) => context.store.publish(await authorized(request, request.body)) });
+  app.route({ ...publishRoute, config: USER_ROUTE, handler: async (request) => shownWriteResult(context, request, await context.store.publish(await authorized(request, request.body))) });
 
   app.route({
     ...publishManyRoute,
@@ -52,7 +52,11 @@ function registerPublishRoutes(app: ContractApp, context: ServerContext): void {
     handler: async (request) => {
       const inputs: PublishInput[] = [];
       for (const input of request.body.inputs) inputs.push(await authorized(request, input));
-      return { results: await context.store.publishMany(inputs) };
+      const results = [];
+      // An API-key user's batch has a staging budget; the owner's (an import through the CLI) not, as with the rate limits.
+      const budget = request.admin || context.workBudgetMs === 0 ? {} : { budgetMs: context.workBudgetMs };
+      for (const result of await context.store.publishMany(inputs, budget)) results.push(await shownWriteResult(context, request, result));
+      return { results };
     },
   });
 }
@@ -65,7 +69,7 @@ function registerStreamOperations(app: ContractApp, context: ServerContext): voi
     handler: async (request) => {
       const { from, to, ...options } = request.body;
       await authorizeWrites(context, request, [from, to]);
-      return context.store.fork(from, to, options);
+      return shownWriteResult(context, request, await context.store.fork(from, to, options));
     },
   });
 
@@ -75,12 +79,12 @@ function registerStreamOperations(app: ContractApp, context: ServerContext): voi
     config: USER_ROUTE,
     handler: async (request) => {
       await authorizeWrites(context, request, [request.body.from, request.body.into]);
-      return context.store.merge(request.body);
+      return shownWriteResult(context, request, await context.store.merge(request.body));
     },
   });
 
   // An undo writes only streams its caller may write, and only her own writes' effects (undo-access.ts).
-  app.route({ ...undoRoute, config: USER_ROUTE, handler: async (request) => undoAsCaller(context, request, request.body) });
+  app.route({ ...undoRoute, config: USER_ROUTE, handler: async (request) => shownWriteResult(context, request, await undoAsCaller(context, request, request.body)) });
 
   app.route({
     ...revertRoute,

@@ -13,6 +13,11 @@
  * When the server stops, the stream's last event is `stopping` (no `id:`), so a client can tell a
  * deliberate stop (`stateflow stop`, SIGTERM) from a lost connection.
  *
+ * Open streams are capped per API key and per server (`watch-limit.ts`: 429 `RATE_LIMITED` with
+ * `Retry-After` before the stream opens). A transition is shown and encoded once per visibility
+ * class — the store's owner, or one key user — and that text is written to each of its streams,
+ * so a publish with many watchers open costs one encoding per class, not one per watcher.
+ *
  * A client that does not read is not buffered for without bound: when its socket stays full for
  * {@link STALLED_CLIENT_MS} the stream is ended, and the client resumes from the log with
  * `Last-Event-ID` when it is ready.
@@ -20,12 +25,13 @@
 import type { WatchTracker } from '../observability/metrics.js';
 import { once } from 'node:events';
 import { StateflowError, isStateflowError } from '@stateflow/core';
-import type { Store } from '@stateflow/store';
+import type { Store, Transition } from '@stateflow/store';
 import { createSession } from 'better-sse';
 import { watchRoute } from '@stateflow/http-contract';
 import type { ContractApp } from '../contract-app.js';
 import type { ServerContext } from '../server-context.js';
 import { streamVisibility } from '../stream-visibility.js';
+import type { StreamVisibility } from '../stream-visibility.js';
 import { USER_ROUTE } from '../access-gate.js';
 
 /** How long a watch client may leave its socket full before its stream is ended, in ms. */
@@ -34,8 +40,31 @@ export const STALLED_CLIENT_MS = 30_000;
 /** Default interval of the heartbeat comment, in ms. */
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 
+/**
+ * The `data:` text of each transition per visibility class (`*` for the owner, `user:<name>`),
+ * `null` when the class sees none of it: kept as long as the transition object is (the store
+ * hands every watcher the same one).
+ */
+type EncodedViews = WeakMap<object, Map<string, Promise<string | null>>>;
+
+/** `transition` as `access` shows it, encoded, once per `visibilityClass`. */
+function encodedView(cache: EncodedViews, visibilityClass: string, access: StreamVisibility, transition: Transition): Promise<string | null> {
+  let byClass = cache.get(transition);
+  if (byClass === undefined) {
+    byClass = new Map();
+    cache.set(transition, byClass);
+  }
+  let text = byClass.get(visibilityClass);
+  if (text === undefined) {
+    text = access.view(transition).then((shown) => (shown === null ? null : JSON.stringify(shown)));
+    byClass.set(visibilityClass, text);
+  }
+  return text;
+}
+
 /** Register `GET /v1/watch` on `app`. */
 export function registerWatchRoute(app: ContractApp, context: ServerContext): void {
+  const encoded: EncodedViews = new WeakMap();
   app.route({ ...watchRoute, config: USER_ROUTE, handler: async (request, reply) => {
     const store = context.store;
     const from = await withinLog(store, resumePoint(request.headers['last-event-id'], request.query.from, store.lastSeq()));
@@ -48,6 +77,8 @@ export function registerWatchRoute(app: ContractApp, context: ServerContext): vo
         }
       }
     }
+    const visibilityClass = request.admin ? '*' : `user:${request.user}`;
+    const release = context.watches.acquire(request.keyId);
     reply.hijack();
     const stop = new AbortController();
     const onShutdown = (): void => stop.abort();
@@ -60,14 +91,15 @@ export function registerWatchRoute(app: ContractApp, context: ServerContext): vo
         keepAlive: context.heartbeatMs,
         retry: 1000,
         trustClientEventId: false,
-        serializer: (data) => JSON.stringify(data),
+        // Transitions arrive encoded (encodedView); the other events are objects.
+        serializer: (data) => (typeof data === 'string' ? data : JSON.stringify(data)),
         headers: { 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
       });
       session.push({ from, lastSeq: store.lastSeq() }, 'ready', String(from));
       tracker = context.metrics.watch(from);
       for await (const transition of store.watch({ from, signal: stop.signal, ...(streams === undefined ? {} : { streams }) })) {
         tracker.sent(transition.seq);
-        const shown = await access.view(transition);
+        const shown = await encodedView(encoded, visibilityClass, access, transition);
         if (shown === null) continue;
         session.push(shown, 'transition', String(transition.seq));
         if (reply.raw.writableNeedDrain && !(await drained(reply.raw, stop.signal))) break;
@@ -75,6 +107,7 @@ export function registerWatchRoute(app: ContractApp, context: ServerContext): vo
     } catch {
       // The client went away or the store closed: nothing to tell anyone.
     } finally {
+      release();
       tracker?.close();
       context.shutdown.removeEventListener('abort', onShutdown);
       if (context.shutdown.aborted && session?.isConnected === true) session.push({ reason: 'the server is stopping' }, 'stopping');

@@ -1,0 +1,131 @@
+/**
+ * Planning a retention run (README "Retention"): for every stream a policy governs, the origin
+ * its policy moves it to, with the revisions and bytes that removes. One pass over the retained
+ * log (from the oldest revision any governed stream still keeps) gathers each revision's seq,
+ * time and net-patch bytes; nothing is written.
+ */
+import { governingFamily } from '../stream-family.js';
+import { listTags } from '../tags.js';
+import type { Tag } from '../tags.js';
+import type { Store, StreamHead, StreamId } from '../types.js';
+import type { FamilyPolicy } from './retention-declarations.js';
+
+/** What the log says of one retained revision. */
+export interface RevisionFacts {
+  rev: number;
+  seq: number;
+  /** Acceptance time, ms since the epoch. */
+  time: number;
+  /** UTF-8 bytes of its net patch as JSON. */
+  bytes: number;
+}
+
+/** The plan of one governed stream. */
+export interface StreamPlan {
+  stream: StreamId;
+  /** The pattern of the policy that governs it. */
+  family: string;
+  head: StreamHead;
+  /** The origin after the run: the oldest revision still readable (`head.rev + 1` for an expired stream). */
+  origin: number;
+  /** Whether the stream is idle past its policy's `idleMs`: its state is cleared, then compacted. */
+  expired: boolean;
+  /** The stream's retained revisions above its origin, ascending. */
+  facts: RevisionFacts[];
+}
+
+/** Plan every stream `policies` govern, as of `now` (ms since the epoch). */
+export async function planRetention(store: Store, policies: FamilyPolicy[], now: number): Promise<StreamPlan[]> {
+  const governed = new Map<StreamId, { head: StreamHead; policy: FamilyPolicy }>();
+  for (const head of await store.streams()) {
+    const policy = governingFamily(policies, head.stream);
+    if (policy !== undefined && head.rev > 0) governed.set(head.stream, { head, policy });
+  }
+  const facts = await revisionFacts(store, governed);
+  const tags = governed.size === 0 ? [] : await listTags(store);
+  const plans: StreamPlan[] = [];
+  for (const [stream, { head, policy }] of governed) {
+    const own = facts.get(stream) ?? [];
+    const idle = isIdle(policy, head, own, now);
+    // An idle stream whose state is already empty needs no transition to clear it.
+    const expired = idle && Object.keys(await store.state(stream)).length > 0;
+    const target = expired ? head.rev + 1 : idle ? head.rev : targetOrigin(policy, head, own, now);
+    const origin = target > head.origin ? await keepingTags(store, tags, head, own, target) : head.origin;
+    plans.push({ stream, family: policy.family.pattern, head, origin, expired: expired && origin > head.origin, facts: own });
+  }
+  return plans.sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0));
+}
+
+/** The net-patch bytes of the revisions of `plan` at or below `origin` (what moving the origin there removes). */
+export function bytesBelow(plan: StreamPlan, origin: number): number {
+  let bytes = 0;
+  for (const fact of plan.facts) if (fact.rev <= origin) bytes += fact.bytes;
+  return bytes;
+}
+
+async function revisionFacts(store: Store, governed: Map<StreamId, { head: StreamHead }>): Promise<Map<StreamId, RevisionFacts[]>> {
+  const facts = new Map<StreamId, RevisionFacts[]>();
+  let from = Infinity;
+  let to = 0;
+  for (const [stream, { head }] of governed) {
+    if (head.rev > head.origin) from = Math.min(from, await store.revisionSeq(stream, head.origin + 1));
+    to = Math.max(to, head.seq);
+  }
+  if (from === Infinity) return facts;
+  for await (const t of store.transitions({ from, to })) {
+    for (const change of t.changes) {
+      const head = governed.get(change.stream)?.head;
+      if (head === undefined || change.rev <= head.origin || change.rev > head.rev) continue;
+      const list = facts.get(change.stream) ?? [];
+      list.push({ rev: change.rev, seq: t.seq, time: Date.parse(t.time), bytes: Buffer.byteLength(JSON.stringify(change.patch), 'utf8') });
+      facts.set(change.stream, list);
+    }
+  }
+  return facts;
+}
+
+/** The origin each limit of the policy asks for; the strictest (highest) wins, never below the head's origin. */
+function targetOrigin({ policy }: FamilyPolicy, head: StreamHead, facts: RevisionFacts[], now: number): number {
+  let origin = head.origin;
+  if (policy.maxRevisions !== undefined) origin = Math.max(origin, head.rev - policy.maxRevisions + 1);
+  if (policy.maxAgeMs !== undefined) {
+    // The state as of the cutoff stays readable: the last revision older than it.
+    const cutoff = now - policy.maxAgeMs;
+    for (const fact of facts) if (fact.time < cutoff) origin = Math.max(origin, fact.rev);
+  }
+  if (policy.maxBytes !== undefined) {
+    let bytes = 0;
+    for (let i = facts.length - 1; i >= 0; i--) {
+      const fact = facts[i] as RevisionFacts;
+      bytes += fact.bytes;
+      if (bytes > policy.maxBytes) {
+        origin = Math.max(origin, fact.rev);
+        break;
+      }
+    }
+  }
+  return origin;
+}
+
+/**
+ * Whether the stream has had no revision for longer than `idleMs`. A stream compacted to its
+ * head earlier has no retained head transition, so no known time: it is never idle.
+ */
+function isIdle({ policy }: FamilyPolicy, head: StreamHead, facts: RevisionFacts[], now: number): boolean {
+  if (policy.idleMs === undefined) return false;
+  const last = facts[facts.length - 1];
+  return last !== undefined && last.rev === head.rev && last.time < now - policy.idleMs;
+}
+
+/** `origin`, lowered to the stream's revision at any tag it would drop (compaction keeps tagged revisions). */
+async function keepingTags(store: Store, tags: Tag[], head: StreamHead, facts: RevisionFacts[], origin: number): Promise<number> {
+  let floor = origin;
+  for (const tag of tags) {
+    let rev: number;
+    if (tag.stream === head.stream) rev = tag.rev as number;
+    else if (tag.seq >= head.seq) rev = head.rev;
+    else rev = facts.filter((f) => f.seq <= tag.seq).at(-1)?.rev ?? (head.origin >= 1 && (await store.revisionSeq(head.stream, head.origin)) <= tag.seq ? head.origin : 0);
+    if (rev >= 1 && rev >= head.origin && rev < floor) floor = rev;
+  }
+  return floor;
+}
