@@ -31,6 +31,12 @@ const stream = Type.String({ minLength: 1, maxLength: 1024, description: 'Stream
 const pointer = Type.String({ maxLength: 4096, pattern: '^(/.*)?$', default: '', description: 'RFC 6901 JSON pointer from the state root ("" = the root)' });
 const limit = (page: { default: number; max: number }, what: string) =>
   Type.Integer({ minimum: 1, maximum: page.max, default: page.default, description: `${what} per page (default ${page.default}, at most ${page.max})` });
+/** Which shape a history read shows (store README "Shapes"); as text, since a query string is text. */
+const shape = Type.String({
+  pattern: '^(stored|current|[1-9][0-9]{0,8})$',
+  default: 'stored',
+  description: "The shape the state is shown in: stored (default: as written), current (upcast to the latest version of the stream's shape) or a version number",
+});
 const firstChild = Type.Integer({ minimum: 0, description: 'First child to list', default: 0 });
 
 /** The owners of an effective view (the state API's selection, as query parameters). */
@@ -99,6 +105,7 @@ export const historyNodeRoute = historyRoute(
       pointer: Type.Optional(pointer),
       offset: Type.Optional(firstChild),
       limit: Type.Optional(limit(NODE_PAGE, 'Children')),
+      shape: Type.Optional(shape),
     },
     { additionalProperties: false },
   ),

@@ -127,6 +127,19 @@ export const StreamNode = Type.Object({
   origin: Type.Integer(),
   path: Type.Union([Type.String(), Type.Null()], { description: 'read_state path of the value, or null' }),
   cli: Type.String({ description: 'The CLI command that shows the value' }),
+  shape: Type.Optional(
+    Type.Object(
+      {
+        name: Type.String({ description: 'The shape that governs the stream now' }),
+        written: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+          description: 'The version the revision was written in (0: before any shape); null at or below the origin, whose transition may be pruned',
+        }),
+        shown: Type.Integer({ minimum: 0, description: 'The version the state is shown in (written, for stored)' }),
+        latest: Type.Integer({ minimum: 1, description: "The shape's latest version" }),
+      },
+      { description: 'Present when a shape governs the stream (store README "Shapes")' },
+    ),
+  ),
 });
 export type StreamNode = Static<typeof StreamNode>;
 

@@ -20,8 +20,8 @@ import type {
 } from '@langchain/langgraph-checkpoint';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { StateflowError } from '@stateflow/core';
-import { SerialQueue, retryOnConflict } from '@stateflow/store';
-import type { Durability, Store } from '@stateflow/store';
+import { SerialQueue, checkShapeSelector, retryOnConflict } from '@stateflow/store';
+import type { Durability, ShapeSelector, Store } from '@stateflow/store';
 import { CheckpointConflictError } from './checkpoint-conflict.js';
 import { checkpointTuple, listedNamespaces, metadataMatches } from './internal/checkpoint-tuples.js';
 import { deleteAttempt, compactThread, threadStreams } from './internal/delete-thread.js';
@@ -49,6 +49,14 @@ export interface StateflowSaverOptions {
   serde?: SerializerProtocol;
   /** Durability of every revision this saver publishes. Default: the store's. */
   durability?: Durability;
+  /**
+   * The shape every checkpoint is read in (README "Shapes"): `'current'` (default: a thread
+   * written under an older version of the `langgraph:*` family's shape resumes upcast to the
+   * latest, as the graph that resumes it expects), `'stored'` (the states as written), or a
+   * version number ≥ 1 (reading only: a put computed on a state in an older version is refused
+   * by the store's write check). A namespace no shape governs reads the same in each.
+   */
+  shape?: ShapeSelector;
 }
 
 /** Publishes retried after losing a CAS to a write that does not conflict (a writes batch, a branch). */
@@ -77,10 +85,14 @@ export class StateflowSaver extends BaseCheckpointSaver {
   /**
    * @param store the Stateflow store that holds the checkpoints (`openStore(dir)`,
    *   `openMemoryStore()`, or any other `Store`).
-   * @param options `fencing` (default `true`), `serde`, `durability`.
+   * @param options `fencing` (default `true`), `serde`, `durability`, `shape` (default `'current'`).
+   * @throws StateflowError `INPUT_INVALID` `{ field: 'shape' }` for a shape that is not `'stored'`,
+   *   `'current'` or a version number ≥ 1.
    */
   constructor(store: Store, options: StateflowSaverOptions = {}) {
     super(options.serde);
+    const shape = options.shape ?? 'current';
+    checkShapeSelector(shape);
     this.store = store;
     this.#ctx = {
       store,
@@ -88,7 +100,7 @@ export class StateflowSaver extends BaseCheckpointSaver {
       durability: options.durability,
       fencing: options.fencing ?? true,
       leases: new HeadLeases(),
-      snapshots: new NamespaceSnapshots(store),
+      snapshots: new NamespaceSnapshots(store, shape),
       firstVersion: () => this.getNextVersion(undefined),
     };
   }

@@ -57,7 +57,7 @@ export type {
   UndoConflict,
   WriterMatch,
 } from './types.js';
-export { checkShape, diffInShape, getShape, listShapes, registerUpcastFunction, setShape, shapeOfStream, stateAtShape, transitionsInShape, upgradeHeads, versionAt } from './shapes.js';
+export { checkShape, checkShapeSelector, diffInShape, getShape, listShapes, registerUpcastFunction, setShape, shapeOfStream, stateAtShape, transitionsInShape, upgradeHeads, versionAt } from './shapes.js';
 export type { Shape, ShapeCheckFailure, ShapeCheckReport, ShapeVersionInput } from './shapes.js';
 export { shaped } from './shapes.js';
 export type { ShapeReadOptions, ShapeSelector } from './types.js';

@@ -204,7 +204,7 @@ export async function versionAt(store: Store, stream: StreamId, rev: number): Pr
  *   or its result fails the schema; as `store.stateAt`
  */
 export async function stateAtShape(store: Store, stream: StreamId, rev: number, shape: ShapeSelector = 'current'): Promise<JsonObject> {
-  checkSelector(shape);
+  checkShapeSelector(shape);
   if (shape === 'stored') return store.stateAt(stream, rev);
   const governing = governingShape(shapesOf(await store.state(SHAPES)), stream);
   if (governing === undefined) {
@@ -231,7 +231,7 @@ export async function diffInShape(store: Store, stream: StreamId, revA: number, 
  * @throws as {@link stateAtShape}
  */
 export async function* transitionsInShape(store: Store, range: { from?: number; to?: number; stream?: StreamId } = {}, shape: ShapeSelector = 'current'): AsyncIterable<Transition> {
-  checkSelector(shape);
+  checkShapeSelector(shape);
   for await (const transition of store.transitions(range)) {
     if (shape === 'stored') {
       yield transition;
@@ -361,7 +361,12 @@ function sameVersion(latest: JsonValue, input: ShapeVersionInput): boolean {
   return isJsonObject(latest) && jsonEqual(latest.schema as JsonValue, input.schema) && jsonEqual((latest.upcast ?? []) as JsonValue, (input.upcast ?? []) as unknown as JsonValue);
 }
 
-function checkSelector(shape: ShapeSelector): void {
+/**
+ * Check a shape selector a caller passed (`'stored'`, `'current'` or a version number ≥ 1), as
+ * every read in a shape does first: for an option checked where it is given, not at first use.
+ * @throws StateflowError `INPUT_INVALID` `{ field: 'shape' }`
+ */
+export function checkShapeSelector(shape: ShapeSelector): void {
   if (shape === 'stored' || shape === 'current' || (Number.isSafeInteger(shape) && (shape as number) >= 1)) return;
   throw new StateflowError('INPUT_INVALID', `shape must be "stored", "current" or a version number ≥ 1, got ${JSON.stringify(shape)}`, { field: 'shape' });
 }

@@ -1,10 +1,10 @@
 /**
  * The saver's namespace indexes, caught up with their streams (README "Finding a checkpoint"):
  * the most recently used ones kept in memory, and what a call reads through them — the state at
- * the revision indexed and at each checkpoint's latest revision.
+ * the revision indexed and at each checkpoint's latest revision, in the saver's shape.
  */
 import type { JsonObject } from '@stateflow/core';
-import type { Store, StreamId } from '@stateflow/store';
+import type { ShapeSelector, Store, StreamId } from '@stateflow/store';
 import { AppendMemo } from './append-memo.js';
 import { NamespaceIndex } from './namespace-index.js';
 import type { CheckpointEntry } from './namespace-index.js';
@@ -30,10 +30,13 @@ export interface Snapshot {
 /** The namespace indexes of one saver. */
 export class NamespaceSnapshots {
   readonly #store: Store;
+  /** The shape every state is read in (README "Shapes"). */
+  readonly #shape: { shape: ShapeSelector };
   readonly #indexes = new Map<StreamId, { index: NamespaceIndex; memo: AppendMemo }>();
 
-  constructor(store: Store) {
+  constructor(store: Store, shape: ShapeSelector) {
     this.#store = store;
+    this.#shape = { shape };
   }
 
   /**
@@ -54,11 +57,11 @@ export class NamespaceSnapshots {
     const rev = index.rev;
     const known = index.state;
     let current: Promise<JsonObject> | undefined = known === undefined ? undefined : Promise.resolve(known);
-    return { index, memo, rev, fresh, current: () => (current ??= this.#store.stateAt(stream, rev)) };
+    return { index, memo, rev, fresh, current: () => (current ??= this.#store.stateAt(stream, rev, this.#shape)) };
   }
 
   /** The state of `entry` at its latest revision. */
   stateOf(snapshot: Snapshot, entry: CheckpointEntry): Promise<JsonObject> {
-    return entry.latestRev === snapshot.rev ? snapshot.current() : this.#store.stateAt(snapshot.index.stream, entry.latestRev);
+    return entry.latestRev === snapshot.rev ? snapshot.current() : this.#store.stateAt(snapshot.index.stream, entry.latestRev, this.#shape);
   }
 }

@@ -38,7 +38,7 @@ export function Revisions(props: RevisionsProps) {
         row={(i) => {
           const rev = first + i;
           const r = rows.get(rev);
-          if (r !== undefined) return <RevisionItem row={r} atCursor={rev === props.rev} />;
+          if (r !== undefined) return <RevisionItem row={r} atCursor={rev === props.rev} stream={props.stream} />;
           ensure(rev);
           return <div class="rev-row muted">rev {rev} …</div>;
         }}
@@ -48,11 +48,12 @@ export function Revisions(props: RevisionsProps) {
 }
 
 /**
- * One revision: its number, seq and time, its meta's keys as badges, the MCP tool call that wrote
- * it (`meta.writer.tool`), how many streams its transition changed, and whether the cursor is on it.
+ * One revision: its number, seq and time, its meta's keys as badges, the shape version it was
+ * written in (of `stream`), the MCP tool call that wrote it (`meta.writer.tool`), how many streams its transition changed, and whether the cursor is on it.
  */
-export function RevisionItem(props: { row: RevisionRow; atCursor: boolean }) {
+export function RevisionItem(props: { row: RevisionRow; atCursor: boolean; stream?: string }) {
   const r = props.row;
+  const shape = props.stream === undefined ? null : shapeVersion(r, props.stream);
   const tags = r.meta === undefined ? [] : Object.keys(r.meta);
   const writer = r.meta?.['writer'];
   const tool = writer !== null && typeof writer === 'object' && !Array.isArray(writer) && typeof writer['tool'] === 'string' ? writer['tool'] : null;
@@ -64,6 +65,11 @@ export function RevisionItem(props: { row: RevisionRow; atCursor: boolean }) {
           {t}
         </span>
       ))}
+      {shape !== null && (
+        <span class="badge" data-testid="shape-version" title="the shape version this revision was written in">
+          {shape}
+        </span>
+      )}
       {tool !== null && (
         <span class="badge" data-testid="tool-call">
           tool call: {tool}
@@ -73,4 +79,18 @@ export function RevisionItem(props: { row: RevisionRow; atCursor: boolean }) {
       {props.atCursor && <span class="badge">at cursor</span>}
     </div>
   );
+}
+
+/**
+ * The shape version a revision of `stream` was written in, from its transition's
+ * `meta.shape[stream]` (the store records it for every stream a shape governs): `shape NAME vN`,
+ * or `null` when none is recorded (no shape governed the stream then: version 0).
+ */
+export function shapeVersion(row: RevisionRow, stream: string): string | null {
+  const recorded = row.meta?.['shape'];
+  if (recorded === null || typeof recorded !== 'object' || Array.isArray(recorded)) return null;
+  const entry = Object.prototype.hasOwnProperty.call(recorded, stream) ? recorded[stream] : undefined;
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return null;
+  const { name, version } = entry;
+  return typeof name === 'string' && typeof version === 'number' ? `shape ${name} v${version}` : null;
 }

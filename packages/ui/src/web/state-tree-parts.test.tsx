@@ -3,7 +3,8 @@
 import { cleanup, fireEvent, render } from '@testing-library/preact';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from './api.js';
-import { TreeError, TreeHead } from './tree-head.js';
+import { ShapeToggle, TreeError, TreeHead } from './tree-head.js';
+import { RevisionItem, shapeVersion } from './revisions.js';
 import { treeKey, type TreeKeyActions } from './tree-keys.js';
 import type { NodeLoad, TreeView } from './tree-load.js';
 import { MoreRow, NodeRow } from './tree-row.js';
@@ -143,5 +144,34 @@ describe('TreeHead and TreeError', () => {
     cleanup();
     const other = render(<TreeError error={new ApiError(404, 'STREAM_NOT_FOUND', 'no such stream')} />);
     expect(other.getByRole('alert').textContent).toBe('STREAM_NOT_FOUND: no such stream');
+  });
+});
+
+describe('ShapeToggle and the revision shape badge', () => {
+  const root = { ...page('', [], 1).page, stream: 'session:1', streamKind: 'session', rev: 2, seq: 3, head: 5, headSeq: 8, origin: 0, path: null, cli: 'stateflow get' } as StreamNode;
+  const view = (shape?: StreamNode['shape']): TreeView => ({ cursor: 3, rev: 2, seq: 3, head: 5, origin: 0, root: { ...root, ...(shape === undefined ? {} : { shape }) }, shownSeq: 3 });
+
+  it('offers stored and current, says the version written and shown, and hands out the choice', () => {
+    const onShape = vi.fn();
+    const out = render(<ShapeToggle view={view({ name: 'note', written: 1, shown: 3, latest: 3 })} shape="current" onShape={onShape} />);
+    expect(out.getByTestId('shape-facts').textContent).toBe('shape note: written in v1, shown as v3 (latest v3)');
+    expect((out.getByTestId('shape-current') as HTMLInputElement).checked).toBe(true);
+    fireEvent.click(out.getByTestId('shape-stored'));
+    expect(onShape).toHaveBeenCalledWith('stored');
+  });
+
+  it('says when no shape governs the stream, and when the written version was compacted away', () => {
+    expect(render(<ShapeToggle view={view()} shape="stored" onShape={() => undefined} />).getByTestId('shape-facts').textContent).toBe('no shape governs this stream');
+    cleanup();
+    const out = render(<ShapeToggle view={view({ name: 'note', written: null, shown: 0, latest: 2 })} shape="stored" onShape={() => undefined} />);
+    expect(out.getByTestId('shape-facts').textContent).toBe('shape note: written in a compacted transition, shown as v0 (latest v2)');
+  });
+
+  it('badges a revision with the version recorded for its stream only', () => {
+    const row = { rev: 1, seq: 2, time: '2026-01-01T00:00:00.000Z', streams: 2, meta: { shape: { 'session:1': { name: 'note', version: 1 }, 'session:2': { name: 'other', version: 4 } } } };
+    expect(shapeVersion(row, 'session:1')).toBe('shape note v1');
+    expect(shapeVersion(row, 'session:3')).toBeNull();
+    expect(shapeVersion({ ...row, meta: {} }, 'session:1')).toBeNull();
+    expect(render(<RevisionItem row={row} atCursor={false} stream="session:2" />).getByTestId('shape-version').textContent).toBe('shape other v4');
   });
 });

@@ -12,7 +12,7 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import { copyText } from './format.js';
-import type { TreeView } from './tree-load.js';
+import type { TreeShape, TreeView } from './tree-load.js';
 import { treeKey } from './tree-keys.js';
 import { MoreRow, NodeRow } from './tree-row.js';
 import { TreeError, TreeHead } from './tree-head.js';
@@ -39,7 +39,8 @@ export interface StateTreeProps {
 }
 
 export function StateTree(props: StateTreeProps) {
-  const data = useTreeView(props.selection, props.seq, props.version, props.onView);
+  const [shape, setShape] = useState<TreeShape>('stored');
+  const data = useTreeView(props.selection, props.seq, props.version, props.onView, shape);
   const { view, nodes, expanded } = data;
   const rows = useMemo<TreeRow[]>(() => treeRows(nodes, expanded), [nodes, expanded]);
   const [focusIndex, setFocusIndex] = useState<number | undefined>(undefined);
@@ -60,7 +61,7 @@ export function StateTree(props: StateTreeProps) {
 
   return (
     <section class="tree" aria-label="State tree" data-testid="tree" data-rev={view.rev ?? ''} data-seq={view.seq ?? ''} data-cursor={view.cursor}>
-      <TreeHead view={view} />
+      <TreeHead view={view} shape={shape} onShape={setShape} />
       {view.rev !== null && (
         <label class="check blame-toggle">
           <input type="checkbox" checked={blameOn} onChange={() => setBlameOn(!blameOn)} data-testid="blame-toggle" /> blame: the transition that last changed each value

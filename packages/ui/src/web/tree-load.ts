@@ -12,6 +12,13 @@ export const PAGE = 200;
 /** A node's children loaded so far (`children.length < page.total` when more pages remain). */
 export type NodeLoad = { page: NodePage; children: NodeChild[] };
 
+/**
+ * The shape a stream's tree is shown in (store README "Shapes"): `stored`, the bytes as written
+ * (the page's default: the history page shows the log, and its diffs, reverts and forks work on
+ * what was written), or `current`, upcast to the latest version of the stream's shape.
+ */
+export type TreeShape = 'stored' | 'current';
+
 /** Where a node is read: the stream revision shown, or the effective view's seq. */
 export type TreeAt = { seq: number } | { rev: number };
 
@@ -34,10 +41,10 @@ export interface TreeView {
   shownSeq: number | null;
 }
 
-/** `GET` URL of the children page of `pointer` from `offset` (at most {@link PAGE}). */
-export function nodeUrl(selection: Selection, at: TreeAt, pointer: string, offset: number): string {
+/** `GET` URL of the children page of `pointer` from `offset` (at most {@link PAGE}), a stream's in `shape` (default `stored`). */
+export function nodeUrl(selection: Selection, at: TreeAt, pointer: string, offset: number, shape: TreeShape = 'stored'): string {
   if (selection.type === 'stream') {
-    return `/v1/history/node${query({ stream: selection.stream, ...at, pointer, offset, limit: PAGE })}`;
+    return `/v1/history/node${query({ stream: selection.stream, ...at, pointer, offset, limit: PAGE, shape: shape === 'stored' ? undefined : shape })}`;
   }
   return `/v1/history/effective-node${query({
     global: selection.global ? true : undefined,
@@ -56,14 +63,14 @@ export function treeAt(view: TreeView | null): TreeAt | null {
 }
 
 /** The view of `selection` at cursor `seq`, with the first page of every pointer in `open` (one that does not exist there is left out: shown collapsed). */
-export async function loadTreeView(selection: Selection, seq: number, open: readonly string[]): Promise<{ view: TreeView; nodes: Map<string, NodeLoad> }> {
-  const root = await get<StreamNode | EffectiveNode>(nodeUrl(selection, { seq }, '', 0));
+export async function loadTreeView(selection: Selection, seq: number, open: readonly string[], shape: TreeShape = 'stored'): Promise<{ view: TreeView; nodes: Map<string, NodeLoad> }> {
+  const root = await get<StreamNode | EffectiveNode>(nodeUrl(selection, { seq }, '', 0, shape));
   const at: TreeAt = 'rev' in root ? { rev: root.rev } : { seq: root.seq };
   const nodes = new Map<string, NodeLoad>([['', { page: root, children: root.children }]]);
   await Promise.all(
     open.map(async (pointer) => {
       try {
-        const page = await get<NodePage>(nodeUrl(selection, at, pointer, 0));
+        const page = await get<NodePage>(nodeUrl(selection, at, pointer, 0, shape));
         nodes.set(pointer, { page, children: page.children });
       } catch {
         // The node does not exist at this revision: shown collapsed.

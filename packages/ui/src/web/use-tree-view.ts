@@ -9,7 +9,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { get } from './api.js';
 import type { ApiError } from './api.js';
 import type { NodeChild, NodePage, Selection } from './types.js';
-import { loadTreeView, nodeUrl, treeAt, type NodeLoad, type TreeView } from './tree-load.js';
+import { loadTreeView, nodeUrl, treeAt, type NodeLoad, type TreeShape, type TreeView } from './tree-load.js';
 import { isContainer } from './tree-rows.js';
 import { useFollowingLoad } from './use-following-load.js';
 import { asApiError } from './use-loaded.js';
@@ -26,10 +26,13 @@ export interface TreeData {
   toggle: (child: NodeChild, to?: { open?: boolean }) => void;
 }
 
-type Wanted = { selection: Selection; key: string; seq: number; version: number };
+type Wanted = { selection: Selection; key: string; seq: number; version: number; shape: TreeShape };
 
-/** The tree of `selection` at cursor `seq`, reloaded when `version` changes; `onView` hears each view shown (`null` after a failed load). */
-export function useTreeView(selection: Selection, seq: number, version: number, onView: (view: TreeView | null) => void): TreeData {
+/**
+ * The tree of `selection` at cursor `seq` in `shape`, reloaded when `version` or `shape` changes
+ * (open nodes stay open); `onView` hears each view shown (`null` after a failed load).
+ */
+export function useTreeView(selection: Selection, seq: number, version: number, onView: (view: TreeView | null) => void, shape: TreeShape = 'stored'): TreeData {
   const [nodes, setNodes] = useState<Map<string, NodeLoad>>(new Map());
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
   const [view, setView] = useState<TreeView | null>(null);
@@ -42,9 +45,9 @@ export function useTreeView(selection: Selection, seq: number, version: number, 
 
   useEffect(() => setExpanded(new Set()), [key]);
 
-  useFollowingLoad<Wanted>({ selection, key, seq, version }, [key, seq, version], async (target, latest) => {
+  useFollowingLoad<Wanted>({ selection, key, seq, version, shape }, [key, seq, version, shape], async (target, latest) => {
     try {
-      const result = await loadTreeView(target.selection, target.seq, target.key === latest().key ? [...expandedRef.current] : []);
+      const result = await loadTreeView(target.selection, target.seq, target.key === latest().key ? [...expandedRef.current] : [], target.shape);
       if (target.key !== latest().key) return;
       setNodes(result.nodes);
       setView(result.view);
@@ -61,7 +64,7 @@ export function useTreeView(selection: Selection, seq: number, version: number, 
   const load = async (pointer: string, offset: number) => {
     const at = treeAt(view);
     if (at === null) return;
-    const page = await get<NodePage>(nodeUrl(selection, at, pointer, offset));
+    const page = await get<NodePage>(nodeUrl(selection, at, pointer, offset, shape));
     setNodes((current) => {
       const next = new Map(current);
       const previous = offset === 0 ? [] : (current.get(pointer)?.children ?? []);

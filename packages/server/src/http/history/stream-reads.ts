@@ -5,7 +5,7 @@
 import { StateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import type { Scope } from '@stateflow/http-contract';
-import type { Store, StreamHead, StreamId } from '@stateflow/store';
+import type { ShapeSelector, Store, StreamHead, StreamId } from '@stateflow/store';
 import type { StreamVisibility } from '../stream-visibility.js';
 import type { Owners } from './read-paths.js';
 
@@ -27,9 +27,14 @@ export async function visibleHead(store: Store, visibility: StreamVisibility, st
   return store.head(stream);
 }
 
-/** State at `rev` (0 is the empty state; the head is read from memory). */
-export async function stateAtRev(store: Store, head: StreamHead, rev: number): Promise<JsonObject> {
+/**
+ * State at `rev` (0 is the empty state; the head is read from memory), in `shape` (default
+ * `'stored'`: as written; store README "Shapes").
+ * @throws as `store.stateAt`: `SHAPE_NOT_FOUND`, `SHAPE_UPCAST_FAILED` in a shape
+ */
+export async function stateAtRev(store: Store, head: StreamHead, rev: number, shape: ShapeSelector = 'stored'): Promise<JsonObject> {
   if (rev === 0) return {};
+  if (shape !== 'stored') return store.stateAt(head.stream, rev, { shape });
   return rev === head.rev ? store.state(head.stream) : store.stateAt(head.stream, rev);
 }
 

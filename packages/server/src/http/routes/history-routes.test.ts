@@ -314,7 +314,7 @@ describe('the OpenAPI document', () => {
       ),
     );
     const node = doc.paths['/v1/history/node'].get;
-    expect(node.parameters.map((p: any) => p.name)).toEqual(['stream', 'rev', 'seq', 'pointer', 'offset', 'limit', 'token']);
+    expect(node.parameters.map((p: any) => p.name)).toEqual(['stream', 'rev', 'seq', 'pointer', 'offset', 'limit', 'shape', 'token']);
     expect(node.parameters[0].required).toBe(true);
   });
 });

@@ -8,10 +8,12 @@ import { NODE_PAGE, PATH_HISTORY_PAGE, historyEffectiveNodeRoute, historyNodeRou
 import type { ContractApp } from '../contract-app.js';
 import { pathHistory } from '../history/path-history.js';
 import { cliCommand, ownerFlags, readStatePath, scopeRoot, streamKind } from '../history/read-paths.js';
+import { nodeShape, shapeSelector } from '../history/node-shape.js';
 import { nodePage, resolvePointer } from '../history/state-node.js';
 import type { NodeDecoration } from '../history/state-node.js';
 import { revisionAsOf, seqOfRevision } from '../history/stream-position.js';
 import { selectedLayers, stateAtRev, visibleHead } from '../history/stream-reads.js';
+import type { ShapeSelector, Store, StreamHead } from '@stateflow/store';
 import type { ServerContext } from '../server-context.js';
 import { streamVisibility } from '../stream-visibility.js';
 import { USER_ROUTE } from '../access-gate.js';
@@ -27,8 +29,9 @@ export function registerHistoryTreeRoutes(app: ContractApp, context: ServerConte
       const { stream, pointer = '', offset = 0, limit = NODE_PAGE.default } = request.query;
       const head = await visibleHead(store, streamVisibility(context, request), stream);
       const rev = request.query.rev ?? (request.query.seq === undefined ? head.rev : await revisionAsOf(store, head, request.query.seq));
-      const state = await stateAtRev(store, head, rev);
-      const change = rev >= 1 && rev - 1 >= head.origin ? { patch: await store.patchAt(stream, rev), before: await stateAtRev(store, head, rev - 1) } : null;
+      const shape = shapeSelector(request.query.shape);
+      const state = await stateAtRev(store, head, rev, shape);
+      const change = await changeAt(store, head, rev, shape);
       const root = scopeRoot(stream);
       const decoration: NodeDecoration = { change, path: (steps) => (root === null ? null : readStatePath(root, rev, steps)) };
       const page = nodePage(state, pointer, { offset, limit }, decoration);
@@ -36,7 +39,8 @@ export function registerHistoryTreeRoutes(app: ContractApp, context: ServerConte
       // The transition of the origin revision may have been pruned with the ones before it.
       const seq = rev === 0 || rev <= head.origin ? null : await seqOfRevision(store, head, rev);
       const at = { stream, streamKind: streamKind(stream), rev, seq, head: head.rev, headSeq: head.seq, origin: head.origin };
-      return { ...at, path: decoration.path(steps), cli: cliCommand(stream, rev, steps), ...page };
+      const shown = await nodeShape(store, head, rev, shape);
+      return { ...at, path: decoration.path(steps), cli: cliCommand(stream, rev, steps), ...page, ...(shown === undefined ? {} : { shape: shown }) };
     },
   });
 
@@ -74,4 +78,16 @@ export function registerHistoryTreeRoutes(app: ContractApp, context: ServerConte
       return pathHistory(store, head, pointer, steps, { after, limit, scan }, requestBudget(context, request));
     },
   });
+}
+
+/**
+ * What revision `rev` changed, for the tree's marks: stored, its net patch and the state before;
+ * in a shape, the state before in that shape (compared value by value: the stored patch is in
+ * the version it was written in). `null` at the origin and, in a shape, just above it (the
+ * origin reads stored only).
+ */
+async function changeAt(store: Store, head: StreamHead, rev: number, shape: ShapeSelector): Promise<NodeDecoration['change']> {
+  if (rev < 1 || rev - 1 < head.origin) return null;
+  if (shape === 'stored') return { patch: await store.patchAt(head.stream, rev), before: await stateAtRev(store, head, rev - 1) };
+  return rev - 1 === 0 || rev - 1 > head.origin ? { before: await stateAtRev(store, head, rev - 1, shape) } : null;
 }
