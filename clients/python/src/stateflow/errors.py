@@ -45,6 +45,7 @@ __all__ = [
     "TagNotFoundError",
     "TagInvalidError",
     "ShapeInvalidError",
+    "RetentionInvalidError",
     "ShapeNotFoundError",
     "ShapeViolationError",
     "ShapeUpcastFailedError",
@@ -428,6 +429,20 @@ class ShapeInvalidError(StateflowError):
     retryable = False
 
 
+class RetentionInvalidError(StateflowError):
+    """
+    A retention policy declaration is not well-formed: a pattern that is not a stream family
+    pattern, or a policy that is not `{ maxAgeMs?, maxRevisions?, maxBytes?, idleMs? }` with at
+    least one limit, each an integer ≥ 1. Nothing was written.
+
+    Details: `{ pattern, reason: 'pattern' | 'policy' }`
+    """
+
+    code = "RETENTION_INVALID"
+    http_status = 400
+    retryable = False
+
+
 class ShapeNotFoundError(StateflowError):
     """
     A read or command named a shape that is not declared (now, in `stateflow:shapes`), or a
@@ -769,6 +784,7 @@ ERROR_CLASSES: Dict[str, Type[StateflowError]] = {
     "TAG_NOT_FOUND": TagNotFoundError,
     "TAG_INVALID": TagInvalidError,
     "SHAPE_INVALID": ShapeInvalidError,
+    "RETENTION_INVALID": RetentionInvalidError,
     "SHAPE_NOT_FOUND": ShapeNotFoundError,
     "SHAPE_VIOLATION": ShapeViolationError,
     "SHAPE_UPCAST_FAILED": ShapeUpcastFailedError,
