@@ -234,6 +234,8 @@ class OlderLogs {
 
   async sync(): Promise<void> {
     const logs = (await readdir(this.#dir)).filter((name) => /^\d+\.log$/.test(name)).sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10));
+    // Forget logs LevelDB has since folded into tables and deleted: the set holds at most the listing.
+    for (const name of this.#synced) if (!logs.includes(name)) this.#synced.delete(name);
     for (const name of logs.slice(0, -1)) {
       if (this.#synced.has(name)) continue;
       const handle = await open(path.join(this.#dir, name), 'r').catch((err: NodeJS.ErrnoException) => {

@@ -8,6 +8,8 @@ export { truncateToIntactChain } from './truncate-to-intact-chain.js';
 export type { TruncationReport } from './truncate-to-intact-chain.js';
 export { seqOfLogKey } from './log-key.js';
 export { OPTIONAL_STORAGE_MEMBERS, storageManifest } from './storage-manifest.js';
+export { YIELD_EVERY_MS, workBudget } from './work-budget.js';
+export type { WorkBudget } from './work-budget.js';
 export type { OptionalStorageMember, StorageManifest } from './storage-manifest.js';
 export type { Storage, StorageReader, StorageCapabilities, StorageOp, StorageRepair, StorageReplica, PoolUse, IterateOptions, WriteSession, HeldLock } from './storage.js';
 export { AuditCode } from './audit-code.js';

@@ -29,6 +29,7 @@ import { checkedInput, stateProblem } from './validate.js';
 import { checkDeclarationChange } from './declaration-rules.js';
 import { isReservedStream } from '../declarations.js';
 import { shapesOfWrite } from './shape-writes.js';
+import { workBudget } from '../work-budget.js';
 
 /** The result of a call that changes nothing (nothing is recorded, not even its id). */
 export const NOOP: PublishResult = Object.freeze({ status: 'noop', transition: null });
@@ -135,38 +136,30 @@ async function commitQueued(ctx: StoreContext): Promise<void> {
   for (const { item, results } of outcome.settled) item.resolve(results);
 }
 
-/** How often a long batch lets the event loop run other work while it stages, in ms. */
-const YIELD_EVERY_MS = 10;
-
 /**
  * Stage every input of `item` into `target`, in order. A batch yields to the event loop every
- * {@link YIELD_EVERY_MS} of staging (a memory store's reads never do), so other requests are
+ * `YIELD_EVERY_MS` (src/work-budget.ts) of staging (a memory store's reads never do), so other requests are
  * answered meanwhile; past `item.budgetMs` it is refused whole, before anything is written.
  * @throws the first input's own error (prefixed with its position in a batch); INPUT_INVALID
  *   `{ field: 'inputs', reason: 'over-budget' }` past the budget
  */
 async function stageBatch(ctx: StoreContext, item: Queued, target: Group): Promise<PublishResult[]> {
   const results: PublishResult[] = [];
-  const started = performance.now();
-  let yielded = started;
+  const budget = workBudget(item.budgetMs ?? Number.POSITIVE_INFINITY);
   for (const [i, input] of item.inputs.entries()) {
     try {
       results.push(await stage(ctx, input, target));
     } catch (err) {
       throw item.inputs.length > 1 && isStateflowError(err) ? withMessagePrefix(err, `Input ${i + 1} of ${item.inputs.length}: `) : err;
     }
-    const now = performance.now();
-    if (item.budgetMs !== undefined && now - started > item.budgetMs && i + 1 < item.inputs.length) {
+    if (budget.spent() && i + 1 < item.inputs.length) {
       throw new StateflowError(
         'INPUT_INVALID',
         `The batch of ${item.inputs.length} inputs took more than its budget of ${item.budgetMs} ms to stage (${i + 1} staged); nothing was written: send fewer or smaller inputs per request.`,
         { field: 'inputs', reason: 'over-budget' },
       );
     }
-    if (item.inputs.length > 1 && now - yielded > YIELD_EVERY_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      yielded = performance.now();
-    }
+    if (item.inputs.length > 1) await budget.pace();
   }
   return results;
 }

@@ -14,7 +14,7 @@ import type { PathHistoryPage } from '@stateflow/http-contract';
 import { shownValue, valueAt } from './state-node.js';
 import { revisionIn } from './stream-position.js';
 import { metaDate } from '../insight/transition-ref.js';
-import type { WorkBudget } from '../work-budget.js';
+import type { WorkBudget } from '@stateflow/store';
 
 
 /**

@@ -18,7 +18,7 @@ import { LINEAGE_SCAN } from '@stateflow/http-contract';
 import type { LineageEvent, LineageGraph, LineageStream } from '@stateflow/http-contract';
 import type { Store, StreamHead, StreamId, Transition } from '@stateflow/store';
 import type { StreamVisibility } from '../stream-visibility.js';
-import type { WorkBudget } from '../work-budget.js';
+import type { WorkBudget } from '@stateflow/store';
 import { revisionIn } from '../history/stream-position.js';
 import { transitionRef } from './transition-ref.js';
 

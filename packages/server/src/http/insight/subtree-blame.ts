@@ -23,7 +23,7 @@ import { resolvePointer, valueAt } from '../history/state-node.js';
 import type { NodeStep } from '../history/read-paths.js';
 import { revisionIn } from '../history/stream-position.js';
 import { stateAtRev } from '../history/stream-reads.js';
-import type { WorkBudget } from '../work-budget.js';
+import type { WorkBudget } from '@stateflow/store';
 import { transitionRef } from './transition-ref.js';
 import type { TransitionRef } from './transition-ref.js';
 

@@ -18,7 +18,7 @@ import type { JsonObject, JsonValue } from '@stateflow/core';
 import type { SearchHit, SearchMatch } from '@stateflow/http-contract';
 import type { Store, StreamHead, StreamId, Transition } from '@stateflow/store';
 import type { StreamVisibility } from '../stream-visibility.js';
-import type { WorkBudget } from '../work-budget.js';
+import type { WorkBudget } from '@stateflow/store';
 import { shownValue } from '../history/state-node.js';
 import { changedMatches } from './changed-matches.js';
 import type { Matcher } from './search-matcher.js';

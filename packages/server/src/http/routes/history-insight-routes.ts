@@ -15,7 +15,8 @@ import { searchThroughTime } from '../insight/time-search.js';
 import type { ServerContext } from '../server-context.js';
 import { streamVisibility } from '../stream-visibility.js';
 import { USER_ROUTE } from '../access-gate.js';
-import { requestBudget, workBudget } from '../work-budget.js';
+import { workBudget } from '@stateflow/store';
+import { requestBudget } from '../work-budget.js';
 import { registerAuditJobRoutes } from './audit-job-routes.js';
 
 /** Register search, blame, lineage, LangGraph steps and the audit job on `app`. */
