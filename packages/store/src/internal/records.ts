@@ -111,10 +111,21 @@ function sealOf(key: Uint8Array, body: Uint8Array): Buffer {
  */
 export function encodeSealed(key: Uint8Array, record: unknown): Uint8Array {
   const body = encodeValue(record);
-  const out = Buffer.allocUnsafe(body.byteLength + SEAL_BYTES);
-  out.set(body, 0);
-  sealOf(key, body).copy(out, body.byteLength);
-  return out;
+  return sealedValue(key, body.byteLength, (out, at) => out.set(body, at));
+}
+
+/**
+ * `body ‖ sha256(key ‖ body)` for a body of `bodyBytes` bytes that `write(out, at)` writes at
+ * `at`: built in one buffer behind a copy of the key, so the seal hashes it without a concat
+ * (the value returned is a view past the key).
+ */
+function sealedValue(key: Uint8Array, bodyBytes: number, write: (out: Buffer, at: number) => void): Buffer {
+  const out = Buffer.allocUnsafe(key.byteLength + bodyBytes + SEAL_BYTES);
+  out.set(key, 0);
+  write(out, key.byteLength);
+  const end = key.byteLength + bodyBytes;
+  hash('sha256', out.subarray(0, end), 'buffer').copy(out, end);
+  return out.subarray(key.byteLength);
 }
 
 /** First byte of a format-5 transition record: 0xc1, a byte MessagePack never uses, so a format-4 record (a MessagePack map) is told apart by it. */
@@ -148,14 +159,12 @@ export function encodeTransition(key: Uint8Array, t: Transition): Uint8Array {
   if (t.meta !== undefined) body.meta = t.meta;
   body.changes = t.changes;
   const text = JSON.stringify(body);
-  const length = TRANSITION_HEAD + Buffer.byteLength(text, 'utf8');
-  const out = Buffer.allocUnsafe(length + SEAL_BYTES);
-  out[0] = TRANSITION_TAG;
-  out.write(t.prevHash, 1, 32, 'hex');
-  out.write(t.hash, 33, 32, 'hex');
-  out.write(text, TRANSITION_HEAD, 'utf8');
-  sealOf(key, out.subarray(0, length)).copy(out, length);
-  return out;
+  return sealedValue(key, TRANSITION_HEAD + Buffer.byteLength(text, 'utf8'), (out, at) => {
+    out[at] = TRANSITION_TAG;
+    out.write(t.prevHash, at + 1, 32, 'hex');
+    out.write(t.hash, at + 33, 32, 'hex');
+    out.write(text, at + TRANSITION_HEAD, 'utf8');
+  });
 }
 
 /** The fields of a format-5 transition record ({@link encodeTransition}) after its seal was checked, in the shape a format-4 record decodes to. */
