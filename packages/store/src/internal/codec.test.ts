@@ -4,8 +4,6 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { revKey } from './keys.js';
-import { decodeRevision, encodeRevision, encodeSealed, sealHolds } from './records.js';
 import type { JsonValue } from '@stateflow/core';
 import { fcParams } from '@stateflow/test-kit';
 import { asciiJson, parseAsciiJson } from './codec.js';
@@ -40,17 +38,5 @@ describe('asciiJson / parseAsciiJson', () => {
     expect(Object.keys(back)).toEqual(['__proto__', 'emoji', 'del', 'ls', 'é']);
     expect(back.emoji).toBe('a😀b');
     expect(() => parseAsciiJson(Buffer.from('{"a":'))).toThrow(SyntaxError);
-  });
-});
-
-describe('encodeRevision', () => {
-  it('writes sealed MessagePack { seq, base } that decodes as encodeSealed of the same record does, numbers up to 2^48', () => {
-    const key = revKey('cwd:/repo', 7);
-    for (const [seq, base] of [[1, 0], [255, 7], [2 ** 32 + 5, 2 ** 31], [2 ** 48 - 1, 6]] as [number, number][]) {
-      const bytes = encodeRevision(key, { seq, base });
-      expect(sealHolds(key, bytes)).toBe(true);
-      expect(decodeRevision(key, bytes, 'cwd:/repo', 2 ** 48 - 1)).toEqual(decodeRevision(key, encodeSealed(key, { seq, base }), 'cwd:/repo', 2 ** 48 - 1));
-      expect(decodeRevision(key, bytes, 'cwd:/repo', 2 ** 48 - 1)).toEqual({ seq, base });
-    }
   });
 });

@@ -91,29 +91,9 @@ export interface RevisionRecord {
   patch?: JsonObject | undefined;
 }
 
-/** MessagePack of the map `{ seq, base }` without its two numbers: fixmap(2), fixstr "seq", (seq), fixstr "base", (base). */
-const SEQ_FIELD = Buffer.from([0x82, 0xa3, 0x73, 0x65, 0x71]);
-const BASE_FIELD = Buffer.from([0xa4, 0x62, 0x61, 0x73, 0x65]);
-
-/**
- * Encode `R/<stream>/<rev>` (format 5: sealed `{ seq, base }`), the MessagePack written by hand —
- * each number as a uint 64 (`0xcf`), which the decoder reads as a number — straight into the
- * sealed buffer: one per revision, on every publish.
- */
+/** Encode `R/<stream>/<rev>` (format 5: sealed `{ seq, base }`). */
 export function encodeRevision(key: Uint8Array, record: { seq: number; base: number }): Uint8Array {
-  return sealedValue(key, 2 * (SEQ_FIELD.byteLength + 9), (out, at) => {
-    SEQ_FIELD.copy(out, at);
-    writeUint64(out, at + SEQ_FIELD.byteLength, record.seq);
-    BASE_FIELD.copy(out, at + SEQ_FIELD.byteLength + 9);
-    writeUint64(out, at + 2 * SEQ_FIELD.byteLength + 9, record.base);
-  });
-}
-
-/** MessagePack uint 64 of a safe integer `n` at `at`: `0xcf` and 8 bytes big-endian. */
-function writeUint64(out: Buffer, at: number, n: number): void {
-  out[at] = 0xcf;
-  out.writeUInt32BE(Math.floor(n / 0x1_0000_0000), at + 1);
-  out.writeUInt32BE(n >>> 0, at + 5);
+  return encodeSealed(key, { seq: record.seq, base: record.base });
 }
 
 /** Bytes of the seal that ends every sealed record (a sha256). */
