@@ -25,6 +25,9 @@ const READS = scaled(100, 20);
 const MANY = scaled(1_000, 50);
 const MANY_BIG = scaled(10_000, 500);
 
+/** `BENCH_ROWS=fixed,histories` runs only those groups of rows (publish, many, fixed, histories, rss); default all. */
+const ROWS = new Set((process.env.BENCH_ROWS ?? 'publish,many,fixed,histories,rss').split(','));
+
 const key = (i) => `k${i}`;
 /** The object of n keys: `{ lazy: { memory: { k0: 'value 0', … } } }`. */
 function objectOf(n) {
@@ -125,27 +128,27 @@ const ratio = (label, of, base, goal, unit = 'ms') => rows.push([label, `${unit 
 
 // Publishes and path reads, by object size: REPEATS rounds, the sizes in turn; medians.
 const byDurability = {};
-for (const durability of ['buffered', 'fsync']) {
+if (ROWS.has('publish')) for (const durability of ['buffered', 'fsync']) {
   const runs = new Map(SIZES.map((n) => [n, []]));
   for (let r = 0; r < REPEATS; r++) for (const n of SIZES) runs.get(n).push(await publishRun(n, durability, PUBLISHES[durability], durability === 'buffered' ? READS : 0));
   byDurability[durability] = new Map([...runs].map(([n, list]) => [n, { publishMs: median(list.map((x) => x.publishMs)), readMs: median(list.map((x) => x.readMs ?? 0)) }]));
 }
 const small = SIZES[0];
-for (const n of SIZES.slice(1)) {
+if (ROWS.has('publish')) for (const n of SIZES.slice(1)) {
   const goal = n === BIG ? '≤ 2' : '';
   ratio(`one-key publish, buffered: ${n.toLocaleString('en-US')} ÷ ${small} keys (ms per publish)`, byDurability.buffered.get(n).publishMs, byDurability.buffered.get(small).publishMs, goal);
 }
-for (const n of SIZES.slice(1)) {
+if (ROWS.has('publish')) for (const n of SIZES.slice(1)) {
   const goal = n === BIG ? '≤ 1.5' : '';
   ratio(`one-key publish, fsync: ${n.toLocaleString('en-US')} ÷ ${small} keys (ms per publish)`, byDurability.fsync.get(n).publishMs, byDurability.fsync.get(small).publishMs, goal);
 }
-for (const n of SIZES.slice(1)) {
+if (ROWS.has('publish')) for (const n of SIZES.slice(1)) {
   const goal = n === BIG ? '≤ 3' : '';
   ratio(`path read of one key at an old revision: ${n.toLocaleString('en-US')} ÷ ${small} keys (ms per read)`, byDurability.buffered.get(n).readMs, byDurability.buffered.get(small).readMs, goal);
 }
 
 // publishMany of MANY inputs: 10 keys against MANY_BIG keys, alternating.
-{
+if (ROWS.has('many')) {
   const runs = { small: [], big: [] };
   for (let r = 0; r < REPEATS; r++) {
     runs.small.push(await manyRun(small));
@@ -155,7 +158,7 @@ for (const n of SIZES.slice(1)) {
 }
 
 // Fixed cost: a buffered single writer against raw awaited puts, publishMany against raw batches of its own records.
-{
+if (ROWS.has('fixed')) {
   const n = scaled(20_000, 200);
   const runs = [];
   for (let r = 0; r < REPEATS; r++) {
@@ -169,7 +172,9 @@ for (const n of SIZES.slice(1)) {
 }
 
 // Durable writes of the real histories against SqliteSaver.
-if (existsSync(HISTORIES)) {
+if (!ROWS.has('histories')) {
+  // not asked for
+} else if (existsSync(HISTORIES)) {
   for (const file of HISTORY_FILES) {
     const revs = distinctRevisions(loadDocs(file));
     const runs = [];
@@ -182,7 +187,7 @@ if (existsSync(HISTORIES)) {
 
 // Peak RSS publishing 1M transitions (100 streams), in a child process of its own.
 const transitions = scaled(1_000_000, 2_000);
-{
+if (ROWS.has('rss')) {
   const dir = await tempDir('scaling-rss');
   try {
     const stdout = execFileSync(process.execPath, ['--expose-gc', path.join(BENCH_DIR, 'scale-child.mjs'), 'build', dir, String(transitions), '100'], { encoding: 'utf8' });

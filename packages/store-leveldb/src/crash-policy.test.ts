@@ -255,7 +255,7 @@ describe('refused opens leave the directory byte for byte as it was', () => {
       () => null,
       (e: unknown) => e,
     );
-    expect(isStateflowError(err, 'STORE_VERSION') && err.details).toEqual({ found: 'stateflow-journal', supported: 4 });
+    expect(isStateflowError(err, 'STORE_VERSION') && err.details).toEqual({ found: 'stateflow-journal', supported: 5 });
     expect((err as Error).message).toContain('Open and close the store once with that build');
     expect(await byteDump(dir)).toEqual(before);
     // Not a regular file (a symlink to /dev/zero once hung the open): refused, not read.

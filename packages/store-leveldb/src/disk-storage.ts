@@ -83,7 +83,7 @@ export async function openDiskStorage(dir: string, options: DiskStorageOptions =
     throw new StateflowError(
       'STORE_VERSION',
       `Store ${dir} holds ${Number.isFinite(journal) ? `${journal} bytes in ${LEFTOVER_JOURNAL}` : `a ${LEFTOVER_JOURNAL} that is not a regular file`}: buffered commits written by a development build of Stateflow that kept them outside LevelDB; this version does not read that file. Open and close the store once with that build (it moves them into LevelDB and empties the file), then delete the file. Nothing was changed`,
-      { found: LEFTOVER_JOURNAL, supported: 4 },
+      { found: LEFTOVER_JOURNAL, supported: 5 },
     );
   }
   const boot = bootId();

@@ -54,7 +54,7 @@ describe('openStore / openMemoryStore', () => {
     const before = await rawDump(dir);
     const err = await rejectionOf(openStore(dir));
     expect(err.code).toBe('STORE_VERSION');
-    expect(err.details).toEqual({ found: 99, supported: 4 });
+    expect(err.details).toEqual({ found: 99, supported: 5 });
     expect(await rawDump(dir)).toEqual(before);
   });
 
@@ -64,7 +64,7 @@ describe('openStore / openMemoryStore', () => {
     await db.close();
     const err = await rejectionOf(openStore(dir));
     expect(err.code).toBe('STORE_VERSION');
-    expect(err.details).toEqual({ found: null, supported: 4 });
+    expect(err.details).toEqual({ found: null, supported: 5 });
     expect(await rawDump(dir)).toHaveLength(1);
   });
 

@@ -55,7 +55,7 @@ describe('a version-3 store with a large state, on LevelDB', () => {
     await store.close();
     expect(await keys()).toEqual(before);
     const storage = await openDiskStorage(dir);
-    expect(decodeRecord((await storage.get(formatKey())) as Uint8Array)).toEqual({ format: 'stateflow-store', version: 4 });
+    expect(decodeRecord((await storage.get(formatKey())) as Uint8Array)).toEqual({ format: 'stateflow-store', version: 5 });
     await storage.close();
     store = await openStore(dir, { checkpointInterval: 4, cacheSize: 0 });
     const digests = async (): Promise<string[]> => {

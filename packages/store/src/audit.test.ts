@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '@stateflow/core';
 import type { Harness } from './test-support/backends.js';
@@ -5,17 +6,21 @@ import { backends } from './test-support/backends.js';
 import { decodeValue, encodeValue } from './internal/codec.js';
 import { transitionHash } from './internal/hash.js';
 import { checkpointKey, headKey, logKey, revKey } from './internal/keys.js';
-import { SEAL_BYTES, checkpointBody, encodeCheckpoint, encodeSealed } from './internal/records.js';
+import { SEAL_BYTES, checkpointBody, decodeLog, encodeCheckpoint, encodeSealed, encodeTransition } from './internal/records.js';
 import type { Storage } from './storage.js';
 import type { Transition } from './types.js';
 import { collect, dump, failureOf, rawWrite } from '@stateflow/test-kit';
 
 const put = (s: Storage, key: Uint8Array, value: Uint8Array): Promise<void> => rawWrite(s, [{ type: 'put', key, value }]);
-const read = async (s: Storage, key: Uint8Array): Promise<JsonObject> => {
-  const bytes = await s.get(key);
+
+/** The transition stored at `seq`, as plain values (hash not checked). */
+const readLog = async (s: Storage, seq: number): Promise<Transition> => {
+  const bytes = await s.get(logKey(seq));
   if (bytes === undefined) throw new Error('missing key');
-  return structuredClone(decodeValue(bytes)) as JsonObject;
+  return structuredClone(decodeLog(logKey(seq), bytes, seq, { verifyHash: false, frozen: false })) as Transition;
 };
+/** Store `t` as its log record, resealed (its hash as it is: recompute it to forge a consistent one). */
+const putLog = (s: Storage, t: Transition): Promise<void> => put(s, logKey(t.seq), encodeTransition(logKey(t.seq), t));
 
 /** The body of a sealed record (`R`, `C`), seal not checked. */
 const readSealed = async (s: Storage, key: Uint8Array): Promise<JsonObject> => {
@@ -79,19 +84,34 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     expect(progress).toEqual([108, 208, 308, 408, 508, 608, 708, 808]);
   });
 
-  it('a tampered patch in the log (hash not fixed): HASH_MISMATCH; reads of the log fail closed, states read from the sealed index', async () => {
+  it('a tampered patch in the log, resealed (hash not fixed): HASH_MISMATCH; reads of the transition fail closed, replays take the patch its seal vouches for', async () => {
     await h.raw(async (s) => {
-      const t = await read(s, logKey(globalSeq(7)));
-      ((t.changes as JsonObject[])[0] as JsonObject).patch = { n: 700, lazy: { p7: 7 } };
-      await put(s, logKey(7), encodeValue(t));
+      const t = await readLog(s, globalSeq(7));
+      (t.changes[0] as { patch: JsonObject }).patch = { n: 700, lazy: { p7: 7 } };
+      await putLog(s, t);
     });
     await h.reopen();
     const report = await h.store.audit();
     expect(report.problems.map((p) => [p.code, p.key])).toContainEqual(['HASH_MISMATCH', 'L/7']);
     await expectOtherStreamsFineAndNothingWritten(async () => {
       expect(await failureOf(collect(h.store.transitions({ stream: 'global' })))).toEqual({ code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'global', key: 'L/7' }) });
-      expect(await h.store.stateAt('global', 7)).toEqual(expect.objectContaining({ n: 7 }));
-      expect(await h.store.patchAt('global', 7)).toEqual({ n: 7, lazy: { p7: 7 } });
+      expect(await h.store.patchAt('global', 7)).toEqual({ n: 700, lazy: { p7: 7 } });
+    });
+  });
+
+  it('a log record whose bytes changed: SEAL_MISMATCH; reads and replays that use it fail closed, others read', async () => {
+    await h.raw(async (s) => {
+      const bytes = Buffer.from((await s.get(logKey(7))) as Uint8Array);
+      bytes[bytes.indexOf('"n":7', 65) + 4] = 0x38; // "n":8, the seal left as it was
+      await put(s, logKey(7), bytes);
+    });
+    await h.reopen();
+    expect((await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`)).toContain('SEAL_MISMATCH L/7');
+    await expectOtherStreamsFineAndNothingWritten(async () => {
+      const corrupt = { code: 'STORE_CORRUPT', details: expect.objectContaining({ stream: 'global', key: 'L/7' }) };
+      expect(await failureOf(h.store.stateAt('global', 7))).toEqual(corrupt);
+      expect(await failureOf(h.store.patchAt('global', 7))).toEqual(corrupt);
+      expect(await h.store.stateAt('global', 6)).toEqual(expect.objectContaining({ n: 6 }));
     });
   });
 
@@ -127,10 +147,10 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
 
   it('a tampered transition in the middle of the chain with its own hash recomputed: CHAIN_BROKEN', async () => {
     await h.raw(async (s) => {
-      const t = (await read(s, logKey(4))) as unknown as Transition;
+      const t = await readLog(s, 4);
       (t.changes[0] as { patch: JsonObject }).patch = { n: 4, lazy: { p4: 4 }, extra: true };
       t.hash = transitionHash(t.prevHash, t);
-      await put(s, logKey(4), encodeValue(t));
+      await putLog(s, t);
     });
     await h.reopen();
     const report = await h.store.audit();
@@ -138,18 +158,18 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
     expect(codes).toContain('CHAIN_BROKEN L/5');
     expect(codes).toContain('CHECKPOINT_MISMATCH C/global/6');
     expect(codes).not.toContain('HASH_MISMATCH L/4');
-    expect(codes).toContain('INDEX_MISMATCH R/global/4');
-    // Historical states come from the sealed index, which still holds what was published.
+    // The patch is stored once, in the log: a replay reads the forged one, which the audit's chain exposes.
     await expectOtherStreamsFineAndNothingWritten(async () => {
-      expect(await h.store.stateAt('global', 4)).toEqual({ n: 4, lazy: { p1: 1, p2: 2, p3: 3, p4: 4 } });
+      expect(await h.store.stateAt('global', 4)).toEqual({ n: 4, lazy: { p1: 1, p2: 2, p3: 3, p4: 4 }, extra: true });
     });
   });
 
   it('flipped bytes that no longer decode: RECORD_UNDECODABLE; the stream fails closed', async () => {
     await h.raw(async (s) => {
       const bytes = Buffer.from((await s.get(logKey(7))) as Uint8Array);
-      bytes[0] = 0xc1; // never used in MessagePack
-      await put(s, logKey(7), bytes);
+      bytes[bytes.indexOf('{', 65)] = 0x7e; // the JSON text (after the tag and the two hashes) no longer parses; resealed
+      const body = bytes.subarray(0, bytes.byteLength - SEAL_BYTES);
+      await put(s, logKey(7), Buffer.concat([body, createHash('sha256').update(logKey(7)).update(body).digest()]));
     });
     await h.reopen();
     const report = await h.store.audit();
@@ -198,13 +218,10 @@ describe.each(backends)('audit and fail-closed on $name', (backend) => {
 
   it('a stored patch that makes the lazy plane a non-object fails the load with STORE_CORRUPT', async () => {
     await h.raw(async (s) => {
-      const t = (await read(s, logKey(8))) as unknown as Transition;
+      const t = await readLog(s, 8);
       (t.changes[0] as { patch: JsonObject }).patch = { lazy: 'oops' };
       t.hash = transitionHash(t.prevHash, t);
-      await put(s, logKey(8), encodeValue(t));
-      const r = await readSealed(s, revKey('global', 8));
-      r.patch = { lazy: 'oops' };
-      await putSealed(s, revKey('global', 8), r);
+      await putLog(s, t);
     });
     await h.reopen();
     const codes = (await h.store.audit()).problems.map((p) => `${p.code} ${p.key}`);

@@ -7,10 +7,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Harness } from './test-support/backends.js';
 import { backends } from './test-support/backends.js';
-import { decodeValue, encodeValue } from './internal/codec.js';
+import { encodeValue } from './internal/codec.js';
 import { parseKey } from './internal/keys.js';
 import { MIN_REPLAY_BUDGET_BYTES, RECORD_COST_BYTES, REPLAY_BUDGET } from './internal/checkpoint-policy.js';
-import { SEAL_BYTES } from './internal/records.js';
 import type { JsonObject } from '@stateflow/core';
 
 const text = (kib: number, seed: string): string => seed.repeat(Math.ceil((kib * 1024) / seed.length)).slice(0, kib * 1024);
@@ -25,21 +24,23 @@ describe.each(backends)('checkpoint policy on $name', (backend) => {
     await h.destroy();
   });
 
-  /** Stored checkpoints of `doc` (rev → stored bytes) and the encoded patch size of each revision. */
-  const layout = (): Promise<{ checkpoints: Map<number, number>; patchBytes: Map<number, number> }> =>
-    h.raw(async (s) => {
-      const checkpoints = new Map<number, number>();
-      const patchBytes = new Map<number, number>();
+  /** Stored checkpoints of `doc` (rev → stored bytes) and the encoded patch size of each revision (read from its transition). */
+  const layout = async (): Promise<{ checkpoints: Map<number, number>; patchBytes: Map<number, number> }> => {
+    const revs: number[] = [];
+    const checkpoints = await h.raw(async (s) => {
+      const found = new Map<number, number>();
       for await (const [key, value] of s.iterate({})) {
         const k = parseKey(key);
-        if (k.family === 'checkpoint' && k.stream === 'doc') checkpoints.set(k.n, value.byteLength);
-        if (k.family === 'rev' && k.stream === 'doc') {
-          const record = decodeValue(value.subarray(0, value.byteLength - SEAL_BYTES)) as JsonObject;
-          patchBytes.set(k.n, encodeValue(record.patch).byteLength);
-        }
+        if (k.family === 'checkpoint' && k.stream === 'doc') found.set(k.n, value.byteLength);
+        if (k.family === 'rev' && k.stream === 'doc') revs.push(k.n);
       }
-      return { checkpoints, patchBytes };
+      return found;
     });
+    await h.reopen();
+    const patchBytes = new Map<number, number>();
+    for (const rev of revs) patchBytes.set(rev, encodeValue(await h.store.patchAt('doc', rev)).byteLength);
+    return { checkpoints, patchBytes };
+  };
 
   /** The checkpoint revisions the budget gives for `patchBytes`, with checkpoint sizes taken from the store. */
   const expectedCheckpoints = (patchBytes: Map<number, number>, stored: Map<number, number>, k: number): number[] => {

@@ -4,7 +4,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ClassicLevel } from 'classic-level';
-import { Packr } from 'msgpackr';
 import canonicalize from 'canonicalize';
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -239,21 +238,16 @@ describe.each(backends)('validation contract ($name)', (backend) => {
     // corrupt the canonical records on disk: a non-object lazy root with a valid hash and seal
     await ctx.ts.store.close();
     const db = new ClassicLevel<Buffer, Buffer>(ctx.ts.dir, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
-    const packr = new Packr({ useRecords: false, moreTypes: false });
+    // The transition record (store format 5: 0xc1 ‖ prevHash ‖ hash ‖ JSON text of the body ‖
+    // sha256(key ‖ all before)) holds the one copy of the patch: forge it with a valid hash and seal.
     const logKey = Buffer.concat([Buffer.from([0x4c]), Buffer.from([0, 0, 0, 0, 0, 0, 0, 1])]);
-    const record = packr.unpack((await db.get(logKey)) as Buffer) as { seq: number; time: string; prevHash: string; hash: string; changes: { stream: string; patch: Record<string, unknown> }[] };
-    for (const change of record.changes) if (change.stream === 'cwd:/repo') change.patch.lazy = 'broken';
-    const body = { seq: record.seq, time: record.time, changes: record.changes };
-    record.hash = createHash('sha256').update(record.prevHash).update(canonicalize(body) as string).digest('hex');
-    await db.put(logKey, packr.pack(record));
-    // State reads use the sealed revision-index record (store format 2: MessagePack body ‖
-    // sha256(key ‖ body)), which carries a copy of the patch: forge it consistently too.
-    const revKey = Buffer.concat([Buffer.from([0x52]), Buffer.from('cwd:/repo'), Buffer.from([0, 0, 0, 0, 0, 0, 0, 0, 1])]);
-    const sealed = (await db.get(revKey)) as Buffer;
-    const revision = packr.unpack(sealed.subarray(0, sealed.length - 32)) as { patch: Record<string, unknown> };
-    revision.patch.lazy = 'broken';
-    const revBody = packr.pack(revision);
-    await db.put(revKey, Buffer.concat([revBody, createHash('sha256').update(revKey).update(revBody).digest()]));
+    const stored = (await db.get(logKey)) as Buffer;
+    const prevHash = stored.toString('hex', 1, 33);
+    const body = JSON.parse(stored.subarray(65, stored.length - 32).toString('utf8')) as { changes: { stream: string; patch: Record<string, unknown> }[] };
+    for (const change of body.changes) if (change.stream === 'cwd:/repo') change.patch.lazy = 'broken';
+    const hash = createHash('sha256').update(prevHash).update(canonicalize(body) as string).digest();
+    const forged = Buffer.concat([Buffer.from([0xc1]), Buffer.from(prevHash, 'hex'), hash, Buffer.from(JSON.stringify(body), 'utf8')]);
+    await db.put(logKey, Buffer.concat([forged, createHash('sha256').update(logKey).update(forged).digest()]));
     const bytes = async (): Promise<string[]> => {
       const out: string[] = [];
       for await (const [k, v] of db.iterator()) out.push(`${k.toString('hex')}=${v.toString('hex')}`);

@@ -60,3 +60,15 @@ export function sealHolds(key: Uint8Array, value: Uint8Array): boolean {
 
 /** The body of a sealed record, decoded (seal not checked). */
 export const sealedBody = (value: Uint8Array): unknown => decodeRecord(value.subarray(0, value.byteLength - SEAL_BYTES));
+
+/**
+ * A format-5 transition record (`L`): 0xc1 ‖ prevHash (32 bytes) ‖ hash (32 bytes) ‖ the JSON
+ * text of the body (UTF-8) ‖ sha256(key ‖ all before), read by the documented layout; `null`
+ * for a record of another layout (a format-4 MessagePack transition, a pruned stub).
+ */
+export function transitionRecord(key: Uint8Array, value: Uint8Array): { prevHash: string; hash: string; body: Record<string, unknown>; sealed: boolean } | null {
+  const bytes = Buffer.from(value);
+  if (bytes[0] !== 0xc1) return null;
+  const text = bytes.subarray(65, bytes.byteLength - SEAL_BYTES).toString('utf8');
+  return { prevHash: bytes.toString('hex', 1, 33), hash: bytes.toString('hex', 33, 65), body: JSON.parse(text) as Record<string, unknown>, sealed: sealHolds(key, value) };
+}

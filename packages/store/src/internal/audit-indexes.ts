@@ -173,7 +173,7 @@ async function mergeFamily(
 
 /**
  * `sha256(JSON text of patch)` cut to 48 bits: what the audit keeps of each logged patch to tie
- * the copy in its revision-index record to the hash-chained transition (both are decoded with
+ * the copy in a format-4 revision-index record to the hash-chained transition (both are decoded with
  * the key order they were written with).
  */
 export function patchDigest(patch: JsonObject): number {
@@ -185,7 +185,7 @@ export type DecodeRevision = (key: Uint8Array, value: Uint8Array, stream: string
 
 /**
  * Check the revision index: every unpruned change above its stream's origin has `R/stream/rev`
- * holding its seq and a copy of its patch, and naming a checkpoint that exists (its base, or the
+ * holding its seq (and, in a format-4 record, a copy of its patch equal to the logged one), and naming a checkpoint that exists (its base, or the
  * origin's when compaction removed the base); entries at or below the origin, entries the log
  * does not have and entries that differ from the log are `INDEX_MISMATCH`; malformed keys
  * `UNKNOWN_RECORD`.
@@ -210,7 +210,7 @@ export async function checkRevisionIndex(
       const base = Math.max(actual.base, origin);
       if (rev <= origin) report(AuditCode.INDEX_MISMATCH, key, `entry below the origin ${origin} should have been deleted`, stream);
       else if (expected !== actual.seq) report(AuditCode.INDEX_MISMATCH, key, `points at seq ${actual.seq}; the log has this revision at seq ${String(expected)}`, stream);
-      else if (digest !== patchDigest(actual.patch)) report(AuditCode.INDEX_MISMATCH, key, `its patch differs from the patch of revision ${rev} in transition ${actual.seq}`, stream);
+      else if (actual.patch !== undefined && digest !== patchDigest(actual.patch)) report(AuditCode.INDEX_MISMATCH, key, `its patch differs from the patch of revision ${rev} in transition ${actual.seq}`, stream);
       else if (base > 0 && !hasCheckpoint(stream, base)) report(AuditCode.INDEX_MISMATCH, key, `names checkpoint ${base}, which is missing`, stream);
       return true;
     },

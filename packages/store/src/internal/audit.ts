@@ -20,7 +20,7 @@ import { GENESIS_HASH, stateHash, transitionHash } from './hash.js';
 import { checkRevisionIndex, checkSeqIndex, patchDigest, StreamChanges } from './audit-indexes.js';
 import { Family, checkpointKey, describeKey, familyRange, gapRanges, parseKey } from './keys.js';
 import { readCheckpoint } from './paged-checkpoint.js';
-import { FORMAT, SEAL_BYTES, checkpointBody, decodeCount, decodeHead, decodeLog, decodeRevision, decodeTip, sealHolds } from './records.js';
+import { FORMAT, SEAL_BYTES, checkpointBody, decodeCount, decodeHead, decodeLog, decodeRevision, decodeTip, isSealedTransition, sealHolds, sealedTransitionParses } from './records.js';
 import type { HeadRecord, LogRecord, RevisionRecord, TipRecord } from './records.js';
 import type { StorageReader } from '../storage.js';
 import { stateProblem } from './validate.js';
@@ -199,7 +199,7 @@ async function replayLog(run: AuditRun, onProgress?: (done: number, total: numbe
     try {
       record = decodeLog(key, value, k.seq, { verifyHash: false, frozen: false });
     } catch (err) {
-      run.report(codeOf(value), key, messageOf(err));
+      run.report(logCode(key, value), key, messageOf(err));
       prevHash = '';
       continue;
     }
@@ -386,6 +386,13 @@ async function checkMetaRecords(storage: StorageReader): Promise<{ formatProblem
 /** Classify a sealed record that failed verification: SEAL_MISMATCH, else by its body ({@link codeOf}). */
 function sealedCode(key: Uint8Array, value: Uint8Array): AuditCode {
   return sealHolds(key, value) ? codeOf(value.subarray(0, value.byteLength - SEAL_BYTES)) : AuditCode.SEAL_MISMATCH;
+}
+
+/** Classify a log record that failed to decode: a format-5 transition by its seal and JSON text, a format-4 record as MessagePack. */
+function logCode(key: Uint8Array, value: Uint8Array): AuditCode {
+  if (!isSealedTransition(value)) return codeOf(value);
+  if (!sealHolds(key, value)) return AuditCode.SEAL_MISMATCH;
+  return sealedTransitionParses(value) ? AuditCode.RECORD_INVALID : AuditCode.RECORD_UNDECODABLE;
 }
 
 /** Classify a checkpoint that failed verification ({@link sealedCode}; STATE_INVALID for a sealed invalid state). */

@@ -106,6 +106,16 @@ export function parseAsciiJson(bytes: Uint8Array): JsonValue {
   return deepFreeze(JSON.parse(text) as JsonValue);
 }
 
+/**
+ * Parse UTF-8 JSON text (a format-5 transition's body) into plain values, deeply frozen unless
+ * `frozen` is false (see {@link decodeValue}).
+ * @throws SyntaxError when the bytes are not JSON; callers translate it into STORE_CORRUPT
+ */
+export function parseJsonText(bytes: Uint8Array, frozen: boolean): JsonValue {
+  const value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as JsonValue;
+  return frozen ? deepFreeze(value) : value;
+}
+
 function deepFreeze(value: JsonValue): JsonValue {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) for (const item of value) deepFreeze(item);

@@ -3,24 +3,26 @@
  * opened, in one atomic commit with the new format record, so a crash leaves it wholly old or
  * wholly current:
  *
- * - a version-3 store (no paged checkpoints) or a version-2 one (checkpoint states as
- *   MessagePack, which version 4 still reads) gets the version-4 format record and nothing else;
+ * - a version-4 store (each patch also in its revision-index record, transitions as
+ *   MessagePack), a version-3 one (no paged checkpoints) or a version-2 one (checkpoint states
+ *   as MessagePack) — all of which version 5 still reads, record by record — gets the
+ *   version-5 format record and nothing else;
  * - a version-1 store — revision index values that are bare seqs, checkpoints
- *   `{ rev, seq, state, stateHash }` without a seal — has its `R` and `C` records rewritten.
+ *   `{ rev, seq, state, stateHash }` without a seal — has its `R` and `C` records rewritten
+ *   (`R` as version 5 writes it, `{ seq, base }`; its transitions stay as they are).
  *   Every record it rewrites is verified first (each transition by its hash, each checkpoint by
  *   its stateHash); a damaged one stops the migration with STORE_CORRUPT and nothing is written.
  */
 import { isJsonObject } from '@stateflow/core';
-import type { JsonObject } from '@stateflow/core';
 import type { Storage, StorageOp, StorageReader } from '../storage.js';
 import { decodeValue } from './codec.js';
 import { stateHash } from './hash.js';
 import { Family, familyRange, formatKey, logKey, parseKey } from './keys.js';
-import { FORMAT, corrupt, decodeCount, decodeLog, encodeCheckpoint, encodeRecord, encodeSealed, sealHolds } from './records.js';
+import { FORMAT, corrupt, decodeCount, decodeLog, encodeCheckpoint, encodeRecord, encodeRevision, sealHolds } from './records.js';
 import { stateProblem } from './validate.js';
 
 /** The format versions {@link migrateToCurrent} migrates from. */
-export const MIGRATES_FROM: readonly number[] = [1, 2, 3];
+export const MIGRATES_FROM: readonly number[] = [1, 2, 3, 4];
 
 /** The version-1 format: unsealed revision-index records. */
 const UNSEALED_VERSION = 1;
@@ -84,7 +86,7 @@ async function migrateCheckpoints(storage: Storage, ops: StorageOp[]): Promise<M
   return revs;
 }
 
-/** Give every revision-index entry its patch (from its verified transition) and base checkpoint, sealed. */
+/** Give every revision-index entry its base checkpoint, sealed, after checking its transition holds its revision. */
 async function migrateRevisionIndex(storage: Storage, checkpoints: Map<string, number[]>, ops: StorageOp[]): Promise<void> {
   // Entries come in key order (stream, then rev): one pointer per stream into its checkpoints.
   let stream: string | undefined;
@@ -106,6 +108,6 @@ async function migrateRevisionIndex(storage: Storage, checkpoints: Map<string, n
     const record = decodeLog(logKey(seq), log, seq, { stream: k.stream });
     const change = record.pruned ? undefined : record.changes.find((c) => c.stream === k.stream && c.rev === k.n);
     if (change === undefined) throw corrupt(key, `transition ${seq} does not hold revision ${k.n} of the stream; not migrated`, k.stream);
-    ops.push({ type: 'put', key, value: encodeSealed(key, { seq, base, patch: change.patch as JsonObject }) });
+    ops.push({ type: 'put', key, value: encodeRevision(key, { seq, base }) });
   }
 }

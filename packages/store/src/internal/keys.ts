@@ -35,10 +35,18 @@ export const Family = {
 const FORMAT_NAME = 'format';
 const TIP_NAME = 'tip';
 
-/** Write `n` as 8 bytes big-endian (top two bytes zero) at `offset`. */
+/** Write `n` as 8 bytes big-endian (top two bytes zero) at `offset` (byte by byte: `writeUIntBE` of 6 bytes showed in a publish's profile). */
 function writeNum(b: Buffer, offset: number, n: number): void {
-  b.writeUInt16BE(0, offset);
-  b.writeUIntBE(n, offset + 2, 6);
+  const high = Math.floor(n / 0x1_0000_0000);
+  const low = n >>> 0;
+  b[offset] = 0;
+  b[offset + 1] = 0;
+  b[offset + 2] = high >>> 8;
+  b[offset + 3] = high & 0xff;
+  b[offset + 4] = low >>> 24;
+  b[offset + 5] = (low >>> 16) & 0xff;
+  b[offset + 6] = (low >>> 8) & 0xff;
+  b[offset + 7] = low & 0xff;
 }
 
 /** `family` + `n` (8 bytes), in one allocation. */

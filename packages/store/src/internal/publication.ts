@@ -17,7 +17,7 @@ import { headKey, idRecordKey, logKey, revKey, seqKey } from './keys.js';
 import { currentTreeOf } from './current-state.js';
 import { logRecord } from './log-reads.js';
 import { checkpointRecords } from './paged-checkpoint.js';
-import { corrupt, decodeCount, encodeRecord, encodeSealed } from './records.js';
+import { corrupt, decodeCount, encodeRecord, encodeRevision, encodeTransition } from './records.js';
 import type { HeadRecord, PrunedRecord } from './records.js';
 import type { StorageOp } from '../storage.js';
 import { headOf } from './store-context.js';
@@ -199,7 +199,8 @@ export function addToGroup(ctx: StoreContext, group: Group, staged: Staged): voi
   const ops: StorageOp[] = [];
   const debts = new Map<StreamId, CheckpointDebt>();
   encoded(() => {
-    ops.push({ type: 'put', key: logKey(transition.seq), value: encodeRecord(transition) });
+    const key = logKey(transition.seq);
+    ops.push({ type: 'put', key, value: encodeTransition(key, transition) });
     for (const { stream, rev, patch } of transition.changes) {
       let debt = withPatch(group.debts.get(stream) ?? ctx.debt.get(stream) ?? NO_DEBT, encodeValue(patch).byteLength, patch);
       if (checkpointDue(rev, ctx.settings.checkpointInterval, debt)) {
@@ -207,8 +208,8 @@ export function addToGroup(ctx: StoreContext, group: Group, staged: Staged): voi
         for (const { key, value } of written.puts) ops.push({ type: 'put', key, value });
         debt = afterCheckpoint(rev, written.bytes, written.layout);
       }
-      const key = revKey(stream, rev);
-      ops.push({ type: 'put', key, value: encodeSealed(key, { seq: transition.seq, base: debt.base, patch }) });
+      const rk = revKey(stream, rev);
+      ops.push({ type: 'put', key: rk, value: encodeRevision(rk, { seq: transition.seq, base: debt.base }) });
       ops.push({ type: 'put', key: seqKey(stream, transition.seq), value: encodeRecord(rev) });
       debts.set(stream, debt);
     }

@@ -7,21 +7,25 @@ import { hash } from 'node:crypto';
 import { StateflowError, isJsonObject } from '@stateflow/core';
 import type { JsonObject, JsonValue } from '@stateflow/core';
 import type { PrunedTransition, Transition } from '../types.js';
-import { asciiJson, decodeFields, decodeRaw, decodeValue, encodeValue, parseAsciiJson, toFrozenJson } from './codec.js';
+import { asciiJson, decodeFields, decodeRaw, decodeValue, encodeValue, parseAsciiJson, parseJsonText, toFrozenJson } from './codec.js';
 import { transitionHash } from './hash.js';
 import { describeKey } from './keys.js';
 import { stateProblem } from './validate.js';
 
 /**
- * Format identity written on creation (`M/format`). Version 4 (README "Storage layout"): sealed
- * revision-index records that carry the net patch and checkpoint base, sealed checkpoints whose
- * state is JSON text — one record, or for a large state a root record and pages shared between
- * checkpoints (`P`; README "Paged checkpoints"). Version-3 stores differ only in having no paged
- * checkpoints, version-2 stores also in checkpoints holding the state as MessagePack; this
- * version reads both, and opening one rewrites its format record alone; version-1 stores are
- * migrated on open (`format-migration.ts`).
+ * Format identity written on creation (`M/format`). Version 5 (README "Storage layout"): each
+ * revision's net patch is stored once, in its transition's log record — JSON text sealed under
+ * its key beside the chain hashes — and the sealed revision-index record holds `{ seq, base }`
+ * only; checkpoints are sealed JSON text — one record, or for a large state a root record and
+ * pages shared between checkpoints (`P`; README "Paged checkpoints"). Version-4 stores differ
+ * in their log records (MessagePack transitions) and in revision-index records that carry a
+ * copy of the patch, version-3 stores also in having no paged checkpoints, version-2 stores
+ * also in checkpoints holding the state as MessagePack; this version reads all of them, record
+ * by record (a store opened at an older version keeps its records and writes new ones in this
+ * format), and opening one rewrites its format record alone; version-1 stores are migrated on
+ * open (`format-migration.ts`).
  */
-export const FORMAT = { format: 'stateflow-store', version: 4 } as const;
+export const FORMAT = { format: 'stateflow-store', version: 5 } as const;
 
 /**
  * `M/tip`: what the last commit left. `seq` is the last transition's seq; `generation` counts the
@@ -75,15 +79,21 @@ export interface PagedObjectRef {
 }
 
 /**
- * `R/<stream>/<rev>` (sealed): the seq of the transition that produced `rev`, its net patch (a
- * copy of the one in that transition, so a stream's tail is read without the log), and `base`,
- * the revision of the stream's latest checkpoint at or below `rev` when it was written (0: none;
- * compaction may delete it, readers then start from the origin's checkpoint).
+ * `R/<stream>/<rev>` (sealed): the seq of the transition that produced `rev` and `base`, the
+ * revision of the stream's latest checkpoint at or below `rev` when it was written (0: none;
+ * compaction may delete it, readers then start from the origin's checkpoint). Format 5 writes
+ * `{ seq, base }`: the net patch is read from the transition's log record. A format-4 record
+ * also holds a copy of that patch (`patch`), which readers take instead.
  */
 export interface RevisionRecord {
   seq: number;
   base: number;
-  patch: JsonObject;
+  patch?: JsonObject | undefined;
+}
+
+/** Encode `R/<stream>/<rev>` (format 5: sealed `{ seq, base }`). */
+export function encodeRevision(key: Uint8Array, record: { seq: number; base: number }): Uint8Array {
+  return encodeSealed(key, { seq: record.seq, base: record.base });
 }
 
 /** Bytes of the seal that ends every sealed record (a sha256). */
@@ -101,10 +111,74 @@ function sealOf(key: Uint8Array, body: Uint8Array): Buffer {
  */
 export function encodeSealed(key: Uint8Array, record: unknown): Uint8Array {
   const body = encodeValue(record);
-  const out = Buffer.allocUnsafe(body.byteLength + SEAL_BYTES);
-  out.set(body, 0);
-  sealOf(key, body).copy(out, body.byteLength);
-  return out;
+  return sealedValue(key, body.byteLength, (out, at) => out.set(body, at));
+}
+
+/**
+ * `body ‖ sha256(key ‖ body)` for a body of `bodyBytes` bytes that `write(out, at)` writes at
+ * `at`: built in one buffer behind a copy of the key, so the seal hashes it without a concat
+ * (the value returned is a view past the key).
+ */
+function sealedValue(key: Uint8Array, bodyBytes: number, write: (out: Buffer, at: number) => void): Buffer {
+  const out = Buffer.allocUnsafe(key.byteLength + bodyBytes + SEAL_BYTES);
+  out.set(key, 0);
+  write(out, key.byteLength);
+  const end = key.byteLength + bodyBytes;
+  hash('sha256', out.subarray(0, end), 'buffer').copy(out, end);
+  return out.subarray(key.byteLength);
+}
+
+/** First byte of a format-5 transition record: 0xc1, a byte MessagePack never uses, so a format-4 record (a MessagePack map) is told apart by it. */
+const TRANSITION_TAG = 0xc1;
+/** Bytes of the tag and the two chain hashes before a format-5 transition's JSON text. */
+const TRANSITION_HEAD = 1 + 32 + 32;
+
+/** Whether stored log-record bytes are a format-5 transition ({@link encodeTransition}), by their first byte. */
+export const isSealedTransition = (bytes: Uint8Array): boolean => bytes[0] === TRANSITION_TAG;
+
+/** Whether a format-5 transition record's text (between the hashes and the seal) parses as JSON. */
+export function sealedTransitionParses(bytes: Uint8Array): boolean {
+  try {
+    parseJsonText(bytes.subarray(TRANSITION_HEAD, bytes.byteLength - SEAL_BYTES), false);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Encode a transition as `L/<seq>` (format 5): tag ‖ `prevHash` ‖ `hash` (32 bytes each) ‖ the
+ * JSON text (UTF-8) of its body `{ seq, time, id?, meta?, changes }` in the key order it was
+ * written with ‖ `sha256(key ‖ all before)`. The body text is the one copy of each revision's
+ * net patch; the seal lets a read verify the record without canonicalising it (the audit
+ * recomputes the chain hash).
+ */
+export function encodeTransition(key: Uint8Array, t: Transition): Uint8Array {
+  const body: Record<string, unknown> = { seq: t.seq, time: t.time };
+  if (t.id !== undefined) body.id = t.id;
+  if (t.meta !== undefined) body.meta = t.meta;
+  body.changes = t.changes;
+  const text = JSON.stringify(body);
+  return sealedValue(key, TRANSITION_HEAD + Buffer.byteLength(text, 'utf8'), (out, at) => {
+    out[at] = TRANSITION_TAG;
+    out.write(t.prevHash, at + 1, 32, 'hex');
+    out.write(t.hash, at + 33, 32, 'hex');
+    out.write(text, at + TRANSITION_HEAD, 'utf8');
+  });
+}
+
+/** The fields of a format-5 transition record ({@link encodeTransition}) after its seal was checked, in the shape a format-4 record decodes to. */
+function sealedTransition(key: Uint8Array, bytes: Uint8Array, stream: string | undefined, frozen: boolean): JsonValue {
+  if (bytes.byteLength <= TRANSITION_HEAD + SEAL_BYTES || !sealHolds(key, bytes)) throw corrupt(key, SEAL_DETAIL, stream);
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let body: JsonValue;
+  try {
+    body = parseJsonText(b.subarray(TRANSITION_HEAD, b.byteLength - SEAL_BYTES), frozen);
+  } catch (err) {
+    throw corrupt(key, `value does not decode: ${(err as Error).message}`, stream, err);
+  }
+  if (!isJsonObject(body) || Object.hasOwn(body, 'prevHash') || Object.hasOwn(body, 'hash') || Object.hasOwn(body, 'pruned')) throw corrupt(key, 'log record has the wrong shape', stream);
+  return { ...body, prevHash: b.toString('hex', 1, 33), hash: b.toString('hex', 33, TRANSITION_HEAD) };
 }
 
 /** Whether a sealed record's bytes end with the seal of the rest under `key`. */
@@ -271,35 +345,29 @@ function decodePagedRefs(raw: unknown): PagedObjectRef[] | undefined {
   return out;
 }
 
-/** Decode and verify `R/<stream>/<rev>`: seal and shape. */
+/** Decode and verify `R/<stream>/<rev>` (either format): seal and shape. */
 export function decodeRevision(key: Uint8Array, bytes: Uint8Array, stream: string, rev: number, options: { frozen?: boolean } = {}): RevisionRecord {
   const v = unseal(key, bytes, stream, options.frozen !== false);
-  if (!isJsonObject(v) || !isCount(v.seq) || !isCount(v.base) || v.base > rev || !isJsonObject(v.patch)) throw corrupt(key, 'revision index record has the wrong shape', stream);
-  return { seq: v.seq, base: v.base, patch: v.patch };
+  if (!isJsonObject(v) || !isCount(v.seq) || !isCount(v.base) || v.base > rev || (v.patch !== undefined && !isJsonObject(v.patch))) throw corrupt(key, 'revision index record has the wrong shape', stream);
+  return v.patch === undefined ? { seq: v.seq, base: v.base } : { seq: v.seq, base: v.base, patch: v.patch };
 }
 
 /**
- * Decode and verify `L/<seq>`: shape, seq matches the key, and (unless `options.verifyHash` is
- * false) for full transitions the recomputed hash equals the stored hash. `options.stream` names
- * the stream being read in a STORE_CORRUPT error; `options.frozen: false` leaves the values
- * unfrozen, for a reader that hands none of them out (the audit).
+ * Decode and verify `L/<seq>` (either format): shape, seq matches the key, a format-5 record's
+ * seal, and (unless `options.verifyHash` is false) for a full transition the recomputed hash
+ * equals the stored hash — what a replay skips, reading only the patches of records their seals
+ * vouch for (the audit ties them to the chain). `options.stream` names the stream being read in
+ * a STORE_CORRUPT error; `options.frozen: false` leaves the values unfrozen, for a reader that
+ * hands none of them out (the audit).
  */
 export function decodeLog(key: Uint8Array, bytes: Uint8Array, seq: number, options: { stream?: string; verifyHash?: boolean; frozen?: boolean } = {}): LogRecord {
   const { stream } = options;
-  const v = decode(key, bytes, stream, options.frozen !== false);
+  const sealed = isSealedTransition(bytes);
+  const v = sealed ? sealedTransition(key, bytes, stream, options.frozen !== false) : decode(key, bytes, stream, options.frozen !== false);
   if (!isJsonObject(v) || v.seq !== seq || !isHex64(v.prevHash) || !isHex64(v.hash) || !Array.isArray(v.changes)) {
     throw corrupt(key, 'log record has the wrong shape', stream);
   }
-  if (v.pruned === true) {
-    const changes = v.changes.map((c) => {
-      if (!isJsonObject(c) || typeof c.stream !== 'string' || !isCount(c.rev)) throw corrupt(key, 'pruned log record has the wrong shape', stream);
-      return { stream: c.stream, rev: c.rev };
-    });
-    if (v.id !== undefined && typeof v.id !== 'string') throw corrupt(key, 'pruned log record has the wrong shape', stream);
-    const stub: PrunedRecord = { pruned: true, seq, changes, prevHash: v.prevHash, hash: v.hash };
-    if (v.id !== undefined) stub.id = v.id;
-    return stub;
-  }
+  if (v.pruned === true) return prunedStub(key, v.changes, { seq, prevHash: v.prevHash, hash: v.hash, id: v.id }, stream);
   if (typeof v.time !== 'string' || (v.id !== undefined && typeof v.id !== 'string') || (v.meta !== undefined && !isJsonObject(v.meta))) {
     throw corrupt(key, 'transition has the wrong shape', stream);
   }
@@ -314,4 +382,16 @@ export function decodeLog(key: Uint8Array, bytes: Uint8Array, seq: number, optio
   if (v.meta !== undefined) t.meta = v.meta;
   if (options.verifyHash !== false && transitionHash(t.prevHash, t) !== t.hash) throw corrupt(key, 'transition does not match its hash', stream);
   return t;
+}
+
+/** A pruned log record's stub, shape checked. */
+function prunedStub(key: Uint8Array, logged: JsonValue[], v: { seq: number; prevHash: string; hash: string; id: JsonValue | undefined }, stream: string | undefined): PrunedRecord {
+  const changes = logged.map((c) => {
+    if (!isJsonObject(c) || typeof c.stream !== 'string' || !isCount(c.rev)) throw corrupt(key, 'pruned log record has the wrong shape', stream);
+    return { stream: c.stream, rev: c.rev };
+  });
+  if (v.id !== undefined && typeof v.id !== 'string') throw corrupt(key, 'pruned log record has the wrong shape', stream);
+  const stub: PrunedRecord = { pruned: true, seq: v.seq, changes, prevHash: v.prevHash, hash: v.hash };
+  if (v.id !== undefined) stub.id = v.id;
+  return stub;
 }

@@ -10,15 +10,20 @@ import type { StreamId } from '../types.js';
 import { NO_DEBT } from './checkpoint-policy.js';
 import type { CheckpointDebt } from './checkpoint-policy.js';
 import { encodeValue } from './codec.js';
-import { checkpointKey, revKey } from './keys.js';
+import { checkpointKey, logKey, revKey } from './keys.js';
 import { readCheckpoint } from './paged-checkpoint.js';
 import type { PageLayout, TailPatch } from './paged-checkpoint.js';
-import { corrupt, decodeCheckpoint, decodeRevision } from './records.js';
+import { corrupt, decodeCheckpoint, decodeLog, decodeRevision } from './records.js';
 import type { HeadRecord, RevisionRecord } from './records.js';
 import { EMPTY, headOf } from './store-context.js';
 import type { StoreContext } from './store-context.js';
 import type { StorageReader } from '../storage.js';
 import { stateProblem } from './validate.js';
+
+/** A revision-index record with the net patch of its revision: its own copy (format 4) or its transition's. */
+export interface PatchedRevision extends RevisionRecord {
+  patch: JsonObject;
+}
 
 /** A rebuilt state and the checkpoint debt at its revision. */
 export interface Replay {
@@ -53,7 +58,8 @@ export function retained(ctx: StoreContext, stream: StreamId, rev: number): Head
 
 /**
  * The stored net patch that produced revision `rev` of `stream` (`Store.patchAt` once its
- * arguments are checked), from its sealed revision-index record.
+ * arguments are checked), from its transition's log record, which the sealed revision-index
+ * record names (or from a format-4 revision-index record's own copy).
  * @throws REVISION_NOT_FOUND, HISTORY_NOT_RETAINED, STORE_CORRUPT
  */
 export async function patchAt(ctx: StoreContext, stream: StreamId, rev: number, reader: StorageReader = ctx.storage): Promise<JsonObject> {
@@ -63,7 +69,8 @@ export async function patchAt(ctx: StoreContext, stream: StreamId, rev: number, 
   }
   return ctx.lock.read(async () => {
     retained(ctx, stream, rev - 1);
-    return (await revisionRecord(ctx, stream, rev, reader)).patch;
+    const [revision] = await withPatches(reader, stream, rev - 1, [await revisionRecord(ctx, stream, rev, reader)]);
+    return (revision as PatchedRevision).patch;
   });
 }
 
@@ -103,6 +110,30 @@ export async function revisionRecord(ctx: StoreContext, stream: StreamId, rev: n
 function verifiedRevision(key: Uint8Array, bytes: Uint8Array | undefined, stream: StreamId, rev: number): RevisionRecord {
   if (bytes === undefined) throw corrupt(key, 'revision index entry is missing', stream);
   return decodeRevision(key, bytes, stream, rev);
+}
+
+/**
+ * `records`, the revision-index records of revisions `after + 1, after + 2, …` of `stream`,
+ * each with its net patch: a format-4 record's own copy, else the change of that revision in
+ * the transition the record names (format 5; those log records read in one go, each verified by
+ * its seal — as the revision-index record's copy was by its own: the audit ties both to the chain).
+ * @throws STORE_CORRUPT when a log record is missing, damaged, or does not hold the revision
+ */
+export async function withPatches(reader: StorageReader, stream: StreamId, after: number, records: readonly RevisionRecord[]): Promise<PatchedRevision[]> {
+  const logged = records.flatMap((record, i) => (record.patch === undefined ? [{ rev: after + 1 + i, seq: record.seq }] : []));
+  const keys = logged.map(({ seq }) => logKey(seq));
+  const values = await readMany(reader, keys);
+  const patches = logged.map(({ rev, seq }, i) => {
+    const key = keys[i] as Uint8Array;
+    const bytes = values[i];
+    if (bytes === undefined) throw corrupt(key, 'transition is missing', stream);
+    const record = decodeLog(key, bytes, seq, { stream, verifyHash: false });
+    const change = record.pruned ? undefined : record.changes.find((c) => c.stream === stream && c.rev === rev);
+    if (change === undefined) throw corrupt(revKey(stream, rev), `points at transition ${seq}, which does not hold revision ${rev} of the stream`, stream);
+    return change.patch;
+  });
+  let next = 0;
+  return records.map((record) => (record.patch === undefined ? { seq: record.seq, base: record.base, patch: patches[next++] as JsonObject } : (record as PatchedRevision)));
 }
 
 /**
@@ -156,12 +187,13 @@ export async function replayTree(ctx: StoreContext, stream: StreamId, rev: numbe
     checkpointBytes = (await readMany(reader, [checkpointKey(stream, baseRev)]))[0]?.byteLength ?? 0;
   }
   const offset = cached === undefined ? 1 : 0;
-  const tail: RevisionRecord[] = [];
+  const records: RevisionRecord[] = [];
   for (let r = baseRev + 1; r < rev; r++) {
     const i = r - baseRev - 1 + offset;
-    tail.push(verifiedRevision(keys[i] as Uint8Array, values[i], stream, r));
+    records.push(verifiedRevision(keys[i] as Uint8Array, values[i], stream, r));
   }
-  if (last !== null && baseRev < rev) tail.push(last);
+  if (last !== null && baseRev < rev) records.push(last);
+  const tail = await withPatches(reader, stream, baseRev, records);
   // A partial state answers `options.path` only: the patches that do not reach it change nothing there.
   const path = options.path;
   const tree = applyTail(stream, baseRev, base, partial && path !== undefined ? tail.filter((record) => reaches(record.patch, path)) : tail);
@@ -193,7 +225,7 @@ function reaches(patch: JsonObject, path: readonly PatchPathStep[]): boolean {
  * each changed container once.
  * @throws STORE_CORRUPT naming the first revision-index record whose patch does not apply
  */
-function applyTail(stream: StreamId, baseRev: number, base: JsonObject, tail: readonly RevisionRecord[]): StateTree {
+function applyTail(stream: StreamId, baseRev: number, base: JsonObject, tail: readonly PatchedRevision[]): StateTree {
   let tree = StateTree.of(base);
   tail.forEach((record, i) => {
     try {
