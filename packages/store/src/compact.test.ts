@@ -3,6 +3,10 @@ import { isStateflowError } from '@stateflow/core';
 import type { Harness } from './test-support/backends.js';
 import { backends } from './test-support/backends.js';
 import { collect, dump, failureOf } from '@stateflow/test-kit';
+import { COMPACTION_SLICE } from './internal/compaction.js';
+import { openMemoryStorage } from './memory-storage.js';
+import { openStoreOver } from './open-store.js';
+import type { Store } from './types.js';
 
 describe.each(backends)('compaction and retention on $name', (backend) => {
   let h: Harness;
@@ -104,5 +108,53 @@ describe.each(backends)('compaction and retention on $name', (backend) => {
     expect(head.rev - head.origin + 1).toBeGreaterThanOrEqual(3);
     expect(head.origin).toBe(12);
     expect((await h.store.audit()).problems).toEqual([]);
+  });
+});
+
+describe('compaction in slices', () => {
+  /** A memory store whose commits are recorded: the keys each batch deletes. */
+  async function recorded(): Promise<{ store: Store; deletes: number[] }> {
+    const storage = await openMemoryStorage();
+    const deletes: number[] = [];
+    const beginWrite = storage.beginWrite.bind(storage);
+    storage.beginWrite = async () => {
+      const session = await beginWrite();
+      return { ...session, commit: (ops, options) => (deletes.push(ops.filter((op) => op.type === 'del').length), session.commit(ops, options)) };
+    };
+    return { store: await openStoreOver(storage, { checkpointInterval: 16 }), deletes };
+  }
+
+  it('moves the origin at most COMPACTION_SLICE revisions per atomic batch, and publishes go in between', async () => {
+    const { store, deletes } = await recorded();
+    for (let i = 1; i <= 3 * COMPACTION_SLICE; i++) await store.publish({ changes: { long: { i } } });
+    deletes.length = 0;
+    const order: string[] = [];
+    const compaction = store.compact('long', { keepRevisions: 1 }).then((r) => (order.push('compaction'), r));
+    const publish = store.publish({ changes: { other: { x: 1 } } }).then(() => order.push('publish'));
+    expect(await compaction).toEqual({ origin: 3 * COMPACTION_SLICE, deleted: 3 * COMPACTION_SLICE });
+    await publish;
+    expect(order).toEqual(['publish', 'compaction']);
+    // Three slices (the publish's batch deletes nothing), each deleting a bounded number of keys:
+    // its revision-index entries, the checkpoints (and their pages) below it.
+    const slices = deletes.filter((n) => n > 0);
+    expect(slices).toHaveLength(3);
+    for (const n of slices) expect(n).toBeLessThanOrEqual(2 * COMPACTION_SLICE);
+    expect(await store.stateAt('long', 3 * COMPACTION_SLICE)).toEqual({ i: 3 * COMPACTION_SLICE });
+    expect((await store.audit()).problems).toEqual([]);
+    await store.close();
+  });
+
+  it('a write to the stream between a slice read and its commit makes it stale: read again, nothing lost', async () => {
+    const { store } = await recorded();
+    for (let i = 1; i <= 2 * COMPACTION_SLICE; i++) await store.publish({ changes: { hot: { i } } });
+    const compaction = store.compact('hot', { keepRevisions: 1 });
+    const writes = Array.from({ length: 20 }, (_, i) => store.publish({ changes: { hot: { w: i } } }));
+    await Promise.all([compaction, ...writes]);
+    const head = await store.head('hot');
+    expect(head.origin).toBeGreaterThanOrEqual(2 * COMPACTION_SLICE);
+    for (let rev = head.origin; rev <= head.rev; rev++) await store.stateAt('hot', rev);
+    expect(await store.state('hot')).toMatchObject({ i: 2 * COMPACTION_SLICE, w: 19 });
+    expect((await store.audit()).problems).toEqual([]);
+    await store.close();
   });
 });
