@@ -6,6 +6,8 @@ import { collect, dump, failureOf } from '@stateflow/test-kit';
 import { COMPACTION_SLICE } from './internal/compaction.js';
 import { openMemoryStorage } from './memory-storage.js';
 import { openStoreOver } from './open-store.js';
+import { Family, streamRange } from './internal/keys.js';
+import type { Storage } from './storage.js';
 import type { Store } from './types.js';
 
 describe.each(backends)('compaction and retention on $name', (backend) => {
@@ -113,7 +115,7 @@ describe.each(backends)('compaction and retention on $name', (backend) => {
 
 describe('compaction in slices', () => {
   /** A memory store whose commits are recorded: the keys each batch deletes. */
-  async function recorded(): Promise<{ store: Store; deletes: number[] }> {
+  async function recorded(): Promise<{ store: Store; deletes: number[]; storage: Storage }> {
     const storage = await openMemoryStorage();
     const deletes: number[] = [];
     const beginWrite = storage.beginWrite.bind(storage);
@@ -121,11 +123,11 @@ describe('compaction in slices', () => {
       const session = await beginWrite();
       return { ...session, commit: (ops, options) => (deletes.push(ops.filter((op) => op.type === 'del').length), session.commit(ops, options)) };
     };
-    return { store: await openStoreOver(storage, { checkpointInterval: 16 }), deletes };
+    return { store: await openStoreOver(storage, { checkpointInterval: 16 }), deletes, storage };
   }
 
   it('moves the origin at most COMPACTION_SLICE revisions per atomic batch, and publishes go in between', async () => {
-    const { store, deletes } = await recorded();
+    const { store, deletes, storage } = await recorded();
     for (let i = 1; i <= 3 * COMPACTION_SLICE; i++) await store.publish({ changes: { long: { i } } });
     deletes.length = 0;
     const order: string[] = [];
@@ -135,10 +137,15 @@ describe('compaction in slices', () => {
     await publish;
     expect(order).toEqual(['publish', 'compaction']);
     // Three slices (the publish's batch deletes nothing), each deleting a bounded number of keys:
-    // its revision-index entries, the checkpoints (and their pages) below it.
+    // its revision-index and seq-index entries, the checkpoints (and their pages) below it.
     const slices = deletes.filter((n) => n > 0);
     expect(slices).toHaveLength(3);
-    for (const n of slices) expect(n).toBeLessThanOrEqual(2 * COMPACTION_SLICE);
+    for (const n of slices) expect(n).toBeLessThanOrEqual(3 * COMPACTION_SLICE);
+    // Only the origin's seq-index entry stays; a seq before it reads as not retained.
+    const seqIndex: Uint8Array[] = [];
+    for await (const [key] of storage.iterate(streamRange(Family.seq, 'long', 0, store.lastSeq()))) seqIndex.push(key);
+    expect(seqIndex).toHaveLength(1);
+    expect((await failureOf(store.statesAt(['long'], 5))).code).toBe('HISTORY_NOT_RETAINED');
     expect(await store.stateAt('long', 3 * COMPACTION_SLICE)).toEqual({ i: 3 * COMPACTION_SLICE });
     expect((await store.audit()).problems).toEqual([]);
     await store.close();

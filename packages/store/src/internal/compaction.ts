@@ -134,12 +134,16 @@ async function prepareSlice(ctx: StoreContext, stream: StreamId, target: number)
 async function sliceOps(ctx: StoreContext, stream: StreamId, origin: number): Promise<StorageOp[]> {
   const h = headOf(ctx, stream);
   const ops: StorageOp[] = [];
+  const originSeq = origin === h.rev ? h.seq : await seqOfRev(ctx, stream, origin);
   if ((await ctx.storage.get(checkpointKey(stream, origin))) === undefined) {
     const state = await stateAtUnlocked(ctx, stream, origin, { exclusive: true });
-    const seq = origin === h.rev ? h.seq : await seqOfRev(ctx, stream, origin);
     const key = checkpointKey(stream, origin);
-    ops.push({ type: 'put', key, value: encodeCheckpoint(key, { rev: origin, seq, state }) });
+    ops.push({ type: 'put', key, value: encodeCheckpoint(key, { rev: origin, seq: originSeq, state }) });
   }
+  // Seq-index entries of revisions below the origin: a seq before the origin's reads as not
+  // retained without them (README "Retention": what stays). Bounded per slice; a store
+  // compacted before they went leaves more, deleted by later slices.
+  for await (const [key] of ctx.storage.iterate({ ...streamRange(Family.seq, stream, 0, originSeq - 1), limit: 2 * COMPACTION_SLICE })) ops.push({ type: 'del', key });
   for await (const [key] of ctx.storage.iterate(streamRange(Family.checkpoint, stream, 0, origin - 1))) ops.push({ type: 'del', key });
   for (const key of await pagesToSweep(ctx.storage, stream, origin, h.rev)) ops.push({ type: 'del', key });
   const origins = (s: StreamId): number => (s === stream ? origin : headOf(ctx, s).origin);
