@@ -13,11 +13,12 @@ import { workBudget } from '../work-budget.js';
 import type { WorkBudget } from '../work-budget.js';
 
 /**
- * Work of a retention run between two yields to the event loop, in ms: about one publish's
- * time, so that a publish arriving meanwhile waits for at most that much of the run's work
- * (README "Retention": the store stays writable during a run).
+ * Work of a retention run between two yields to the event loop, in ms: 0, a yield after every
+ * unit (a transition read, a stream applied). A publish needs a few event-loop turns, each of
+ * which waits for the run's work in progress; a unit is far less than a publish's time, a
+ * millisecond's worth was not (README "Retention": the store stays writable during a run).
  */
-export const RUN_YIELD_EVERY_MS = 1;
+export const RUN_YIELD_EVERY_MS = 0;
 
 /** The yield points of one retention run. */
 export const runPace = (): WorkBudget => workBudget(Number.POSITIVE_INFINITY, RUN_YIELD_EVERY_MS);
