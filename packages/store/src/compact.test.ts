@@ -4,6 +4,7 @@ import type { Harness } from './test-support/backends.js';
 import { backends } from './test-support/backends.js';
 import { collect, dump, failureOf } from '@stateflow/test-kit';
 import { COMPACTION_SLICE } from './internal/compaction.js';
+import { MemoryLevel } from 'memory-level';
 import { openMemoryStorage } from './memory-storage.js';
 import { openStoreOver } from './open-store.js';
 import { Family, streamRange } from './internal/keys.js';
@@ -149,6 +150,27 @@ describe('compaction in slices', () => {
     expect(await store.stateAt('long', 3 * COMPACTION_SLICE)).toEqual({ i: 3 * COMPACTION_SLICE });
     expect((await store.audit()).problems).toEqual([]);
     await store.close();
+  });
+
+  it('a commit failing in the second slice leaves the first one committed: a consistent store that audits clean', async () => {
+    const db = new MemoryLevel<Uint8Array, Uint8Array>({ keyEncoding: 'view', valueEncoding: 'view' });
+    const storage = await openMemoryStorage(db);
+    let failAt = -1;
+    const beginWrite = storage.beginWrite.bind(storage);
+    storage.beginWrite = async () => {
+      const session = await beginWrite();
+      return { ...session, commit: async (ops, options) => (ops.some((op) => op.type === 'del') && failAt-- === 0 ? Promise.reject(new Error('disk gone')) : session.commit(ops, options)) };
+    };
+    const store = await openStoreOver(storage, { checkpointInterval: 16 });
+    for (let i = 1; i <= 2 * COMPACTION_SLICE; i++) await store.publish({ changes: { s: { i } } });
+    failAt = 1;
+    await expect(store.compact('s', { keepRevisions: 1 })).rejects.toThrow();
+    await store.close().catch(() => undefined);
+    const reopened = await openStoreOver(await openMemoryStorage(db));
+    expect(await reopened.head('s')).toMatchObject({ rev: 2 * COMPACTION_SLICE, origin: COMPACTION_SLICE });
+    for (let rev = COMPACTION_SLICE; rev <= 2 * COMPACTION_SLICE; rev++) expect(await reopened.stateAt('s', rev)).toEqual({ i: rev });
+    expect((await reopened.audit()).problems).toEqual([]);
+    await reopened.close();
   });
 
   it('a write to the stream between a slice read and its commit makes it stale: read again, nothing lost', async () => {
