@@ -57,6 +57,22 @@ describe('retention over HTTP', () => {
     expect((await owner('/v1/store/retention')).body).toEqual({ policies: [] });
   });
 
+  it('GET /metrics shows the bytes of each family as of the last run, dry or not', async () => {
+    const { server: s, owner } = await served();
+    const familyBytes = async (): Promise<Record<string, number>> => {
+      const text = await (await fetch(`${s.url}/metrics`, { headers: { 'x-stateflow-token': s.token } })).text();
+      return Object.fromEntries([...text.matchAll(/^stateflow_stream_family_bytes\{family="([^"]*)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]));
+    };
+    await owner('/v1/store/retention/set', { pattern: 'langgraph:*', policy: { maxAgeMs: 3 * DAY } });
+    await owner('/v1/store/retention/set', { pattern: 'cwd:*', policy: { maxRevisions: 100 } });
+    expect(await familyBytes()).toEqual({});
+    // Ten patches {"d":1} … {"d":10}: 9 × 7 + 8 bytes; the run removes revisions 1…7 of langgraph:old.
+    await owner('/v1/store/retain', { dryRun: true });
+    expect(await familyBytes()).toEqual({ 'langgraph:*': 71, 'cwd:*': 71 });
+    await owner('/v1/store/retain', {});
+    expect(await familyBytes()).toEqual({ 'langgraph:*': 22, 'cwd:*': 71 });
+  });
+
   it('a scheduled run applies the policies as of the server clock', async () => {
     const { owner, time } = await served({ retainIntervalMs: 10 });
     await owner('/v1/store/retention/set', { pattern: 'langgraph:*', policy: { idleMs: 30 * DAY } });

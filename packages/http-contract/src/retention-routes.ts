@@ -31,7 +31,7 @@ const totals = { streams: revision, revisions: revision, bytes: revision };
 export const RetainReport = Type.Object({
   dryRun: Type.Boolean(),
   now: Type.String({ description: 'The time applied, ISO 8601' }),
-  families: Type.Array(Type.Object({ pattern, ...totals })),
+  families: Type.Array(Type.Object({ pattern, ...totals, kept: Type.Object(totals, { description: 'What the family\'s streams hold after the run: streams with a state, readable revisions above the origin, their net-patch bytes' }) })),
   total: Type.Object(totals),
   streams: Type.Array(
     Type.Object({ stream: streamId, family: pattern, rev: revision, fromOrigin: revision, origin: revision, revisions: revision, bytes: revision, expired: Type.Boolean() }),

@@ -130,6 +130,19 @@ class PostgresStorage implements Storage {
     return this.#reader.snapshot(read);
   }
 
+  /**
+   * {@link Storage.reclaim}: a plain `VACUUM` of the store's table (README "Space after a
+   * retention run"): the deleted rows' space is reused by later writes; writers go on meanwhile.
+   * @throws STORE_UNAVAILABLE, STORE_IO
+   */
+  async reclaim(): Promise<void> {
+    try {
+      await this.#pool.query(`VACUUM ${this.#kv}`);
+    } catch (err) {
+      throw translatePgError(err, this.location);
+    }
+  }
+
   async beginWrite(): Promise<WriteSession> {
     let client: PoolClient;
     try {

@@ -3,6 +3,13 @@ import { isStateflowError } from '@stateflow/core';
 import type { Harness } from './test-support/backends.js';
 import { backends } from './test-support/backends.js';
 import { collect, dump, failureOf } from '@stateflow/test-kit';
+import { COMPACTION_SLICE } from './internal/compaction.js';
+import { MemoryLevel } from 'memory-level';
+import { openMemoryStorage } from './memory-storage.js';
+import { openStoreOver } from './open-store.js';
+import { Family, streamRange } from './internal/keys.js';
+import type { Storage } from './storage.js';
+import type { Store } from './types.js';
 
 describe.each(backends)('compaction and retention on $name', (backend) => {
   let h: Harness;
@@ -104,5 +111,79 @@ describe.each(backends)('compaction and retention on $name', (backend) => {
     expect(head.rev - head.origin + 1).toBeGreaterThanOrEqual(3);
     expect(head.origin).toBe(12);
     expect((await h.store.audit()).problems).toEqual([]);
+  });
+});
+
+describe('compaction in slices', () => {
+  /** A memory store whose commits are recorded: the keys each batch deletes. */
+  async function recorded(): Promise<{ store: Store; deletes: number[]; storage: Storage }> {
+    const storage = await openMemoryStorage();
+    const deletes: number[] = [];
+    const beginWrite = storage.beginWrite.bind(storage);
+    storage.beginWrite = async () => {
+      const session = await beginWrite();
+      return { ...session, commit: (ops, options) => (deletes.push(ops.filter((op) => op.type === 'del').length), session.commit(ops, options)) };
+    };
+    return { store: await openStoreOver(storage, { checkpointInterval: 16 }), deletes, storage };
+  }
+
+  it('moves the origin at most COMPACTION_SLICE revisions per atomic batch, and publishes go in between', async () => {
+    const { store, deletes, storage } = await recorded();
+    for (let i = 1; i <= 3 * COMPACTION_SLICE; i++) await store.publish({ changes: { long: { i } } });
+    deletes.length = 0;
+    const order: string[] = [];
+    const compaction = store.compact('long', { keepRevisions: 1 }).then((r) => (order.push('compaction'), r));
+    const publish = store.publish({ changes: { other: { x: 1 } } }).then(() => order.push('publish'));
+    expect(await compaction).toEqual({ origin: 3 * COMPACTION_SLICE, deleted: 3 * COMPACTION_SLICE });
+    await publish;
+    expect(order).toEqual(['publish', 'compaction']);
+    // Three slices (the publish's batch deletes nothing), each deleting a bounded number of keys:
+    // its revision-index and seq-index entries, the checkpoints (and their pages) below it.
+    const slices = deletes.filter((n) => n > 0);
+    expect(slices).toHaveLength(3);
+    for (const n of slices) expect(n).toBeLessThanOrEqual(3 * COMPACTION_SLICE);
+    // Only the origin's seq-index entry stays; a seq before it reads as not retained.
+    const seqIndex: Uint8Array[] = [];
+    for await (const [key] of storage.iterate(streamRange(Family.seq, 'long', 0, store.lastSeq()))) seqIndex.push(key);
+    expect(seqIndex).toHaveLength(1);
+    expect((await failureOf(store.statesAt(['long'], 5))).code).toBe('HISTORY_NOT_RETAINED');
+    expect(await store.stateAt('long', 3 * COMPACTION_SLICE)).toEqual({ i: 3 * COMPACTION_SLICE });
+    expect((await store.audit()).problems).toEqual([]);
+    await store.close();
+  });
+
+  it('a commit failing in the second slice leaves the first one committed: a consistent store that audits clean', async () => {
+    const db = new MemoryLevel<Uint8Array, Uint8Array>({ keyEncoding: 'view', valueEncoding: 'view' });
+    const storage = await openMemoryStorage(db);
+    let failAt = -1;
+    const beginWrite = storage.beginWrite.bind(storage);
+    storage.beginWrite = async () => {
+      const session = await beginWrite();
+      return { ...session, commit: async (ops, options) => (ops.some((op) => op.type === 'del') && failAt-- === 0 ? Promise.reject(new Error('disk gone')) : session.commit(ops, options)) };
+    };
+    const store = await openStoreOver(storage, { checkpointInterval: 16 });
+    for (let i = 1; i <= 2 * COMPACTION_SLICE; i++) await store.publish({ changes: { s: { i } } });
+    failAt = 1;
+    await expect(store.compact('s', { keepRevisions: 1 })).rejects.toThrow();
+    await store.close().catch(() => undefined);
+    const reopened = await openStoreOver(await openMemoryStorage(db));
+    expect(await reopened.head('s')).toMatchObject({ rev: 2 * COMPACTION_SLICE, origin: COMPACTION_SLICE });
+    for (let rev = COMPACTION_SLICE; rev <= 2 * COMPACTION_SLICE; rev++) expect(await reopened.stateAt('s', rev)).toEqual({ i: rev });
+    expect((await reopened.audit()).problems).toEqual([]);
+    await reopened.close();
+  });
+
+  it('a write to the stream between a slice read and its commit makes it stale: read again, nothing lost', async () => {
+    const { store } = await recorded();
+    for (let i = 1; i <= 2 * COMPACTION_SLICE; i++) await store.publish({ changes: { hot: { i } } });
+    const compaction = store.compact('hot', { keepRevisions: 1 });
+    const writes = Array.from({ length: 20 }, (_, i) => store.publish({ changes: { hot: { w: i } } }));
+    await Promise.all([compaction, ...writes]);
+    const head = await store.head('hot');
+    expect(head.origin).toBeGreaterThanOrEqual(2 * COMPACTION_SLICE);
+    for (let rev = head.origin; rev <= head.rev; rev++) await store.stateAt('hot', rev);
+    expect(await store.state('hot')).toMatchObject({ i: 2 * COMPACTION_SLICE, w: 19 });
+    expect((await store.audit()).problems).toEqual([]);
+    await store.close();
   });
 });

@@ -10,7 +10,7 @@ import { StateflowError, isStateflowError } from '@stateflow/core';
 import type { JsonObject } from '@stateflow/core';
 import { DECLARATION_STREAMS } from './declarations.js';
 import { policiesOf } from './internal/retention-declarations.js';
-import { bytesBelow, planRetention } from './internal/retention-plan.js';
+import { bytesBelow, planRetention, runPace } from './internal/retention-plan.js';
 import type { StreamPlan } from './internal/retention-plan.js';
 import { compareFamilies } from './stream-family.js';
 import { listArchives } from './archive.js';
@@ -67,8 +67,12 @@ export interface RetainReport {
   dryRun: boolean;
   /** The time applied, ISO 8601. */
   now: string;
-  /** Per declared policy, in precedence order. */
-  families: (RetentionTotals & { pattern: string })[];
+  /**
+   * Per declared policy, in precedence order: what the run removed (or would remove) and, in
+   * `kept`, what its streams hold after it — the streams that still have a state, their readable
+   * revisions above the origin and those revisions' net-patch bytes (what `/metrics` shows per family).
+   */
+  families: (RetentionTotals & { pattern: string; kept: RetentionTotals })[];
   total: RetentionTotals;
   /** Every stream with something removed, sorted by id. */
   streams: RetainedStream[];
@@ -91,10 +95,13 @@ export interface RetainReport {
 export async function retain(store: Store, options: RetainOptions = {}): Promise<RetainReport> {
   const now = options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime();
   const policies = policiesOf(await store.state(DECLARATION_STREAMS.retention)).sort((a, b) => compareFamilies(a.family, b.family));
-  const plans = (await planRetention(store, policies, now)).filter((plan) => plan.origin > plan.head.origin);
+  const all = await planRetention(store, policies, now);
+  const plans = all.filter((plan) => plan.origin > plan.head.origin);
   const archive = options.archive === undefined || options.dryRun === true ? null : await archiveFirst(store, plans, options.archive, now, options.meta);
   const streams: RetainedStream[] = [];
+  const pace = runPace();
   for (const plan of plans) {
+    await pace.pace();
     const origin = options.dryRun === true ? plan.origin : await applyPlan(store, plan, options.meta);
     if (origin <= plan.head.origin) continue;
     const { stream, family, head, expired } = plan;
@@ -102,7 +109,8 @@ export async function retain(store: Store, options: RetainOptions = {}): Promise
   }
   // The removed keys' space comes back now, not in the backend's own time.
   if (options.dryRun !== true && streams.length > 0) await store.reclaimSpace?.();
-  const families = policies.map(({ family }) => ({ pattern: family.pattern, ...totals(streams.filter((s) => s.family === family.pattern)) }));
+  const kept = keptOf(all, streams);
+  const families = policies.map(({ family }) => ({ pattern: family.pattern, ...totals(streams.filter((s) => s.family === family.pattern)), kept: kept.get(family.pattern) ?? { streams: 0, revisions: 0, bytes: 0 } }));
   return { dryRun: options.dryRun === true, now: new Date(now).toISOString(), families, total: totals(streams), streams, archive };
 }
 
@@ -148,6 +156,25 @@ async function applyPlan(store: Store, plan: StreamPlan, meta: JsonObject | unde
   }
   const head = await store.head(plan.stream);
   return (await store.compact(plan.stream, { keepRevisions: Math.max(1, head.rev - plan.origin + 1) })).origin;
+}
+
+/** Per family, what its governed streams hold after the run (`removed`: what it removed of each). */
+function keptOf(plans: StreamPlan[], removed: RetainedStream[]): Map<string, RetentionTotals> {
+  const origins = new Map(removed.map((s) => [s.stream, s]));
+  const out = new Map<string, RetentionTotals>();
+  for (const plan of plans) {
+    const done = origins.get(plan.stream);
+    const origin = done?.origin ?? plan.head.origin;
+    const family = out.get(plan.family) ?? { streams: 0, revisions: 0, bytes: 0 };
+    if (done?.expired !== true) family.streams++;
+    for (const fact of plan.facts) {
+      if (fact.rev <= origin) continue;
+      family.revisions++;
+      family.bytes += fact.bytes;
+    }
+    out.set(plan.family, family);
+  }
+  return out;
 }
 
 function totals(streams: RetainedStream[]): RetentionTotals {

@@ -94,8 +94,8 @@ describe.each(backends)('retention on $name', (backend) => {
       { stream: 'session:old', family: 'session:*', rev: 20, fromOrigin: 0, origin: 20, revisions: 20, bytes: patchBytes(1, 20), expired: false },
     ]);
     expect(run.families).toEqual([
-      { pattern: 'session:big', streams: 1, revisions: 1, bytes: patchBytes(1, 1) },
-      { pattern: 'session:*', streams: 1, revisions: 20, bytes: patchBytes(1, 20) },
+      { pattern: 'session:big', streams: 1, revisions: 1, bytes: patchBytes(1, 1), kept: { streams: 1, revisions: 2, bytes: patchBytes(2, 3) } },
+      { pattern: 'session:*', streams: 1, revisions: 20, bytes: patchBytes(1, 20), kept: { streams: 1, revisions: 0, bytes: 0 } },
     ]);
     expect(run.total).toEqual({ streams: 2, revisions: 21, bytes: patchBytes(1, 1) + patchBytes(1, 20) });
     expect((await h.store.head('session:old')).origin).toBe(20);

@@ -217,8 +217,9 @@ export interface Storage extends StorageReader {
    * Give the space of deleted and rewritten keys back to the file system now, where the
    * backend only does so in its own time (optional; README "Retention"). LevelDB: a compaction
    * of the whole key range (`compactRange`), which rewrites the tables without the deleted
-   * keys. Absent where a commit already deletes (PostgreSQL: rows are deleted; what `VACUUM`
-   * needs is documented in the store-postgres README).
+   * keys. PostgreSQL: a plain `VACUUM` of the store's table, so later writes reuse the deleted
+   * rows' space (`VACUUM FULL`, which returns it to the file system, is the operator's: the
+   * store-postgres README).
    * @throws STORE_IO, STORE_CLOSED
    */
   reclaim?(): Promise<void>;

@@ -15,16 +15,16 @@ export interface WorkBudget {
   readonly ms: number;
   /** True once the work has taken its budget (never when unbounded). */
   spent(): boolean;
-  /** Yield to the event loop (`setImmediate`) when {@link YIELD_EVERY_MS} passed since the last yield; resolves at once otherwise. */
+  /** Yield to the event loop (`setImmediate`) when its yield interval ({@link YIELD_EVERY_MS} by default) passed since the last yield; resolves at once otherwise. */
   pace(): Promise<void>;
 }
 
 /**
  * A budget of `ms` wall-clock ms from now (`Infinity`, or 0 by the server option's convention:
- * unbounded). Time spent waiting for the event loop after a yield counts, so the work ends
- * within the budget plus one unit, whatever the load.
+ * unbounded), yielding every `yieldEveryMs`. Time spent waiting for the event loop after a yield
+ * counts, so the work ends within the budget plus one unit, whatever the load.
  */
-export function workBudget(ms: number): WorkBudget {
+export function workBudget(ms: number, yieldEveryMs: number = YIELD_EVERY_MS): WorkBudget {
   const limit = ms === 0 ? Number.POSITIVE_INFINITY : ms;
   const started = performance.now();
   let lastYield = started;
@@ -32,7 +32,7 @@ export function workBudget(ms: number): WorkBudget {
     ms: limit,
     spent: () => performance.now() - started >= limit,
     pace: async () => {
-      if (performance.now() - lastYield < YIELD_EVERY_MS) return;
+      if (performance.now() - lastYield < yieldEveryMs) return;
       await new Promise<void>((resolve) => setImmediate(resolve));
       lastYield = performance.now();
     },

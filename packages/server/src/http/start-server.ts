@@ -112,7 +112,7 @@ export async function startServer(options: ServerOptions): Promise<ServerHandle>
   const interval = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
   const timer = interval > 0 ? setInterval(() => void context.sessions.sweep().catch(() => undefined), interval) : undefined;
   timer?.unref();
-  const retention = scheduleRetention(store, options.retainIntervalMs ?? 0, context.clock, warn);
+  const retention = scheduleRetention(store, options.retainIntervalMs ?? 0, context.clock, warn, (report) => metrics.retentionRun(report));
   let closing: Promise<void> | undefined;
   const handle: ServerHandle = {
     url: context.baseUrl,

@@ -7,7 +7,7 @@ describe('StreamChanges (the audit spill of one stream)', () => {
   it('grows past its initial capacity and yields the seq index in log order, pruned changes included', () => {
     const changes = new StreamChanges();
     for (let rev = 1; rev <= 100; rev++) changes.push(rev * 2, rev, rev <= 10);
-    const [seqs, revs] = columns(changes.seqIndex());
+    const [seqs, revs] = columns(changes.seqIndex(0));
     expect(seqs).toEqual(Array.from({ length: 100 }, (_, i) => (i + 1) * 2));
     expect(revs).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
   });

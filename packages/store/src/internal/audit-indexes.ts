@@ -60,9 +60,13 @@ export class StreamChanges {
     this.#length++;
   }
 
-  /** Expected seq-index entries in key (seq) order: every change, pruned or not. */
-  seqIndex(): Cursor {
-    return new Cursor(this.#seqs.subarray(0, this.#length), this.#revs.subarray(0, this.#length));
+  /**
+   * Expected seq-index entries in key (seq) order: every change, pruned or not; those of
+   * revisions below `origin` may be missing (compaction deletes them; older stores kept them).
+   */
+  seqIndex(origin: number): Cursor {
+    const revs = this.#revs.subarray(0, this.#length);
+    return new Cursor(this.#seqs.subarray(0, this.#length), revs, undefined, Uint8Array.from(revs, (rev) => (rev < origin ? 1 : 0)));
   }
 
   /**
@@ -99,14 +103,21 @@ class Cursor {
     readonly keys: Float64Array,
     readonly values: Float64Array,
     readonly extras?: Float64Array,
+    /** 1 for a key that may be missing: never passed to `missed`. */
+    readonly optional?: Uint8Array,
   ) {}
+
+  #miss(missed: (key: number) => void): void {
+    const i = this.#i++;
+    if (this.optional?.[i] !== 1) missed(this.keys[i] as number);
+  }
 
   /**
    * Move to `n`: every key below it is passed to `missed`. Returns the value stored for `n` (the
    * last one when `n` repeats), or `undefined` when `n` is not expected.
    */
   seek(n: number, missed: (key: number) => void): number | undefined {
-    while (this.#i < this.keys.length && (this.keys[this.#i] as number) < n) missed(this.keys[this.#i++] as number);
+    while (this.#i < this.keys.length && (this.keys[this.#i] as number) < n) this.#miss(missed);
     let value: number | undefined;
     this.extra = undefined;
     for (let j = this.#i; j < this.keys.length && this.keys[j] === n; j++) {
@@ -123,7 +134,7 @@ class Cursor {
 
   /** Pass every key not yet found to `missed`. */
   finish(missed: (key: number) => void): void {
-    while (this.#i < this.keys.length) missed(this.keys[this.#i++] as number);
+    while (this.#i < this.keys.length) this.#miss(missed);
   }
 }
 
@@ -220,16 +231,17 @@ export async function checkRevisionIndex(
 }
 
 /**
- * Check the seq index (kept below the origin too, so `effectiveAt` can name the revision a seq
- * had): every change in the log, pruned stubs included, has `S/stream/seq` → its rev; a
- * different rev, or an entry where the log has no change of that stream, is `INDEX_MISMATCH`.
+ * Check the seq index: every change in the log at or above its stream's origin has
+ * `S/stream/seq` → its rev (below the origin an entry may be missing: compaction deletes them,
+ * stores compacted before kept them); a different rev, or an entry where the log has no change
+ * of that stream at that seq, is `INDEX_MISMATCH`.
  */
-export async function checkSeqIndex(storage: StorageReader, logged: ReadonlyMap<string, StreamChanges>, decode: DecodeIndex, report: ReportProblem): Promise<void> {
+export async function checkSeqIndex(storage: StorageReader, logged: ReadonlyMap<string, StreamChanges>, originOf: (stream: string) => number, decode: DecodeIndex, report: ReportProblem): Promise<void> {
   await mergeFamily(
     storage,
     Family.seq,
     logged,
-    (_stream, changes) => changes.seqIndex(),
+    (stream, changes) => changes.seqIndex(originOf(stream)),
     (key, stream, _seq, expected, value) => {
       const actual = decode(key, value, stream);
       if (actual !== undefined && expected === undefined) report(AuditCode.INDEX_MISMATCH, key, `says revision ${actual}; the log has no change of this stream at this seq`, stream);

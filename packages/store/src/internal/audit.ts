@@ -312,7 +312,7 @@ async function checkIndexes(run: AuditRun): Promise<void> {
   };
   const hasCheckpoint = (stream: string, rev: number): boolean => run.checkpoints.get(stream)?.has(rev) === true;
   await checkRevisionIndex(run.storage, run.logged, { originOf: (stream) => run.originOf(stream), hasCheckpoint }, decodeRev, run.report);
-  await checkSeqIndex(run.storage, run.logged, decode, run.report);
+  await checkSeqIndex(run.storage, run.logged, (stream) => run.originOf(stream), decode, run.report);
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Compaction and retention (README "Compaction", "Retention policy"): this module owns moving a
- * stream's origin forward in one batch — a checkpoint at the new origin, older checkpoints and
+ * stream's origin forward in bounded slices, each one atomic batch — a checkpoint at the new origin, older checkpoints and
  * revision-index entries deleted, transitions no retained revision needs replaced by pruned
  * stubs that keep the chain link and the idempotency id — both on request (`Store.compact`) and as the retention
  * policy applied after each accepted transition, and dropping what memory held below the origin.
@@ -24,15 +24,42 @@ import type { SessionCommit } from './write-session.js';
 import type { StoreContext } from './store-context.js';
 
 /**
- * Compact `stream` to keep its last `keep` revisions (never moving the origin back), under the
- * exclusive lock; `keep` already checked.
+ * Revisions one compaction slice moves a stream's origin by at most, so that each slice's batch
+ * deletes and rewrites a bounded number of keys (README "Retention": the store stays writable).
+ */
+export const COMPACTION_SLICE = 64;
+
+/** Slices whose preparation went stale (the stream or the store rewritten meanwhile) before one is prepared under the exclusive lock. */
+const STALE_SLICES = 3;
+
+/**
+ * Compact `stream` to keep its last `keep` revisions (never moving the origin back), in slices
+ * of at most {@link COMPACTION_SLICE} revisions: each slice is read under a read lock (publishes
+ * go on meanwhile) and committed as one atomic batch under the exclusive lock, which is released
+ * between slices. Every slice leaves a consistent store: a crash between two leaves the origin
+ * at the last committed one. `keep` already checked.
  * @throws STORE_CLOSED, STORE_CORRUPT, STORE_IO
  */
 export function compactStream(ctx: StoreContext, stream: StreamId, keep: number): Promise<{ origin: number; deleted: number }> {
-  return ctx.lock.exclusive(async () => {
-    const h = headOf(ctx, stream);
-    return compactTo(ctx, stream, await keepingTags(ctx, stream, Math.max(h.origin, h.rev - keep + 1)));
-  });
+  const h = headOf(ctx, stream);
+  return compactInSlices(ctx, stream, Math.max(h.origin, h.rev - keep + 1));
+}
+
+/** Move `stream`'s origin towards `target` slice by slice (see {@link compactStream}). */
+async function compactInSlices(ctx: StoreContext, stream: StreamId, target: number): Promise<{ origin: number; deleted: number }> {
+  const from = headOf(ctx, stream).origin;
+  for (let stale = 0; ; ) {
+    const prepared = stale < STALE_SLICES ? await ctx.lock.read(() => prepareSlice(ctx, stream, target)) : undefined;
+    if (prepared === 'done') break;
+    const result = await ctx.lock.exclusive(async () => {
+      const slice = prepared ?? (await prepareSlice(ctx, stream, target));
+      return slice === 'done' ? 'done' : commitSlice(ctx, stream, slice);
+    });
+    if (result === 'done') break;
+    stale = result === 'stale' ? stale + 1 : 0;
+  }
+  const origin = headOf(ctx, stream).origin;
+  return { origin, deleted: origin - from };
 }
 
 /**
@@ -55,20 +82,14 @@ async function retain(ctx: StoreContext, t: Transition): Promise<void> {
   for (const { stream } of t.changes) {
     const h = headOf(ctx, stream);
     const target = Math.floor((h.rev - policy.keepRevisions + 1) / k) * k;
-    if (target > h.origin) {
-      await ctx.lock.exclusive(async () => {
-        const now = headOf(ctx, stream);
-        const origin = await keepingTags(ctx, stream, Math.floor((now.rev - policy.keepRevisions + 1) / k) * k);
-        if (origin > now.origin) await compactTo(ctx, stream, origin);
-      });
-    }
+    if (target > h.origin) await compactInSlices(ctx, stream, target);
   }
 }
 
 /**
  * `origin`, lowered to the lowest revision of `stream` a tag names that it would drop: the
  * stream's revision at each tag's seq (a revision ≥ 1; rev 0, the empty state, needs no history),
- * its own revision for a tag set on it. Caller holds the exclusive lock.
+ * its own revision for a tag set on it. Caller holds a read lock or the exclusive lock.
  */
 async function keepingTags(ctx: StoreContext, stream: StreamId, origin: number): Promise<number> {
   if (stream === DECLARATION_STREAMS.tags || headOf(ctx, DECLARATION_STREAMS.tags).rev === 0) return origin;
@@ -80,26 +101,49 @@ async function keepingTags(ctx: StoreContext, stream: StreamId, origin: number):
   return floor;
 }
 
-/**
- * Move `stream`'s origin to `origin` in one batch: checkpoint at the origin, delete older
- * checkpoints and revision-index entries, and replace transitions that no retained revision of
- * any stream needs by pruned stubs that keep the chain link. Caller holds the exclusive lock.
- */
-function compactTo(ctx: StoreContext, stream: StreamId, origin: number): Promise<{ origin: number; deleted: number }> {
-  return withWriteSession(ctx, (session) => compactInSession(ctx, stream, origin, session));
+/** One prepared slice of a compaction: the batch moving the origin from `from` to `origin`, valid while nothing it read changed. */
+interface Slice {
+  from: number;
+  origin: number;
+  /** What the batch was read against: the stream's head seq, the tags' head seq, the store's generation. */
+  seq: number;
+  tagsSeq: number;
+  generation: number;
+  ops: StorageOp[];
 }
 
-async function compactInSession(ctx: StoreContext, stream: StreamId, origin: number, session: SessionCommit): Promise<{ origin: number; deleted: number }> {
+/**
+ * The next slice towards `target` (at most {@link COMPACTION_SLICE} revisions, never past a
+ * tagged revision), or `'done'`. Caller holds a read lock or the exclusive lock.
+ */
+async function prepareSlice(ctx: StoreContext, stream: StreamId, target: number): Promise<Slice | 'done'> {
+  // What the slice is read against, taken before any read: a write meanwhile makes it stale.
+  const against = { seq: headOf(ctx, stream).seq, tagsSeq: headOf(ctx, DECLARATION_STREAMS.tags).seq, generation: ctx.generation };
   await currentOf(ctx, stream, { exclusive: true }); // cross-checks the head before anything is rewritten
   const h = headOf(ctx, stream);
-  if (origin <= h.origin) return { origin: h.origin, deleted: 0 };
+  if (target <= h.origin) return 'done';
+  const origin = await keepingTags(ctx, stream, Math.min(target, h.origin + COMPACTION_SLICE));
+  return origin <= h.origin ? 'done' : { from: h.origin, origin, ...against, ops: await sliceOps(ctx, stream, origin) };
+}
+
+/**
+ * The batch moving `stream`'s origin to `origin`: checkpoint at the origin, delete older
+ * checkpoints and revision-index entries, and replace transitions that no retained revision of
+ * any stream needs by pruned stubs that keep the chain link. Reads only; caller holds a lock.
+ */
+async function sliceOps(ctx: StoreContext, stream: StreamId, origin: number): Promise<StorageOp[]> {
+  const h = headOf(ctx, stream);
   const ops: StorageOp[] = [];
+  const originSeq = origin === h.rev ? h.seq : await seqOfRev(ctx, stream, origin);
   if ((await ctx.storage.get(checkpointKey(stream, origin))) === undefined) {
     const state = await stateAtUnlocked(ctx, stream, origin, { exclusive: true });
-    const seq = origin === h.rev ? h.seq : await seqOfRev(ctx, stream, origin);
     const key = checkpointKey(stream, origin);
-    ops.push({ type: 'put', key, value: encodeCheckpoint(key, { rev: origin, seq, state }) });
+    ops.push({ type: 'put', key, value: encodeCheckpoint(key, { rev: origin, seq: originSeq, state }) });
   }
+  // Seq-index entries of revisions below the origin: a seq before the origin's reads as not
+  // retained without them (README "Retention": what stays). Bounded per slice; a store
+  // compacted before they went leaves more, deleted by later slices.
+  for await (const [key] of ctx.storage.iterate({ ...streamRange(Family.seq, stream, 0, originSeq - 1), limit: 2 * COMPACTION_SLICE })) ops.push({ type: 'del', key });
   for await (const [key] of ctx.storage.iterate(streamRange(Family.checkpoint, stream, 0, origin - 1))) ops.push({ type: 'del', key });
   for (const key of await pagesToSweep(ctx.storage, stream, origin, h.rev)) ops.push({ type: 'del', key });
   const origins = (s: StreamId): number => (s === stream ? origin : headOf(ctx, s).origin);
@@ -114,16 +158,28 @@ async function compactInSession(ctx: StoreContext, stream: StreamId, origin: num
     if (record.id !== undefined) stub.id = record.id;
     ops.push({ type: 'put', key: logKey(seq), value: encodeRecord(stub) });
   }
-  const head: HeadRecord = { rev: h.rev, seq: h.seq, origin };
-  ops.push({ type: 'put', key: headKey(stream), value: encodeRecord(head) });
-  await session(ops, { sync: ctx.settings.durability === 'fsync' && ctx.storage.capabilities.fsync, rewrites: true }, () => {
-    // A catch-up may have brought a later head of the stream (another process's) meanwhile.
-    const known = ctx.heads.get(stream);
-    ctx.heads.set(stream, known !== undefined && known.seq > head.seq ? { ...known, origin: Math.max(known.origin, origin) } : head);
-    // Reloaded on next use, so its checkpoint debt counts from the latest checkpoint again.
-    ctx.current.delete(stream);
-    ctx.debt.delete(stream);
-    ctx.history.deleteWhere((key) => key.startsWith(`${stream}\u0000`) && Number(key.slice(stream.length + 1)) < origin);
+  return ops;
+}
+
+/**
+ * Commit a prepared slice in one write session, `'stale'` (nothing written) when what it was
+ * read against changed meanwhile — a write to the stream or to the tags, another rewrite —
+ * so that the batch never deletes what a later write needs. Caller holds the exclusive lock.
+ */
+function commitSlice(ctx: StoreContext, stream: StreamId, slice: Slice): Promise<'committed' | 'stale'> {
+  return withWriteSession(ctx, async (session) => {
+    const h = headOf(ctx, stream);
+    if (h.seq !== slice.seq || h.origin !== slice.from || headOf(ctx, DECLARATION_STREAMS.tags).seq !== slice.tagsSeq || ctx.generation !== slice.generation) return 'stale';
+    const head: HeadRecord = { rev: h.rev, seq: h.seq, origin: slice.origin };
+    await session([...slice.ops, { type: 'put', key: headKey(stream), value: encodeRecord(head) }], { sync: ctx.settings.durability === 'fsync' && ctx.storage.capabilities.fsync, rewrites: true }, () => {
+      // A catch-up may have brought a later head of the stream (another process's) meanwhile.
+      const known = ctx.heads.get(stream);
+      ctx.heads.set(stream, known !== undefined && known.seq > head.seq ? { ...known, origin: Math.max(known.origin, slice.origin) } : head);
+      // Reloaded on next use, so its checkpoint debt counts from the latest checkpoint again.
+      ctx.current.delete(stream);
+      ctx.debt.delete(stream);
+      ctx.history.deleteWhere((key) => key.startsWith(`${stream}\u0000`) && Number(key.slice(stream.length + 1)) < slice.origin);
+    });
+    return 'committed';
   });
-  return { origin, deleted: origin - h.origin };
 }

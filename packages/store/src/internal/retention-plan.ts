@@ -9,6 +9,19 @@ import { listTags } from '../tags.js';
 import type { Tag } from '../tags.js';
 import type { Store, StreamHead, StreamId } from '../types.js';
 import type { FamilyPolicy } from './retention-declarations.js';
+import { workBudget } from '../work-budget.js';
+import type { WorkBudget } from '../work-budget.js';
+
+/**
+ * Work of a retention run between two yields to the event loop, in ms: 0, a yield after every
+ * unit (a transition read, a stream applied). A publish needs a few event-loop turns, each of
+ * which waits for the run's work in progress; a unit is far less than a publish's time, a
+ * millisecond's worth was not (README "Retention": the store stays writable during a run).
+ */
+export const RUN_YIELD_EVERY_MS = 0;
+
+/** The yield points of one retention run. */
+export const runPace = (): WorkBudget => workBudget(Number.POSITIVE_INFINITY, RUN_YIELD_EVERY_MS);
 
 /** What the log says of one retained revision. */
 export interface RevisionFacts {
@@ -44,7 +57,9 @@ export async function planRetention(store: Store, policies: FamilyPolicy[], now:
   const facts = await revisionFacts(store, governed);
   const tags = governed.size === 0 ? [] : await listTags(store);
   const plans: StreamPlan[] = [];
+  const pace = runPace();
   for (const [stream, { head, policy }] of governed) {
+    await pace.pace();
     const own = facts.get(stream) ?? [];
     const idle = isIdle(policy, head, own, now);
     // An idle stream whose state is already empty needs no transition to clear it.
@@ -65,6 +80,7 @@ export function bytesBelow(plan: StreamPlan, origin: number): number {
 
 async function revisionFacts(store: Store, governed: Map<StreamId, { head: StreamHead }>): Promise<Map<StreamId, RevisionFacts[]>> {
   const facts = new Map<StreamId, RevisionFacts[]>();
+  const pace = runPace();
   let from = Infinity;
   let to = 0;
   for (const [stream, { head }] of governed) {
@@ -73,6 +89,8 @@ async function revisionFacts(store: Store, governed: Map<StreamId, { head: Strea
   }
   if (from === Infinity) return facts;
   for await (const t of store.transitions({ from, to })) {
+    // A run of records already read resolves without the event loop: yield to writers.
+    await pace.pace();
     for (const change of t.changes) {
       const head = governed.get(change.stream)?.head;
       if (head === undefined || change.rev <= head.origin || change.rev > head.rev) continue;

@@ -14,7 +14,7 @@
  * `gen_ai.client.token.usage`, `http.server.request.duration`), in Prometheus form.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { PoolUse, StoreObserver } from '@stateflow/store';
+import type { PoolUse, RetainReport, StoreObserver } from '@stateflow/store';
 import type { LadderObserver } from '@stateflow/slates';
 import { StoreHistogram } from './store-histogram.js';
 import type { Observe } from './store-histogram.js';
@@ -131,6 +131,12 @@ export class ServerMetrics {
     commitTime: new StoreHistogram('stateflow_commit_duration_seconds', 'Storage commit latency; synced="true" is the synced (fsync) batch latency.', SECONDS),
     read: new StoreHistogram('stateflow_read_duration_seconds', 'Store read latency by kind.', SECONDS),
   };
+  readonly #familyBytes = new Gauge({
+    name: 'stateflow_stream_family_bytes',
+    help: "Net-patch bytes (JSON) of the readable revisions of each retention policy's stream family, as of this server's last retention run (scheduled or over HTTP, dry runs too); absent before the first.",
+    labelNames: ['family'],
+    registers: [this.registry],
+  });
   readonly #watchers = new Set<{ seq: number }>();
   #sources: MetricSources = NO_SOURCES;
 
@@ -249,6 +255,15 @@ export class ServerMetrics {
     if (outcome.usage === undefined) return;
     this.#tokens.observe({ gen_ai_operation_name: 'chat', gen_ai_token_type: 'input', ladder }, outcome.usage.promptTokens);
     this.#tokens.observe({ gen_ai_operation_name: 'chat', gen_ai_token_type: 'output', ladder }, outcome.usage.completionTokens);
+  }
+
+  /**
+   * A retention run of this server, scheduled or over HTTP: `stateflow_stream_family_bytes` per
+   * declared family from its report (a run's figures come with it, no scan at scrape time).
+   */
+  retentionRun(report: RetainReport): void {
+    this.#familyBytes.reset();
+    for (const family of report.families) this.#familyBytes.set({ family: family.pattern }, report.dryRun ? family.kept.bytes + family.bytes : family.kept.bytes);
   }
 
   /** A watch stream opened at `from`. */

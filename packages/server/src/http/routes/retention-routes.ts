@@ -19,6 +19,7 @@ export function registerRetentionRoutes(app: ContractApp, context: ServerContext
     config: OWNER_ROUTE,
     handler: async (request) => {
       const report = await retain(context.store, { dryRun: request.body.dryRun === true, now: context.clock().getTime() });
+      context.metrics.retentionRun(report);
       return { ...report, archive: null };
     },
   });
