@@ -69,10 +69,10 @@ async function namedBy(storage: Storage, key: Uint8Array, value: Uint8Array, rev
   const pageRevs: number[] = [];
   for (const o of objects) {
     expect(o.directories).toBe(true);
-    for (const [r, n] of o.refs) {
+    for (const [r, n] of o.refs.list()) {
       named.add(`${r}/${n}`);
       const dir = pageKey(STREAM, r, n);
-      for (const [pr, pn] of decodeDirectory(dir, await storage.get(dir), STREAM, o.count)) {
+      for (const [pr, pn] of decodeDirectory(dir, await storage.get(dir), STREAM, o.count).list()) {
         named.add(`${pr}/${pn}`);
         pageRevs.push(pr);
       }
@@ -226,7 +226,7 @@ describe('paged checkpoints', () => {
             expect(asciiJson(record.state).toString('latin1')).toBe(asciiJson(states[k.n] as JsonObject).toString('latin1'));
             const { objects, pageRevs } = await namedBy(storage, key, value, k.n);
             if (objects.length > 0) seen.paged += 1;
-            if (objects.some((o) => o.refs.some(([r]) => r < k.n))) seen.sharedDirs += 1;
+            if (objects.some((o) => o.refs.list().some(([r]) => r < k.n))) seen.sharedDirs += 1;
             if (pageRevs.some((r) => r < k.n)) seen.sharedPages += 1;
           }
           // Each transition is stored as its own encoding, whatever the checkpoints.

@@ -10,7 +10,7 @@ import type { JsonObject, PatchPathStep } from '@stateflow/core';
 import type { StorageReader } from '../storage.js';
 import { Family, pageKey, pageRange, parseKey, streamRange } from './keys.js';
 import { DIRECTORY_PAGES, decodeCheckpointRoot, decodeDirectory, decodePage, pageOf } from './page-records.js';
-import type { PageEntry, PageRef, RootObject } from './page-records.js';
+import type { PackedRefs, PageEntry, PageRef, RootObject } from './page-records.js';
 import { pathReadBytes } from './paged-checkpoint.js';
 import type { Directory, Page, PageLayout, PagedObject } from './paged-checkpoint.js';
 import { corrupt } from './records.js';
@@ -63,23 +63,23 @@ export async function readCheckpoint(reader: StorageReader, key: Uint8Array, byt
 
 /** The reference of page `p` of large object `on`: named by the root (first layout) or by its directory, read. */
 async function pageRefOf(reader: StorageReader, stream: string, on: RootObject, p: number): Promise<PageRef> {
-  if (!on.directories) return on.refs[p] as PageRef;
-  const [dir] = await readDirectories(reader, stream, [on.refs[Math.floor(p / DIRECTORY_PAGES)] as PageRef], on.count);
-  return (dir as PageRef[])[p % DIRECTORY_PAGES] as PageRef;
+  if (!on.directories) return on.refs.at(p);
+  const [dir] = await readDirectories(reader, stream, [on.refs.at(Math.floor(p / DIRECTORY_PAGES))], on.count);
+  return (dir as PackedRefs).at(p % DIRECTORY_PAGES);
 }
 
 /** The whole checkpoint: every directory of its large objects in one batch, then every page in one. */
 async function wholeRead(reader: StorageReader, key: Uint8Array, rootBytes: number, stream: string, record: CheckpointRecord, objects: readonly RootObject[], withLayout: boolean): Promise<ReadCheckpoint> {
-  const dirKeys = objects.map((o) => (o.directories ? o.refs.map(([r, n]) => pageKey(stream, r, n)) : []));
+  const dirKeys = objects.map((o) => (o.directories ? o.refs.list().map(([r, n]) => pageKey(stream, r, n)) : []));
   const dirValues = await readMany(reader, dirKeys.flat());
-  const dirSizes = new Map<RootObject, number[]>();
+  const dirs = new Map<RootObject, { refs: PackedRefs; bytes: number }[]>();
   const pageRefs = new Map<RootObject, readonly PageRef[]>();
   let at = 0;
   objects.forEach((o, j) => {
     const keys = dirKeys[j] as Uint8Array[];
-    const values = dirValues.slice(at, (at += keys.length));
-    dirSizes.set(o, values.map((v) => v?.byteLength ?? 0));
-    pageRefs.set(o, o.directories ? values.flatMap((v, i) => decodeDirectory(keys[i] as Uint8Array, v, stream, o.count)) : o.refs);
+    const own = dirValues.slice(at, (at += keys.length)).map((v, i) => ({ refs: decodeDirectory(keys[i] as Uint8Array, v, stream, o.count), bytes: v?.byteLength ?? 0 }));
+    dirs.set(o, own);
+    pageRefs.set(o, o.directories ? own.flatMap((d) => d.refs.list()) : o.refs.list());
   });
   const pages = await readPages(reader, stream, objects.flatMap((o) => pageRefs.get(o) as PageRef[]));
   let state = record.state;
@@ -90,8 +90,9 @@ async function wholeRead(reader: StorageReader, key: Uint8Array, rootBytes: numb
     const refs = pageRefs.get(o) as readonly PageRef[];
     const own = pages.slice(from, (from += refs.length));
     state = placed(state, o.path, objectOf(own, refs, stream), { key, stream });
-    total += own.reduce((sum, page) => sum + page.bytes, 0) + (dirSizes.get(o) as number[]).reduce((sum, b) => sum + b, 0);
-    if (o.directories) layoutObjects.push(layoutOf(o, refs, own, dirSizes.get(o) as number[]));
+    const layout = layoutOf(o, refs, own, dirs.get(o) as { refs: PackedRefs; bytes: number }[]);
+    total += layout.pageBytes + layout.dirBytes;
+    if (o.directories) layoutObjects.push(layout);
   }
   const problem = stateProblem(stream, state);
   if (problem !== null) throw corrupt(key, `checkpoint holds an invalid state: ${problem}`, stream);
@@ -119,14 +120,18 @@ function objectOf(pages: readonly (PageEntry[] & { bytes: number })[], refs: rea
   return Object.freeze(object);
 }
 
-/** What memory keeps of large object `o` read whole: its pages' places, ordinals and sizes, its directories' places and sizes. */
-function layoutOf(o: RootObject, refs: readonly PageRef[], pages: readonly (PageEntry[] & { bytes: number })[], dirSizes: readonly number[]): PagedObject {
+/** What memory keeps of large object `o` read whole: its pages' places, ordinals and sizes, its directories' places, sizes and references. */
+function layoutOf(o: RootObject, refs: readonly PageRef[], pages: readonly (PageEntry[] & { bytes: number })[], dirs: readonly { refs: PackedRefs; bytes: number }[]): PagedObject {
   const layoutPages: Page[] = pages.map((page, i) => {
     const [rev, n] = refs[i] as PageRef;
-    return { rev, n, ords: new Map(page.map(([k, ord]) => [k, ord])), bytes: page.bytes };
+    return { rev, n, entries: page, bytes: page.bytes };
   });
-  const dirs: Directory[] = o.refs.map(([rev, n], d) => ({ rev, n, bytes: dirSizes[d] as number }));
-  return { path: o.path, next: o.next, pages: layoutPages, dirs };
+  const layoutDirs: Directory[] = dirs.map((d, i) => {
+    const [rev, n] = o.refs.at(i);
+    return { rev, n, bytes: d.bytes, refs: Buffer.from(d.refs.bytes) };
+  });
+  const sum = (sizes: readonly { bytes: number }[]): number => sizes.reduce((total, s) => total + s.bytes, 0);
+  return { path: o.path, next: o.next, pages: layoutPages, dirs: layoutDirs, pageBytes: sum(layoutPages), dirBytes: sum(layoutDirs) };
 }
 
 /** The values at `keys`: synchronous point reads where the reader has them, else one `getMany`. */
@@ -136,7 +141,7 @@ async function readMany(reader: StorageReader, keys: Uint8Array[]): Promise<(Uin
 }
 
 /** The verified page references of directories `refs` of `stream`, of an object of `count` pages. */
-async function readDirectories(reader: StorageReader, stream: string, refs: readonly PageRef[], count: number): Promise<PageRef[][]> {
+async function readDirectories(reader: StorageReader, stream: string, refs: readonly PageRef[], count: number): Promise<PackedRefs[]> {
   const keys = refs.map(([rev, n]) => pageKey(stream, rev, n));
   return (await readMany(reader, keys)).map((bytes, i) => decodeDirectory(keys[i] as Uint8Array, bytes, stream, count));
 }
@@ -176,7 +181,7 @@ export async function pagesToSweep(reader: StorageReader, stream: string, origin
     const k = parseKey(key);
     if (k.family !== 'checkpoint') continue;
     for (const o of decodeCheckpointRoot(key, value, stream, k.n).objects) {
-      for (const ref of o.refs) {
+      for (const ref of o.refs.list()) {
         named.add(`${ref[0]}/${ref[1]}`);
         if (o.directories) directories.set(`${ref[0]}/${ref[1]}`, { ref, count: o.count });
       }
@@ -185,7 +190,7 @@ export async function pagesToSweep(reader: StorageReader, stream: string, origin
   const dirs = [...directories.values()];
   const values = await readMany(reader, dirs.map(({ ref }) => pageKey(stream, ...ref)));
   dirs.forEach(({ ref, count }, i) => {
-    for (const [r, n] of decodeDirectory(pageKey(stream, ...ref), values[i], stream, count)) named.add(`${r}/${n}`);
+    for (const [r, n] of decodeDirectory(pageKey(stream, ...ref), values[i], stream, count).list()) named.add(`${r}/${n}`);
   });
   const dead: Uint8Array[] = [];
   for await (const [key] of reader.iterate(pageRange(stream, 0, origin - 1))) {

@@ -34,7 +34,7 @@ export interface RootObject {
   readonly next: number;
   readonly count: number;
   readonly directories: boolean;
-  readonly refs: readonly PageRef[];
+  readonly refs: Refs;
 }
 
 /** A decoded checkpoint root: its record (the state with the large objects `{}` when paged) and its large objects (none for a checkpoint in one record). */
@@ -46,21 +46,54 @@ export interface CheckpointRoot {
 /** Bytes of one packed reference: revision and number, 6 bytes big-endian each. */
 const REF_BYTES = 12;
 
-function packRefs(refs: readonly PageRef[]): Buffer {
+/** Write `ref` as packed reference `i` of `out`. */
+export function writeRef(out: Buffer, i: number, [rev, n]: PageRef): void {
+  out.writeUInt16BE(Math.floor(rev / 2 ** 32), i * REF_BYTES);
+  out.writeUInt32BE(rev % 2 ** 32, i * REF_BYTES + 2);
+  out.writeUInt16BE(Math.floor(n / 2 ** 32), i * REF_BYTES + 6);
+  out.writeUInt32BE(n % 2 ** 32, i * REF_BYTES + 8);
+}
+
+/** `refs` packed, {@link REF_BYTES} each. */
+export function packRefs(refs: readonly PageRef[]): Buffer {
   const out = Buffer.allocUnsafe(refs.length * REF_BYTES);
-  refs.forEach(([rev, n], i) => {
-    out.writeUIntBE(rev, i * REF_BYTES, 6);
-    out.writeUIntBE(n, i * REF_BYTES + 6, 6);
-  });
+  refs.forEach((ref, i) => writeRef(out, i, ref));
   return out;
 }
 
-/** The references packed in `raw`, or `undefined` when it is not a whole number of them. */
-function unpackRefs(raw: unknown): PageRef[] | undefined {
-  if (!(raw instanceof Uint8Array) || raw.byteLength % REF_BYTES !== 0) return undefined;
-  const b = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  return Array.from({ length: raw.byteLength / REF_BYTES }, (_, i) => [b.readUIntBE(i * REF_BYTES, 6), b.readUIntBE(i * REF_BYTES + 6, 6)] as const);
+/** References as a root or directory names them: how many, the `i`-th, all of them. */
+export interface Refs {
+  readonly length: number;
+  at(i: number): PageRef;
+  list(): PageRef[];
 }
+
+/** Packed references, each decoded when asked for (a path read wants one of a root's and one of a directory's). */
+export class PackedRefs implements Refs {
+  readonly length: number;
+  constructor(readonly bytes: Buffer) {
+    this.length = bytes.byteLength / REF_BYTES;
+  }
+
+  at(i: number): PageRef {
+    const b = this.bytes;
+    const o = i * REF_BYTES;
+    return [b.readUInt16BE(o) * 2 ** 32 + b.readUInt32BE(o + 2), b.readUInt16BE(o + 6) * 2 ** 32 + b.readUInt32BE(o + 8)];
+  }
+
+  list(): PageRef[] {
+    return Array.from({ length: this.length }, (_, i) => this.at(i));
+  }
+}
+
+/** The references packed in `raw`, or `undefined` when it is not a whole number of them. */
+function unpackRefs(raw: unknown): PackedRefs | undefined {
+  if (!(raw instanceof Uint8Array) || raw.byteLength % REF_BYTES !== 0) return undefined;
+  return new PackedRefs(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength));
+}
+
+/** References listed in memory (a root of the first layout, decoded by `records.ts`). */
+const listedRefs = (refs: PageRef[]): Refs => ({ length: refs.length, at: (i) => refs[i] as PageRef, list: () => refs });
 
 /** The page of `key` among `count` (a power of two): FNV-1a of its UTF-16 code units. Page `p` is named by directory `p ÷ DIRECTORY_PAGES`. */
 export function pageOf(key: string, count: number): number {
@@ -81,8 +114,8 @@ export function encodePagedRoot(key: Uint8Array, root: { rev: number; seq: numbe
   return encodeSealed(key, { rev: root.rev, seq: root.seq, root: asciiJson(root.state), dirs });
 }
 
-/** Encode a directory naming `pages`. */
-export const encodeDirectory = (key: Uint8Array, pages: readonly PageRef[]): Uint8Array => encodeSealed(key, { refs: packRefs(pages) });
+/** Encode a directory naming the pages packed in `refs` ({@link packRefs}). */
+export const encodeDirectory = (key: Uint8Array, refs: Buffer): Uint8Array => encodeSealed(key, { refs });
 
 /** Encode a page of `entries` (`[key, ordinal, value]`, in ordinal order). */
 export const encodePage = (key: Uint8Array, entries: readonly PageEntry[]): Uint8Array => encodeSealed(key, { json: asciiJson(entries as unknown as JsonValue) });
@@ -106,7 +139,7 @@ export function decodeCheckpointRoot(key: Uint8Array, bytes: Uint8Array, stream:
   if (record.rev !== rev) throw corrupt(key, 'checkpoint record has the wrong shape', stream);
   const problem = stateProblem(stream, record.state);
   if (problem !== null) throw corrupt(key, `checkpoint holds an invalid state: ${problem}`, stream);
-  const objects = record.objects ?? (record.paged ?? []).map((o) => ({ path: o.path, next: o.next, count: o.pages.length, directories: false, refs: o.pages }));
+  const objects = record.objects ?? (record.paged ?? []).map((o) => ({ path: o.path, next: o.next, count: o.pages.length, directories: false, refs: listedRefs(o.pages) }));
   return { record: { rev, seq: record.seq, state: record.state }, objects };
 }
 
@@ -154,7 +187,7 @@ function unsealedFields(key: Uint8Array, bytes: Uint8Array | undefined, stream: 
  * The page references of directory `bytes` (under `key`) of an object of `count` pages.
  * @throws STORE_CORRUPT when it is missing, damaged or names another number of pages
  */
-export function decodeDirectory(key: Uint8Array, bytes: Uint8Array | undefined, stream: string, count: number): PageRef[] {
+export function decodeDirectory(key: Uint8Array, bytes: Uint8Array | undefined, stream: string, count: number): PackedRefs {
   const refs = unpackRefs(unsealedFields(key, bytes, stream, 'a directory of the checkpoint is missing').get('refs'));
   if (refs === undefined || refs.length !== directorySize(count)) throw corrupt(key, 'directory record has the wrong shape', stream);
   return refs;

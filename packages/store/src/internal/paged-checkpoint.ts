@@ -13,7 +13,7 @@
 import { isJsonObject } from '@stateflow/core';
 import type { JsonObject, JsonValue, PatchPathStep, StateTree } from '@stateflow/core';
 import { checkpointKey, pageKey } from './keys.js';
-import { DIRECTORY_PAGES, directoryCount, encodeDirectory, encodePage, encodePagedRoot, pageOf } from './page-records.js';
+import { DIRECTORY_PAGES, directoryCount, encodeDirectory, encodePage, encodePagedRoot, packRefs, pageOf, writeRef } from './page-records.js';
 import type { PageEntry } from './page-records.js';
 import { encodeCheckpoint } from './records.js';
 
@@ -30,27 +30,35 @@ export const PAGE_MEMBERS = 16;
  */
 export const PAGED_MIN_BYTES = 64 * 1024;
 
-/** A page as memory keeps it: where it is stored (the checkpoint revision and number that wrote it), its keys' ordinals and its size in bytes. */
+/** A page as memory keeps it: where it is stored (the checkpoint revision and number that wrote it), its entries (key, ordinal, value: the values are shared with the state it was written from) and its size in bytes. */
 export interface Page {
   readonly rev: number;
   readonly n: number;
-  readonly ords: ReadonlyMap<string, number>;
+  readonly entries: readonly PageEntry[];
   readonly bytes: number;
 }
 
-/** A directory as memory keeps it: where it is stored and its size in bytes. */
+/** A directory as memory keeps it: where it is stored, its size in bytes and the page references it holds (packed as stored). */
 export interface Directory {
   readonly rev: number;
   readonly n: number;
   readonly bytes: number;
+  readonly refs: Buffer;
 }
 
-/** A large object of a paged checkpoint: its key path, the next ordinal to give an appended key, its pages (index = key hash modulo their count) and the directories naming them ({@link DIRECTORY_PAGES} each, in order). */
+/**
+ * A large object of a paged checkpoint: its key path, the next ordinal to give an appended key,
+ * its pages (index = key hash modulo their count) and the directories naming them
+ * ({@link DIRECTORY_PAGES} each, in order), and the bytes of all its pages and of all its
+ * directories.
+ */
 export interface PagedObject {
   readonly path: readonly string[];
   readonly next: number;
   readonly pages: readonly Page[];
   readonly dirs: readonly Directory[];
+  readonly pageBytes: number;
+  readonly dirBytes: number;
 }
 
 /** What memory keeps of a stream's latest paged checkpoint, so that the next one writes only the pages changed since. */
@@ -83,8 +91,7 @@ export interface WrittenCheckpoint {
  * as short as a small state's.
  */
 export function pathReadBytes(rootBytes: number, objects: readonly PagedObject[]): number {
-  const mean = (sizes: readonly { bytes: number }[]): number => sizes.reduce((sum, s) => sum + s.bytes, 0) / sizes.length;
-  return rootBytes + Math.round(Math.max(...objects.map((o) => mean(o.dirs) + mean(o.pages))));
+  return rootBytes + Math.round(Math.max(...objects.map((o) => o.dirBytes / o.dirs.length + o.pageBytes / o.pages.length)));
 }
 
 function pageCountFor(size: number): number {
@@ -139,62 +146,87 @@ class PageWriter {
     const object = this.tree.valueAt(keySteps(path)) as JsonObject;
     const keys = Object.keys(object);
     const count = pageCountFor(keys.length);
-    const buckets: [string, number][][] = Array.from({ length: count }, () => []);
-    keys.forEach((k, ord) => (buckets[pageOf(k, count)] as [string, number][]).push([k, ord]));
-    const pages = buckets.map((bucket) => this.#page(new Map(bucket), (k) => object[k] as JsonValue));
-    const dirs = Array.from({ length: directoryCount(count) }, (_, d) => this.#directory(pages, d));
-    return { path, next: keys.length, pages, dirs };
+    const buckets: PageEntry[][] = Array.from({ length: count }, () => []);
+    keys.forEach((k, ord) => (buckets[pageOf(k, count)] as PageEntry[]).push([k, ord, object[k] as JsonValue]));
+    const pages = buckets.map((entries) => this.#page(entries));
+    const dirs = Array.from({ length: directoryCount(count) }, (_, d) => this.#directory(packRefs(pages.slice(d * DIRECTORY_PAGES, (d + 1) * DIRECTORY_PAGES).map((p) => [p.rev, p.n] as const))));
+    return { path, next: keys.length, pages, dirs, pageBytes: pages.reduce((sum, p) => sum + p.bytes, 0), dirBytes: dirs.reduce((sum, d) => sum + d.bytes, 0) };
   }
 
   /**
    * `old` with the pages that `patches` (the net patches since its checkpoint, oldest first)
-   * touched rewritten, and the directories naming them, or `undefined` when it must be written afresh: a patch replaced the object
-   * (or an ancestor), its size left the range its page count serves, or the patches and the tree
-   * disagree about a key (never expected; writing afresh is always right).
+   * touched rewritten — each from the old page's entries and the tree's values of the touched
+   * members only — and the directories naming them, or `undefined` when it must be written
+   * afresh: a patch replaced the object (or an ancestor), its size left the range its page count
+   * serves, or the patches and the tree disagree about a key (never expected; writing afresh is
+   * always right).
    */
   updated(old: PagedObject, size: number, patches: readonly JsonObject[]): PagedObject | undefined {
     const count = old.pages.length;
     if (size > 4 * count * PAGE_MEMBERS || (count > 1 && 4 * size < count * PAGE_MEMBERS)) return undefined;
     const touched = touchedKeys(old, patches);
     if (touched === undefined) return undefined;
-    const steps = keySteps(old.path);
-    const memberSteps = (k: string): PatchPathStep[] => [...steps, { kind: 'key', key: k }];
-    const changed = new Map<number, Map<string, number>>();
-    const ordsOf = (k: string): Map<string, number> => {
-      const i = pageOf(k, count);
-      let ords = changed.get(i);
-      if (ords === undefined) changed.set(i, (ords = new Map((old.pages[i] as Page).ords)));
-      return ords;
-    };
-    let next = old.next;
-    for (const [k, present] of touched.present) {
-      if (present !== (this.tree.kindAt(memberSteps(k)) !== undefined)) return undefined;
-      const ords = ordsOf(k);
-      if (!present) ords.delete(k);
-      else if (!touched.appended.has(k) && !ords.has(k)) return undefined;
+    const keys = [...touched.present.keys()];
+    const now = new Map<string, JsonValue>();
+    const values = this.tree.membersAt(keySteps(old.path), keys);
+    for (const [j, k] of keys.entries()) {
+      const value = values[j];
+      if (touched.present.get(k) !== (value !== undefined)) return undefined;
+      if (value !== undefined) now.set(k, value);
     }
-    for (const k of touched.appended) if (touched.present.get(k) === true) ordsOf(k).set(k, next++);
+    // Appended members take the next ordinals, in the order they were last added.
+    let next = old.next;
+    const appended = new Map<number, PageEntry[]>();
+    for (const k of touched.appended) {
+      if (!now.has(k)) continue;
+      const i = pageOf(k, count);
+      appended.set(i, [...(appended.get(i) ?? []), [k, next++, now.get(k) as JsonValue]]);
+    }
+    const byPage = new Map<number, string[]>();
+    for (const k of keys) {
+      const i = pageOf(k, count);
+      byPage.set(i, [...(byPage.get(i) ?? []), k]);
+    }
     const pages = old.pages.slice();
-    for (const [i, ords] of changed) {
-      const keys = [...ords.keys()];
-      const values = new Map(this.tree.membersAt(steps, keys).map((value, j) => [keys[j] as string, value as JsonValue]));
-      pages[i] = this.#page(ords, (k) => values.get(k) as JsonValue);
+    for (const [i, own] of byPage) {
+      const entries = rewritten(old.pages[i] as Page, own, touched, now, appended.get(i) ?? []);
+      if (entries === undefined) return undefined;
+      pages[i] = this.#page(entries);
+    }
+    return this.#withDirectories(old, pages, new Set(byPage.keys()), next);
+  }
+
+  /** `old` with pages `pages` (those numbered `changed` new), the directories naming those rewritten. */
+  #withDirectories(old: PagedObject, pages: readonly Page[], changed: ReadonlySet<number>, next: number): PagedObject {
+    let pageBytes = old.pageBytes;
+    const dirRefs = new Map<number, Buffer>();
+    for (const i of changed) {
+      const page = pages[i] as Page;
+      pageBytes += page.bytes - (old.pages[i] as Page).bytes;
+      const d = Math.floor(i / DIRECTORY_PAGES);
+      let refs = dirRefs.get(d);
+      if (refs === undefined) dirRefs.set(d, (refs = Buffer.from((old.dirs[d] as Directory).refs)));
+      writeRef(refs, i % DIRECTORY_PAGES, [page.rev, page.n]);
     }
     const dirs = old.dirs.slice();
-    for (const d of new Set([...changed.keys()].map((i) => Math.floor(i / DIRECTORY_PAGES)))) dirs[d] = this.#directory(pages, d);
-    return { path: old.path, next, pages, dirs };
+    let dirBytes = old.dirBytes;
+    for (const [d, refs] of dirRefs) {
+      const dir = this.#directory(refs);
+      dirBytes += dir.bytes - (dirs[d] as Directory).bytes;
+      dirs[d] = dir;
+    }
+    return { path: old.path, next, pages, dirs, pageBytes, dirBytes };
   }
 
-  #page(ords: Map<string, number>, valueOf: (key: string) => JsonValue): Page {
-    const entries = [...ords].sort((a, b) => a[1] - b[1]).map(([k, ord]): PageEntry => [k, ord, valueOf(k)]);
+  /** A page of `entries` (in ordinal order). */
+  #page(entries: readonly PageEntry[]): Page {
     const { n, bytes } = this.#put((key) => encodePage(key, entries));
-    return { rev: this.rev, n, ords, bytes };
+    return { rev: this.rev, n, entries, bytes };
   }
 
-  /** Directory `d` of an object whose pages are `pages`. */
-  #directory(pages: readonly Page[], d: number): Directory {
-    const named = pages.slice(d * DIRECTORY_PAGES, (d + 1) * DIRECTORY_PAGES).map((p) => [p.rev, p.n] as const);
-    return { rev: this.rev, ...this.#put((key) => encodeDirectory(key, named)) };
+  /** A directory naming the pages packed in `refs`. */
+  #directory(refs: Buffer): Directory {
+    return { rev: this.rev, ...this.#put((key) => encodeDirectory(key, refs)), refs };
   }
 
   /** Put the next record of this checkpoint, `encode`d under its key: its number and size. */
@@ -208,6 +240,27 @@ class PageWriter {
 }
 
 /**
+ * The entries of `page` after its touched members `keys` took their values `now`: kept in place
+ * with their ordinals, deleted ones dropped, `appended` ones (added since, with their new
+ * ordinals) at the end; `undefined` when a member the page should hold is not in it.
+ */
+function rewritten(page: Page, keys: readonly string[], touched: { present: ReadonlyMap<string, boolean>; appended: ReadonlySet<string> }, now: ReadonlyMap<string, JsonValue>, appended: readonly PageEntry[]): PageEntry[] | undefined {
+  const replaced = new Set<string>();
+  const entries: PageEntry[] = [];
+  for (const entry of page.entries) {
+    const k = entry[0];
+    if (!touched.present.has(k)) entries.push(entry);
+    else if (now.has(k) && !touched.appended.has(k)) {
+      entries.push([k, entry[1], now.get(k) as JsonValue]);
+      replaced.add(k);
+    }
+  }
+  for (const k of keys) if (now.has(k) && !touched.appended.has(k) && !replaced.has(k)) return undefined;
+  entries.push(...appended);
+  return entries;
+}
+
+/**
  * The members of `old`'s object that `patches` touched — `present`: whether each is there after
  * them; `appended`: those added (or deleted and added again) since, in the order they were last
  * added — or `undefined` when a patch replaced the object or an ancestor.
@@ -215,7 +268,7 @@ class PageWriter {
 function touchedKeys(old: PagedObject, patches: readonly JsonObject[]): { present: Map<string, boolean>; appended: Set<string> } | undefined {
   const present = new Map<string, boolean>();
   const appended = new Set<string>();
-  const inBase = (k: string): boolean => (old.pages[pageOf(k, old.pages.length)] as Page).ords.has(k);
+  const inBase = (k: string): boolean => (old.pages[pageOf(k, old.pages.length)] as Page).entries.some((e) => e[0] === k);
   for (const patch of patches) {
     let at: JsonValue | undefined = patch;
     for (const key of old.path) {
