@@ -11,17 +11,15 @@ import type { StorageReader } from '../storage.js';
 import { Family, pageKey, pageRange, parseKey, streamRange } from './keys.js';
 import { DIRECTORY_PAGES, decodeCheckpointRoot, decodeDirectory, decodePage, pageOf } from './page-records.js';
 import type { PackedRefs, PageEntry, PageRef, RootObject } from './page-records.js';
-import { pathReadBytes } from './paged-checkpoint.js';
 import type { Directory, Page, PageLayout, PagedObject } from './paged-checkpoint.js';
 import { corrupt } from './records.js';
 import type { CheckpointRecord } from './records.js';
 import { stateProblem } from './validate.js';
 
 /**
- * A decoded checkpoint: its state (with `partial`, only what a path read needs), what reading
- * from it costs in bytes (`WrittenCheckpoint.bytes`: of a root naming directories, a path
- * read's root, directory and page; else every record it is), and (a root naming directories,
- * when asked for) its layout.
+ * A decoded checkpoint: its state (with `partial`, only what a path read needs), its stored size
+ * (a paged one's root and every directory and page it names; partial reads: the root's), and (a
+ * root naming directories, when asked for) its layout.
  */
 export interface ReadCheckpoint {
   record: CheckpointRecord;
@@ -96,9 +94,8 @@ async function wholeRead(reader: StorageReader, key: Uint8Array, rootBytes: numb
   }
   const problem = stateProblem(stream, state);
   if (problem !== null) throw corrupt(key, `checkpoint holds an invalid state: ${problem}`, stream);
-  const first = layoutObjects.length === 0;
-  const read: ReadCheckpoint = { record: { rev: record.rev, seq: record.seq, state }, partial: false, bytes: first ? total : pathReadBytes(rootBytes, layoutObjects) };
-  if (withLayout && !first) read.layout = { rev: record.rev, objects: layoutObjects };
+  const read: ReadCheckpoint = { record: { rev: record.rev, seq: record.seq, state }, partial: false, bytes: total };
+  if (withLayout && layoutObjects.length > 0) read.layout = { rev: record.rev, objects: layoutObjects };
   return read;
 }
 
