@@ -96,8 +96,9 @@ const keySteps = (path: readonly string[]): PatchPathStep[] => path.map((key) =>
 /**
  * The records of `stream`'s checkpoint at `rev` (transition `seq`) of `tree`: one record when the
  * previous checkpoint (`prior.bytes`) and the patches since (`prior.tailBytes`) were small and
- * that checkpoint not paged, else a root record and the pages changed since the previous paged
- * checkpoint (`prior.layout`, with the net patches since it in `prior.tail`).
+ * that checkpoint not paged, else a root record, the pages changed since the previous paged
+ * checkpoint (`prior.layout`, with the net patches since it in `prior.tail`) and the
+ * directories naming them.
  */
 export function checkpointRecords(stream: string, rev: number, seq: number, tree: StateTree, prior: { bytes: number; tailBytes: number; layout?: PageLayout | undefined; tail?: TailPatch | null | undefined }): WrittenCheckpoint {
   const key = checkpointKey(stream, rev);
