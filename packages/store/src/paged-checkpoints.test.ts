@@ -1,12 +1,14 @@
 /**
  * Paged checkpoints (README "Paged checkpoints"): a checkpoint of a large state writes the pages
- * its tail touched, a cold path read reads the root and one page, compaction sweeps the pages
- * no retained checkpoint names; and for random large states and patches (keys added, deleted,
- * added again, array-index keys, `__proto__`, a large object replaced whole, a second one
- * appearing) every revision reads — whole and by path, after a reopen with the history cache
- * off — what folding `applyPatch` over the inputs gives (the old code path, key order
- * included), each stored net patch is `netPatch` of its input, every paged checkpoint holds the
- * state a single-record checkpoint would, and the audit is clean.
+ * its tail touched and the directories naming them, a cold path read reads the root, one
+ * directory and one page, compaction sweeps the pages and directories no retained checkpoint
+ * names; and for random large states and patches (keys added, deleted, added again, array-index
+ * keys, `__proto__`, a large object replaced whole, a second one appearing) every revision
+ * reads — whole and by path, after a reopen with the history cache off — what folding
+ * `applyPatch` over the inputs gives (the old code path, key order included), each stored net
+ * patch is `netPatch` of its input, each transition's hash and stored bytes are those of the
+ * transition built from the inputs alone, every paged checkpoint holds the state a
+ * single-record checkpoint would, and the audit is clean.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -16,11 +18,15 @@ import type { JsonObject, JsonValue, PatchPathStep } from '@stateflow/core';
 import { fcParams } from '@stateflow/test-kit';
 import { openEventStore } from './internal/event-store.js';
 import { asciiJson } from './internal/codec.js';
-import { Family, familyRange, parseKey } from './internal/keys.js';
-import { readCheckpoint } from './internal/paged-checkpoint.js';
-import { decodeCheckpoint } from './internal/records.js';
+import { transitionHash } from './internal/hash.js';
+import { Family, familyRange, logKey, pageKey, parseKey } from './internal/keys.js';
+import { readCheckpoint } from './internal/page-reads.js';
+import { decodeCheckpointRoot, decodeDirectory, pageOf } from './internal/page-records.js';
+import type { RootObject } from './internal/page-records.js';
+import { encodeRecord } from './internal/records.js';
 import { openMemoryStorage } from './memory-storage.js';
-import type { Store, StoreOptions } from './types.js';
+import type { Storage } from './storage.js';
+import type { Store, StoreOptions, Transition } from './types.js';
 
 const STREAM = 'cwd:/paged';
 const steps = (...keys: string[]): PatchPathStep[] => keys.map((key) => ({ kind: 'key', key }));
@@ -56,6 +62,25 @@ async function countingStore(db: MemoryLevel<Uint8Array, Uint8Array>, options: S
   return { store: await openEventStore(counted, options), reads };
 }
 
+/** The large objects of checkpoint `value` (at `rev`) and every page and directory it names (`rev/n`), its directories read from `storage`. */
+async function namedBy(storage: Storage, key: Uint8Array, value: Uint8Array, rev: number): Promise<{ objects: readonly RootObject[]; named: Set<string>; pageRevs: number[] }> {
+  const { objects } = decodeCheckpointRoot(key, value, STREAM, rev);
+  const named = new Set<string>();
+  const pageRevs: number[] = [];
+  for (const o of objects) {
+    expect(o.directories).toBe(true);
+    for (const [r, n] of o.refs.list()) {
+      named.add(`${r}/${n}`);
+      const dir = pageKey(STREAM, r, n);
+      for (const [pr, pn] of decodeDirectory(dir, await storage.get(dir), STREAM, o.count).list()) {
+        named.add(`${pr}/${pn}`);
+        pageRevs.push(pr);
+      }
+    }
+  }
+  return { objects, named, pageRevs };
+}
+
 /** An object of `n` members `<prefix><i>: 'value <i><pad>'` (a state above the size that gets paged checkpoints wants 64 KiB). */
 const objectOf = (n: number, prefix = 'k', pad = ''): Record<string, JsonValue> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, `value ${i}${pad}`]));
 const PAD = ' '.repeat(60);
@@ -68,38 +93,42 @@ describe('paged checkpoints', () => {
     store = undefined;
   });
 
-  it('write only the pages a checkpoint interval touched, and a cold path read reads the root and one page', async () => {
+  it('write only the pages a checkpoint interval touched and their directories, and a cold path read reads the root, a directory and a page', async () => {
     const data = db();
     ({ store } = await countingStore(data, { checkpointInterval: 4 }));
     const state = { lazy: { memory: objectOf(5_000), small: { a: 1 } } };
     await store.publish({ changes: { [STREAM]: state } });
-    // Revision 1 checkpoints every page; 5 and 9 each write the 4 pages their 4 one-key patches touched.
+    // Revision 1 checkpoints every page and directory; 5 and 9 each write the pages their 4 one-key patches touched and the directories naming those.
     for (let i = 0; i < 8; i++) await store.publish({ changes: { [STREAM]: { lazy: { memory: { [`k${i * 7}`]: `changed ${i}` } } } } });
     await store.close();
     const storage = await openMemoryStorage(data);
-    const pagesAt = new Map<number, number>();
+    const written = new Map<number, number>();
     for await (const [key] of storage.iterate(familyRange(Family.page))) {
       const k = parseKey(key);
-      if (k.family === 'page') pagesAt.set(k.rev, (pagesAt.get(k.rev) ?? 0) + 1);
+      if (k.family === 'page') written.set(k.rev, (written.get(k.rev) ?? 0) + 1);
     }
     await storage.close();
-    // 5,000 keys in 128 pages.
-    expect(pagesAt).toEqual(new Map([[1, 128], [5, 4], [9, 4]]));
+    // 5,000 keys in 512 pages of about 10 members, named by 8 directories of 64.
+    const touched = (from: number): number => {
+      const pages = new Set(Array.from({ length: 4 }, (_, i) => pageOf(`k${(from + i) * 7}`, 512)));
+      return pages.size + new Set([...pages].map((p) => Math.floor(p / 64))).size;
+    };
+    expect(written).toEqual(new Map([[1, 512 + 8], [5, touched(0)], [9, touched(4)]]));
     const reopened = await countingStore(data, { checkpointInterval: 4, cacheSize: 0 });
     store = reopened.store;
     expect(await store.valueAt(STREAM, 8, steps('lazy', 'memory', 'k21'))).toBe('changed 3');
     expect(await store.valueAt(STREAM, 8, steps('lazy', 'memory', 'k22'))).toBe('value 22');
     expect(await store.valueAt(STREAM, 8, steps('lazy', 'memory', 'absent'))).toBeUndefined();
     expect(await store.valueAt(STREAM, 8, steps('lazy', 'small', 'a'))).toBe(1);
-    // Four reads: the root and one page each (none for the small object), far less than the state.
-    expect(reopened.reads.pages).toBe(3);
-    expect(reopened.reads.bytes).toBeLessThan(asciiJson(state).byteLength / 5);
+    // Four reads: the root, a directory and a page each (none for the small object), far less than the state.
+    expect(reopened.reads.pages).toBe(3 * 2);
+    expect(reopened.reads.bytes).toBeLessThan(asciiJson(state).byteLength / 15);
     const whole = await store.stateAt(STREAM, 8);
     expect(Object.keys((whole.lazy as { memory: JsonObject }).memory)).toEqual(Object.keys(state.lazy.memory));
     expect((await store.audit()).problems).toEqual([]);
   });
 
-  it('compaction deletes the pages no retained checkpoint names, and the rest still reads', async () => {
+  it('compaction deletes the pages and directories no retained checkpoint names, and the rest still reads', async () => {
     const data = db();
     ({ store } = await countingStore(data, { checkpointInterval: 4 }));
     const states: JsonObject[] = [{}];
@@ -119,7 +148,7 @@ describe('paged checkpoints', () => {
       const k = parseKey(key);
       if (k.family !== 'checkpoint') continue;
       expect(k.n).toBeGreaterThanOrEqual(26);
-      for (const o of decodeCheckpoint(key, value, STREAM, k.n).paged ?? []) for (const [r, n] of o.pages) named.add(`${r}/${n}`);
+      for (const ref of (await namedBy(storage, key, value, k.n)).named) named.add(ref);
       const { record } = await readCheckpoint(storage, key, value, STREAM, k.n);
       expect(JSON.stringify(record.state)).toBe(JSON.stringify(states[k.n]));
     }
@@ -128,7 +157,7 @@ describe('paged checkpoints', () => {
       if (k.family === 'page') stored.push(`${k.rev}/${k.n}`);
     }
     await storage.close();
-    // Pages written at revision 1 (the first checkpoint) that 29 still names survive; the others are gone.
+    // Pages and directories written at revision 1 (the first checkpoint) that a retained one still names survive; the others are gone.
     expect([...named].some((ref) => ref.startsWith('1/'))).toBe(true);
     expect(new Set(stored)).toEqual(named);
     ({ store } = await countingStore(data, { checkpointInterval: 4, cacheSize: 0 }));
@@ -145,21 +174,27 @@ describe('paged checkpoints', () => {
   );
 
   it('give what the old code path gives, for random large states and patches', async () => {
-    // Checkpoints across all runs: paged ones, and those naming a page an earlier checkpoint wrote (shared).
-    const seen = { paged: 0, shared: 0 };
+    // Checkpoints across all runs: paged ones, those naming a directory an earlier checkpoint wrote, and those whose own new directory names a page an earlier one wrote.
+    const seen = { paged: 0, sharedDirs: 0, sharedPages: 0 };
+    const time = new Date(0);
     await fc.assert(
       fc.asyncProperty(fc.array(change, { minLength: 10, maxLength: 40 }), fc.integer({ min: 0, max: 1_000 }), async (patches, seed) => {
         const data = db();
-        let s: Store = await openEventStore(await openMemoryStorage(data), { checkpointInterval: 4 });
+        let s: Store = await openEventStore(await openMemoryStorage(data), { checkpointInterval: 4, clock: () => time });
         const states: JsonObject[] = [{}];
         const nets: JsonObject[] = [{}];
+        // The transitions the inputs alone give: seq, time, net patch, hash chain.
+        const transitions: Transition[] = [];
         const inputs: JsonObject[] = [{ lazy: { memory: objectOf(1_100, 'k', PAD) } }, ...patches];
         for (const input of inputs) {
           const r = await s.publish({ changes: { [STREAM]: input } });
           const before = states.at(-1) as JsonObject;
           if (r.status === 'accepted') {
             const net = netPatch(before, input);
-            expect(JSON.stringify(r.transition?.changes[0]?.patch)).toBe(JSON.stringify(net));
+            const body = { seq: transitions.length + 1, time: time.toISOString(), changes: [{ stream: STREAM, rev: nets.length, patch: net }] };
+            const prevHash = transitions.at(-1)?.hash ?? '0'.repeat(64);
+            transitions.push({ ...body, prevHash, hash: transitionHash(prevHash, body) });
+            expect(JSON.stringify(r.transition)).toBe(JSON.stringify(transitions.at(-1)));
             nets.push(net);
             states.push(applyPatch(before, input));
           } else expect(netPatch(before, input)).toEqual({});
@@ -189,10 +224,13 @@ describe('paged checkpoints', () => {
             if (k.family !== 'checkpoint') continue;
             const { record } = await readCheckpoint(storage, key, value, STREAM, k.n);
             expect(asciiJson(record.state).toString('latin1')).toBe(asciiJson(states[k.n] as JsonObject).toString('latin1'));
-            const paged = decodeCheckpoint(key, value, STREAM, k.n).paged ?? [];
-            if (paged.length > 0) seen.paged += 1;
-            if (paged.some((o) => o.pages.some(([r]) => r < k.n))) seen.shared += 1;
+            const { objects, pageRevs } = await namedBy(storage, key, value, k.n);
+            if (objects.length > 0) seen.paged += 1;
+            if (objects.some((o) => o.refs.list().some(([r]) => r < k.n))) seen.sharedDirs += 1;
+            if (pageRevs.some((r) => r < k.n)) seen.sharedPages += 1;
           }
+          // Each transition is stored as its own encoding, whatever the checkpoints.
+          for (const t of transitions) expect(Buffer.from((await storage.get(logKey(t.seq))) as Uint8Array).equals(encodeRecord(t))).toBe(true);
         } finally {
           await storage.close();
         }
@@ -200,7 +238,8 @@ describe('paged checkpoints', () => {
       fcParams({ share: 0.1 }),
     );
     expect(seen.paged).toBeGreaterThan(0);
-    expect(seen.shared).toBeGreaterThan(0);
+    expect(seen.sharedDirs).toBeGreaterThan(0);
+    expect(seen.sharedPages).toBeGreaterThan(0);
   }, 120_000);
 
 });

@@ -19,7 +19,7 @@ import { decodeRaw, decodeValue } from './codec.js';
 import { GENESIS_HASH, stateHash, transitionHash } from './hash.js';
 import { checkRevisionIndex, checkSeqIndex, patchDigest, StreamChanges } from './audit-indexes.js';
 import { Family, checkpointKey, describeKey, familyRange, gapRanges, parseKey } from './keys.js';
-import { readCheckpoint } from './paged-checkpoint.js';
+import { readCheckpoint } from './page-reads.js';
 import { FORMAT, SEAL_BYTES, checkpointBody, decodeCount, decodeHead, decodeLog, decodeRevision, decodeTip, isSealedTransition, sealHolds, sealedTransitionParses } from './records.js';
 import type { HeadRecord, LogRecord, RevisionRecord, TipRecord } from './records.js';
 import type { StorageReader } from '../storage.js';

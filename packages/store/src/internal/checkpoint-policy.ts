@@ -11,7 +11,7 @@ import type { PageLayout, TailPatch } from './paged-checkpoint.js';
 /**
  * What a read at the stream's head would cost beyond its latest checkpoint: `base` is that
  * checkpoint's revision (0: none, the empty state), `checkpointBytes` its stored size (0 for
- * none; a paged checkpoint's root and every page it names), `tailBytes` the encoded net patches
+ * none; a paged checkpoint's root and every directory and page it names), `tailBytes` the encoded net patches
  * since it and `tailCount` how many there are. When that checkpoint is paged and memory knows
  * its `layout`, `tail` holds the net patches since it, so that the next checkpoint writes only
  * the pages they touched (README "Paged checkpoints").

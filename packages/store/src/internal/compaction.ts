@@ -14,7 +14,7 @@ import { logRecord, revAtSeq, seqOfRev } from './log-reads.js';
 import { DECLARATION_STREAMS } from '../declarations.js';
 import { tagsOf } from './tag-declarations.js';
 import { stateAtUnlocked } from './state-at.js';
-import { pagesToSweep } from './paged-checkpoint.js';
+import { pagesToSweep } from './page-reads.js';
 import { decodeRevision, encodeCheckpoint, encodeRecord } from './records.js';
 import type { HeadRecord, PrunedRecord } from './records.js';
 import type { StorageOp } from '../storage.js';

@@ -11,9 +11,9 @@ import { NO_DEBT } from './checkpoint-policy.js';
 import type { CheckpointDebt } from './checkpoint-policy.js';
 import { encodeValue } from './codec.js';
 import { checkpointKey, logKey, revKey } from './keys.js';
-import { readCheckpoint } from './paged-checkpoint.js';
+import { checkpointSeq, readCheckpoint } from './page-reads.js';
 import type { PageLayout, TailPatch } from './paged-checkpoint.js';
-import { corrupt, decodeCheckpoint, decodeLog, decodeRevision } from './records.js';
+import { corrupt, decodeLog, decodeRevision } from './records.js';
 import type { HeadRecord, RevisionRecord } from './records.js';
 import { EMPTY, headOf } from './store-context.js';
 import type { StoreContext } from './store-context.js';
@@ -90,7 +90,7 @@ export async function revisionSeq(ctx: StoreContext, stream: StreamId, rev: numb
     const key = checkpointKey(stream, rev);
     const [bytes] = await readMany(reader, [key]);
     if (bytes === undefined) throw corrupt(key, 'the origin checkpoint is missing', stream);
-    return decodeCheckpoint(key, bytes, stream, rev).seq;
+    return checkpointSeq(key, bytes, stream, rev);
   });
 }
 
@@ -166,7 +166,8 @@ export async function replayTree(ctx: StoreContext, stream: StreamId, rev: numbe
   const last = rev === h.origin || own !== undefined ? null : await revisionRecord(ctx, stream, rev, reader);
   const baseRev = last === null ? rev : Math.max(last.base, h.origin);
   const cacheKey = `${stream}\u0000${baseRev}`;
-  const cached = baseRev === 0 ? EMPTY : ctx.history.get(cacheKey);
+  // A measure reads the checkpoint itself: its size and (paged) its layout make the debt.
+  const cached = baseRev === 0 ? EMPTY : options.measure === true ? undefined : ctx.history.get(cacheKey);
   const keys: Uint8Array[] = cached === undefined ? [checkpointKey(stream, baseRev)] : [];
   for (let r = baseRev + 1; r < rev; r++) keys.push(revKey(stream, r));
   const values = await readMany(reader, keys);
@@ -183,8 +184,6 @@ export async function replayTree(ctx: StoreContext, stream: StreamId, rev: numbe
     base = read.record.state;
     if (!partial) ctx.history.set(cacheKey, base);
     checkpointBytes = read.bytes;
-  } else if (options.measure === true && baseRev > 0) {
-    checkpointBytes = (await readMany(reader, [checkpointKey(stream, baseRev)]))[0]?.byteLength ?? 0;
   }
   const offset = cached === undefined ? 1 : 0;
   const records: RevisionRecord[] = [];
