@@ -17,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { diff } from '@stateflow/core';
 import { openStore } from '@stateflow/store-leveldb';
-import { dropPostgresStore, openPostgresStore } from '@stateflow/store-postgres';
+import { openStoreOver } from '@stateflow/store';
+import { dropPostgresStore, openPostgresStorage, openPostgresStore, parseTarget } from '@stateflow/store-postgres';
 import { startPostgresPair } from '@stateflow/test-kit';
 import { BENCH_DIR, REPEATS, dirBytes, median, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
 
@@ -190,23 +191,72 @@ async function publishRates() {
   return rows;
 }
 
+/** The stream at `rev` for each of `reads` on a new store over `open()` (history cache off): ms and queries per read. */
+async function coldReads(open, reads, queries) {
+  const store = await open();
+  const before = queries.n;
+  const t = await time(async () => {
+    for (const r of reads) await store.stateAt('cwd:/repo', r);
+  });
+  const sent = queries.n - before;
+  await store.close();
+  return { ms: t.ms / reads.length, queries: sent / reads.length };
+}
+
+/** `pg`'s `Client.prototype.query` counted (counting only) until `stop()`. */
+function countQueries() {
+  const queries = { n: 0 };
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function counted(...a) {
+    queries.n++;
+    return query.apply(this, a);
+  };
+  return { queries, stop: () => (pg.Client.prototype.query = query) };
+}
+
+/** A store at `url` whose storage has no `readRanges` (every historical read takes point reads, as before one-round-trip reads). */
+async function pointReadingStore(url) {
+  const storage = await openPostgresStorage(parseTarget(url));
+  const hidden = new Proxy(storage, {
+    get(target, name) {
+      if (name === 'readRanges') return undefined;
+      const value = Reflect.get(target, name, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return openStoreOver(hidden, { cacheSize: 0 });
+}
+
+/** The non-empty net patches of the history in `file`, or null (with a warning) when it is missing. */
+function historyPatches(file) {
+  const full = path.join(HISTORIES, file);
+  if (!existsSync(full)) {
+    if (process.env.CI === 'true') throw new Error(`${full} is missing under CI`);
+    console.warn(`SKIPPED: ${full} not found (the shared histories live beside the checkout)`);
+    return null;
+  }
+  const docs = readFileSync(full, 'utf8').split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l).doc);
+  const patches = [];
+  let prev = {};
+  for (const doc of docs) {
+    const p = diff(prev, doc);
+    if (Object.keys(p).length > 0) patches.push(p);
+    prev = doc;
+  }
+  return patches;
+}
+
+/**
+ * Cold `stateAt` on the two real histories: PostgreSQL with one-round-trip reads (`readRanges`),
+ * PostgreSQL with point reads (the storage's `readRanges` hidden), LevelDB; rounds alternate the
+ * three, medians; bytes per revision.
+ */
 async function historicalReads() {
   const rows = [];
+  const { queries, stop } = countQueries();
   for (const file of FILES) {
-    const full = path.join(HISTORIES, file);
-    if (!existsSync(full)) {
-      if (process.env.CI === 'true') throw new Error(`${full} is missing under CI`);
-      console.warn(`SKIPPED: ${full} not found (the shared histories live beside the checkout)`);
-      continue;
-    }
-    const docs = readFileSync(full, 'utf8').split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l).doc);
-    const patches = [];
-    let prev = {};
-    for (const doc of docs) {
-      const p = diff(prev, doc);
-      if (Object.keys(p).length > 0) patches.push(p);
-      prev = doc;
-    }
+    const patches = historyPatches(file);
+    if (patches === null) continue;
     const count = scaled(patches.length, Math.min(patches.length, 20));
     const revs = patches.slice(0, count);
     const random = rng(7);
@@ -214,35 +264,37 @@ async function historicalReads() {
     const schema = `sf_bench_${process.pid}_h`;
     const url = urlFor(schema);
     await dropPostgresStore(url);
-    let pgStore = await openPostgresStore(url, { durability: 'buffered' });
+    const pgStore = await openPostgresStore(url, { durability: 'buffered' });
     for (const patch of revs) await pgStore.publish({ changes: { 'cwd:/repo': patch } });
     await pgStore.close();
-    pgStore = await openPostgresStore(url, { cacheSize: 0 });
-    const pgRead = await time(async () => {
-      for (const r of reads) await pgStore.stateAt('cwd:/repo', r);
-    });
-    await pgStore.close();
     const size = await admin(`SELECT pg_total_relation_size('"${schema}".sf_kv') AS bytes`);
-    await dropPostgresStore(url);
     const dir = await tempDir('pg-hist');
-    let level = await openStore(dir, { durability: 'buffered' });
+    const level = await openStore(dir, { durability: 'buffered' });
     for (const patch of revs) await level.publish({ changes: { 'cwd:/repo': patch } });
     await level.close();
-    level = await openStore(dir, { cacheSize: 0 });
-    const levelRead = await time(async () => {
-      for (const r of reads) await level.stateAt('cwd:/repo', r);
-    });
-    await level.close();
+    const runs = [];
+    for (let i = 0; i < REPEATS; i++) {
+      const one = await coldReads(() => openPostgresStore(url, { cacheSize: 0 }), reads, queries);
+      const points = await coldReads(() => pointReadingStore(url), reads, queries);
+      const embedded = await coldReads(() => openStore(dir, { cacheSize: 0 }), reads, queries);
+      runs.push({ one, points, embedded });
+    }
+    await dropPostgresStore(url);
     const levelBytes = await dirBytes(dir);
     await removeDir(dir);
-    const pgBytes = Number(size.rows[0].bytes);
-    rows.push([file.replace('.jsonl', ''), revs.length, pgRead.ms / reads.length, levelRead.ms / reads.length, pgRead.ms / levelRead.ms, pgBytes / revs.length, levelBytes / revs.length]);
+    const med = (f) => median(runs.map(f));
+    rows.push([file.replace('.jsonl', ''), revs.length, med((r) => r.one.ms), med((r) => r.one.queries), med((r) => r.points.ms), med((r) => r.points.queries), med((r) => r.embedded.ms), med((r) => r.one.ms / r.embedded.ms), med((r) => r.points.ms / r.embedded.ms), Number(size.rows[0].bytes) / revs.length, levelBytes / revs.length]);
   }
+  stop();
   await report(
     'PostgreSQL: historical read (stateAt, cache off) and bytes per revision vs LevelDB',
-    ['history', 'revisions', 'PostgreSQL stateAt ms', 'LevelDB stateAt ms', 'ratio PostgreSQL/LevelDB', 'PostgreSQL bytes/revision', 'LevelDB bytes/revision'],
+    ['history', 'revisions', 'PostgreSQL stateAt ms', 'queries per read', 'PostgreSQL point reads ms', 'queries per read (point reads)', 'LevelDB stateAt ms', 'ratio PostgreSQL/LevelDB', 'ratio point reads/LevelDB', 'PostgreSQL bytes/revision', 'LevelDB bytes/revision'],
     rows,
-    ['PostgreSQL bytes: pg_total_relation_size of sf_kv (heap, TOAST and the primary-key index); LevelDB: the directory after a clean close.'],
+    [
+      `${REPEATS} rounds alternating the three (each a new store with the history cache off, reading the same random revisions); medians, each ratio the median of the per-round ratios.`,
+      'PostgreSQL stateAt: one-round-trip reads (the storage\'s readRanges: the checkpoint, its pages and the tail in one statement); point reads: the same store with readRanges hidden from it (the read path before it: the revision record, then the checkpoint and the tail, then pages).',
+      'PostgreSQL bytes: pg_total_relation_size of sf_kv (heap, TOAST and the primary-key index); LevelDB: the directory after a clean close.',
+    ],
   );
 }
 

@@ -1,10 +1,11 @@
 /**
  * Reads of a store's records through a connection pool (README "How it works"): point reads,
- * keyset-paged range scans, and `REPEATABLE READ READ ONLY` snapshots — what the primary and
+ * keyset-paged range scans, several ranges in one statement (`readRanges`), and `REPEATABLE READ READ ONLY` snapshots — what the primary and
  * every read replica (README "Read replicas") serve alike. A pooled connection the server ended
  * while it sat idle is found only when it is used: work that is safe to repeat (a read, a
  * `BEGIN`, taking a lock) is then tried again on a new connection.
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import { StateflowError } from '@stateflow/core';
@@ -17,7 +18,7 @@ const PAGE = 512;
 
 /** Something queries run on: the pool, or one client of it. */
 interface Queryable {
-  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow>(text: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<R>>;
 }
 
 
@@ -54,6 +55,39 @@ async function getMany(db: Queryable, kv: string, keys: Uint8Array[], location: 
   } catch (err) {
     throw translatePgError(err, location);
   }
+}
+
+/** `WHERE` conditions of `range` over key column `k`, their values pushed onto `values`. */
+function rangeConditions(range: IterateOptions, values: unknown[]): string[] {
+  const where: string[] = [];
+  if (range.gte !== undefined) where.push(`k >= $${values.push(Buffer.from(range.gte))}`);
+  if (range.lt !== undefined) where.push(`k < $${values.push(Buffer.from(range.lt))}`);
+  return where;
+}
+
+/**
+ * `ranges` in one statement: a `UNION ALL` of one ordered, limited index scan per range, each
+ * row tagged with its range; ordered again here, since a union keeps no order.
+ */
+async function readRanges(db: Queryable, kv: string, ranges: readonly IterateOptions[], location: string): Promise<[Uint8Array, Uint8Array][][]> {
+  if (ranges.length === 0) return [];
+  const values: unknown[] = [];
+  const parts = ranges.map((range, i) => {
+    const where = rangeConditions(range, values);
+    const limit = range.limit === undefined ? '' : ` LIMIT $${values.push(range.limit)}`;
+    return `(SELECT ${i} AS i, k, v FROM ${kv}${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY k ${range.reverse === true ? 'DESC' : 'ASC'}${limit})`;
+  });
+  const text = parts.join(' UNION ALL ');
+  let rows: { i: number; k: Buffer; v: Buffer }[];
+  try {
+    // A named statement: each connection plans one shape of it once (a union of index scans takes longer to plan than to run).
+    rows = (await db.query<{ i: number; k: Buffer; v: Buffer }>({ name: `sf_ranges_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, values })).rows;
+  } catch (err) {
+    throw translatePgError(err, location);
+  }
+  const out = ranges.map((): [Uint8Array, Uint8Array][] => []);
+  for (const row of rows) out[row.i]?.push([row.k, row.v]);
+  return out.map((entries, i) => entries.sort(([a], [b]) => (ranges[i]?.reverse === true ? Buffer.compare(b, a) : Buffer.compare(a, b))));
 }
 
 /** Keyset-paged range scan: each page continues strictly after (or before) the last key seen. */
@@ -124,6 +158,10 @@ export class PoolReader implements StorageReplica {
     return iterate(this.#reads, this.#kv, options, this.location);
   }
 
+  readRanges(ranges: readonly IterateOptions[]): Promise<[Uint8Array, Uint8Array][][]> {
+    return readRanges(this.#reads, this.#kv, ranges, this.location);
+  }
+
   async snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T> {
     // PostgreSQL takes a transaction's snapshot at its first statement, not at BEGIN: take it
     // now, so a commit made before `read` first reads is not seen.
@@ -133,6 +171,7 @@ export class PoolReader implements StorageReplica {
         get: (key) => getOne(client, this.#kv, key, this.location),
         getMany: (keys) => getMany(client, this.#kv, keys, this.location),
         iterate: (options) => iterate(client, this.#kv, options, this.location),
+        readRanges: (ranges) => readRanges(client, this.#kv, ranges, this.location),
       });
       await client.query('COMMIT');
       return result;

@@ -126,6 +126,10 @@ class PostgresStorage implements Storage {
     return this.#reader.iterate(options);
   }
 
+  readRanges(ranges: readonly IterateOptions[]): Promise<[Uint8Array, Uint8Array][][]> {
+    return this.#reader.readRanges(ranges);
+  }
+
   snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T> {
     return this.#reader.snapshot(read);
   }

@@ -96,6 +96,15 @@ export interface StorageReader {
   getSync?(key: Uint8Array): Uint8Array | undefined;
   /** Entries in key order (or reverse) within the range. */
   iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]>;
+  /**
+   * Several range reads in one round trip, where the backend has round trips to save
+   * (optional; PostgreSQL: one statement). Entry `i` of the result holds what
+   * `iterate(ranges[i])` would yield, in the same order; give each range a `limit`, since each
+   * is read whole. The store reads a historical revision with it: the revision's record, the
+   * checkpoint it replays from (and its pages) and the patches between, together. Absent:
+   * callers read with `getMany` and `iterate`.
+   */
+  readRanges?(ranges: readonly IterateOptions[]): Promise<[Uint8Array, Uint8Array][][]>;
 }
 
 /** A named lock held by this process ({@link Storage.lock}); release it exactly once. */

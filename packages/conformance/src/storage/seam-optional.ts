@@ -1,10 +1,10 @@
 /**
  * What only some storages have, each registered when the initializer's manifest has it and
- * skipped with the reason when it has not: synchronous reads, named locks, conditional commits,
+ * skipped with the reason when it has not: synchronous reads, several ranges in one call, named locks, conditional commits,
  * commit notifications, connection pools, repairs, read replicas.
  */
 import assert from 'node:assert/strict';
-import type { Storage } from '@stateflow/store';
+import type { IterateOptions, Storage } from '@stateflow/store';
 import { bytes, commit, del, keysOf, put, text } from './seam-support.js';
 import type { SeamRegistry } from './seam-support.js';
 
@@ -21,6 +21,7 @@ export function optionalMembers(registry: SeamRegistry): void {
     await commit(storage, [del('b')]);
     assert.equal(getSync(bytes('b')), undefined, 'a delete is seen at once');
   });
+  needs('readRanges', 'the storage reads one range per iterate', 'readRanges gives what iterate gives for each range, in one call', rangesTogether);
   needs('lock', `no named locks: ${SOLE_WRITER}, so the store locks in memory`, 'named locks exclude each other; wait: false declines while held', namedLocks);
   needs('commitIf', 'no conditional commit: every write takes a write session', 'commitIf writes only when the value at the key is the one expected, as the one writer of its moment', conditionalCommits);
   needs('onCommit', `no commit notifications: ${SOLE_WRITER}`, 'onCommit tells of commits', async (storage) => {
@@ -104,4 +105,26 @@ async function conditionalCommits(storage: Storage): Promise<void> {
   await session.commit([put('tip', 'session')], { sync: false });
   assert.equal(await waiting, false);
   assert.deepEqual((await storage.getMany([tip, bytes('c')])).map(text), ['session', undefined]);
+}
+
+/** Each range of one `readRanges` call against `iterate` of the same range: bounds, direction, limits, empty ranges. */
+async function rangesTogether(storage: Storage): Promise<void> {
+  const readRanges = present(storage.readRanges?.bind(storage), 'readRanges');
+  await commit(storage, ['a', 'b1', 'b2', 'b3', 'c', 'd'].map((key) => put(key, `v${key}`)));
+  const ranges: IterateOptions[] = [
+    { gte: bytes('b'), lt: bytes('c'), limit: 10 },
+    { gte: bytes('b'), lt: bytes('c'), reverse: true, limit: 2 },
+    { gte: bytes('a'), limit: 3 },
+    { lt: bytes('c'), reverse: true, limit: 1 },
+    { gte: bytes('x'), lt: bytes('y'), limit: 5 },
+    { gte: bytes('a'), lt: bytes('e') },
+  ];
+  const together = await readRanges(ranges);
+  assert.equal(together.length, ranges.length);
+  for (const [i, range] of ranges.entries()) {
+    const alone: string[] = [];
+    for await (const [key, value] of storage.iterate(range)) alone.push(`${text(key)}=${text(value)}`);
+    assert.deepEqual((together[i] ?? []).map(([key, value]) => `${text(key)}=${text(value)}`), alone, `range ${i}`);
+  }
+  assert.deepEqual(await readRanges([]), []);
 }

@@ -1,0 +1,43 @@
+/**
+ * A historical read in one round trip (README "Historical reads"), on a reader that has
+ * `readRanges`: the key ranges a replay of `rev` reads — the newest checkpoint at or below it,
+ * the revision-index records of the replay window, the pages checkpoints in that window wrote —
+ * are fetched together, and the replay then reads through a {@link PrefetchedReader}. The window
+ * is the `checkpointInterval` revisions ending at `rev` (a replay starts at most that far back);
+ * whatever a replay needs outside it (a checkpoint named further back, a page kept from an
+ * older checkpoint) is read as before, so the ranges decide only how many round trips a read
+ * takes, never what it reads.
+ */
+import type { PatchPathStep } from '@stateflow/core';
+import type { StreamId } from '../types.js';
+import { checkpointKey, pageRange, revKey } from './keys.js';
+import { PrefetchedReader } from './prefetched-reader.js';
+import type { HeadRecord } from './records.js';
+import type { StoreContext } from './store-context.js';
+import type { IterateOptions, StorageReader } from '../storage.js';
+
+/** Most pages fetched ahead: the rest of a larger paged state is read as before. */
+const PAGE_LIMIT = 1024;
+
+/** The ranges a replay of `stream` at `rev` reads: pages only for a whole state (`whole`), since a path read reads one page. */
+export function replayRanges(stream: StreamId, rev: number, origin: number, k: number, whole: boolean): IterateOptions[] {
+  const from = Math.max(origin, rev - k + 1);
+  const ranges: IterateOptions[] = [
+    { gte: checkpointKey(stream, from), lt: checkpointKey(stream, rev + 1), reverse: true, limit: 1 },
+    { gte: revKey(stream, Math.max(from, 1)), lt: revKey(stream, rev + 1), reverse: true, limit: rev - Math.max(from, 1) + 1 },
+  ];
+  if (whole) {
+    ranges.push({ ...pageRange(stream, from, rev), limit: PAGE_LIMIT });
+  }
+  return ranges;
+}
+
+/**
+ * `reader`, or — when it reads ranges in one round trip and the replay reads records (not a
+ * measuring one, which also sizes checkpoints) — a reader that holds the replay's ranges.
+ */
+export async function replayReader(ctx: StoreContext, stream: StreamId, rev: number, h: HeadRecord, reader: StorageReader, options: { measure?: boolean; path?: readonly PatchPathStep[] }): Promise<StorageReader> {
+  if (reader.readRanges === undefined || options.measure === true || rev === 0) return reader;
+  const ranges = replayRanges(stream, rev, h.origin, ctx.settings.checkpointInterval, options.path === undefined);
+  return new PrefetchedReader(reader, ranges, await reader.readRanges(ranges));
+}
