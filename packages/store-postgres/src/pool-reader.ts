@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import { StateflowError } from '@stateflow/core';
-import type { IterateOptions, StorageReader, StorageReplica } from '@stateflow/store';
+import type { IterateOptions, RangeRead, StorageReader, StorageReplica } from '@stateflow/store';
 import { watchErrors } from './connection.js';
 import { LOCK_NOT_AVAILABLE, isConnectionLoss, translatePgError } from './pg-errors.js';
 
@@ -57,30 +57,43 @@ async function getMany(db: Queryable, kv: string, keys: Uint8Array[], location: 
   }
 }
 
-/** `WHERE` conditions of `range` over key column `k`, their values pushed onto `values`. */
-function rangeConditions(range: IterateOptions, values: unknown[]): string[] {
+/**
+ * `WHERE` conditions of range `i` of `ranges` over key column `k`, their values pushed onto
+ * `values`; a `from` start reads the first key of the earlier range's CTE (`r<j>`).
+ */
+function rangeConditions(ranges: readonly RangeRead[], i: number, values: unknown[]): string[] {
+  const range = ranges[i] as RangeRead;
   const where: string[] = [];
-  if (range.gte !== undefined) where.push(`k >= $${values.push(Buffer.from(range.gte))}`);
+  const gte = range.gte === undefined ? null : `$${values.push(Buffer.from(range.gte))}`;
+  if (gte !== null) where.push(`k >= ${gte}`);
   if (range.lt !== undefined) where.push(`k < $${values.push(Buffer.from(range.lt))}`);
+  const from = range.from;
+  if (from !== undefined && from.range < i) {
+    const order = ranges[from.range]?.reverse === true ? 'DESC' : 'ASC';
+    const head = gte === null ? `decode('', 'hex')` : `substring(${gte} from 1 for ${Math.trunc(from.prefix)})`;
+    const found = `(SELECT ${head} || substring(k from ${Math.trunc(from.prefix) + 1}) FROM r${from.range} ORDER BY k ${order} LIMIT 1)`;
+    // No key found: the range's own start (an empty key sorts first).
+    where.push(from.inclusive === true ? `k >= COALESCE(${found}, ${gte ?? `decode('', 'hex')`})` : `k > COALESCE(${found}, decode('', 'hex'))`);
+  }
   return where;
 }
 
 /**
- * `ranges` in one statement: a `UNION ALL` of one ordered, limited index scan per range, each
- * row tagged with its range; ordered again here, since a union keeps no order.
+ * `ranges` in one statement: one CTE per range (an ordered, limited index scan; a `from` start
+ * reads an earlier one), their rows tagged with their range in a `UNION ALL`; ordered again
+ * here, since a union keeps no order. A named statement: each connection plans a shape once.
  */
-async function readRanges(db: Queryable, kv: string, ranges: readonly IterateOptions[], location: string): Promise<[Uint8Array, Uint8Array][][]> {
+async function readRanges(db: Queryable, kv: string, ranges: readonly RangeRead[], location: string): Promise<[Uint8Array, Uint8Array][][]> {
   if (ranges.length === 0) return [];
   const values: unknown[] = [];
-  const parts = ranges.map((range, i) => {
-    const where = rangeConditions(range, values);
+  const ctes = ranges.map((range, i) => {
+    const where = rangeConditions(ranges, i, values);
     const limit = range.limit === undefined ? '' : ` LIMIT $${values.push(range.limit)}`;
-    return `(SELECT ${i} AS i, k, v FROM ${kv}${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY k ${range.reverse === true ? 'DESC' : 'ASC'}${limit})`;
+    return `r${i} AS (SELECT k, v FROM ${kv}${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY k ${range.reverse === true ? 'DESC' : 'ASC'}${limit})`;
   });
-  const text = parts.join(' UNION ALL ');
+  const text = `WITH ${ctes.join(', ')} ${ranges.map((_, i) => `SELECT ${i} AS i, k, v FROM r${i}`).join(' UNION ALL ')}`;
   let rows: { i: number; k: Buffer; v: Buffer }[];
   try {
-    // A named statement: each connection plans one shape of it once (a union of index scans takes longer to plan than to run).
     rows = (await db.query<{ i: number; k: Buffer; v: Buffer }>({ name: `sf_ranges_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, values })).rows;
   } catch (err) {
     throw translatePgError(err, location);
@@ -158,7 +171,7 @@ export class PoolReader implements StorageReplica {
     return iterate(this.#reads, this.#kv, options, this.location);
   }
 
-  readRanges(ranges: readonly IterateOptions[]): Promise<[Uint8Array, Uint8Array][][]> {
+  readRanges(ranges: readonly RangeRead[]): Promise<[Uint8Array, Uint8Array][][]> {
     return readRanges(this.#reads, this.#kv, ranges, this.location);
   }
 

@@ -11,7 +11,8 @@ import { MemoryLevel } from 'memory-level';
 import type { JsonValue } from '@stateflow/core';
 import { openEventStore } from './internal/event-store.js';
 import { openMemoryStorage } from './memory-storage.js';
-import type { IterateOptions, Storage } from './storage.js';
+import { readRangesByIterating } from './range-reads.js';
+import type { RangeRead, Storage } from './storage.js';
 import type { Store, StoreOptions } from './types.js';
 
 const STREAM = 'cwd:/prefetch';
@@ -24,13 +25,9 @@ interface Trips {
 
 /** `storage` without `getSync`, with `readRanges` (each range one `iterate`), counting both kinds of read. */
 function rangeReading(storage: Storage, trips: Trips): Storage {
-  const readRanges = async (ranges: readonly IterateOptions[]): Promise<[Uint8Array, Uint8Array][][]> => {
+  const readRanges = (ranges: readonly RangeRead[]): Promise<[Uint8Array, Uint8Array][][]> => {
     trips.ranges += 1;
-    return Promise.all(ranges.map(async (range) => {
-      const entries: [Uint8Array, Uint8Array][] = [];
-      for await (const entry of storage.iterate(range)) entries.push(entry);
-      return entries;
-    }));
+    return readRangesByIterating(storage, ranges);
   };
   return new Proxy(storage, {
     get(target, name) {

@@ -4,7 +4,8 @@
  * commit notifications, connection pools, repairs, read replicas.
  */
 import assert from 'node:assert/strict';
-import type { IterateOptions, Storage } from '@stateflow/store';
+import { readRangesByIterating } from '@stateflow/store';
+import type { RangeRead, Storage } from '@stateflow/store';
 import { bytes, commit, del, keysOf, put, text } from './seam-support.js';
 import type { SeamRegistry } from './seam-support.js';
 
@@ -107,24 +108,37 @@ async function conditionalCommits(storage: Storage): Promise<void> {
   assert.deepEqual((await storage.getMany([tip, bytes('c')])).map(text), ['session', undefined]);
 }
 
-/** Each range of one `readRanges` call against `iterate` of the same range: bounds, direction, limits, empty ranges. */
+/**
+ * One `readRanges` call against `readRangesByIterating` (its meaning in `iterate` calls): bounds,
+ * direction, limits, empty ranges, and starts taken from an earlier range (`from`), after and
+ * at the key found, below and above the range's own start, and when nothing was found.
+ */
 async function rangesTogether(storage: Storage): Promise<void> {
   const readRanges = present(storage.readRanges?.bind(storage), 'readRanges');
-  await commit(storage, ['a', 'b1', 'b2', 'b3', 'c', 'd'].map((key) => put(key, `v${key}`)));
-  const ranges: IterateOptions[] = [
+  await commit(storage, ['a', 'b1', 'b2', 'b3', 'c', 'd', 'x1', 'y1', 'y2', 'y3'].map((key) => put(key, `v${key}`)));
+  const ranges: RangeRead[] = [
     { gte: bytes('b'), lt: bytes('c'), limit: 10 },
     { gte: bytes('b'), lt: bytes('c'), reverse: true, limit: 2 },
     { gte: bytes('a'), limit: 3 },
     { lt: bytes('c'), reverse: true, limit: 1 },
     { gte: bytes('x'), lt: bytes('y'), limit: 5 },
     { gte: bytes('a'), lt: bytes('e') },
+    { gte: bytes('y'), lt: bytes('z'), limit: 5, from: { range: 0, prefix: 1 } },
+    { gte: bytes('y'), lt: bytes('z'), limit: 5, from: { range: 1, prefix: 1, inclusive: true } },
+    { gte: bytes('y2'), lt: bytes('z'), limit: 5, from: { range: 4, prefix: 1 } },
+    { gte: bytes('y'), lt: bytes('z'), limit: 5, from: { range: 4, prefix: 1, inclusive: true } },
+    { gte: bytes('y'), lt: bytes('z'), limit: 5, from: { range: 0, prefix: 0 } },
+    { gte: bytes('b'), lt: bytes('z'), reverse: true, limit: 2, from: { range: 5, prefix: 1 } },
+    { gte: bytes('y'), lt: bytes('z'), limit: 5, from: { range: 12, prefix: 1 } },
+    { gte: bytes('q'), lt: bytes('r'), limit: 1 },
+    { gte: bytes('y'), lt: bytes('z'), limit: 5, from: { range: 13, prefix: 1 } },
   ];
+  const shown = (entries: readonly (readonly [Uint8Array, Uint8Array])[] | undefined): string[] => (entries ?? []).map(([key, value]) => `${text(key)}=${text(value)}`);
   const together = await readRanges(ranges);
+  const alone = await readRangesByIterating(storage, ranges);
   assert.equal(together.length, ranges.length);
-  for (const [i, range] of ranges.entries()) {
-    const alone: string[] = [];
-    for await (const [key, value] of storage.iterate(range)) alone.push(`${text(key)}=${text(value)}`);
-    assert.deepEqual((together[i] ?? []).map(([key, value]) => `${text(key)}=${text(value)}`), alone, `range ${i}`);
-  }
+  for (const i of ranges.keys()) assert.deepEqual(shown(together[i]), shown(alone[i]), `range ${i}: ${JSON.stringify(ranges[i])}`);
+  assert.deepEqual(shown(together[6]), ['y2=vy2', 'y3=vy3'], 'after the key found (b1, read as y1)');
+  assert.deepEqual(shown(together[7]), ['y3=vy3'], 'at the key found (b3 of a reverse range, read as y3)');
   assert.deepEqual(await readRanges([]), []);
 }

@@ -5,25 +5,32 @@
  * other key is read from the reader underneath, all of one `getMany` together. It knows key
  * ranges only, never what the records hold, so the code that decodes them reads as before.
  */
-import type { IterateOptions, StorageReader } from '../storage.js';
+import { rangeStart } from '../range-reads.js';
+import type { IterateOptions, RangeRead, StorageReader } from '../storage.js';
 
-/** The keys a fetched range answers for: `[lo, hi)`, or `[lo, hi]` when `hiIncluded` (an open side: no bound). */
+/** The keys a fetched range answers for: from `lo` (`loIncluded`) to `hi` (`hiIncluded`); an open side has no bound. */
 interface Covered {
   lo: Uint8Array | undefined;
+  loIncluded: boolean;
   hi: Uint8Array | undefined;
   hiIncluded: boolean;
 }
 
-/** What `range` answers for, given the `entries` fetched of it in its order. */
-function coveredBy(range: IterateOptions, entries: readonly [Uint8Array, Uint8Array][]): Covered {
+/** What `range` answers for, given the `entries` fetched of it in its order and the ranges' results before it. */
+function coveredBy(range: RangeRead, entries: readonly [Uint8Array, Uint8Array][], earlier: readonly (readonly [Uint8Array, Uint8Array][])[]): Covered {
+  const start = rangeStart(range, earlier);
   const whole = range.limit === undefined || entries.length < range.limit;
   const last = entries.at(-1)?.[0];
-  if (whole || last === undefined) return { lo: range.gte, hi: range.lt, hiIncluded: false };
-  return range.reverse === true ? { lo: last, hi: range.lt, hiIncluded: false } : { lo: range.gte, hi: last, hiIncluded: true };
+  const from = { lo: start.key, loIncluded: start.inclusive };
+  if (whole || last === undefined) return { ...from, hi: range.lt, hiIncluded: false };
+  return range.reverse === true ? { lo: last, loIncluded: true, hi: range.lt, hiIncluded: false } : { ...from, hi: last, hiIncluded: true };
 }
 
 function within(key: Uint8Array, c: Covered): boolean {
-  if (c.lo !== undefined && Buffer.compare(key, c.lo) < 0) return false;
+  if (c.lo !== undefined) {
+    const order = Buffer.compare(key, c.lo);
+    if (order < 0 || (order === 0 && !c.loIncluded)) return false;
+  }
   if (c.hi === undefined) return true;
   const order = Buffer.compare(key, c.hi);
   return order < 0 || (c.hiIncluded && order === 0);
@@ -37,9 +44,9 @@ export class PrefetchedReader implements StorageReader {
   readonly #covered: Covered[];
   readonly #values = new Map<string, Uint8Array>();
 
-  constructor(under: StorageReader, ranges: readonly IterateOptions[], fetched: readonly (readonly [Uint8Array, Uint8Array][])[]) {
+  constructor(under: StorageReader, ranges: readonly RangeRead[], fetched: readonly (readonly [Uint8Array, Uint8Array][])[]) {
     this.#under = under;
-    this.#covered = ranges.map((range, i) => coveredBy(range, fetched[i] ?? []));
+    this.#covered = ranges.map((range, i) => coveredBy(range, fetched[i] ?? [], fetched));
     for (const entries of fetched) for (const [key, value] of entries) this.#values.set(hex(key), value);
   }
 

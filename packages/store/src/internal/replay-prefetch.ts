@@ -1,12 +1,12 @@
 /**
  * A historical read in one round trip (README "Historical reads"), on a reader that has
  * `readRanges`: the key ranges a replay of `rev` reads — the newest checkpoint at or below it,
- * the revision-index records of the replay window, the pages checkpoints in that window wrote —
- * are fetched together, and the replay then reads through a {@link PrefetchedReader}. The window
- * is the `checkpointInterval` revisions ending at `rev` (a replay starts at most that far back);
- * whatever a replay needs outside it (a checkpoint named further back, a page kept from an
- * older checkpoint) is read as before, so the ranges decide only how many round trips a read
- * takes, never what it reads.
+ * the revision-index records after it, the pages written at it or after — are fetched
+ * together, and the replay then reads through a {@link PrefetchedReader}. The checkpoint is
+ * looked for among the `checkpointInterval` revisions ending at `rev` (a replay starts at most
+ * that far back); whatever a replay needs outside what came back (a checkpoint named further
+ * back, a page kept from an older checkpoint) is read as before, so the ranges decide only how
+ * many round trips a read takes, never what it reads.
  */
 import type { PatchPathStep } from '@stateflow/core';
 import type { StreamId } from '../types.js';
@@ -14,21 +14,25 @@ import { checkpointKey, pageRange, revKey } from './keys.js';
 import { PrefetchedReader } from './prefetched-reader.js';
 import type { HeadRecord } from './records.js';
 import type { StoreContext } from './store-context.js';
-import type { IterateOptions, StorageReader } from '../storage.js';
+import type { RangeRead, StorageReader } from '../storage.js';
 
 /** Most pages fetched ahead: the rest of a larger paged state is read as before. */
 const PAGE_LIMIT = 1024;
 
-/** The ranges a replay of `stream` at `rev` reads: pages only for a whole state (`whole`), since a path read reads one page. */
-export function replayRanges(stream: StreamId, rev: number, origin: number, k: number, whole: boolean): IterateOptions[] {
+/**
+ * The ranges a replay of `stream` at `rev` reads: the newest checkpoint in the window, then the
+ * revision records after it and (for a whole state, `whole`: a path read reads one page) the
+ * pages written at it or after — both starting at the checkpoint found (`from`: the same stream
+ * and number behind another family byte), so what comes back is what the replay reads.
+ */
+export function replayRanges(stream: StreamId, rev: number, origin: number, k: number, whole: boolean): RangeRead[] {
   const from = Math.max(origin, rev - k + 1);
-  const ranges: IterateOptions[] = [
+  const found = { range: 0, prefix: 1 };
+  const ranges: RangeRead[] = [
     { gte: checkpointKey(stream, from), lt: checkpointKey(stream, rev + 1), reverse: true, limit: 1 },
-    { gte: revKey(stream, Math.max(from, 1)), lt: revKey(stream, rev + 1), reverse: true, limit: rev - Math.max(from, 1) + 1 },
+    { gte: revKey(stream, Math.max(from, 1)), lt: revKey(stream, rev + 1), limit: rev - Math.max(from, 1) + 1, from: found },
   ];
-  if (whole) {
-    ranges.push({ ...pageRange(stream, from, rev), limit: PAGE_LIMIT });
-  }
+  if (whole) ranges.push({ ...pageRange(stream, from, rev), limit: PAGE_LIMIT, from: { ...found, inclusive: true } });
   return ranges;
 }
 
