@@ -72,8 +72,21 @@ async function childWriter(url, n, lanes) {
   process.exit(0);
 }
 
-/** Child: `lanes` concurrent raw INSERT loops of `n` single-row transactions each. */
-async function childInsert(schema, n, lanes) {
+/**
+ * The statement of one raw INSERT: a row of its own key, or (`gapFree`) a row keyed by the next
+ * number of a one-row counter the same autocommitted statement increments — a gap-free global
+ * sequence at its cheapest in PostgreSQL, the counter row locked from the increment to the
+ * commit's WAL flush.
+ */
+const insertSql = (schema, gapFree) => (gapFree
+  ? `WITH s AS (UPDATE "${schema}".tip SET seq = seq + 1 RETURNING seq) INSERT INTO "${schema}".raw (k, v) SELECT int8send(s.seq) || $1, $2 FROM s`
+  : `INSERT INTO "${schema}".raw (k, v) VALUES ($1, $2)`);
+
+/** A schema with the raw INSERT loops' table and counter row. */
+const rawSchema = (schema) => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.raw (k bytea PRIMARY KEY, v bytea NOT NULL); CREATE TABLE ${schema}.tip (seq bigint NOT NULL); INSERT INTO ${schema}.tip VALUES (0)`);
+
+/** Child: `lanes` concurrent raw INSERT loops of `n` single-row transactions each (`gapFree`: {@link insertSql}). */
+async function childInsert(schema, n, lanes, gapFree) {
   const clients = await Promise.all(Array.from({ length: lanes }, async () => {
     const client = new pg.Client({ connectionString: BASE });
     await client.connect();
@@ -82,7 +95,8 @@ async function childInsert(schema, n, lanes) {
   await waitForGo();
   await Promise.all(clients.map(async (client, lane) => {
     const value = Buffer.from(JSON.stringify(patchFor(0, lane)));
-    for (let i = 0; i < n; i++) await client.query(`INSERT INTO "${schema}".raw (k, v) VALUES ($1, $2)`, [Buffer.from(`${process.pid}/${lane}/${i}`), value]);
+    const sql = insertSql(schema, gapFree);
+    for (let i = 0; i < n; i++) await client.query(sql, [Buffer.from(`${process.pid}/${lane}/${i}`), value]);
   }));
   await Promise.all(clients.map((client) => client.end()));
   process.exit(0);
@@ -131,8 +145,10 @@ async function publishRound(n, per) {
     for (let i = 0; i < n; i++) await store.publish({ changes: { 'session:w': patchFor(i, 0) } });
   });
   await store.close();
-  await admin(`DROP SCHEMA IF EXISTS raw1 CASCADE; CREATE SCHEMA raw1; CREATE TABLE raw1.raw (k bytea PRIMARY KEY, v bytea NOT NULL)`);
+  await rawSchema('raw1');
   const rawSingle = await processes(1, ['insert', 'raw1', String(n), '1']);
+  await rawSchema('raw1');
+  const gapFreeSingle = await processes(1, ['insert', 'raw1', String(n), '1', 'gap-free']);
   const dir = await tempDir('pg-level');
   const level = await openStore(dir, { durability: 'fsync' });
   const levelSingle = await time(async () => {
@@ -147,8 +163,10 @@ async function publishRound(n, per) {
   const reports = [];
   const pg8 = await processes(2, ['writer', urlFor(schema8), String(per), '4'], reports);
   const sum = (field) => reports.reduce((total, r) => total + r[field], 0);
-  await admin(`DROP SCHEMA IF EXISTS raw8 CASCADE; CREATE SCHEMA raw8; CREATE TABLE raw8.raw (k bytea PRIMARY KEY, v bytea NOT NULL)`);
+  await rawSchema('raw8');
   const raw8 = await processes(2, ['insert', 'raw8', String(per), '4']);
+  await rawSchema('raw8');
+  const gapFree8 = await processes(2, ['insert', 'raw8', String(per), '4', 'gap-free']);
   const dir8 = await tempDir('pg-level8');
   const level8 = await openStore(dir8, { durability: 'fsync' });
   const levelConcurrent = await time(() => Promise.all(Array.from({ length: 8 }, async (_, lane) => {
@@ -162,6 +180,7 @@ async function publishRound(n, per) {
   return {
     pgSingle: rate(n, pgSingle.ms), rawSingle: rate(n, rawSingle), levelSingle: rate(n, levelSingle.ms),
     pg8: rate(total, pg8), raw8: rate(total, raw8), level8: rate(total, levelConcurrent.ms),
+    gapFreeSingle: rate(n, gapFreeSingle), gapFree8: rate(total, gapFree8),
     commits8: sum('commits'), lost8: sum('lost'), snapshots8: sum('snapshots'), total8: total,
   };
 }
@@ -173,16 +192,17 @@ async function publishRates() {
   for (let i = 0; i < REPEATS; i++) runs.push(await publishRound(n, per));
   const med = (f) => median(runs.map(f));
   const rows = [
-    ['single writer (fsync)', n, med((r) => r.pgSingle), med((r) => r.rawSingle), med((r) => r.pgSingle / r.rawSingle), med((r) => r.levelSingle), med((r) => r.pgSingle / r.levelSingle), 1],
-    ['8 writers, 2 processes (fsync)', per * 8, med((r) => r.pg8), med((r) => r.raw8), med((r) => r.pg8 / r.raw8), med((r) => r.level8), med((r) => r.pg8 / r.level8), med((r) => r.pg8 / r.pgSingle)],
+    ['single writer (fsync)', n, med((r) => r.pgSingle), med((r) => r.rawSingle), med((r) => r.pgSingle / r.rawSingle), med((r) => r.gapFreeSingle), med((r) => r.pgSingle / r.gapFreeSingle), med((r) => r.levelSingle), med((r) => r.pgSingle / r.levelSingle), 1],
+    ['8 writers, 2 processes (fsync)', per * 8, med((r) => r.pg8), med((r) => r.raw8), med((r) => r.pg8 / r.raw8), med((r) => r.gapFree8), med((r) => r.pg8 / r.gapFree8), med((r) => r.level8), med((r) => r.pg8 / r.level8), med((r) => r.pg8 / r.pgSingle)],
   ];
   await report(
     'PostgreSQL: publish rate vs a raw single-row INSERT loop, vs LevelDB and vs one writer',
-    ['scenario', 'publishes', 'PostgreSQL publish/s', 'raw INSERT/s', 'ratio publish/INSERT', 'LevelDB publish/s', 'ratio PostgreSQL/LevelDB', 'ratio vs one PostgreSQL writer'],
+    ['scenario', 'publishes', 'PostgreSQL publish/s', 'raw INSERT/s', 'ratio publish/INSERT', 'gap-free raw INSERT/s', 'ratio publish/gap-free INSERT', 'LevelDB publish/s', 'ratio PostgreSQL/LevelDB', 'ratio vs one PostgreSQL writer'],
     rows,
     [
       `Each scenario ran ${REPEATS} times (rounds alternate PostgreSQL, raw INSERT and LevelDB); every column is the median, every ratio the median of the per-round ratios.`,
       'raw INSERT: one row (key + the JSON of the same patch) per autocommitted transaction, from as many connections as writers: the physical limit of one durable commit per transition.',
+      'gap-free raw INSERT: the same rows keyed by the next number of a one-row counter incremented in the same autocommitted statement (a gap-free global sequence at its cheapest: the counter row is locked from the increment to the commit\'s WAL flush, so commits of different keys wait for each other as the store\'s do).',
       'Processes (the 2-process rows, the raw INSERT loops) are timed from the moment every one of them is connected to the last exit: start-up is not counted.',
       'LevelDB: the same publishes on the embedded store (8 writers in one process, since one process holds a LevelDB directory).',
       `Contention of the 2-process row (the compare-and-set on the tip record, medians over the rounds): ${med((r) => r.total8 / (r.commits8 - r.lost8)).toFixed(2)} publishes per landed commit (group commit), ${(100 * med((r) => r.lost8 / r.commits8)).toFixed(1)} % of the commits sent lost their compare-and-set to the other process (nothing written; the loser catches up and stages again), ${med((r) => r.snapshots8 / r.total8).toFixed(2)} catch-up snapshots per publish.`,
@@ -375,7 +395,7 @@ async function replicaReads() {
 
 const [mode, ...args] = process.argv.slice(2);
 if (mode === 'writer') await childWriter(args[0], Number(args[1]), Number(args[2]));
-else if (mode === 'insert') await childInsert(args[0], Number(args[1]), Number(args[2]));
+else if (mode === 'insert') await childInsert(args[0], Number(args[1]), Number(args[2]), args[3] === 'gap-free');
 else if (mode === 'publish') await publishRates();
 else if (mode === 'history') await historicalReads();
 else if (mode === 'replica') await replicaReads();

@@ -4,7 +4,8 @@
  * checkpoint, its pages and the tail in one `readRanges` call and no point read, and reads what
  * a store without `readRanges` reads over the same records — small and paged states, after a
  * compaction moved the origin, with a checkpoint interval changed since the records were
- * written (the window then misses, and the misses are read as before), and by path.
+ * written (the window then misses, and the misses are read as before), by path, and the head's
+ * state loaded cold.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryLevel } from 'memory-level';
@@ -76,7 +77,10 @@ async function compare(db: MemoryLevel<Uint8Array, Uint8Array>, options: StoreOp
     expect(await counted.valueAt(STREAM, rev, [{ kind: 'key', key: 'n' }])).toBe(rev - 1);
     reads += 1;
   }
-  return { ranges: (trips.ranges - before.ranges) / reads, points: (trips.points - before.points) / reads };
+  const perRead = { ranges: (trips.ranges - before.ranges) / reads, points: (trips.points - before.points) / reads };
+  // The head's state, loaded cold (its checkpoint debt measured too), reads the same.
+  expect(await counted.stateAt(STREAM, head)).toEqual(await plain.stateAt(STREAM, head));
+  return perRead;
 }
 
 describe('historical reads through readRanges', () => {

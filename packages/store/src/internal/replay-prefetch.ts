@@ -36,12 +36,9 @@ export function replayRanges(stream: StreamId, rev: number, origin: number, k: n
   return ranges;
 }
 
-/**
- * `reader`, or — when it reads ranges in one round trip and the replay reads records (not a
- * measuring one, which also sizes checkpoints) — a reader that holds the replay's ranges.
- */
-export async function replayReader(ctx: StoreContext, stream: StreamId, rev: number, h: HeadRecord, reader: StorageReader, options: { measure?: boolean; path?: readonly PatchPathStep[] }): Promise<StorageReader> {
-  if (reader.readRanges === undefined || options.measure === true || rev === 0) return reader;
+/** `reader`, or — when it reads ranges in one round trip — a reader that holds the replay's ranges. */
+export async function replayReader(ctx: StoreContext, stream: StreamId, rev: number, h: HeadRecord, reader: StorageReader, options: { path?: readonly PatchPathStep[] }): Promise<StorageReader> {
+  if (reader.readRanges === undefined || rev === 0) return reader;
   const ranges = replayRanges(stream, rev, h.origin, ctx.settings.checkpointInterval, options.path === undefined);
   return new PrefetchedReader(reader, ranges, await reader.readRanges(ranges));
 }
