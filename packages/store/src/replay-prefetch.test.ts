@@ -101,6 +101,31 @@ describe('historical reads through readRanges', () => {
     expect(trips.points).toBeLessThan(2);
   });
 
+  it('with the history LRU holding the checkpoint, no checkpoint is fetched again', async () => {
+    const db = memory();
+    await history(db, 40, false, 16);
+    const trips: Trips = { ranges: 0, points: 0 };
+    const storage = rangeReading(await openMemoryStorage(db), trips);
+    const fetched: string[] = [];
+    const counted = new Proxy(storage, {
+      get(target, name) {
+        if (name !== 'readRanges') return Reflect.get(target, name, target) as unknown;
+        return async (ranges: readonly RangeRead[]) => {
+          const out = await (target.readRanges as (r: readonly RangeRead[]) => Promise<[Uint8Array, Uint8Array][][]>)(ranges);
+          for (const entries of out) for (const [key] of entries) if (key[0] === 0x43) fetched.push(Buffer.from(key).toString('latin1'));
+          return out;
+        };
+      },
+    });
+    const store = await openEventStore(counted, { checkpointInterval: 16, cacheSize: 64 });
+    opened.push(store);
+    const plain = await open(db, { checkpointInterval: 16 });
+    const opening = trips.points;
+    for (const rev of [37, 36, 35]) expect(await store.stateAt(STREAM, rev)).toEqual(await plain.stateAt(STREAM, rev));
+    expect(fetched).toHaveLength(1);
+    expect(trips.points - opening).toBe(0);
+  });
+
   it('a shorter interval than the records were written with, and a moved origin, still read right', async () => {
     const db = memory();
     await history(db, 120, false, 32);
