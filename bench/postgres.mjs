@@ -17,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { diff } from '@stateflow/core';
 import { openStore } from '@stateflow/store-leveldb';
-import { dropPostgresStore, openPostgresStore } from '@stateflow/store-postgres';
+import { openStoreOver } from '@stateflow/store';
+import { dropPostgresStore, openPostgresStorage, openPostgresStore, parseTarget } from '@stateflow/store-postgres';
 import { startPostgresPair } from '@stateflow/test-kit';
 import { BENCH_DIR, REPEATS, dirBytes, median, removeDir, report, rng, scaled, tempDir, time } from './lib.mjs';
 
@@ -71,8 +72,21 @@ async function childWriter(url, n, lanes) {
   process.exit(0);
 }
 
-/** Child: `lanes` concurrent raw INSERT loops of `n` single-row transactions each. */
-async function childInsert(schema, n, lanes) {
+/**
+ * The statement of one raw INSERT: a row of its own key, or (`gapFree`) a row keyed by the next
+ * number of a one-row counter the same autocommitted statement increments — a gap-free global
+ * sequence at its cheapest in PostgreSQL, the counter row locked from the increment to the
+ * commit's WAL flush.
+ */
+const insertSql = (schema, gapFree) => (gapFree
+  ? `WITH s AS (UPDATE "${schema}".tip SET seq = seq + 1 RETURNING seq) INSERT INTO "${schema}".raw (k, v) SELECT int8send(s.seq) || $1, $2 FROM s`
+  : `INSERT INTO "${schema}".raw (k, v) VALUES ($1, $2)`);
+
+/** A schema with the raw INSERT loops' table and counter row. */
+const rawSchema = (schema) => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.raw (k bytea PRIMARY KEY, v bytea NOT NULL); CREATE TABLE ${schema}.tip (seq bigint NOT NULL); INSERT INTO ${schema}.tip VALUES (0)`);
+
+/** Child: `lanes` concurrent raw INSERT loops of `n` single-row transactions each (`gapFree`: {@link insertSql}). */
+async function childInsert(schema, n, lanes, gapFree) {
   const clients = await Promise.all(Array.from({ length: lanes }, async () => {
     const client = new pg.Client({ connectionString: BASE });
     await client.connect();
@@ -81,7 +95,8 @@ async function childInsert(schema, n, lanes) {
   await waitForGo();
   await Promise.all(clients.map(async (client, lane) => {
     const value = Buffer.from(JSON.stringify(patchFor(0, lane)));
-    for (let i = 0; i < n; i++) await client.query(`INSERT INTO "${schema}".raw (k, v) VALUES ($1, $2)`, [Buffer.from(`${process.pid}/${lane}/${i}`), value]);
+    const sql = insertSql(schema, gapFree);
+    for (let i = 0; i < n; i++) await client.query(sql, [Buffer.from(`${process.pid}/${lane}/${i}`), value]);
   }));
   await Promise.all(clients.map((client) => client.end()));
   process.exit(0);
@@ -130,8 +145,10 @@ async function publishRound(n, per) {
     for (let i = 0; i < n; i++) await store.publish({ changes: { 'session:w': patchFor(i, 0) } });
   });
   await store.close();
-  await admin(`DROP SCHEMA IF EXISTS raw1 CASCADE; CREATE SCHEMA raw1; CREATE TABLE raw1.raw (k bytea PRIMARY KEY, v bytea NOT NULL)`);
+  await rawSchema('raw1');
   const rawSingle = await processes(1, ['insert', 'raw1', String(n), '1']);
+  await rawSchema('raw1');
+  const gapFreeSingle = await processes(1, ['insert', 'raw1', String(n), '1', 'gap-free']);
   const dir = await tempDir('pg-level');
   const level = await openStore(dir, { durability: 'fsync' });
   const levelSingle = await time(async () => {
@@ -146,8 +163,10 @@ async function publishRound(n, per) {
   const reports = [];
   const pg8 = await processes(2, ['writer', urlFor(schema8), String(per), '4'], reports);
   const sum = (field) => reports.reduce((total, r) => total + r[field], 0);
-  await admin(`DROP SCHEMA IF EXISTS raw8 CASCADE; CREATE SCHEMA raw8; CREATE TABLE raw8.raw (k bytea PRIMARY KEY, v bytea NOT NULL)`);
+  await rawSchema('raw8');
   const raw8 = await processes(2, ['insert', 'raw8', String(per), '4']);
+  await rawSchema('raw8');
+  const gapFree8 = await processes(2, ['insert', 'raw8', String(per), '4', 'gap-free']);
   const dir8 = await tempDir('pg-level8');
   const level8 = await openStore(dir8, { durability: 'fsync' });
   const levelConcurrent = await time(() => Promise.all(Array.from({ length: 8 }, async (_, lane) => {
@@ -161,6 +180,7 @@ async function publishRound(n, per) {
   return {
     pgSingle: rate(n, pgSingle.ms), rawSingle: rate(n, rawSingle), levelSingle: rate(n, levelSingle.ms),
     pg8: rate(total, pg8), raw8: rate(total, raw8), level8: rate(total, levelConcurrent.ms),
+    gapFreeSingle: rate(n, gapFreeSingle), gapFree8: rate(total, gapFree8),
     commits8: sum('commits'), lost8: sum('lost'), snapshots8: sum('snapshots'), total8: total,
   };
 }
@@ -172,16 +192,17 @@ async function publishRates() {
   for (let i = 0; i < REPEATS; i++) runs.push(await publishRound(n, per));
   const med = (f) => median(runs.map(f));
   const rows = [
-    ['single writer (fsync)', n, med((r) => r.pgSingle), med((r) => r.rawSingle), med((r) => r.pgSingle / r.rawSingle), med((r) => r.levelSingle), med((r) => r.pgSingle / r.levelSingle), 1],
-    ['8 writers, 2 processes (fsync)', per * 8, med((r) => r.pg8), med((r) => r.raw8), med((r) => r.pg8 / r.raw8), med((r) => r.level8), med((r) => r.pg8 / r.level8), med((r) => r.pg8 / r.pgSingle)],
+    ['single writer (fsync)', n, med((r) => r.pgSingle), med((r) => r.rawSingle), med((r) => r.pgSingle / r.rawSingle), med((r) => r.gapFreeSingle), med((r) => r.pgSingle / r.gapFreeSingle), med((r) => r.levelSingle), med((r) => r.pgSingle / r.levelSingle), 1],
+    ['8 writers, 2 processes (fsync)', per * 8, med((r) => r.pg8), med((r) => r.raw8), med((r) => r.pg8 / r.raw8), med((r) => r.gapFree8), med((r) => r.pg8 / r.gapFree8), med((r) => r.level8), med((r) => r.pg8 / r.level8), med((r) => r.pg8 / r.pgSingle)],
   ];
   await report(
     'PostgreSQL: publish rate vs a raw single-row INSERT loop, vs LevelDB and vs one writer',
-    ['scenario', 'publishes', 'PostgreSQL publish/s', 'raw INSERT/s', 'ratio publish/INSERT', 'LevelDB publish/s', 'ratio PostgreSQL/LevelDB', 'ratio vs one PostgreSQL writer'],
+    ['scenario', 'publishes', 'PostgreSQL publish/s', 'raw INSERT/s', 'ratio publish/INSERT', 'gap-free raw INSERT/s', 'ratio publish/gap-free INSERT', 'LevelDB publish/s', 'ratio PostgreSQL/LevelDB', 'ratio vs one PostgreSQL writer'],
     rows,
     [
       `Each scenario ran ${REPEATS} times (rounds alternate PostgreSQL, raw INSERT and LevelDB); every column is the median, every ratio the median of the per-round ratios.`,
       'raw INSERT: one row (key + the JSON of the same patch) per autocommitted transaction, from as many connections as writers: the physical limit of one durable commit per transition.',
+      'gap-free raw INSERT: the same rows keyed by the next number of a one-row counter incremented in the same autocommitted statement (a gap-free global sequence at its cheapest: the counter row is locked from the increment to the commit\'s WAL flush, so commits of different keys wait for each other as the store\'s do).',
       'Processes (the 2-process rows, the raw INSERT loops) are timed from the moment every one of them is connected to the last exit: start-up is not counted.',
       'LevelDB: the same publishes on the embedded store (8 writers in one process, since one process holds a LevelDB directory).',
       `Contention of the 2-process row (the compare-and-set on the tip record, medians over the rounds): ${med((r) => r.total8 / (r.commits8 - r.lost8)).toFixed(2)} publishes per landed commit (group commit), ${(100 * med((r) => r.lost8 / r.commits8)).toFixed(1)} % of the commits sent lost their compare-and-set to the other process (nothing written; the loser catches up and stages again), ${med((r) => r.snapshots8 / r.total8).toFixed(2)} catch-up snapshots per publish.`,
@@ -190,23 +211,72 @@ async function publishRates() {
   return rows;
 }
 
+/** The stream at `rev` for each of `reads` on a new store over `open()` (history cache off): ms and queries per read. */
+async function coldReads(open, reads, queries) {
+  const store = await open();
+  const before = queries.n;
+  const t = await time(async () => {
+    for (const r of reads) await store.stateAt('cwd:/repo', r);
+  });
+  const sent = queries.n - before;
+  await store.close();
+  return { ms: t.ms / reads.length, queries: sent / reads.length };
+}
+
+/** `pg`'s `Client.prototype.query` counted (counting only) until `stop()`. */
+function countQueries() {
+  const queries = { n: 0 };
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function counted(...a) {
+    queries.n++;
+    return query.apply(this, a);
+  };
+  return { queries, stop: () => (pg.Client.prototype.query = query) };
+}
+
+/** A store at `url` whose storage has no `readRanges` (every historical read takes point reads, as before one-round-trip reads). */
+async function pointReadingStore(url) {
+  const storage = await openPostgresStorage(parseTarget(url));
+  const hidden = new Proxy(storage, {
+    get(target, name) {
+      if (name === 'readRanges') return undefined;
+      const value = Reflect.get(target, name, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return openStoreOver(hidden, { cacheSize: 0 });
+}
+
+/** The non-empty net patches of the history in `file`, or null (with a warning) when it is missing. */
+function historyPatches(file) {
+  const full = path.join(HISTORIES, file);
+  if (!existsSync(full)) {
+    if (process.env.CI === 'true') throw new Error(`${full} is missing under CI`);
+    console.warn(`SKIPPED: ${full} not found (the shared histories live beside the checkout)`);
+    return null;
+  }
+  const docs = readFileSync(full, 'utf8').split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l).doc);
+  const patches = [];
+  let prev = {};
+  for (const doc of docs) {
+    const p = diff(prev, doc);
+    if (Object.keys(p).length > 0) patches.push(p);
+    prev = doc;
+  }
+  return patches;
+}
+
+/**
+ * Cold `stateAt` on the two real histories: PostgreSQL with one-round-trip reads (`readRanges`),
+ * PostgreSQL with point reads (the storage's `readRanges` hidden), LevelDB; rounds alternate the
+ * three, medians; bytes per revision.
+ */
 async function historicalReads() {
   const rows = [];
+  const { queries, stop } = countQueries();
   for (const file of FILES) {
-    const full = path.join(HISTORIES, file);
-    if (!existsSync(full)) {
-      if (process.env.CI === 'true') throw new Error(`${full} is missing under CI`);
-      console.warn(`SKIPPED: ${full} not found (the shared histories live beside the checkout)`);
-      continue;
-    }
-    const docs = readFileSync(full, 'utf8').split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l).doc);
-    const patches = [];
-    let prev = {};
-    for (const doc of docs) {
-      const p = diff(prev, doc);
-      if (Object.keys(p).length > 0) patches.push(p);
-      prev = doc;
-    }
+    const patches = historyPatches(file);
+    if (patches === null) continue;
     const count = scaled(patches.length, Math.min(patches.length, 20));
     const revs = patches.slice(0, count);
     const random = rng(7);
@@ -214,35 +284,37 @@ async function historicalReads() {
     const schema = `sf_bench_${process.pid}_h`;
     const url = urlFor(schema);
     await dropPostgresStore(url);
-    let pgStore = await openPostgresStore(url, { durability: 'buffered' });
+    const pgStore = await openPostgresStore(url, { durability: 'buffered' });
     for (const patch of revs) await pgStore.publish({ changes: { 'cwd:/repo': patch } });
     await pgStore.close();
-    pgStore = await openPostgresStore(url, { cacheSize: 0 });
-    const pgRead = await time(async () => {
-      for (const r of reads) await pgStore.stateAt('cwd:/repo', r);
-    });
-    await pgStore.close();
     const size = await admin(`SELECT pg_total_relation_size('"${schema}".sf_kv') AS bytes`);
-    await dropPostgresStore(url);
     const dir = await tempDir('pg-hist');
-    let level = await openStore(dir, { durability: 'buffered' });
+    const level = await openStore(dir, { durability: 'buffered' });
     for (const patch of revs) await level.publish({ changes: { 'cwd:/repo': patch } });
     await level.close();
-    level = await openStore(dir, { cacheSize: 0 });
-    const levelRead = await time(async () => {
-      for (const r of reads) await level.stateAt('cwd:/repo', r);
-    });
-    await level.close();
+    const runs = [];
+    for (let i = 0; i < REPEATS; i++) {
+      const one = await coldReads(() => openPostgresStore(url, { cacheSize: 0 }), reads, queries);
+      const points = await coldReads(() => pointReadingStore(url), reads, queries);
+      const embedded = await coldReads(() => openStore(dir, { cacheSize: 0 }), reads, queries);
+      runs.push({ one, points, embedded });
+    }
+    await dropPostgresStore(url);
     const levelBytes = await dirBytes(dir);
     await removeDir(dir);
-    const pgBytes = Number(size.rows[0].bytes);
-    rows.push([file.replace('.jsonl', ''), revs.length, pgRead.ms / reads.length, levelRead.ms / reads.length, pgRead.ms / levelRead.ms, pgBytes / revs.length, levelBytes / revs.length]);
+    const med = (f) => median(runs.map(f));
+    rows.push([file.replace('.jsonl', ''), revs.length, med((r) => r.one.ms), med((r) => r.one.queries), med((r) => r.points.ms), med((r) => r.points.queries), med((r) => r.embedded.ms), med((r) => r.one.ms / r.embedded.ms), med((r) => r.points.ms / r.embedded.ms), Number(size.rows[0].bytes) / revs.length, levelBytes / revs.length]);
   }
+  stop();
   await report(
     'PostgreSQL: historical read (stateAt, cache off) and bytes per revision vs LevelDB',
-    ['history', 'revisions', 'PostgreSQL stateAt ms', 'LevelDB stateAt ms', 'ratio PostgreSQL/LevelDB', 'PostgreSQL bytes/revision', 'LevelDB bytes/revision'],
+    ['history', 'revisions', 'PostgreSQL stateAt ms', 'queries per read', 'PostgreSQL point reads ms', 'queries per read (point reads)', 'LevelDB stateAt ms', 'ratio PostgreSQL/LevelDB', 'ratio point reads/LevelDB', 'PostgreSQL bytes/revision', 'LevelDB bytes/revision'],
     rows,
-    ['PostgreSQL bytes: pg_total_relation_size of sf_kv (heap, TOAST and the primary-key index); LevelDB: the directory after a clean close.'],
+    [
+      `${REPEATS} rounds alternating the three (each a new store with the history cache off, reading the same random revisions); medians, each ratio the median of the per-round ratios.`,
+      'PostgreSQL stateAt: one-round-trip reads (the storage\'s readRanges: the checkpoint, its pages and the tail in one statement); point reads: the same store with readRanges hidden from it (the read path before it: the revision record, then the checkpoint and the tail, then pages).',
+      'PostgreSQL bytes: pg_total_relation_size of sf_kv (heap, TOAST and the primary-key index); LevelDB: the directory after a clean close.',
+    ],
   );
 }
 
@@ -323,7 +395,7 @@ async function replicaReads() {
 
 const [mode, ...args] = process.argv.slice(2);
 if (mode === 'writer') await childWriter(args[0], Number(args[1]), Number(args[2]));
-else if (mode === 'insert') await childInsert(args[0], Number(args[1]), Number(args[2]));
+else if (mode === 'insert') await childInsert(args[0], Number(args[1]), Number(args[2]), args[3] === 'gap-free');
 else if (mode === 'publish') await publishRates();
 else if (mode === 'history') await historicalReads();
 else if (mode === 'replica') await replicaReads();

@@ -10,7 +10,7 @@ runStorageConformance(
     // LevelDB: durable, one process holds the directory, and a failed write needs a reopen.
     manifest: {
       ...{ persistent: true, fsync: true, soleWriter: true, reopenAfterFailedWrite: true },
-      ...{ getSync: true, commitIf: false, onCommit: false, lock: false, replicas: false, connections: false, repairs: true },
+      ...{ getSync: true, readRanges: false, commitIf: false, onCommit: false, lock: false, replicas: false, connections: false, repairs: true },
     },
     async create() {
       const dir = await tempDir('storage-suite');

@@ -14,7 +14,7 @@ if ('unavailable' in server) {
       // A database many processes write, one transaction per commit; no replica configured here.
       manifest: {
         ...{ persistent: true, fsync: true, soleWriter: false, reopenAfterFailedWrite: false },
-        ...{ getSync: false, commitIf: true, onCommit: true, lock: true, replicas: false, connections: true, repairs: false },
+        ...{ getSync: false, readRanges: true, commitIf: true, onCommit: true, lock: true, replicas: false, connections: true, repairs: false },
       },
       async create() {
         const url = freshPostgresUrl('seam');

@@ -74,4 +74,13 @@ describe('StateTree', () => {
     expect(tree.membersAt([...lazy, { kind: 'key', key: 'memory' }], ['k3', 'added', 'absent', 'k4'])).toEqual(['three', true, undefined, 4]);
     expect(tree.membersAt([{ kind: 'key', key: 'z' }], ['a'])).toEqual([undefined]);
   });
+
+  it('outline keeps a root of many members and looks for large objects inside it', () => {
+    const big = Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`k${i}`, i]));
+    const tree = StateTree.of({ ...big, inner: big });
+    const { root, large } = tree.outline(64);
+    expect(large).toEqual([{ path: ['inner'], size: 70 }]);
+    expect(root).toEqual({ ...big, inner: {} });
+    expect(StateTree.of(big).outline(64)).toEqual({ root: big, large: [] });
+  });
 });

@@ -69,7 +69,7 @@ export class StateTree {
   /**
    * The state with its large objects left out: `root` is the plain, deeply frozen state with
    * every object of more than `minMembers` members that is not inside another such object or an
-   * array replaced by `{}`; `large` names those objects (key paths from the root, member counts)
+   * array replaced by `{}` (the state itself never is: a root of many members is kept whole); `large` names those objects (key paths from the root, member counts)
    * in key order. Costs the members of the objects kept, not the large objects' members — how a
    * store writes a large state in pages (`@stateflow/store`, "Paged checkpoints").
    */

@@ -1,14 +1,15 @@
 /**
  * Reads of a store's records through a connection pool (README "How it works"): point reads,
- * keyset-paged range scans, and `REPEATABLE READ READ ONLY` snapshots — what the primary and
+ * keyset-paged range scans, several ranges in one statement (`readRanges`), and `REPEATABLE READ READ ONLY` snapshots — what the primary and
  * every read replica (README "Read replicas") serve alike. A pooled connection the server ended
  * while it sat idle is found only when it is used: work that is safe to repeat (a read, a
  * `BEGIN`, taking a lock) is then tried again on a new connection.
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import { StateflowError } from '@stateflow/core';
-import type { IterateOptions, StorageReader, StorageReplica } from '@stateflow/store';
+import type { IterateOptions, RangeRead, StorageReader, StorageReplica } from '@stateflow/store';
 import { watchErrors } from './connection.js';
 import { LOCK_NOT_AVAILABLE, isConnectionLoss, translatePgError } from './pg-errors.js';
 
@@ -17,7 +18,7 @@ const PAGE = 512;
 
 /** Something queries run on: the pool, or one client of it. */
 interface Queryable {
-  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow>(text: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<R>>;
 }
 
 
@@ -54,6 +55,52 @@ async function getMany(db: Queryable, kv: string, keys: Uint8Array[], location: 
   } catch (err) {
     throw translatePgError(err, location);
   }
+}
+
+/**
+ * `WHERE` conditions of range `i` of `ranges` over key column `k`, their values pushed onto
+ * `values`; a `from` start reads the first key of the earlier range's CTE (`r<j>`).
+ */
+function rangeConditions(ranges: readonly RangeRead[], i: number, values: unknown[]): string[] {
+  const range = ranges[i] as RangeRead;
+  const where: string[] = [];
+  const gte = range.gte === undefined ? null : `$${values.push(Buffer.from(range.gte))}`;
+  if (gte !== null) where.push(`k >= ${gte}`);
+  if (range.lt !== undefined) where.push(`k < $${values.push(Buffer.from(range.lt))}`);
+  const from = range.from;
+  if (from !== undefined && from.range < i) {
+    const order = ranges[from.range]?.reverse === true ? 'DESC' : 'ASC';
+    const head = gte === null ? `decode('', 'hex')` : `substring(${gte} from 1 for ${Math.trunc(from.prefix)})`;
+    const found = `(SELECT ${head} || substring(k from ${Math.trunc(from.prefix) + 1}) FROM r${from.range} ORDER BY k ${order} LIMIT 1)`;
+    // No key found: the range's own start (an empty key sorts first).
+    where.push(from.inclusive === true ? `k >= COALESCE(${found}, ${gte ?? `decode('', 'hex')`})` : `k > COALESCE(${found}, decode('', 'hex'))`);
+  }
+  return where;
+}
+
+/**
+ * `ranges` in one statement: one CTE per range (an ordered, limited index scan; a `from` start
+ * reads an earlier one), their rows tagged with their range in a `UNION ALL`; ordered again
+ * here, since a union keeps no order. A named statement: each connection plans a shape once.
+ */
+async function readRanges(db: Queryable, kv: string, ranges: readonly RangeRead[], location: string): Promise<[Uint8Array, Uint8Array][][]> {
+  if (ranges.length === 0) return [];
+  const values: unknown[] = [];
+  const ctes = ranges.map((range, i) => {
+    const where = rangeConditions(ranges, i, values);
+    const limit = range.limit === undefined ? '' : ` LIMIT $${values.push(range.limit)}`;
+    return `r${i} AS (SELECT k, v FROM ${kv}${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY k ${range.reverse === true ? 'DESC' : 'ASC'}${limit})`;
+  });
+  const text = `WITH ${ctes.join(', ')} ${ranges.map((_, i) => `SELECT ${i} AS i, k, v FROM r${i}`).join(' UNION ALL ')}`;
+  let rows: { i: number; k: Buffer; v: Buffer }[];
+  try {
+    rows = (await db.query<{ i: number; k: Buffer; v: Buffer }>({ name: `sf_ranges_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, values })).rows;
+  } catch (err) {
+    throw translatePgError(err, location);
+  }
+  const out = ranges.map((): [Uint8Array, Uint8Array][] => []);
+  for (const row of rows) out[row.i]?.push([row.k, row.v]);
+  return out.map((entries, i) => entries.sort(([a], [b]) => (ranges[i]?.reverse === true ? Buffer.compare(b, a) : Buffer.compare(a, b))));
 }
 
 /** Keyset-paged range scan: each page continues strictly after (or before) the last key seen. */
@@ -124,6 +171,10 @@ export class PoolReader implements StorageReplica {
     return iterate(this.#reads, this.#kv, options, this.location);
   }
 
+  readRanges(ranges: readonly RangeRead[]): Promise<[Uint8Array, Uint8Array][][]> {
+    return readRanges(this.#reads, this.#kv, ranges, this.location);
+  }
+
   async snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T> {
     // PostgreSQL takes a transaction's snapshot at its first statement, not at BEGIN: take it
     // now, so a commit made before `read` first reads is not seen.
@@ -133,6 +184,7 @@ export class PoolReader implements StorageReplica {
         get: (key) => getOne(client, this.#kv, key, this.location),
         getMany: (keys) => getMany(client, this.#kv, keys, this.location),
         iterate: (options) => iterate(client, this.#kv, options, this.location),
+        readRanges: (ranges) => readRanges(client, this.#kv, ranges, this.location),
       });
       await client.query('COMMIT');
       return result;

@@ -17,7 +17,7 @@
 import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import { StateflowError } from '@stateflow/core';
-import type { HeldLock, IterateOptions, PoolUse, Storage, StorageCapabilities, StorageOp, StorageReader, WriteSession } from '@stateflow/store';
+import type { HeldLock, IterateOptions, PoolUse, RangeRead, Storage, StorageCapabilities, StorageOp, StorageReader, WriteSession } from '@stateflow/store';
 import { casCommitSql, sessionCommitSql } from './commit-statements.js';
 import { watchErrors } from './connection.js';
 import type { PostgresTarget } from './store-url.js';
@@ -124,6 +124,10 @@ class PostgresStorage implements Storage {
 
   iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]> {
     return this.#reader.iterate(options);
+  }
+
+  readRanges(ranges: readonly RangeRead[]): Promise<[Uint8Array, Uint8Array][][]> {
+    return this.#reader.readRanges(ranges);
   }
 
   snapshot<T>(read: (reader: StorageReader) => Promise<T>): Promise<T> {

@@ -8,14 +8,15 @@
 import type { Storage, StorageCapabilities } from './storage.js';
 
 /** The optional members of {@link Storage}: implementing one is declaring the capability it names. */
-export const OPTIONAL_STORAGE_MEMBERS = ['getSync', 'commitIf', 'onCommit', 'lock', 'replicas', 'connections', 'repairs'] as const satisfies readonly (keyof Storage)[];
+export const OPTIONAL_STORAGE_MEMBERS = ['getSync', 'readRanges', 'commitIf', 'onCommit', 'lock', 'replicas', 'connections', 'repairs'] as const satisfies readonly (keyof Storage)[];
 
 /** One of {@link OPTIONAL_STORAGE_MEMBERS}. */
 export type OptionalStorageMember = (typeof OPTIONAL_STORAGE_MEMBERS)[number];
 
 /**
  * The capability manifest: every flag of {@link StorageCapabilities}, and `true` for each
- * optional member the storage implements — `getSync` (synchronous point reads), `commitIf`
+ * optional member the storage implements — `getSync` (synchronous point reads), `readRanges`
+ * (several range reads in one round trip), `commitIf`
  * (one-round-trip conditional commits), `onCommit` (notifications of other processes' commits),
  * `lock` (named locks across processes), `replicas` (read replicas: `true` when it has at least
  * one, since a storage opened without any has the member, empty), `connections` (pool use),

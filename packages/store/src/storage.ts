@@ -69,6 +69,19 @@ export interface IterateOptions {
 }
 
 /**
+ * One range of {@link StorageReader.readRanges}: {@link IterateOptions}, and optionally a start
+ * taken from what an earlier range of the same call found. With `from`, when range `from.range`
+ * (an earlier index) returned at least one entry, whose first key is K, this range starts at
+ * `gte`'s first `from.prefix` bytes followed by K's bytes after its first `from.prefix` —
+ * keys after that (at it too when `from.inclusive`) — where that is above `gte`. That is how one
+ * call reads "the revision records after the checkpoint it found", both keyed by stream and
+ * number behind a one-byte family: the relation is between keys, never what the records hold.
+ */
+export interface RangeRead extends IterateOptions {
+  from?: { range: number; prefix: number; inclusive?: boolean };
+}
+
+/**
  * The one write session of a storage (see the contract above). End it with exactly one of
  * {@link WriteSession.commit} and {@link WriteSession.abort}.
  */
@@ -96,6 +109,16 @@ export interface StorageReader {
   getSync?(key: Uint8Array): Uint8Array | undefined;
   /** Entries in key order (or reverse) within the range. */
   iterate(options: IterateOptions): AsyncIterable<[Uint8Array, Uint8Array]>;
+  /**
+   * Several range reads in one round trip, where the backend has round trips to save
+   * (optional; PostgreSQL: one statement). Entry `i` of the result holds what
+   * `iterate(ranges[i])` would yield (its start moved by `from`, {@link RangeRead}), in the same
+   * order; give each range a `limit`, since each is read whole. `readRangesByIterating` is its
+   * meaning in `iterate` calls. The store reads a historical revision with it: the checkpoint a
+   * replay starts from, its pages and the revision records after it, together. Absent: callers
+   * read with `getMany` and `iterate`.
+   */
+  readRanges?(ranges: readonly RangeRead[]): Promise<[Uint8Array, Uint8Array][][]>;
 }
 
 /** A named lock held by this process ({@link Storage.lock}); release it exactly once. */

@@ -1,10 +1,11 @@
 /**
  * What only some storages have, each registered when the initializer's manifest has it and
- * skipped with the reason when it has not: synchronous reads, named locks, conditional commits,
+ * skipped with the reason when it has not: synchronous reads, several ranges in one call, named locks, conditional commits,
  * commit notifications, connection pools, repairs, read replicas.
  */
 import assert from 'node:assert/strict';
-import type { Storage } from '@stateflow/store';
+import { readRangesByIterating } from '@stateflow/store';
+import type { RangeRead, Storage } from '@stateflow/store';
 import { bytes, commit, del, keysOf, put, text } from './seam-support.js';
 import type { SeamRegistry } from './seam-support.js';
 
@@ -21,6 +22,7 @@ export function optionalMembers(registry: SeamRegistry): void {
     await commit(storage, [del('b')]);
     assert.equal(getSync(bytes('b')), undefined, 'a delete is seen at once');
   });
+  needs('readRanges', 'the storage reads one range per iterate', 'readRanges gives what iterate gives for each range, in one call', rangesTogether);
   needs('lock', `no named locks: ${SOLE_WRITER}, so the store locks in memory`, 'named locks exclude each other; wait: false declines while held', namedLocks);
   needs('commitIf', 'no conditional commit: every write takes a write session', 'commitIf writes only when the value at the key is the one expected, as the one writer of its moment', conditionalCommits);
   needs('onCommit', `no commit notifications: ${SOLE_WRITER}`, 'onCommit tells of commits', async (storage) => {
@@ -104,4 +106,39 @@ async function conditionalCommits(storage: Storage): Promise<void> {
   await session.commit([put('tip', 'session')], { sync: false });
   assert.equal(await waiting, false);
   assert.deepEqual((await storage.getMany([tip, bytes('c')])).map(text), ['session', undefined]);
+}
+
+/**
+ * One `readRanges` call against `readRangesByIterating` (its meaning in `iterate` calls): bounds,
+ * direction, limits, empty ranges, and starts taken from an earlier range (`from`), after and
+ * at the key found, below and above the range's own start, and when nothing was found.
+ */
+async function rangesTogether(storage: Storage): Promise<void> {
+  const readRanges = present(storage.readRanges?.bind(storage), 'readRanges');
+  await commit(storage, ['a', 'b1', 'b2', 'b3', 'c', 'd', 'x1', 'y1', 'y2', 'y3'].map((key) => put(key, `v${key}`)));
+  const ranges: RangeRead[] = [
+    { gte: bytes('b'), lt: bytes('c'), limit: 10 },
+    { gte: bytes('b'), lt: bytes('c'), reverse: true, limit: 2 },
+    { gte: bytes('a'), limit: 3 },
+    { lt: bytes('c'), reverse: true, limit: 1 },
+    { gte: bytes('x'), lt: bytes('y'), limit: 5 },
+    { gte: bytes('a'), lt: bytes('e') },
+    { gte: bytes('y'), lt: bytes('z'), limit: 5, from: { range: 0, prefix: 1 } },
+    { gte: bytes('y'), lt: bytes('z'), limit: 5, from: { range: 1, prefix: 1, inclusive: true } },
+    { gte: bytes('y2'), lt: bytes('z'), limit: 5, from: { range: 4, prefix: 1 } },
+    { gte: bytes('y'), lt: bytes('z'), limit: 5, from: { range: 4, prefix: 1, inclusive: true } },
+    { gte: bytes('y'), lt: bytes('z'), limit: 5, from: { range: 0, prefix: 0 } },
+    { gte: bytes('b'), lt: bytes('z'), reverse: true, limit: 2, from: { range: 5, prefix: 1 } },
+    { gte: bytes('y'), lt: bytes('z'), limit: 5, from: { range: 12, prefix: 1 } },
+    { gte: bytes('q'), lt: bytes('r'), limit: 1 },
+    { gte: bytes('y'), lt: bytes('z'), limit: 5, from: { range: 13, prefix: 1 } },
+  ];
+  const shown = (entries: readonly (readonly [Uint8Array, Uint8Array])[] | undefined): string[] => (entries ?? []).map(([key, value]) => `${text(key)}=${text(value)}`);
+  const together = await readRanges(ranges);
+  const alone = await readRangesByIterating(storage, ranges);
+  assert.equal(together.length, ranges.length);
+  for (const i of ranges.keys()) assert.deepEqual(shown(together[i]), shown(alone[i]), `range ${i}: ${JSON.stringify(ranges[i])}`);
+  assert.deepEqual(shown(together[6]), ['y2=vy2', 'y3=vy3'], 'after the key found (b1, read as y1)');
+  assert.deepEqual(shown(together[7]), ['y3=vy3'], 'at the key found (b3 of a reverse range, read as y3)');
+  assert.deepEqual(await readRanges([]), []);
 }

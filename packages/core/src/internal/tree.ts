@@ -253,7 +253,7 @@ const EMPTY_OBJECT: JsonObject = Object.freeze({});
 
 /**
  * The plain, deeply frozen value of `node` with every object of more than `min` members (not
- * itself inside such an object or an array) replaced by `{}`, and those objects' paths in
+ * itself inside such an object or an array, and not `node` itself) replaced by `{}`, and those objects' paths in
  * `large`, in key order. Costs the members of the objects kept (a plain subtree with no large
  * object inside is returned as it is), never the large objects' members.
  */
@@ -261,7 +261,8 @@ export function outlineOf(node: Node, min: number, path: string[], large: LargeO
   if (isArrayNode(node)) return plainOf(node);
   if (!isObjectNode(node)) return node as JsonValue;
   const size = objectSize(node);
-  if (size > min) {
+  // The root is never left out: a state of many members at its top is kept in the outline.
+  if (size > min && path.length > 0) {
     large.push({ path: [...path], size });
     return EMPTY_OBJECT;
   }

@@ -16,6 +16,11 @@ export class Lru<K, V> {
     return value;
   }
 
+  /** Whether `key` has an entry (its recency unchanged). */
+  has(key: K): boolean {
+    return this.#map.has(key);
+  }
+
   set(key: K, value: V): void {
     if (this.#max <= 0) return;
     this.#map.delete(key);

@@ -13,6 +13,7 @@ import { encodeValue } from './codec.js';
 import { checkpointKey, logKey, revKey } from './keys.js';
 import { checkpointSeq, readCheckpoint } from './page-reads.js';
 import type { PageLayout, TailPatch } from './paged-checkpoint.js';
+import { replayReader } from './replay-prefetch.js';
 import { corrupt, decodeLog, decodeRevision } from './records.js';
 import type { HeadRecord, RevisionRecord } from './records.js';
 import { EMPTY, headOf } from './store-context.js';
@@ -159,7 +160,8 @@ export async function replay(ctx: StoreContext, stream: StreamId, rev: number, h
  */
 export async function replayTree(ctx: StoreContext, stream: StreamId, rev: number, h: HeadRecord, options: { measure?: boolean; reader?: StorageReader; path?: readonly PatchPathStep[] } = {}): Promise<TreeReplay> {
   if (rev === 0) return { tree: StateTree.of(EMPTY), debt: NO_DEBT };
-  const reader = options.reader ?? ctx.storage;
+  // One round trip where the reader can (the checkpoint, its pages and the tail fetched together).
+  const reader = await replayReader(ctx, stream, rev, h, options.reader ?? ctx.storage, options);
   // A revision with a checkpoint of its own starts there: its revision-index record (which may
   // hold a whole first state as its patch) is not read.
   const own = rev === h.origin ? undefined : (await readMany(reader, [checkpointKey(stream, rev)]))[0];
