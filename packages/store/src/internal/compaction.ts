@@ -9,7 +9,7 @@
  */
 import type { StreamId, Transition } from '../types.js';
 import { Family, checkpointKey, headKey, logKey, parseKey, streamRange } from './keys.js';
-import { currentOf } from './current-state.js';
+import { compactedElsewhere, currentOf } from './current-state.js';
 import { logRecord, revAtSeq, seqOfRev } from './log-reads.js';
 import { DECLARATION_STREAMS } from '../declarations.js';
 import { tagsOf } from './tag-declarations.js';
@@ -49,17 +49,34 @@ export function compactStream(ctx: StoreContext, stream: StreamId, keep: number)
 async function compactInSlices(ctx: StoreContext, stream: StreamId, target: number): Promise<{ origin: number; deleted: number }> {
   const from = headOf(ctx, stream).origin;
   for (let stale = 0; ; ) {
-    const prepared = stale < STALE_SLICES ? await ctx.lock.read(() => prepareSlice(ctx, stream, target)) : undefined;
+    const prepared = stale < STALE_SLICES ? await prepareUnderReadLock(ctx, stream, target) : undefined;
     if (prepared === 'done') break;
-    const result = await ctx.lock.exclusive(async () => {
-      const slice = prepared ?? (await prepareSlice(ctx, stream, target));
-      return slice === 'done' ? 'done' : commitSlice(ctx, stream, slice);
-    });
+    if (prepared === 'stale') {
+      stale += 1;
+      continue;
+    }
+    // Past STALE_SLICES, the slice is prepared inside the write session: no process writes meanwhile.
+    const result = await ctx.lock.exclusive(() => commitSlice(ctx, stream, prepared ?? (() => prepareSlice(ctx, stream, target))));
     if (result === 'done') break;
     stale = result === 'stale' ? stale + 1 : 0;
   }
   const origin = headOf(ctx, stream).origin;
   return { origin, deleted: origin - from };
+}
+
+/**
+ * {@link prepareSlice} under a read lock (publishes here go on), `'stale'` when it failed closed
+ * on records another process's compaction removed while it read (storage shared with other
+ * writers: {@link compactedElsewhere}); any other failure is damage and is thrown.
+ */
+async function prepareUnderReadLock(ctx: StoreContext, stream: StreamId, target: number): Promise<Slice | 'done' | 'stale'> {
+  const generation = ctx.generation;
+  try {
+    return await ctx.lock.read(() => prepareSlice(ctx, stream, target));
+  } catch (err) {
+    if (await compactedElsewhere(ctx, generation, err)) return 'stale';
+    throw err;
+  }
 }
 
 /**
@@ -162,12 +179,15 @@ async function sliceOps(ctx: StoreContext, stream: StreamId, origin: number): Pr
 }
 
 /**
- * Commit a prepared slice in one write session, `'stale'` (nothing written) when what it was
+ * Commit a slice in one write session — prepared already, or prepared inside the session
+ * (`prepared` a function) — `'stale'` (nothing written) when what it was
  * read against changed meanwhile — a write to the stream or to the tags, another rewrite —
  * so that the batch never deletes what a later write needs. Caller holds the exclusive lock.
  */
-function commitSlice(ctx: StoreContext, stream: StreamId, slice: Slice): Promise<'committed' | 'stale'> {
+function commitSlice(ctx: StoreContext, stream: StreamId, prepared: Slice | (() => Promise<Slice | 'done'>)): Promise<'committed' | 'stale' | 'done'> {
   return withWriteSession(ctx, async (session) => {
+    const slice = typeof prepared === 'function' ? await prepared() : prepared;
+    if (slice === 'done') return 'done';
     const h = headOf(ctx, stream);
     if (h.seq !== slice.seq || h.origin !== slice.from || headOf(ctx, DECLARATION_STREAMS.tags).seq !== slice.tagsSeq || ctx.generation !== slice.generation) return 'stale';
     const head: HeadRecord = { rev: h.rev, seq: h.seq, origin: slice.origin };
