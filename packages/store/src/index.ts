@@ -34,6 +34,7 @@ export type {
   PublishManyOptions,
   PublishResult,
   PrunedTransition,
+  TransitionOutline,
   StoreNotice,
   Durability,
   StreamHead,
