@@ -15,7 +15,7 @@
  */
 import { isStateflowError } from '@stateflow/core';
 import type { JsonObject, JsonValue, PatchPathStep } from '@stateflow/core';
-import { NamedLocks } from '@stateflow/store';
+import { NamedLocks, outlinesOf } from '@stateflow/store';
 import type {
   AuditReport,
   BackendLock,
@@ -35,6 +35,7 @@ import type {
   StreamId,
   ShapeReadOptions,
   Transition,
+  TransitionOutline,
   WatchOptions,
 } from '@stateflow/store';
 
@@ -134,6 +135,10 @@ class ReopeningStore implements Store {
 
   async *transitions(range?: { from?: number; to?: number; stream?: StreamId } & ShapeReadOptions): AsyncIterable<Transition> {
     yield* (await this.#current()).transitions(range);
+  }
+
+  async *transitionOutlines(range: { from: number; to: number }): AsyncIterable<TransitionOutline> {
+    yield* outlinesOf(await this.#current(), range.from, range.to);
   }
 
   diff(stream: StreamId, revA: number, revB: number, options?: ShapeReadOptions): Promise<JsonObject> {

@@ -35,6 +35,7 @@ export type {
   PublishManyOptions,
   PublishResult,
   PrunedTransition,
+  TransitionOutline,
   StoreNotice,
   Durability,
   StreamHead,
@@ -67,6 +68,7 @@ export type { ShapeReadOptions, ShapeSelector } from './types.js';
 export { listRetention, removeRetention, setRetention } from './retention.js';
 export type { RetentionDeclaration, RetentionPolicy } from './retention.js';
 export { retain } from './retain.js';
+export { outlinesOf } from './internal/retention-plan.js';
 export type { RetainOptions, RetainReport, RetainedStream, RetentionTotals } from './retain.js';
 export { auditArchive, listArchives, openArchive } from './archive.js';
 export type { ArchiveAuditReport, ArchiveProblem, ArchiveRange, ArchiveRecord, OpenArchive } from './archive.js';

@@ -81,6 +81,17 @@ export interface PrunedTransition {
   hash: string;
 }
 
+/**
+ * What {@link Store.transitionOutlines} tells of a retained transition: its seq and time and, per
+ * change, the stream, the revision and the UTF-8 bytes of the net patch as JSON — without the patches.
+ */
+export interface TransitionOutline {
+  seq: number;
+  /** Acceptance time, ISO 8601. */
+  time: string;
+  changes: { stream: StreamId; rev: number; bytes: number }[];
+}
+
 /** Options of {@link Store.publishMany}. */
 export interface PublishManyOptions {
   /**
@@ -477,6 +488,14 @@ export interface Store {
    *   stream's seq index names a missing record: a lost transition is never skipped silently.
    */
   transitions(range?: { from?: number; to?: number; stream?: StreamId } & ShapeReadOptions): AsyncIterable<Transition>;
+  /**
+   * The outlines of the retained transitions with `from ≤ seq ≤ to` (both inclusive), in seq
+   * order: what {@link Store.transitions} yields without the patches, read without decoding them
+   * (each record checked against its seal; the audit ties it to the chain). Optional: `retain`
+   * reads {@link Store.transitions} without it.
+   * @throws as {@link Store.transitions}
+   */
+  transitionOutlines?(range: { from: number; to: number }): AsyncIterable<TransitionOutline>;
   /** The core `diff` from `stateAt(revA)` to `stateAt(revB)`, both in `options.shape`. Throws as {@link Store.stateAt}. */
   diff(stream: StreamId, revA: number, revB: number, options?: ShapeReadOptions): Promise<JsonObject>;
   /**

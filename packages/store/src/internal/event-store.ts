@@ -20,6 +20,7 @@ import type {
   StreamId,
   ShapeReadOptions,
   Transition,
+  TransitionOutline,
   WatchOptions,
   ForkOptions,
   MergeInput,
@@ -42,6 +43,7 @@ import { checkUndoInput } from './undo-input.js';
 import { noteSavepoint } from './savepoints.js';
 import { currentOf } from './current-state.js';
 import { logRecord, prunedError, revAtSeq, transitionsIn } from './log-reads.js';
+import { retainedOutlines } from './log-outline.js';
 import { patchAt, revisionSeq } from './replay.js';
 import { stateAt, valueAt } from './state-at.js';
 import { appendTransitions } from './import-transition.js';
@@ -312,6 +314,16 @@ class EventStore implements Store {
       // A caller that stops early (break) ends the iteration without an error: that is a read too.
       observedIteration(this.#ctx.settings.observer, start, outcome);
     }
+  }
+
+  async *transitionOutlines(range: { from: number; to: number }): AsyncIterable<TransitionOutline> {
+    checkOpen(this.#ctx);
+    checkCount(range.from, 'from');
+    checkCount(range.to, 'to');
+    yield* readHistoryStream(this.#ctx, range.from, () => this.#knownSeq(range.to), (reader, first) => {
+      const to = Math.min(range.to, this.#ctx.lastSeq);
+      return first > to ? empty() : retainedOutlines(first, to, reader);
+    });
   }
 
   async diff(stream: StreamId, revA: number, revB: number, options?: ShapeReadOptions): Promise<JsonObject> {

@@ -62,18 +62,7 @@ export function prunedError(ctx: StoreContext, record: PrunedRecord): StateflowE
  */
 export async function* transitionsIn(ctx: StoreContext, from: number, to: number, stream?: StreamId, reader: StorageReader = ctx.storage): AsyncGenerator<Transition> {
   if (stream === undefined) {
-    // Every seq up to the last one keeps a log record (compaction leaves pruned stubs), so a
-    // gap means a record was lost: fail closed instead of skipping it.
-    let expected = Math.max(from, 1);
-    for await (const [key, value] of reader.iterate(logRange(expected, to))) {
-      const parsed = parseKey(key);
-      if (parsed.family !== 'log') continue;
-      if (parsed.seq !== expected) throw corrupt(logKey(expected), 'transition is missing from the log');
-      expected++;
-      const record = decodeLog(key, value, parsed.seq);
-      if (!record.pruned) yield record;
-    }
-    if (expected <= to) throw corrupt(logKey(expected), 'transition is missing from the log');
+    for await (const record of logRecordsIn(from, to, reader, decodeLog)) if (!record.pruned) yield record;
     return;
   }
   for await (const [key] of reader.iterate(streamRange(Family.seq, stream, Math.max(from, 1), to))) {
@@ -82,4 +71,23 @@ export async function* transitionsIn(ctx: StoreContext, from: number, to: number
     const record = await logRecord(ctx, parsed.n, stream, reader);
     if (!record.pruned) yield record;
   }
+}
+
+/**
+ * The log records with seq `from..to` (both inclusive, `to` ≤ the last seq), pruned stubs
+ * included, each as `read` makes it of its key, bytes and seq.
+ * @throws STORE_CORRUPT at a missing log record in the range
+ */
+export async function* logRecordsIn<T>(from: number, to: number, reader: StorageReader, read: (key: Uint8Array, bytes: Uint8Array, seq: number) => T): AsyncGenerator<T> {
+  // Every seq up to the last one keeps a log record (compaction leaves pruned stubs), so a
+  // gap means a record was lost: fail closed instead of skipping it.
+  let expected = Math.max(from, 1);
+  for await (const [key, value] of reader.iterate(logRange(expected, to))) {
+    const parsed = parseKey(key);
+    if (parsed.family !== 'log') continue;
+    if (parsed.seq !== expected) throw corrupt(logKey(expected), 'transition is missing from the log');
+    expected++;
+    yield read(key, value, parsed.seq);
+  }
+  if (expected <= to) throw corrupt(logKey(expected), 'transition is missing from the log');
 }

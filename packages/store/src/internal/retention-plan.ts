@@ -2,12 +2,13 @@
  * Planning a retention run (README "Retention"): for every stream a policy governs, the origin
  * its policy moves it to, with the revisions and bytes that removes. One pass over the retained
  * log (from the oldest revision any governed stream still keeps) gathers each revision's seq,
- * time and net-patch bytes; nothing is written.
+ * time and net-patch bytes from the transitions' outlines (no patch decoded); nothing is written.
  */
 import { governingFamily } from '../stream-family.js';
 import { listTags } from '../tags.js';
 import type { Tag } from '../tags.js';
-import type { Store, StreamHead, StreamId } from '../types.js';
+import type { Store, StreamHead, StreamId, TransitionOutline } from '../types.js';
+import { patchBytes } from './log-outline.js';
 import type { FamilyPolicy } from './retention-declarations.js';
 import { workBudget } from '../work-budget.js';
 import type { WorkBudget } from '../work-budget.js';
@@ -88,18 +89,31 @@ async function revisionFacts(store: Store, governed: Map<StreamId, { head: Strea
     to = Math.max(to, head.seq);
   }
   if (from === Infinity) return facts;
-  for await (const t of store.transitions({ from, to })) {
+  for await (const t of outlinesOf(store, from, to)) {
     // A run of records already read resolves without the event loop: yield to writers.
     await pace.pace();
     for (const change of t.changes) {
       const head = governed.get(change.stream)?.head;
       if (head === undefined || change.rev <= head.origin || change.rev > head.rev) continue;
       const list = facts.get(change.stream) ?? [];
-      list.push({ rev: change.rev, seq: t.seq, time: Date.parse(t.time), bytes: Buffer.byteLength(JSON.stringify(change.patch), 'utf8') });
+      list.push({ rev: change.rev, seq: t.seq, time: Date.parse(t.time), bytes: change.bytes });
       facts.set(change.stream, list);
     }
   }
   return facts;
+}
+
+/**
+ * The outlines of the retained transitions `from..to` of `store`: its own
+ * ({@link Store.transitionOutlines}), or made of its transitions when it has none (a remote store).
+ * @throws as {@link Store.transitions}
+ */
+export async function* outlinesOf(store: Store, from: number, to: number): AsyncIterable<TransitionOutline> {
+  if (store.transitionOutlines !== undefined) {
+    yield* store.transitionOutlines({ from, to });
+    return;
+  }
+  for await (const t of store.transitions({ from, to })) yield { seq: t.seq, time: t.time, changes: t.changes.map(({ stream, rev, patch }) => ({ stream, rev, bytes: patchBytes(patch) })) };
 }
 
 /** The origin each limit of the policy asks for; the strictest (highest) wins, never below the head's origin. */
