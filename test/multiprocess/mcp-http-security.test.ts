@@ -36,16 +36,17 @@ const call = (id: number, name: string, args: unknown) => JSON.stringify({ jsonr
 beforeAll(async () => {
   root = await tempDir('mcp-http');
   background = path.join(root, 'background');
-  // The first stateflow mcp starts the background server.
-  const agent = await stdioAgent(background, ['--cwd', '/p']);
-  clients.push(agent);
-  await agent.callTool({ name: 'read_state', arguments: { path: 'cwd', projection: 'keys' } });
   plain = await spawnServe(path.join(root, 'plain'));
   const keys = path.join(root, 'keys.json');
   await writeFile(keys, JSON.stringify({ 'k-alice': 'alice', 'k-bob': 'bob' }));
   keyed = await spawnServe(path.join(root, 'keyed'), ['--keys', keys, '--ladders', path.join(REPO_ROOT, 'packages/cli/examples/ladders')]);
   const created = await fetch(`${keyed.url}/v1/demo/notes/sessions`, { method: 'POST', headers: { authorization: 'Bearer k-alice', 'content-type': 'application/json' }, body: '{}' });
   aliceSession = ((await created.json()) as { id: string }).id;
+  // The first stateflow mcp starts the background server — last, so that its idle timeout
+  // (TEST_IDLE_MS) starts after the slow spawns above, not during them on a loaded machine.
+  const agent = await stdioAgent(background, ['--cwd', '/p']);
+  clients.push(agent);
+  await agent.callTool({ name: 'read_state', arguments: { path: 'cwd', projection: 'keys' } });
 });
 
 afterAll(async () => {
