@@ -15,14 +15,14 @@ import fc from 'fast-check';
 import { MemoryLevel } from 'memory-level';
 import { applyPatch, netPatch } from '@stateflow/core';
 import type { JsonObject, JsonValue, PatchPathStep } from '@stateflow/core';
-import { fcParams } from '@stateflow/test-kit';
+import { fcParams, rawWrite } from '@stateflow/test-kit';
 import { openEventStore } from './internal/event-store.js';
 import { asciiJson } from './internal/codec.js';
 import { transitionHash } from './internal/hash.js';
-import { Family, familyRange, logKey, pageKey, parseKey } from './internal/keys.js';
+import { Family, checkpointKey, familyRange, logKey, pageKey, parseKey } from './internal/keys.js';
 import { readCheckpoint } from './internal/page-reads.js';
-import { decodeCheckpointRoot, decodeDirectory, pageOf } from './internal/page-records.js';
-import type { RootObject } from './internal/page-records.js';
+import { decodeCheckpointRoot, decodeDirectory, decodePage, encodeDirectory, encodePage, encodePagedRoot, packRefs, pageOf } from './internal/page-records.js';
+import type { PageRef, RootObject } from './internal/page-records.js';
 import { encodeTransition } from './internal/records.js';
 import { openMemoryStorage } from './memory-storage.js';
 import type { Storage } from './storage.js';
@@ -243,4 +243,84 @@ describe('paged checkpoints', () => {
     expect(seen.sharedPages).toBeGreaterThan(0);
   }, 120_000);
 
+  describe('the audit, page by page', () => {
+    /** A store of a 5,000-key object and 12 one-key revisions (checkpoints sharing pages), closed: its data, checkpoint revisions and the latest one's root. */
+    const seeded = async (): Promise<{ data: MemoryLevel<Uint8Array, Uint8Array>; revs: number[]; latest: { rev: number; object: RootObject; pages: PageRef[] } }> => {
+      const data = db();
+      const s = await openEventStore(await openMemoryStorage(data), { checkpointInterval: 4 });
+      await s.publish({ changes: { [STREAM]: { lazy: { memory: objectOf(5_000) } } } });
+      for (let i = 0; i < 12; i++) await s.publish({ changes: { [STREAM]: { lazy: { memory: { [`k${i}`]: `changed ${i}` } } } } });
+      await s.close();
+      const storage = await openMemoryStorage(data);
+      const revs: number[] = [];
+      for await (const [key] of storage.iterate(familyRange(Family.checkpoint))) {
+        const k = parseKey(key);
+        if (k.family === 'checkpoint') revs.push(k.n);
+      }
+      const rev = revs.at(-1) as number;
+      const key = checkpointKey(STREAM, rev);
+      const [object] = decodeCheckpointRoot(key, (await storage.get(key)) as Uint8Array, STREAM, rev).objects as [RootObject];
+      const pages: PageRef[] = [];
+      for (const ref of object.refs.list()) pages.push(...decodeDirectory(pageKey(STREAM, ...ref), await storage.get(pageKey(STREAM, ...ref)), STREAM, object.count).list());
+      await storage.close();
+      return { data, revs, latest: { rev, object, pages } };
+    };
+    /** Tamper with the records of `data` by `edit`, then audit it: the problems' codes and keys. */
+    const auditAfter = async (data: MemoryLevel<Uint8Array, Uint8Array>, edit: (storage: Storage) => Promise<void>): Promise<string[]> => {
+      const storage = await openMemoryStorage(data);
+      await edit(storage);
+      await storage.close();
+      store = await openEventStore(await openMemoryStorage(data), { checkpointInterval: 4 });
+      return (await store.audit()).problems.map((p) => `${p.code} ${p.key}`);
+    };
+    /** Rewrite page `ref` with its first member's value changed, resealed. */
+    const tamperPage = async (storage: Storage, ref: PageRef): Promise<void> => {
+      const key = pageKey(STREAM, ...ref);
+      const [first, ...rest] = decodePage(key, await storage.get(key), STREAM);
+      await rawWrite(storage, [{ type: 'put', key, value: encodePage(key, [[first?.[0] as string, first?.[1] as number, 'tampered'], ...rest]) }]);
+    };
+
+    it('is clean on checkpoints that share pages, and catches a page written by the first checkpoint at every checkpoint naming it', async () => {
+      const { data, revs, latest } = await seeded();
+      expect(revs.length).toBeGreaterThan(2);
+      expect(await auditAfter(data, async () => {})).toEqual([]);
+      await store?.close();
+      const shared = latest.pages.find(([r]) => r === revs[0]) as PageRef;
+      expect(await auditAfter(data, (s) => tamperPage(s, shared))).toEqual(revs.map((rev) => `CHECKPOINT_MISMATCH C/${STREAM}/${rev}`));
+    });
+
+    it('catches a page a later checkpoint wrote, and a page whose seal does not hold', async () => {
+      const { data, latest } = await seeded();
+      const own = latest.pages.find(([r]) => r === latest.rev) as PageRef;
+      expect(await auditAfter(data, (s) => tamperPage(s, own))).toEqual([`CHECKPOINT_MISMATCH C/${STREAM}/${latest.rev}`]);
+      await store?.close();
+      const key = pageKey(STREAM, ...own);
+      const problems = await auditAfter(data, async (s) => {
+        const value = Buffer.from((await s.get(key)) as Uint8Array);
+        value[0] = (value[0] as number) ^ 1;
+        await rawWrite(s, [{ type: 'put', key, value }]);
+      });
+      expect(problems).toEqual([`RECORD_INVALID C/${STREAM}/${latest.rev}`]);
+    });
+
+    it('catches a directory naming its pages in another order, and a root whose outline differs', async () => {
+      const { data, latest } = await seeded();
+      const [dir] = latest.object.refs.list() as [PageRef];
+      const dirKey = pageKey(STREAM, ...dir);
+      const swapped = await auditAfter(data, async (s) => {
+        const [a, b, ...rest] = decodeDirectory(dirKey, await s.get(dirKey), STREAM, latest.object.count).list() as [PageRef, PageRef, ...PageRef[]];
+        await rawWrite(s, [{ type: 'put', key: dirKey, value: encodeDirectory(dirKey, packRefs([b, a, ...rest])) }]);
+      });
+      expect(swapped).toContain(`RECORD_INVALID C/${STREAM}/${latest.rev}`);
+      await store?.close();
+      const { data: fresh, latest: again } = await seeded();
+      const key = checkpointKey(STREAM, again.rev);
+      const root = await auditAfter(fresh, async (s) => {
+        const { record, objects } = decodeCheckpointRoot(key, (await s.get(key)) as Uint8Array, STREAM, again.rev);
+        const dirs = objects.map((o) => ({ path: o.path, next: o.next, count: o.count, dirs: o.refs.list() }));
+        await rawWrite(s, [{ type: 'put', key, value: encodePagedRoot(key, { rev: record.rev, seq: record.seq, state: { ...record.state, extra: 1 }, objects: dirs }) }]);
+      });
+      expect(root).toEqual([`CHECKPOINT_MISMATCH C/${STREAM}/${again.rev}`]);
+    });
+  });
 });

@@ -20,6 +20,9 @@ import { GENESIS_HASH, stateHash, transitionHash } from './hash.js';
 import { checkRevisionIndex, checkSeqIndex, patchDigest, StreamChanges } from './audit-indexes.js';
 import { Family, checkpointKey, describeKey, familyRange, gapRanges, parseKey } from './keys.js';
 import { readCheckpoint } from './page-reads.js';
+import { decodeCheckpointRoot } from './page-records.js';
+import type { CheckpointRoot } from './page-records.js';
+import { PagedCheckpointAudit } from './audit-pages.js';
 import { FORMAT, SEAL_BYTES, checkpointBody, decodeCount, decodeHead, decodeLog, decodeRevision, decodeTip, isSealedTransition, sealHolds, sealedTransitionParses } from './records.js';
 import type { HeadRecord, LogRecord, RevisionRecord, TipRecord } from './records.js';
 import type { StorageReader } from '../storage.js';
@@ -38,11 +41,19 @@ interface Replay {
   ok: boolean;
 }
 
-/** A verified checkpoint: its state's digest ({@link stateDigest}) and its seq. */
+/**
+ * A checkpoint read: its seq, and its state's digest ({@link stateDigest}) or, paged and above
+ * the origin, its root (verified page by page when the replay reaches it: `checked`).
+ */
 interface CheckpointSeen {
-  digest: string;
   seq: number;
+  digest?: string;
+  root?: CheckpointRoot;
+  checked?: boolean;
 }
+
+/** A checkpoint the replay could not confirm at once: a state whose digest differs, or a paged checkpoint and the replayed tree. */
+type Suspect = { state: JsonObject } | { root: CheckpointRoot; tree: StateTree };
 
 /** Report a problem with a record: its code, key, what is wrong, and the stream it belongs to. */
 type Report = (code: AuditCode, key: Uint8Array | string, detail: string, stream?: string) => void;
@@ -63,6 +74,8 @@ class AuditRun {
   readonly headSeqs = new Map<string, number | undefined>();
   /** Seq of each transition (or stub) carrying an idempotency id → that id (ids of two principals may be equal). */
   readonly ids = new Map<number, string>();
+  /** What the page-wise checks of paged checkpoints carry from one checkpoint to the next. */
+  readonly pages = new PagedCheckpointAudit();
   checkpointCount = 0;
   transitions = 0;
   /** The seq the log's next record should have. */
@@ -112,6 +125,7 @@ export async function runAudit(storage: StorageReader, onProgress?: (done: numbe
   await readHeads(run);
   await readCheckpoints(run);
   await replayLog(run, onProgress);
+  await checkUnreplayedCheckpoints(run);
   // The tip record against the log (stores written before 0.2 have none).
   if (meta.tip !== null && meta.tip.seq !== run.expectedSeq - 1) {
     run.report(AuditCode.TIP_MISMATCH, 'M/tip', `the tip record says the last seq is ${meta.tip.seq}, the log ends at ${run.expectedSeq - 1}`);
@@ -147,7 +161,8 @@ async function readHeads(run: AuditRun): Promise<void> {
  * Verify each checkpoint, keeping its state as a digest of its JSON text (much cheaper than RFC
  * 8785: replay builds states with the same key order, so equal states serialise equally; a
  * digest mismatch is confirmed with canonical hashes before it is reported) and the origin
- * checkpoints' states, where each stream's replay starts.
+ * checkpoints' states, where each stream's replay starts. A paged checkpoint above the origin
+ * keeps its verified root only: the replay checks it page by page (`audit-pages.ts`).
  */
 async function readCheckpoints(run: AuditRun): Promise<void> {
   for await (const [key, value] of run.storage.iterate(familyRange(Family.checkpoint))) {
@@ -158,12 +173,16 @@ async function readCheckpoints(run: AuditRun): Promise<void> {
     }
     run.checkpointCount++;
     try {
-      const cp = (await readCheckpoint(run.storage, key, value, k.stream, k.n)).record;
-      const perStream = run.checkpoints.get(k.stream) ?? new Map<number, CheckpointSeen>();
-      perStream.set(k.n, { digest: stateDigest(cp.state), seq: cp.seq });
-      run.checkpoints.set(k.stream, perStream);
       const origin = run.heads.get(k.stream)?.origin;
-      if (origin !== undefined && origin > 0 && k.n === origin) run.replays.set(k.stream, { rev: origin, state: StateTree.of(cp.state), ok: true });
+      const perStream = run.checkpoints.get(k.stream) ?? new Map<number, CheckpointSeen>();
+      run.checkpoints.set(k.stream, perStream);
+      const root = decodeCheckpointRoot(key, value, k.stream, k.n);
+      if (root.objects.length > 0 && k.n !== origin) perStream.set(k.n, { seq: root.record.seq, root });
+      else {
+        const cp = (await readCheckpoint(run.storage, key, value, k.stream, k.n)).record;
+        perStream.set(k.n, { digest: stateDigest(cp.state), seq: cp.seq });
+        if (origin !== undefined && origin > 0 && k.n === origin) run.replays.set(k.stream, { rev: origin, state: StateTree.of(cp.state), ok: true });
+      }
       if (origin !== undefined && k.n < origin) run.report(AuditCode.RECORD_INVALID, key, `checkpoint below the origin ${origin} should have been deleted by compaction`, k.stream);
     } catch (err) {
       run.report(checkpointCode(key, value, k.stream), key, messageOf(err), k.stream);
@@ -224,8 +243,8 @@ async function replayLog(run: AuditRun, onProgress?: (done: number, total: numbe
       const before = isReservedStream(change.stream) ? (run.replays.get(change.stream)?.state.state() ?? {}) : null;
       const suspect = replayChange(run, key, record.seq, change);
       if (before !== null) await auditDeclaration(run, key, record.seq, change, before);
-      // A checkpoint whose digest differs: confirmed with canonical hashes before it is reported.
-      if (suspect !== null && !(await sameState(run.storage, change.stream, change.rev, suspect))) {
+      // A checkpoint whose digest differs (confirmed with canonical hashes), or a paged one.
+      if (suspect !== null && !(await checkpointHolds(run, change.stream, change.rev, suspect))) {
         run.report(AuditCode.CHECKPOINT_MISMATCH, `C/${change.stream}/${change.rev}`, 'the checkpoint differs from the replayed state at its revision', change.stream);
       }
     }
@@ -247,10 +266,10 @@ async function auditDeclaration(run: AuditRun, key: Uint8Array, seq: number, cha
 /**
  * Index one change of the transition at `seq` and, above its stream's origin, replay it and
  * check the checkpoint at its revision (synchronously: the audit's hot loop).
- * @returns the replayed state when a checkpoint at this revision has another digest (to be
- *   confirmed by the caller), else `null`
+ * @returns the replayed state when a checkpoint at this revision has another digest, or the
+ *   replayed tree at a paged checkpoint (to be confirmed by the caller), else `null`
  */
-function replayChange(run: AuditRun, key: Uint8Array, seq: number, c: { stream: string; rev: number; patch: JsonObject }): JsonObject | null {
+function replayChange(run: AuditRun, key: Uint8Array, seq: number, c: { stream: string; rev: number; patch: JsonObject }): Suspect | null {
   const indexed = c.rev > run.originOf(c.stream);
   run.loggedChanges(c.stream).push(seq, c.rev, { pruned: false, digest: indexed ? patchDigest(c.patch) : 0 });
   if (!indexed) return null;
@@ -269,6 +288,7 @@ function replayChange(run: AuditRun, key: Uint8Array, seq: number, c: { stream: 
     return fail(AuditCode.PATCH_FAILED, `the patch of revision ${c.rev} does not apply: ${messageOf(err)}`);
   }
   r.rev = c.rev;
+  run.pages.touch(c.stream, c.patch);
   const invalid = stateProblem(c.stream, r.state);
   if (invalid !== null) return fail(AuditCode.STATE_INVALID, `revision ${c.rev}: ${invalid}`);
   const cp = run.checkpoints.get(c.stream)?.get(c.rev);
@@ -277,8 +297,45 @@ function replayChange(run: AuditRun, key: Uint8Array, seq: number, c: { stream: 
     run.report(AuditCode.CHECKPOINT_MISMATCH, `C/${c.stream}/${c.rev}`, 'the checkpoint differs from the replayed state at its revision', c.stream);
     return null;
   }
+  if (cp.root !== undefined) {
+    cp.checked = true;
+    return { root: cp.root, tree: r.state };
+  }
   const state = r.state.state();
-  return cp.digest === stateDigest(state) ? null : state;
+  return cp.digest === stateDigest(state) ? null : { state };
+}
+
+/**
+ * Whether the checkpoint of `stream` at `rev` holds the replayed state of `suspect`: page by
+ * page for a paged one, else (or when that does not confirm it) by RFC 8785 hash. A checkpoint
+ * that does not read is reported here (and counts as holding: one problem, not two).
+ */
+async function checkpointHolds(run: AuditRun, stream: string, rev: number, suspect: Suspect): Promise<boolean> {
+  try {
+    if ('state' in suspect) return await sameState(run.storage, stream, rev, suspect.state);
+    if (await run.pages.holds(run.storage, stream, suspect.root, suspect.tree)) return true;
+    return await sameState(run.storage, stream, rev, suspect.tree.state());
+  } catch (err) {
+    run.pages.forget(stream);
+    run.report(AuditCode.RECORD_INVALID, checkpointKey(stream, rev), messageOf(err), stream);
+    return true;
+  }
+}
+
+/** Paged checkpoints the replay did not reach (a stream whose replay failed, a revision beyond its head, another seq): read whole, to report damage. */
+async function checkUnreplayedCheckpoints(run: AuditRun): Promise<void> {
+  for (const [stream, perStream] of run.checkpoints) {
+    for (const [rev, cp] of perStream) {
+      if (cp.root === undefined || cp.checked === true) continue;
+      const key = checkpointKey(stream, rev);
+      const bytes = await run.storage.get(key);
+      try {
+        if (bytes !== undefined) await readCheckpoint(run.storage, key, bytes, stream, rev);
+      } catch (err) {
+        run.report(AuditCode.RECORD_INVALID, key, messageOf(err), stream);
+      }
+    }
+  }
 }
 
 /** Heads against the replay: each head's revision and seq, no checkpoint beyond it, no stream with transitions but no head. */

@@ -10,8 +10,10 @@ import type { PageLayout, TailPatch } from './paged-checkpoint.js';
 
 /**
  * What a read at the stream's head would cost beyond its latest checkpoint: `base` is that
- * checkpoint's revision (0: none, the empty state), `checkpointBytes` its stored size (0 for
- * none; a paged checkpoint's root and every directory and page it names), `tailBytes` the encoded net patches
+ * checkpoint's revision (0: none, the empty state), `checkpointBytes` what reading from it costs
+ * (0 for none; its size, and of a paged checkpoint what a path read reads — the root, one
+ * directory and one page — so that a large state's tail is kept as short as a small one's:
+ * README "Paged checkpoints"), `tailBytes` the encoded net patches
  * since it and `tailCount` how many there are. When that checkpoint is paged and memory knows
  * its `layout`, `tail` holds the net patches since it, so that the next checkpoint writes only
  * the pages they touched (README "Paged checkpoints").
@@ -60,7 +62,7 @@ export function afterCheckpoint(rev: number, checkpointBytes: number, layout?: P
  * the latest checkpoint, at {@link RECORD_COST_BYTES} per record plus its bytes, reaches
  * {@link REPLAY_BUDGET} of reading that checkpoint (at least {@link MIN_REPLAY_BUDGET_BYTES}),
  * or when it holds `k` revisions. A read then replays at most K−1 patches and about a quarter
- * of a state's worth of bytes.
+ * of a checkpoint read's worth of bytes (of a paged checkpoint, a quarter of a path read's).
  */
 export function checkpointDue(rev: number, k: number, debt: CheckpointDebt): boolean {
   if (rev - debt.base >= k) return true;

@@ -11,15 +11,17 @@ import type { StorageReader } from '../storage.js';
 import { Family, pageKey, pageRange, parseKey, streamRange } from './keys.js';
 import { DIRECTORY_PAGES, decodeCheckpointRoot, decodeDirectory, decodePage, pageOf } from './page-records.js';
 import type { PackedRefs, PageEntry, PageRef, RootObject } from './page-records.js';
+import { pathReadBytes } from './paged-checkpoint.js';
 import type { Directory, Page, PageLayout, PagedObject } from './paged-checkpoint.js';
 import { corrupt } from './records.js';
 import type { CheckpointRecord } from './records.js';
 import { stateProblem } from './validate.js';
 
 /**
- * A decoded checkpoint: its state (with `partial`, only what a path read needs), its stored size
- * (a paged one's root and every directory and page it names; partial reads: the root's), and (a
- * root naming directories, when asked for) its layout.
+ * A decoded checkpoint: its state (with `partial`, only what a path read needs), what reading
+ * from it costs in bytes (`WrittenCheckpoint.bytes`: of a root naming directories, a path
+ * read's root, directory and page; else every record it is), and (a root naming directories,
+ * when asked for) its layout.
  */
 export interface ReadCheckpoint {
   record: CheckpointRecord;
@@ -94,8 +96,9 @@ async function wholeRead(reader: StorageReader, key: Uint8Array, rootBytes: numb
   }
   const problem = stateProblem(stream, state);
   if (problem !== null) throw corrupt(key, `checkpoint holds an invalid state: ${problem}`, stream);
-  const read: ReadCheckpoint = { record: { rev: record.rev, seq: record.seq, state }, partial: false, bytes: total };
-  if (withLayout && layoutObjects.length > 0) read.layout = { rev: record.rev, objects: layoutObjects };
+  const first = layoutObjects.length === 0;
+  const read: ReadCheckpoint = { record: { rev: record.rev, seq: record.seq, state }, partial: false, bytes: first ? total : pathReadBytes(rootBytes, layoutObjects) };
+  if (withLayout && !first) read.layout = { rev: record.rev, objects: layoutObjects };
   return read;
 }
 
@@ -132,7 +135,7 @@ function layoutOf(o: RootObject, refs: readonly PageRef[], pages: readonly (Page
 }
 
 /** The values at `keys`: synchronous point reads where the reader has them, else one `getMany`. */
-async function readMany(reader: StorageReader, keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+export async function readMany(reader: StorageReader, keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
   if (reader.getSync === undefined) return keys.length === 0 ? [] : reader.getMany(keys);
   return keys.map((k) => (reader.getSync as (key: Uint8Array) => Uint8Array | undefined)(k));
 }

@@ -73,16 +73,25 @@ export interface TailPatch {
   readonly prev: TailPatch | null;
 }
 
-/** The records of one checkpoint, its size (root and every page and directory it names, in bytes) and its layout (paged checkpoints). */
+/**
+ * The records of one checkpoint, what reading from it costs in bytes (its size; of a paged one,
+ * what a path read reads: {@link pathReadBytes}) and its layout (paged checkpoints).
+ */
 export interface WrittenCheckpoint {
   puts: { key: Uint8Array; value: Uint8Array }[];
   bytes: number;
   layout?: PageLayout;
 }
 
-/** The stored size of a paged checkpoint whose root took `rootBytes`: the root, and every page and directory it names. */
-function storedBytes(rootBytes: number, objects: readonly PagedObject[]): number {
-  return objects.reduce((sum, o) => sum + o.pageBytes + o.dirBytes, rootBytes);
+/**
+ * What a path read from a paged checkpoint reads, in bytes: the root (`rootBytes`), and of the
+ * large object whose directory and page are largest on average, one of each. The replay budget
+ * is measured against it (`checkpoint-policy.ts`), so a large state is checkpointed about as
+ * often as a small one: a checkpoint costs the pages its tail touched, and a read replays a tail
+ * as short as a small state's.
+ */
+export function pathReadBytes(rootBytes: number, objects: readonly PagedObject[]): number {
+  return rootBytes + Math.round(Math.max(...objects.map((o) => o.dirBytes / o.dirs.length + o.pageBytes / o.pages.length)));
 }
 
 function pageCountFor(size: number): number {
@@ -119,7 +128,7 @@ export function checkpointRecords(stream: string, rev: number, seq: number, tree
   });
   const value = encodePagedRoot(key, { rev, seq, state: root, objects: objects.map((o) => ({ path: o.path, next: o.next, count: o.pages.length, dirs: o.dirs.map((d) => [d.rev, d.n] as const) })) });
   writer.puts.push({ key, value });
-  return { puts: writer.puts, bytes: storedBytes(value.byteLength, objects), layout: { rev, objects } };
+  return { puts: writer.puts, bytes: pathReadBytes(value.byteLength, objects), layout: { rev, objects } };
 }
 
 /** Writes the pages and directories of one checkpoint, numbered in the order written. */
