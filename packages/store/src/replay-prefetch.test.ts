@@ -103,8 +103,9 @@ describe('historical reads through readRanges', () => {
     for await (const key of db.keys({ gte: Buffer.from('P'), lt: Buffer.from('Q') })) pages += key.byteLength > 0 ? 1 : 0;
     expect(pages).toBeGreaterThan(1);
     expect(trips.ranges).toBe(2);
-    // The log records' getMany of each read, and now and then a page an older checkpoint wrote.
-    expect(trips.points).toBeLessThan(3);
+    // The log records' getMany of each of the two reads, and pages older checkpoints wrote (a
+    // paged state is checkpointed as often as a path read warrants, so most pages are shared).
+    expect(trips.points).toBeLessThan(4);
   });
 
   it('with the history LRU holding the checkpoint, no checkpoint is fetched again', async () => {
