@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * End-to-end files that each take one to two minutes on a 2-core machine (measured with vitest's
- * JSON reporter: each spawns dozens of servers, CLI processes or a packed install). `npm test`
+ * End-to-end files that each take half a minute to two minutes on a loaded 2-core machine
+ * (measured with vitest's JSON reporter: each spawns dozens of servers, CLI processes, a packed
+ * install or the Python client's suite). `npm test`
  * leaves them out so it keeps under ten minutes; `npm run test:deep` runs them with the rest and
  * `npm run test:slow` runs them alone (CI's `.ci/run` runs it after `npm test`).
  * `STATEFLOW_E2E` picks the tier: `fast` (default), `slow` or `all`.
@@ -16,6 +17,14 @@ const slowFiles = [
   'harness/harness.test.ts',
   'multiprocess/background-server.test.ts',
   'multiprocess/cli-through-server.test.ts',
+  'python/python-client.test.ts',
+  'cli/merge.test.ts',
+  'cli/undo-tags.test.ts',
+  'cli/retain.test.ts',
+  'cli/commands.test.ts',
+  'cli/sessions.test.ts',
+  'cli/trial-findings.test.ts',
+  'conformance/remote-store.test.ts',
 ];
 
 const tier = process.env.STATEFLOW_E2E ?? 'fast';
