@@ -10,14 +10,13 @@
 import type { StreamId, Transition } from '../types.js';
 import { Family, checkpointKey, headKey, logKey, parseKey, streamRange } from './keys.js';
 import { compactedElsewhere, currentOf } from './current-state.js';
-import { revAtSeq, seqOfRev } from './log-reads.js';
+import { logEntry, revAtSeq, seqOfRev } from './log-reads.js';
 import { outlineLog } from './log-outline.js';
-import type { LogOutline } from './log-outline.js';
 import { DECLARATION_STREAMS } from '../declarations.js';
 import { tagsOf } from './tag-declarations.js';
 import { stateAtUnlocked } from './state-at.js';
 import { pagesToSweep } from './page-reads.js';
-import { corrupt, decodeRevision, encodeCheckpoint, encodeRecord } from './records.js';
+import { decodeRevision, encodeCheckpoint, encodeRecord } from './records.js';
 import type { HeadRecord, PrunedRecord } from './records.js';
 import type { StorageOp } from '../storage.js';
 import { headOf } from './store-context.js';
@@ -170,7 +169,8 @@ async function sliceOps(ctx: StoreContext, stream: StreamId, origin: number): Pr
     ops.push({ type: 'del', key });
     const parsed = parseKey(key);
     const { seq } = decodeRevision(key, value, stream, parsed.family === 'rev' ? parsed.n : -1);
-    const record = await logOutline(ctx, seq, stream);
+    // The outline is enough: a stub needs no patch.
+    const record = await logEntry(ctx.storage, seq, stream, (k, bytes) => outlineLog(k, bytes, seq, stream));
     if (record.pruned || !record.changes.every((c) => c.rev <= origins(c.stream))) continue;
     const stub: PrunedRecord = { pruned: true, seq, changes: record.changes.map((c) => ({ stream: c.stream, rev: c.rev })), prevHash: record.prevHash, hash: record.hash };
     // The id stays, in the stub and its I record: a retry is still a duplicate.
@@ -178,14 +178,6 @@ async function sliceOps(ctx: StoreContext, stream: StreamId, origin: number): Pr
     ops.push({ type: 'put', key: logKey(seq), value: encodeRecord(stub) });
   }
   return ops;
-}
-
-/** The outline of `L/<seq>`: a stub needs no patch. */
-async function logOutline(ctx: StoreContext, seq: number, stream: StreamId): Promise<LogOutline> {
-  const key = logKey(seq);
-  const bytes = await ctx.storage.get(key);
-  if (bytes === undefined) throw corrupt(key, 'transition is missing', stream);
-  return outlineLog(key, bytes, seq, stream);
 }
 
 /**

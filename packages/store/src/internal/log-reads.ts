@@ -36,11 +36,20 @@ export async function seqOfRev(ctx: StoreContext, stream: StreamId, rev: number)
  * being read in a STORE_CORRUPT error.
  * @throws STORE_CORRUPT when the record is missing or damaged
  */
-export async function logRecord(ctx: StoreContext, seq: number, stream?: string, reader: StorageReader = ctx.storage): Promise<LogRecord> {
+export function logRecord(ctx: StoreContext, seq: number, stream?: string, reader: StorageReader = ctx.storage): Promise<LogRecord> {
+  return logEntry(reader, seq, stream, (key, bytes) => decodeLog(key, bytes, seq, { stream }));
+}
+
+/**
+ * `L/<seq>` as `read` makes it of its key and bytes (a decoded record, an outline);
+ * `stream` names the stream being read in a STORE_CORRUPT error.
+ * @throws STORE_CORRUPT when the record is missing, or as `read` throws
+ */
+export async function logEntry<T>(reader: StorageReader, seq: number, stream: string | undefined, read: (key: Uint8Array, bytes: Uint8Array) => T): Promise<T> {
   const key = logKey(seq);
   const bytes = await reader.get(key);
   if (bytes === undefined) throw corrupt(key, 'transition is missing', stream);
-  return decodeLog(key, bytes, seq, { stream });
+  return read(key, bytes);
 }
 
 /** The HISTORY_NOT_RETAINED error for a read of a transition that compaction pruned. */
